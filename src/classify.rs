@@ -1,0 +1,148 @@
+//! The one `retryable` classification (SPEC §2). Every parser and every rule asks this module
+//! what a failure means, so that no two places make a different judgement.
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum FailureClass {
+    /// Nothing reached the server: retry freely.
+    Safe,
+    /// The request may have been performed: retry only with a key.
+    Ambiguous,
+    /// A duplicate is in flight (409): back off, then retry.
+    Conflict,
+    /// The request will fail the same way again: never retry.
+    Permanent,
+    /// 2xx.
+    Success,
+}
+
+impl FailureClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Safe => "safe",
+            FailureClass::Ambiguous => "ambiguous",
+            FailureClass::Conflict => "conflict",
+            FailureClass::Permanent => "permanent",
+            FailureClass::Success => "success",
+        }
+    }
+
+    /// May the request be sent again? `keyed` says whether it carries an idempotency key.
+    pub fn retryable(self, keyed: bool) -> bool {
+        match self {
+            FailureClass::Safe | FailureClass::Conflict => true,
+            FailureClass::Ambiguous => keyed,
+            FailureClass::Permanent | FailureClass::Success => false,
+        }
+    }
+}
+
+/// Classifies an HTTP status code.
+pub fn classify_status(status: u16) -> FailureClass {
+    match status {
+        200..=299 => FailureClass::Success,
+        409 => FailureClass::Conflict,
+        400 | 401 | 403 | 404 | 422 => FailureClass::Permanent,
+        // Other 4xx (405, 413, 429...) would fail the same way or are rate limits that say
+        // nothing was done; 429 is the one 4xx where the server promises no effect.
+        429 => FailureClass::Safe,
+        405..=499 => FailureClass::Permanent,
+        _ => FailureClass::Ambiguous,
+    }
+}
+
+/// Phrases meaning the connection was never made: nothing reached the server.
+const NEVER_CONNECTED: &[&str] = &[
+    "connection refused",
+    "failed to establish a new connection",
+    "nameresolutionerror",
+    "name or service not known",
+    "connecttimeout",
+    "connect timeout",
+    "connect_timeout",
+    "connection_refused",
+    "temporary failure in name resolution",
+    "nodename nor servname",
+    "getaddrinfo failed",
+    "no route to host",
+    "network is unreachable",
+];
+
+/// Phrases meaning the request was sent and the answer was lost.
+const BROKE_AFTER_SENDING: &[&str] = &[
+    "read timeout",
+    "readtimeout",
+    "read timed out",
+    "read_timeout",
+    "remotedisconnected",
+    "remote_disconnected",
+    "remote end closed",
+    "connection aborted",
+    "connection reset",
+    "connection_reset",
+    "incompleteread",
+    "protocolerror",
+    "broken pipe",
+];
+
+/// Classifies a client-side failure from its exception class (or error code) and message.
+/// A connection error is `safe` only when its text says the connection was never made;
+/// anything unrecognised is `ambiguous`, the conservative reading.
+pub fn classify_failure(error: &str, message: &str) -> FailureClass {
+    let text = format!("{error} {message}").to_ascii_lowercase();
+    // A read timeout wrapped in a ConnectionError is still a read timeout, so the
+    // after-sending phrases are checked first.
+    if BROKE_AFTER_SENDING.iter().any(|p| text.contains(p)) {
+        return FailureClass::Ambiguous;
+    }
+    if NEVER_CONNECTED.iter().any(|p| text.contains(p)) || error.eq_ignore_ascii_case("dns") {
+        return FailureClass::Safe;
+    }
+    if let Some(status) = leading_status(message).or_else(|| leading_status(error)) {
+        return classify_status(status);
+    }
+    FailureClass::Ambiguous
+}
+
+/// `409 Conflict` → 409.
+fn leading_status(text: &str) -> Option<u16> {
+    let t = text.trim();
+    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.len() == 3 && t[3..].chars().next().is_none_or(|c| !c.is_ascii_alphanumeric()) {
+        digits.parse().ok().filter(|s| (100..600).contains(s))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use FailureClass::*;
+
+    #[test]
+    fn statuses() {
+        assert_eq!(classify_status(201), Success);
+        assert_eq!(classify_status(409), Conflict);
+        assert_eq!(classify_status(422), Permanent);
+        assert_eq!(classify_status(503), Ambiguous);
+        assert_eq!(classify_status(504), Ambiguous);
+    }
+
+    #[test]
+    fn connection_error_depends_on_message() {
+        let ce = "requests.exceptions.ConnectionError";
+        assert_eq!(classify_failure(ce, "HTTPSConnectionPool: Max retries exceeded (Caused by NewConnectionError: Failed to establish a new connection: [Errno 111] Connection refused)"), Safe);
+        assert_eq!(classify_failure(ce, "('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))"), Ambiguous);
+        assert_eq!(classify_failure(ce, "something odd"), Ambiguous);
+        assert_eq!(classify_failure("urllib3.exceptions.ReadTimeoutError", "read timeout=10"), Ambiguous);
+        assert_eq!(classify_failure("urllib3.exceptions.ConnectTimeoutError", "connect timeout=5"), Safe);
+        assert_eq!(classify_failure("dns", ""), Safe);
+        assert_eq!(classify_failure("connect_timeout", ""), Safe);
+        assert_eq!(classify_failure("read_timeout", ""), Ambiguous);
+        assert_eq!(classify_failure("weird", ""), Ambiguous);
+        assert_eq!(classify_failure("", "409 Conflict"), Conflict);
+    }
+}

@@ -1,0 +1,170 @@
+//! The normalised event model (SPEC §2). Every input parser turns its bytes into these and
+//! nothing else; correlation reads only these. A parser resolves what its format implies
+//! (which call a line belongs to, which day a time-only timestamp falls on) so that no later
+//! stage needs to know where an event came from beyond its [`Loc`].
+
+use crate::classify::FailureClass;
+use crate::money::Money;
+use crate::time::Timestamp;
+
+/// Where an event was read: the index of its input (into the list of inputs) and its
+/// 1-based line number, so that every finding can cite `path:line`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub input: u32,
+    pub line: u32,
+}
+
+/// One thing that happened, at a time, read from one line (or span, or row).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub at: Timestamp,
+    pub loc: Loc,
+    pub kind: EventKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    ToolCall(ToolCall),
+    StepEnd(StepEnd),
+    Run(RunEvent),
+    Attempt(Attempt),
+    Failure(Failure),
+    Response(Response),
+    Effect(Effect),
+    Record(Record),
+}
+
+/// The logical call a client event belongs to: a step of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallRef {
+    pub run: String,
+    pub step: u32,
+}
+
+/// An agent dispatching a tool for a step. A second `ToolCall` for the same step is a new
+/// dispatch (a step retry or a resume); attempt numbers restart with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    pub call: CallRef,
+    pub tool: String,
+    /// The arguments as written, for rules that look at their spelling.
+    pub args_raw: String,
+    /// The arguments parsed (JSON), for canonical comparison and field lookup.
+    pub args: serde_json::Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepEnd {
+    pub call: CallRef,
+    pub ok: bool,
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lifecycle {
+    Started,
+    Crashed,
+    Resumed,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunEvent {
+    pub run: String,
+    pub what: Lifecycle,
+}
+
+/// One request sent for a call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    /// `None` when the input gives no way to tell which call it belongs to.
+    pub call: Option<CallRef>,
+    /// 1-based, restarting at each dispatch of the step.
+    pub number: u32,
+    pub method: Option<String>,
+    pub url: Option<String>,
+    pub key: Option<String>,
+}
+
+/// An attempt that got no response: an exception or a client-side error code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    pub call: Option<CallRef>,
+    /// The attempt it ends, when the input says (else: the call's latest attempt).
+    pub attempt: Option<u32>,
+    pub class: FailureClass,
+    /// Exception class or error code (`urllib3.exceptions.ReadTimeoutError`, `read_timeout`).
+    pub error: String,
+    pub message: String,
+}
+
+/// An HTTP response to an attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    pub call: Option<CallRef>,
+    pub attempt: Option<u32>,
+    pub status: u16,
+    pub class: FailureClass,
+    pub effect_id: Option<String>,
+    /// The service answered from its idempotency records instead of acting again.
+    pub replayed: bool,
+    pub amount: Option<Money>,
+    /// Any text after the status (`Conflict`, an error body).
+    pub message: String,
+}
+
+/// What the service recorded as done (or refused). The event's `at` is its creation time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Effect {
+    /// `refund`, `charge`, `payout`...
+    pub kind: String,
+    pub id: String,
+    pub order: Option<String>,
+    pub amount: Option<Money>,
+    pub key: Option<String>,
+    /// The last state the input gives (`settled`, `pending`, `rejected`...).
+    pub state: Option<String>,
+    /// When it reached that state, if given.
+    pub state_at: Option<Timestamp>,
+    /// False when the final state says the effect did not happen (rejected, failed...).
+    pub happened: bool,
+}
+
+/// A row of the service's idempotency-records table (SPEC §3.5).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub key: String,
+    pub request_hash: Option<String>,
+    pub status: String,
+    pub response: Option<String>,
+}
+
+/// Final states meaning the effect did not happen.
+pub const NOT_HAPPENED_STATES: &[&str] = &[
+    "rejected", "failed", "declined", "canceled", "cancelled", "voided", "reversed_before_settlement",
+];
+
+pub fn state_means_not_happened(state: &str) -> bool {
+    NOT_HAPPENED_STATES
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(state.trim()))
+}
+
+impl EventKind {
+    /// The call a client event names, if any.
+    pub fn call(&self) -> Option<&CallRef> {
+        match self {
+            EventKind::ToolCall(t) => Some(&t.call),
+            EventKind::StepEnd(s) => Some(&s.call),
+            EventKind::Attempt(a) => a.call.as_ref(),
+            EventKind::Failure(f) => f.call.as_ref(),
+            EventKind::Response(r) => r.call.as_ref(),
+            EventKind::Run(_) | EventKind::Effect(_) | EventKind::Record(_) => None,
+        }
+    }
+
+    /// Is this something the client (the agent) recorded, rather than the service?
+    pub fn is_client_side(&self) -> bool {
+        !matches!(self, EventKind::Effect(_) | EventKind::Record(_))
+    }
+}

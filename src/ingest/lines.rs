@@ -1,0 +1,87 @@
+//! Splits a byte stream into lines in large blocks with memchr, without reading the input
+//! whole and without allocating per line. `\r\n` endings are trimmed; a last line without
+//! a newline is still a line.
+
+use std::io::{self, Read};
+
+const BLOCK: usize = 1 << 20;
+
+/// Calls `each(line_number, bytes)` for every line of `reader`, numbering from 1.
+pub fn for_each_line<R: Read + ?Sized>(
+    reader: &mut R,
+    mut each: impl FnMut(u32, &[u8]),
+) -> io::Result<u32> {
+    let mut buf: Vec<u8> = vec![0; BLOCK];
+    let mut start = 0; // first byte of the pending (unterminated) line
+    let mut end = 0; // bytes filled
+    let mut line_no: u32 = 0;
+    loop {
+        if end == buf.len() {
+            if start > 0 {
+                buf.copy_within(start..end, 0);
+                end -= start;
+                start = 0;
+            } else {
+                // One line longer than the buffer: grow rather than cut it.
+                buf.resize(buf.len() * 2, 0);
+            }
+        }
+        let n = match reader.read(&mut buf[end..]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let scan_from = end;
+        end += n;
+        let mut search = scan_from;
+        while let Some(pos) = memchr::memchr(b'\n', &buf[search..end]) {
+            let nl = search + pos;
+            line_no = line_no.saturating_add(1);
+            each(line_no, trim_cr(&buf[start..nl]));
+            start = nl + 1;
+            search = start;
+        }
+    }
+    if start < end {
+        line_no = line_no.saturating_add(1);
+        each(line_no, trim_cr(&buf[start..end]));
+    }
+    Ok(line_no)
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(input: &[u8]) -> Vec<(u32, Vec<u8>)> {
+        let mut out = Vec::new();
+        for_each_line(&mut &input[..], |n, l| out.push((n, l.to_vec()))).unwrap();
+        out
+    }
+
+    #[test]
+    fn splits_and_numbers_lines() {
+        let lines = collect(b"a\r\nb\n\nc");
+        assert_eq!(
+            lines,
+            vec![(1, b"a".to_vec()), (2, b"b".to_vec()), (3, vec![]), (4, b"c".to_vec())]
+        );
+        assert!(collect(b"").is_empty());
+    }
+
+    #[test]
+    fn handles_lines_longer_than_a_block() {
+        let mut input = vec![b'x'; BLOCK * 3 + 7];
+        input.push(b'\n');
+        input.extend_from_slice(b"tail\n");
+        let lines = collect(&input);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].1.len(), BLOCK * 3 + 7);
+        assert_eq!(lines[1].1, b"tail");
+    }
+}

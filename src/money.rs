@@ -1,0 +1,207 @@
+//! Money is integer minor units with an ISO 4217 currency: never floats (a penny lost to
+//! rounding is a finance ticket).
+
+use serde::{Deserialize, Serialize};
+
+/// A three-letter upper-case currency code, stored inline so that it is `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Currency([u8; 3]);
+
+impl Currency {
+    pub const GBP: Currency = Currency(*b"GBP");
+
+    /// Accepts any three ASCII letters, in any case (`gbp`).
+    pub fn parse(code: &str) -> Option<Currency> {
+        let b = code.trim().as_bytes();
+        if b.len() != 3 || !b.iter().all(u8::is_ascii_alphabetic) {
+            return None;
+        }
+        Some(Currency([
+            b[0].to_ascii_uppercase(),
+            b[1].to_ascii_uppercase(),
+            b[2].to_ascii_uppercase(),
+        ]))
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only ASCII letters are ever stored.
+        std::str::from_utf8(&self.0).unwrap_or("???")
+    }
+
+    /// The ISO 4217 minor-unit exponent, when the code is a known currency.
+    pub fn exponent(&self) -> Option<u32> {
+        let code = self.as_str();
+        if ZERO_DECIMAL.contains(&code) {
+            Some(0)
+        } else if THREE_DECIMAL.contains(&code) {
+            Some(3)
+        } else if FOUR_DECIMAL.contains(&code) {
+            Some(4)
+        } else if TWO_DECIMAL.contains(&code) {
+            Some(2)
+        } else {
+            None
+        }
+    }
+}
+
+impl std::fmt::Display for Currency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Currency {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Currency {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Currency::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("bad currency {s}")))
+    }
+}
+
+const ZERO_DECIMAL: &[&str] = &[
+    "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND",
+    "VUV", "XAF", "XOF", "XPF",
+];
+const THREE_DECIMAL: &[&str] = &["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
+const FOUR_DECIMAL: &[&str] = &["CLF", "UYW"];
+const TWO_DECIMAL: &[&str] = &[
+    "AED", "AFN", "ALL", "AMD", "ANG", "AOA", "ARS", "AUD", "AWG", "AZN", "BAM", "BBD", "BDT",
+    "BGN", "BMD", "BND", "BOB", "BRL", "BSD", "BTN", "BWP", "BYN", "BZD", "CAD", "CDF", "CHF",
+    "CNY", "COP", "CRC", "CUP", "CVE", "CZK", "DKK", "DOP", "DZD", "EGP", "ERN", "ETB", "EUR",
+    "FJD", "FKP", "GBP", "GEL", "GHS", "GIP", "GMD", "GTQ", "GYD", "HKD", "HNL", "HTG", "HUF",
+    "IDR", "ILS", "INR", "IRR", "JMD", "KES", "KGS", "KHR", "KPW", "KYD", "KZT", "LAK", "LBP",
+    "LKR", "LRD", "LSL", "MAD", "MDL", "MGA", "MKD", "MMK", "MNT", "MOP", "MRU", "MUR", "MVR",
+    "MWK", "MXN", "MYR", "MZN", "NAD", "NGN", "NIO", "NOK", "NPR", "NZD", "PAB", "PEN", "PGK",
+    "PHP", "PKR", "PLN", "QAR", "RON", "RSD", "RUB", "SAR", "SBD", "SCR", "SDG", "SEK", "SGD",
+    "SHP", "SLE", "SOS", "SRD", "SSP", "STN", "SVC", "SYP", "SZL", "THB", "TJS", "TMT", "TOP",
+    "TRY", "TTD", "TWD", "TZS", "UAH", "USD", "UZS", "VES", "WST", "XCD", "YER", "ZAR", "ZMW",
+    "ZWG",
+];
+
+/// An amount in minor units of a currency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Money {
+    pub minor: i64,
+    pub currency: Currency,
+}
+
+impl Money {
+    pub fn new(minor: i64, currency: Currency) -> Self {
+        Money { minor, currency }
+    }
+
+    /// Major units as an exact decimal string: `45.00`, `-0.05`, `4500` for JPY.
+    /// Unknown currencies are printed with two decimals, the common case.
+    pub fn major_string(&self) -> String {
+        format_major(self.minor as i128, self.currency.exponent().unwrap_or(2), false)
+    }
+
+    /// `GBP 15,300.00`: the table's style, with thousands separators.
+    pub fn display(&self) -> String {
+        let exp = self.currency.exponent().unwrap_or(2);
+        format!("{} {}", self.currency, format_major(self.minor as i128, exp, true))
+    }
+}
+
+fn format_major(minor: i128, exponent: u32, group: bool) -> String {
+    let negative = minor < 0;
+    let abs = minor.unsigned_abs();
+    let scale = 10u128.pow(exponent);
+    let whole = (abs / scale).to_string();
+    let whole = if group { group_thousands(&whole) } else { whole };
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    out.push_str(&whole);
+    if exponent > 0 {
+        out.push('.');
+        out.push_str(&format!("{:0width$}", abs % scale, width = exponent as usize));
+    }
+    out
+}
+
+fn group_thousands(digits: &str) -> String {
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Parses a decimal major-unit amount (`45.00`, `-3.5`, `1200`) into minor units by the
+/// currency's exponent. Refuses amounts with more decimals than the currency has, and
+/// amounts that overflow `i64`.
+pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
+    let exp = currency.exponent().ok_or_else(|| {
+        format!("currency `{currency}` is not an ISO 4217 code with a known exponent")
+    })?;
+    let t = text.trim();
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let valid = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && frac.is_empty() || !valid(whole) || !valid(frac) {
+        return Err(format!("`{text}` is not a decimal amount"));
+    }
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > exp as usize {
+        return Err(format!(
+            "`{text}` has more decimals than {currency} has minor units ({exp})"
+        ));
+    }
+    let mut minor: i64 = 0;
+    let overflow = || format!("`{text}` is too large for an amount");
+    for b in whole.bytes().chain(frac.bytes()) {
+        minor = minor
+            .checked_mul(10)
+            .and_then(|m| m.checked_add((b - b'0') as i64))
+            .ok_or_else(overflow)?;
+    }
+    minor = minor
+        .checked_mul(10i64.pow(exp - frac.len() as u32))
+        .ok_or_else(overflow)?;
+    Ok(if negative { -minor } else { minor })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_major_units_by_exponent() {
+        let gbp = Currency::GBP;
+        assert_eq!(Money::new(4500, gbp).major_string(), "45.00");
+        assert_eq!(Money::new(1_530_000, gbp).display(), "GBP 15,300.00");
+        assert_eq!(Money::new(-5, gbp).major_string(), "-0.05");
+        let jpy = Currency::parse("jpy").unwrap();
+        assert_eq!(Money::new(4500, jpy).display(), "JPY 4,500");
+        let kwd = Currency::parse("KWD").unwrap();
+        assert_eq!(Money::new(4500, kwd).major_string(), "4.500");
+    }
+
+    #[test]
+    fn parses_decimal_amounts_exactly() {
+        let gbp = Currency::GBP;
+        assert_eq!(parse_major("45.00", gbp), Ok(4500));
+        assert_eq!(parse_major("45", gbp), Ok(4500));
+        assert_eq!(parse_major("0.1", gbp), Ok(10));
+        assert_eq!(parse_major("-3.5", gbp), Ok(-350));
+        assert!(parse_major("45.001", gbp).is_err());
+        assert!(parse_major("4x", gbp).is_err());
+        assert!(parse_major("99999999999999999999", gbp).is_err());
+        assert!(parse_major("1.00", Currency::parse("XYZ").unwrap()).is_err());
+        assert_eq!(parse_major("12", Currency::parse("JPY").unwrap()), Ok(12));
+    }
+}
