@@ -110,7 +110,12 @@ pub fn classify_failure(error: &str, message: &str) -> FailureClass {
 fn leading_status(text: &str) -> Option<u16> {
     let t = text.trim();
     let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
-    if digits.len() == 3 && t[3..].chars().next().is_none_or(|c| !c.is_ascii_alphanumeric()) {
+    if digits.len() == 3
+        && t[3..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_ascii_alphanumeric())
+    {
         digits.parse().ok().filter(|s| (100..600).contains(s))
     } else {
         None
@@ -134,11 +139,32 @@ mod tests {
     #[test]
     fn connection_error_depends_on_message() {
         let ce = "requests.exceptions.ConnectionError";
-        assert_eq!(classify_failure(ce, "HTTPSConnectionPool: Max retries exceeded (Caused by NewConnectionError: Failed to establish a new connection: [Errno 111] Connection refused)"), Safe);
-        assert_eq!(classify_failure(ce, "('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))"), Ambiguous);
+        assert_eq!(
+            classify_failure(
+                ce,
+                "HTTPSConnectionPool: Max retries exceeded (Caused by NewConnectionError: Failed to establish a new connection: [Errno 111] Connection refused)"
+            ),
+            Safe
+        );
+        assert_eq!(
+            classify_failure(
+                ce,
+                "('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))"
+            ),
+            Ambiguous
+        );
         assert_eq!(classify_failure(ce, "something odd"), Ambiguous);
-        assert_eq!(classify_failure("urllib3.exceptions.ReadTimeoutError", "read timeout=10"), Ambiguous);
-        assert_eq!(classify_failure("urllib3.exceptions.ConnectTimeoutError", "connect timeout=5"), Safe);
+        assert_eq!(
+            classify_failure("urllib3.exceptions.ReadTimeoutError", "read timeout=10"),
+            Ambiguous
+        );
+        assert_eq!(
+            classify_failure(
+                "urllib3.exceptions.ConnectTimeoutError",
+                "connect timeout=5"
+            ),
+            Safe
+        );
         assert_eq!(classify_failure("dns", ""), Safe);
         assert_eq!(classify_failure("connect_timeout", ""), Safe);
         assert_eq!(classify_failure("read_timeout", ""), Ambiguous);

@@ -141,7 +141,13 @@ pub struct Record {
 
 /// Final states meaning the effect did not happen.
 pub const NOT_HAPPENED_STATES: &[&str] = &[
-    "rejected", "failed", "declined", "canceled", "cancelled", "voided", "reversed_before_settlement",
+    "rejected",
+    "failed",
+    "declined",
+    "canceled",
+    "cancelled",
+    "voided",
+    "reversed_before_settlement",
 ];
 
 pub fn state_means_not_happened(state: &str) -> bool {

@@ -4,9 +4,18 @@
 //! (events → logical calls, attempts, effects and their matches) → [`rules`] (the model →
 //! [`finding`]s) → [`report`] (findings → bytes). Commands in [`cmd`] wire them together.
 
+pub mod audit;
 pub mod canonical;
 pub mod classify;
+pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod correlate;
 pub mod event;
+pub mod finding;
 pub mod ingest;
+pub mod metrics;
 pub mod money;
+pub mod report;
+pub mod rules;
 pub mod time;

@@ -99,13 +99,21 @@ impl Money {
     /// Major units as an exact decimal string: `45.00`, `-0.05`, `4500` for JPY.
     /// Unknown currencies are printed with two decimals, the common case.
     pub fn major_string(&self) -> String {
-        format_major(self.minor as i128, self.currency.exponent().unwrap_or(2), false)
+        format_major(
+            self.minor as i128,
+            self.currency.exponent().unwrap_or(2),
+            false,
+        )
     }
 
     /// `GBP 15,300.00`: the table's style, with thousands separators.
     pub fn display(&self) -> String {
         let exp = self.currency.exponent().unwrap_or(2);
-        format!("{} {}", self.currency, format_major(self.minor as i128, exp, true))
+        format!(
+            "{} {}",
+            self.currency,
+            format_major(self.minor as i128, exp, true)
+        )
     }
 }
 
@@ -114,7 +122,11 @@ fn format_major(minor: i128, exponent: u32, group: bool) -> String {
     let abs = minor.unsigned_abs();
     let scale = 10u128.pow(exponent);
     let whole = (abs / scale).to_string();
-    let whole = if group { group_thousands(&whole) } else { whole };
+    let whole = if group {
+        group_thousands(&whole)
+    } else {
+        whole
+    };
     let mut out = String::new();
     if negative {
         out.push('-');
@@ -122,7 +134,11 @@ fn format_major(minor: i128, exponent: u32, group: bool) -> String {
     out.push_str(&whole);
     if exponent > 0 {
         out.push('.');
-        out.push_str(&format!("{:0width$}", abs % scale, width = exponent as usize));
+        out.push_str(&format!(
+            "{:0width$}",
+            abs % scale,
+            width = exponent as usize
+        ));
     }
     out
 }

@@ -69,7 +69,12 @@ mod tests {
         let lines = collect(b"a\r\nb\n\nc");
         assert_eq!(
             lines,
-            vec![(1, b"a".to_vec()), (2, b"b".to_vec()), (3, vec![]), (4, b"c".to_vec())]
+            vec![
+                (1, b"a".to_vec()),
+                (2, b"b".to_vec()),
+                (3, vec![]),
+                (4, b"c".to_vec())
+            ]
         );
         assert!(collect(b"").is_empty());
     }

@@ -92,3 +92,73 @@ pub struct Parsed {
     pub events: Vec<Event>,
     pub stats: InputStats,
 }
+
+/// Parses one input of a known format.
+pub fn parse(
+    format: Format,
+    reader: &mut dyn std::io::Read,
+    input: u32,
+    opts: &ParseOptions,
+) -> std::io::Result<Parsed> {
+    match format {
+        Format::Text => text::parse(reader, input, opts),
+        other => Err(std::io::Error::other(format!(
+            "the {} format is not supported yet",
+            other.as_str()
+        ))),
+    }
+}
+
+/// A first line that is a JSON object with a `type` (or a timestamp) is JSON Lines; a stray
+/// JSON document (a `truth.json`) is not.
+pub fn looks_like_jsonl(first_line: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(first_line) {
+        Ok(serde_json::Value::Object(m)) => m.contains_key("type") || m.contains_key("ts"),
+        _ => false,
+    }
+}
+
+/// A CSV header naming an effect column, or the idempotency-records dump's header.
+pub fn detect_csv_header(first_line: &str) -> Option<Format> {
+    if !first_line.contains(',') {
+        return None;
+    }
+    let cols: Vec<String> = first_line
+        .split(',')
+        .map(|c| c.trim().trim_matches('"').to_ascii_lowercase())
+        .collect();
+    let has = |name: &str| cols.iter().any(|c| c == name);
+    if has("key") && has("request_hash") && has("status") {
+        return Some(Format::Records);
+    }
+    let effect_cols = ["id", "refund_id", "effect_id", "amount", "amount_minor"];
+    let order_cols = [
+        "order",
+        "order_id",
+        "metadata.order_id",
+        "order_id (metadata)",
+    ];
+    (effect_cols.iter().any(|c| has(c)) && (order_cols.iter().any(|c| has(c)) || has("currency")))
+        .then_some(Format::Csv)
+}
+
+/// A text log's first line that is not blank or a comment starts with a timestamp or is a
+/// section line.
+pub fn looks_like_text_log(head: &[u8]) -> bool {
+    let Some(line) = head
+        .split(|&b| b == b'\n')
+        .map(|l| l.trim_ascii())
+        .find(|l| !l.is_empty() && !l.starts_with(b"#"))
+    else {
+        // Only blank lines and comments: an empty log, still a log.
+        return true;
+    };
+    let digits = |s: &[u8], pattern: &[u8]| {
+        s.len() >= pattern.len()
+            && pattern.iter().zip(s).all(|(p, c)| match p {
+                b'9' => c.is_ascii_digit(),
+                _ => p == c,
+            })
+    };
+    line.starts_with(b"---") || digits(line, b"99:99:99") || digits(line, b"9999-99-99")
+}

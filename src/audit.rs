@@ -1,0 +1,93 @@
+//! The pipeline every command shares: resolve inputs → read and parse them (in parallel) →
+//! correlate → run the rules. Commands decide what to render from the result.
+
+use crate::config::AuditConfig;
+use crate::correlate::{Model, correlate};
+use crate::event::Event;
+use crate::finding::Finding;
+use crate::ingest::source::{self, InputError, Outcome};
+use crate::report::{InputReport, Metrics, ProblemReport};
+use crate::rules;
+
+/// Everything an audit produced.
+#[derive(Debug)]
+pub struct Audit {
+    pub inputs: Vec<InputReport>,
+    pub model: Model,
+    pub findings: Vec<Finding>,
+    /// Inputs that could not be read: reported, and the exit status is 2.
+    pub unreadable: Vec<InputError>,
+}
+
+impl Audit {
+    pub fn lines_skipped(&self) -> u64 {
+        self.inputs.iter().map(|i| i.skipped).sum()
+    }
+
+    pub fn metrics(&self) -> Metrics {
+        crate::metrics::totals(&self.model)
+    }
+}
+
+/// Runs the whole audit. Fails only when the paths themselves cannot be resolved.
+pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
+    let inputs = source::resolve(&cfg.paths, &cfg.excludes)?;
+    let outcomes = match cfg.threads {
+        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(pool) => pool.install(|| source::read_all(&inputs, cfg.forced_format, &cfg.parse)),
+            Err(_) => source::read_all(&inputs, cfg.forced_format, &cfg.parse),
+        },
+        None => source::read_all(&inputs, cfg.forced_format, &cfg.parse),
+    };
+    let mut events: Vec<Event> = Vec::new();
+    let mut reports = Vec::with_capacity(inputs.len());
+    let mut unreadable = Vec::new();
+    for (input, outcome) in inputs.iter().zip(outcomes) {
+        let mut report = InputReport {
+            path: input.display.clone(),
+            format: None,
+            lines: 0,
+            events: 0,
+            ignored: 0,
+            skipped: 0,
+            problems: Vec::new(),
+            note: None,
+        };
+        match outcome {
+            Outcome::Parsed(format, parsed) => {
+                let s = parsed.stats;
+                report.format = Some(format.as_str().to_string());
+                report.lines = s.lines;
+                report.events = s.events;
+                report.ignored = s.ignored;
+                report.skipped = s.skipped;
+                report.problems = s
+                    .problems
+                    .into_iter()
+                    .map(|p| ProblemReport {
+                        line: p.line,
+                        reason: p.reason,
+                    })
+                    .collect();
+                events.extend(parsed.events);
+            }
+            Outcome::NotALog(why) => report.note = Some(why),
+            Outcome::Unreadable(why) => {
+                report.note = Some(format!("unreadable: {why}"));
+                unreadable.push(InputError {
+                    path: input.display.clone(),
+                    reason: why,
+                });
+            }
+        }
+        reports.push(report);
+    }
+    let model = correlate(events, &cfg.correlate);
+    let findings = rules::run_all(&model, &cfg.rules);
+    Ok(Audit {
+        inputs: reports,
+        model,
+        findings,
+        unreadable,
+    })
+}

@@ -1,0 +1,123 @@
+//! The command line (clap derive): commands, flags and value enums. Values are parsed here
+//! and validated into an [`crate::config::AuditConfig`] before any input is read.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "idem-audit",
+    version,
+    about = "Find side effects that happened more than once in agent traces and payments logs, and why",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Audit the inputs with every rule (the main job).
+    Scan(ScanArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Files or folders to read (folders recursively); `-` reads standard input.
+    #[arg(required = true, value_name = "PATHS")]
+    pub paths: Vec<String>,
+
+    /// Skip files in folders whose name or path matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Force the input format instead of detecting it per file.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+
+    /// Date for time-only timestamps (YYYY-MM-DD), unless a file has a `# date:` header.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub date: Option<String>,
+
+    /// Offset for timestamps that carry none: `Z`, `+01:00`, `-0500`.
+    #[arg(long, value_name = "OFFSET")]
+    pub tz: Option<String>,
+
+    /// Client/server clock difference tolerated by every time window used for matching.
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub max_skew: String,
+
+    /// Effects of one order and amount from different calls within this window are a
+    /// duplicate decision.
+    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    pub decision_window: String,
+
+    /// An idempotency record still in progress after this long is stuck.
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub stuck_after: String,
+
+    /// Map a CSV column to a field: `order=Order Ref` (repeatable).
+    #[arg(long, value_name = "FIELD=COLUMN")]
+    pub csv_map: Vec<String>,
+
+    /// Which effect kind a tool produces: `send_money=payout` (repeatable).
+    #[arg(long, value_name = "TOOL=KIND")]
+    pub tool_kind: Vec<String>,
+
+    /// Change a rule's severity, or turn it off: `unattributed-effect=off` (repeatable).
+    #[arg(long, value_name = "RULE=LEVEL")]
+    pub severity: Vec<String>,
+
+    /// Exit 2 when any line could not be parsed (after the report is written).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ScanArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<String>,
+
+    /// Exit 1 when there is a finding at or above this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    Text,
+    Jsonl,
+    Csv,
+    Otlp,
+    Records,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}

@@ -1,0 +1,42 @@
+//! One module per subcommand, each with a `run` that returns the exit status.
+
+pub mod scan;
+
+use std::io::{self, Write};
+
+/// Exit statuses (SPEC §6).
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_ERROR: u8 = 2;
+
+/// Writes output to `-o FILE` or standard output; a closed pipe (`| head`) is not an error.
+pub fn emit(output: Option<&str>, bytes: &[u8]) -> anyhow::Result<()> {
+    match output {
+        Some(path) => std::fs::write(path, bytes)
+            .map_err(|e| anyhow::anyhow!("{path}: cannot write the report: {e}")),
+        None => {
+            let mut out = io::stdout().lock();
+            match out.write_all(bytes).and_then(|_| out.flush()) {
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                other => other.map_err(Into::into),
+            }
+        }
+    }
+}
+
+/// Prints each skipped line as `path:line: why` on standard error.
+pub fn print_problems(audit: &crate::audit::Audit) {
+    let mut err = io::stderr().lock();
+    for input in &audit.inputs {
+        for p in &input.problems {
+            let _ = writeln!(err, "{}:{}: skipped: {}", input.path, p.line, p.reason);
+        }
+        let more = input.skipped.saturating_sub(input.problems.len() as u64);
+        if more > 0 {
+            let _ = writeln!(err, "{}: {more} more lines skipped", input.path);
+        }
+        if let Some(note) = &input.note {
+            let _ = writeln!(err, "{}: {note}", input.path);
+        }
+    }
+}

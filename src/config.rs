@@ -1,0 +1,139 @@
+//! The validated configuration the rest of the program trusts: flags parsed into typed
+//! values with errors that name the flag and what it expects.
+
+use crate::cli::{InputArgs, InputFormat};
+use crate::correlate::CorrelateOptions;
+use crate::ingest::{Format, ParseOptions};
+use crate::rules::{self, Level, Settings};
+use crate::time::Duration;
+use chrono::{FixedOffset, NaiveDate};
+
+#[derive(Clone, Debug)]
+pub struct AuditConfig {
+    pub paths: Vec<String>,
+    pub excludes: Vec<String>,
+    pub forced_format: Option<Format>,
+    pub parse: ParseOptions,
+    pub correlate: CorrelateOptions,
+    pub rules: Settings,
+    pub strict: bool,
+    pub quiet: bool,
+    pub threads: Option<usize>,
+}
+
+impl AuditConfig {
+    pub fn from_args(a: &InputArgs) -> Result<Self, String> {
+        let max_skew = duration("--max-skew", &a.max_skew)?;
+        let mut settings = Settings {
+            max_skew,
+            decision_window: duration("--decision-window", &a.decision_window)?,
+            stuck_after: duration("--stuck-after", &a.stuck_after)?,
+            ..Settings::default()
+        };
+        for s in &a.severity {
+            let (rule, level) = pair("--severity", s, "RULE=LEVEL")?;
+            if rules::find(rule).is_none() {
+                let ids: Vec<&str> = rules::registry().iter().map(|r| r.id).collect();
+                return Err(format!(
+                    "--severity {s}: unknown rule `{rule}`; known rules: {}",
+                    ids.join(", ")
+                ));
+            }
+            let level = Level::parse(level).ok_or_else(|| {
+                format!(
+                    "--severity {s}: unknown level `{level}`; expected error, warning, info or off"
+                )
+            })?;
+            settings.levels.insert(rule.to_string(), level);
+        }
+        let csv_map = a
+            .csv_map
+            .iter()
+            .map(|m| {
+                pair("--csv-map", m, "FIELD=COLUMN").map(|(f, c)| (f.to_string(), c.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        let tool_kinds = a
+            .tool_kind
+            .iter()
+            .map(|m| {
+                pair("--tool-kind", m, "TOOL=KIND").map(|(t, k)| (t.to_string(), k.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        let date = a
+            .date
+            .as_deref()
+            .map(|d| {
+                NaiveDate::parse_from_str(d, "%Y-%m-%d")
+                    .map_err(|_| format!("--date {d}: expected a date as YYYY-MM-DD"))
+            })
+            .transpose()?;
+        let tz = match a.tz.as_deref() {
+            None => FixedOffset::east_opt(0).expect("zero offset"),
+            Some(t) => parse_offset(t).ok_or_else(|| {
+                format!("--tz {t}: expected an offset such as Z, UTC, +01:00 or -0500")
+            })?,
+        };
+        if a.threads == Some(0) {
+            return Err("--threads 0: expected at least 1".into());
+        }
+        Ok(AuditConfig {
+            paths: a.paths.clone(),
+            excludes: a.exclude.clone(),
+            forced_format: a.input_format.map(|f| match f {
+                InputFormat::Text => Format::Text,
+                InputFormat::Jsonl => Format::Jsonl,
+                InputFormat::Csv => Format::Csv,
+                InputFormat::Otlp => Format::Otlp,
+                InputFormat::Records => Format::Records,
+            }),
+            parse: ParseOptions { date, tz, csv_map },
+            correlate: CorrelateOptions {
+                max_skew,
+                tool_kinds,
+            },
+            rules: settings,
+            strict: a.strict,
+            quiet: a.quiet,
+            threads: a.threads,
+        })
+    }
+}
+
+fn duration(flag: &str, text: &str) -> Result<Duration, String> {
+    Duration::parse(text).map_err(|e| format!("{flag} {text}: {e}"))
+}
+
+fn pair<'a>(flag: &str, text: &'a str, shape: &str) -> Result<(&'a str, &'a str), String> {
+    text.split_once('=')
+        .map(|(a, b)| (a.trim(), b.trim()))
+        .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+        .ok_or_else(|| format!("{flag} {text}: expected {shape}"))
+}
+
+/// `Z`, `UTC`, `+01:00`, `-0500`, `+01`.
+pub fn parse_offset(text: &str) -> Option<FixedOffset> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("z") || t.eq_ignore_ascii_case("utc") {
+        return FixedOffset::east_opt(0);
+    }
+    let sign = match t.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let digits: String = t[1..].chars().filter(|c| *c != ':').collect();
+    if !digits.bytes().all(|b| b.is_ascii_digit()) || !(digits.len() == 2 || digits.len() == 4) {
+        return None;
+    }
+    let h: i32 = digits[..2].parse().ok()?;
+    let m: i32 = if digits.len() == 4 {
+        digits[2..].parse().ok()?
+    } else {
+        0
+    };
+    if h > 23 || m > 59 {
+        return None;
+    }
+    FixedOffset::east_opt(sign * (h * 3600 + m * 60))
+}

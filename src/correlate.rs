@@ -1,0 +1,759 @@
+//! Correlation (SPEC §4): client events become dispatches of logical calls with their
+//! attempts and outcomes; service effects are merged by (kind, id) and matched to the attempt
+//! that accounts for them by the strongest evidence available. Rules read only this model.
+
+use crate::canonical::canonical;
+use crate::classify::FailureClass;
+use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc};
+use crate::money::{Currency, Money};
+use crate::time::{Duration, Timestamp};
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How long after an attempt that got no answer its effect may still be created and
+/// credited to it: long enough for a slow service, short enough that a later, unrelated
+/// effect on the same order is not pinned on an old call.
+pub const LATE_EFFECT_HORIZON: Duration = Duration(5 * 60 * 1_000_000_000);
+
+#[derive(Clone, Debug)]
+pub struct CorrelateOptions {
+    /// `--max-skew`: widens every matching window.
+    pub max_skew: Duration,
+    /// `--tool-kind TOOL=KIND`: which effect kind a tool produces, beyond the built-in guess.
+    pub tool_kinds: Vec<(String, String)>,
+}
+
+impl Default for CorrelateOptions {
+    fn default() -> Self {
+        CorrelateOptions {
+            max_skew: Duration::from_secs(2),
+            tool_kinds: Vec::new(),
+        }
+    }
+}
+
+/// Index of an attempt: its dispatch and its position in that dispatch's attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AttemptId {
+    pub dispatch: usize,
+    pub index: usize,
+}
+
+#[derive(Clone, Debug)]
+pub enum OutcomeKind {
+    Failure {
+        error: String,
+        message: String,
+    },
+    Response {
+        status: u16,
+        effect_id: Option<String>,
+        replayed: bool,
+        message: String,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub at: Timestamp,
+    pub loc: Loc,
+    pub class: FailureClass,
+    pub kind: OutcomeKind,
+}
+
+impl Outcome {
+    pub fn status(&self) -> Option<u16> {
+        match &self.kind {
+            OutcomeKind::Response { status, .. } => Some(*status),
+            OutcomeKind::Failure { .. } => None,
+        }
+    }
+
+    pub fn is_replay(&self) -> bool {
+        matches!(self.kind, OutcomeKind::Response { replayed: true, .. })
+    }
+
+    /// `read timeout=10`, `409 Conflict`: for messages.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            OutcomeKind::Failure { error, message } => {
+                let short = error.rsplit('.').next().unwrap_or(error);
+                if message.is_empty() {
+                    short.to_string()
+                } else {
+                    format!("{short}: {message}")
+                }
+            }
+            OutcomeKind::Response {
+                status, message, ..
+            } => format!("{status} {message}").trim().to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct AttemptRec {
+    pub number: u32,
+    pub at: Timestamp,
+    pub loc: Loc,
+    pub method: Option<String>,
+    pub url: Option<String>,
+    pub key: Option<String>,
+    pub outcome: Option<Outcome>,
+}
+
+impl AttemptRec {
+    /// POST and PATCH (and requests of unknown method) are not idempotent by definition.
+    pub fn is_non_idempotent(&self) -> bool {
+        match self.method.as_deref() {
+            None => true,
+            Some(m) => m.eq_ignore_ascii_case("POST") || m.eq_ignore_ascii_case("PATCH"),
+        }
+    }
+
+    fn may_cause_effects(&self) -> bool {
+        !matches!(
+            self.method
+                .as_deref()
+                .map(|m| m.to_ascii_uppercase())
+                .as_deref(),
+            Some("GET" | "HEAD" | "OPTIONS")
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StepEndRec {
+    pub at: Timestamp,
+    pub loc: Loc,
+    pub ok: bool,
+    pub error: Option<String>,
+}
+
+/// One dispatch of a step: a tool-call line (or an implied one) with its attempts.
+#[derive(Clone, Debug)]
+pub struct Dispatch {
+    pub call: CallRef,
+    pub tool: String,
+    pub args_raw: String,
+    pub args: Value,
+    pub canonical: String,
+    /// The tool-call event; `None` when attempts arrived without one.
+    pub at: Option<Timestamp>,
+    pub loc: Option<Loc>,
+    /// How many times the run had been resumed when this dispatch was made.
+    pub segment: u32,
+    pub attempts: Vec<AttemptRec>,
+    pub end: Option<StepEndRec>,
+    /// The kind of effect this call produces (`refund`), from its tool and URL.
+    pub effect_kind: Option<String>,
+    pub order: Option<String>,
+    pub amount: Option<Money>,
+    /// Index into [`Model::calls`].
+    pub logical: usize,
+}
+
+impl Dispatch {
+    pub fn first_at(&self) -> Timestamp {
+        self.at
+            .or_else(|| self.attempts.first().map(|a| a.at))
+            .unwrap_or_default()
+    }
+}
+
+/// A logical call (SPEC §2): (run, step, tool, canonical args), with its dispatches in time
+/// order. `group` joins calls that count as one for duplicates (SPEC §4.3): a call that
+/// a resume renumbered belongs to the group of the call it repeats.
+#[derive(Clone, Debug)]
+pub struct LogicalCall {
+    pub run: String,
+    pub step: u32,
+    pub tool: String,
+    pub canonical: String,
+    pub dispatches: Vec<usize>,
+    pub group: usize,
+}
+
+/// An effect as the service recorded it, merged over every line that logged it.
+#[derive(Clone, Debug)]
+pub struct EffectRec {
+    pub kind: String,
+    pub id: String,
+    pub order: Option<String>,
+    pub amount: Option<Money>,
+    pub key: Option<String>,
+    pub created: Timestamp,
+    pub state: Option<String>,
+    pub state_at: Option<Timestamp>,
+    pub happened: bool,
+    pub locs: Vec<Loc>,
+    pub matched: Option<AttemptId>,
+    pub matched_by: Option<MatchedBy>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatchedBy {
+    EffectId,
+    Key,
+    OrderAndTime,
+}
+
+#[derive(Clone, Debug)]
+pub struct RecordRec {
+    pub key: String,
+    pub request_hash: Option<String>,
+    pub status: String,
+    pub response: Option<String>,
+    pub created: Timestamp,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunEventRec {
+    pub at: Timestamp,
+    pub loc: Loc,
+    pub what: Lifecycle,
+}
+
+/// Everything the rules see.
+#[derive(Debug, Default)]
+pub struct Model {
+    pub dispatches: Vec<Dispatch>,
+    pub calls: Vec<LogicalCall>,
+    pub effects: Vec<EffectRec>,
+    pub records: Vec<RecordRec>,
+    /// Lifecycle events per run, in time order.
+    pub runs: BTreeMap<String, Vec<RunEventRec>>,
+    /// Earliest and latest client event: the span the client traces cover.
+    pub client_span: Option<(Timestamp, Timestamp)>,
+    /// Effect kinds that some client call in the inputs produces.
+    pub client_kinds: BTreeSet<String>,
+    pub max_skew: Duration,
+}
+
+impl Model {
+    pub fn attempt(&self, id: AttemptId) -> &AttemptRec {
+        &self.dispatches[id.dispatch].attempts[id.index]
+    }
+
+    /// Every attempt with its id, in dispatch order.
+    pub fn attempts(&self) -> impl Iterator<Item = (AttemptId, &AttemptRec)> {
+        self.dispatches.iter().enumerate().flat_map(|(d, disp)| {
+            disp.attempts.iter().enumerate().map(move |(i, a)| {
+                (
+                    AttemptId {
+                        dispatch: d,
+                        index: i,
+                    },
+                    a,
+                )
+            })
+        })
+    }
+
+    /// The effects that happened, matched to attempts of `dispatch`.
+    pub fn effects_of_dispatch(&self, dispatch: usize) -> impl Iterator<Item = usize> + '_ {
+        self.effects
+            .iter()
+            .enumerate()
+            .filter(move |(_, e)| e.happened && e.matched.is_some_and(|m| m.dispatch == dispatch))
+            .map(|(i, _)| i)
+    }
+
+    /// Is `at` inside the span the client traces cover (widened by the skew)?
+    pub fn within_client_span(&self, at: Timestamp) -> bool {
+        self.client_span
+            .is_some_and(|(lo, hi)| at >= lo.minus(self.max_skew) && at <= hi.plus(self.max_skew))
+    }
+}
+
+/// Builds the model from every input's events.
+pub fn correlate(mut events: Vec<Event>, opts: &CorrelateOptions) -> Model {
+    // Time order, then input order: a dispatch precedes its attempts even across files.
+    events.sort_by(|a, b| (a.at, a.loc).cmp(&(b.at, b.loc)));
+    let mut b = Builder::new(opts);
+    for ev in events {
+        b.add(ev);
+    }
+    b.finish()
+}
+
+struct Builder<'o> {
+    opts: &'o CorrelateOptions,
+    model: Model,
+    /// The latest dispatch of each (run, step).
+    latest: FxHashMap<CallRef, usize>,
+    /// (run, step, tool, canonical) → logical call.
+    call_index: FxHashMap<(String, u32, String, String), usize>,
+    effect_index: FxHashMap<(String, String), usize>,
+    resumes: FxHashMap<String, u32>,
+}
+
+impl<'o> Builder<'o> {
+    fn new(opts: &'o CorrelateOptions) -> Self {
+        Builder {
+            opts,
+            model: Model {
+                max_skew: opts.max_skew,
+                ..Model::default()
+            },
+            latest: FxHashMap::default(),
+            call_index: FxHashMap::default(),
+            effect_index: FxHashMap::default(),
+            resumes: FxHashMap::default(),
+        }
+    }
+
+    fn add(&mut self, ev: Event) {
+        if ev.kind.is_client_side() {
+            let span = self.model.client_span.get_or_insert((ev.at, ev.at));
+            span.0 = span.0.min(ev.at);
+            span.1 = span.1.max(ev.at);
+        }
+        let (at, loc) = (ev.at, ev.loc);
+        match ev.kind {
+            EventKind::ToolCall(t) => {
+                let d = self.new_dispatch(t.call, t.tool, t.args_raw, t.args, Some((at, loc)));
+                self.refresh_kind(d, None);
+            }
+            EventKind::Attempt(a) => {
+                let call = a.call.unwrap_or_else(|| orphan_call(loc));
+                let d = self.dispatch_for(&call, at);
+                // A new attempt 1 on a dispatch that already has attempts is a re-dispatch
+                // whose tool-call line was not logged.
+                let d = if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
+                    let prev = &self.model.dispatches[d];
+                    let (tool, raw, args) =
+                        (prev.tool.clone(), prev.args_raw.clone(), prev.args.clone());
+                    self.new_dispatch(call, tool, raw, args, None)
+                } else {
+                    d
+                };
+                self.refresh_kind(d, a.url.as_deref());
+                self.model.dispatches[d].attempts.push(AttemptRec {
+                    number: a.number,
+                    at,
+                    loc,
+                    method: a.method,
+                    url: a.url,
+                    key: a.key,
+                    outcome: None,
+                });
+            }
+            EventKind::Failure(f) => {
+                let outcome = Outcome {
+                    at,
+                    loc,
+                    class: f.class,
+                    kind: OutcomeKind::Failure {
+                        error: f.error,
+                        message: f.message,
+                    },
+                };
+                self.attach_outcome(f.call, f.attempt, outcome, loc);
+            }
+            EventKind::Response(r) => {
+                let outcome = Outcome {
+                    at,
+                    loc,
+                    class: r.class,
+                    kind: OutcomeKind::Response {
+                        status: r.status,
+                        effect_id: r.effect_id,
+                        replayed: r.replayed,
+                        message: r.message,
+                    },
+                };
+                self.attach_outcome(r.call, r.attempt, outcome, loc);
+            }
+            EventKind::StepEnd(s) => {
+                let d = self.dispatch_for(&s.call, at);
+                self.model.dispatches[d].end = Some(StepEndRec {
+                    at,
+                    loc,
+                    ok: s.ok,
+                    error: s.error,
+                });
+            }
+            EventKind::Run(r) => {
+                if r.what == Lifecycle::Resumed {
+                    *self.resumes.entry(r.run.clone()).or_default() += 1;
+                }
+                self.model.runs.entry(r.run).or_default().push(RunEventRec {
+                    at,
+                    loc,
+                    what: r.what,
+                });
+            }
+            EventKind::Effect(e) => self.add_effect(e, at, loc),
+            EventKind::Record(r) => self.model.records.push(RecordRec {
+                key: r.key,
+                request_hash: r.request_hash,
+                status: r.status,
+                response: r.response,
+                created: at,
+                loc,
+            }),
+        }
+    }
+
+    fn new_dispatch(
+        &mut self,
+        call: CallRef,
+        tool: String,
+        args_raw: String,
+        args: Value,
+        event: Option<(Timestamp, Loc)>,
+    ) -> usize {
+        let canonical = canonical(&args);
+        let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
+        let key = (call.run.clone(), call.step, tool.clone(), canonical.clone());
+        let next_call = self.model.calls.len();
+        let logical = *self.call_index.entry(key).or_insert(next_call);
+        if logical == next_call {
+            self.model.calls.push(LogicalCall {
+                run: call.run.clone(),
+                step: call.step,
+                tool: tool.clone(),
+                canonical: canonical.clone(),
+                dispatches: Vec::new(),
+                group: logical,
+            });
+        }
+        let d = self.model.dispatches.len();
+        self.model.calls[logical].dispatches.push(d);
+        let (order, amount) = order_and_amount(&args);
+        self.latest.insert(call.clone(), d);
+        self.model.dispatches.push(Dispatch {
+            call,
+            tool,
+            args_raw,
+            args,
+            canonical,
+            at: event.map(|e| e.0),
+            loc: event.map(|e| e.1),
+            segment,
+            attempts: Vec::new(),
+            end: None,
+            effect_kind: None,
+            order,
+            amount,
+            logical,
+        });
+        d
+    }
+
+    /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
+    fn dispatch_for(&mut self, call: &CallRef, _at: Timestamp) -> usize {
+        match self.latest.get(call) {
+            Some(&d) => d,
+            None => self.new_dispatch(
+                call.clone(),
+                String::new(),
+                String::new(),
+                Value::Null,
+                None,
+            ),
+        }
+    }
+
+    fn refresh_kind(&mut self, d: usize, url: Option<&str>) {
+        let disp = &self.model.dispatches[d];
+        if disp.effect_kind.is_some() {
+            return;
+        }
+        let kind = effect_kind_of(&disp.tool, url, &self.opts.tool_kinds);
+        if let Some(k) = &kind {
+            self.model.client_kinds.insert(k.clone());
+        }
+        self.model.dispatches[d].effect_kind = kind;
+    }
+
+    fn attach_outcome(
+        &mut self,
+        call: Option<CallRef>,
+        attempt: Option<u32>,
+        outcome: Outcome,
+        loc: Loc,
+    ) {
+        let call = call.unwrap_or_else(|| orphan_call(loc));
+        let d = self.dispatch_for(&call, outcome.at);
+        let attempts = &mut self.model.dispatches[d].attempts;
+        let slot = match attempt {
+            Some(n) => attempts.iter().rposition(|a| a.number == n),
+            None => attempts.iter().rposition(|a| a.outcome.is_none()),
+        }
+        .or(attempts.len().checked_sub(1));
+        match slot {
+            Some(i) if attempts[i].outcome.is_none() => attempts[i].outcome = Some(outcome),
+            _ => {
+                // An outcome with no attempt logged: imply the attempt, so the outcome is
+                // still evidence (its time is the best guess of when it was sent).
+                let number = attempt.unwrap_or(attempts.len() as u32 + 1);
+                attempts.push(AttemptRec {
+                    number,
+                    at: outcome.at,
+                    loc: outcome.loc,
+                    method: None,
+                    url: None,
+                    key: None,
+                    outcome: Some(outcome),
+                });
+            }
+        }
+    }
+
+    fn add_effect(&mut self, e: crate::event::Effect, at: Timestamp, loc: Loc) {
+        let key = (e.kind.clone(), e.id.clone());
+        if let Some(&i) = self.effect_index.get(&key) {
+            // The same effect logged again (a replica, an export): merge, never duplicate.
+            let rec = &mut self.model.effects[i];
+            rec.created = rec.created.min(at);
+            rec.order = rec.order.take().or(e.order);
+            rec.amount = rec.amount.or(e.amount);
+            rec.key = rec.key.take().or(e.key);
+            if e.state.is_some() && (rec.state_at.is_none() || e.state_at > rec.state_at) {
+                rec.state = e.state;
+                rec.state_at = e.state_at;
+                rec.happened = e.happened;
+            }
+            rec.locs.push(loc);
+            return;
+        }
+        self.effect_index.insert(key, self.model.effects.len());
+        self.model.effects.push(EffectRec {
+            kind: e.kind,
+            id: e.id,
+            order: e.order,
+            amount: e.amount,
+            key: e.key,
+            created: at,
+            state: e.state,
+            state_at: e.state_at,
+            happened: e.happened,
+            locs: vec![loc],
+            matched: None,
+            matched_by: None,
+        });
+    }
+
+    fn finish(mut self) -> Model {
+        for call in &mut self.model.calls {
+            call.dispatches
+                .sort_by_key(|&d| self.model.dispatches[d].first_at());
+        }
+        for e in &mut self.model.effects {
+            e.locs.sort();
+        }
+        match_effects(&mut self.model);
+        self.model
+    }
+}
+
+fn orphan_call(loc: Loc) -> CallRef {
+    CallRef {
+        run: format!("?{}", loc.input),
+        step: 0,
+    }
+}
+
+/// Matches each effect to at most one attempt (SPEC §4.2).
+fn match_effects(model: &mut Model) {
+    let mut by_effect_id: FxHashMap<&str, AttemptId> = FxHashMap::default();
+    let mut by_key: FxHashMap<&str, (Timestamp, AttemptId)> = FxHashMap::default();
+    let mut by_order: FxHashMap<(&str, &str), Vec<(Timestamp, AttemptId)>> = FxHashMap::default();
+    for (id, a) in model.attempts() {
+        if let Some(o) = &a.outcome
+            && let OutcomeKind::Response {
+                effect_id: Some(eid),
+                replayed: false,
+                ..
+            } = &o.kind
+        {
+            by_effect_id.entry(eid.as_str()).or_insert(id);
+        }
+        if let Some(k) = &a.key {
+            let slot = by_key.entry(k.as_str()).or_insert((a.at, id));
+            if (a.at, id) < *slot {
+                *slot = (a.at, id);
+            }
+        }
+        let d = &model.dispatches[id.dispatch];
+        if let (Some(kind), Some(order)) = (&d.effect_kind, &d.order)
+            && a.may_cause_effects()
+        {
+            by_order
+                .entry((kind.as_str(), order.as_str()))
+                .or_default()
+                .push((a.at, id));
+        }
+    }
+    for list in by_order.values_mut() {
+        list.sort();
+    }
+    let skew = model.max_skew;
+    let mut matches = Vec::with_capacity(model.effects.len());
+    for e in &model.effects {
+        let found = by_effect_id
+            .get(e.id.as_str())
+            .map(|&id| (id, MatchedBy::EffectId))
+            .or_else(|| {
+                e.key
+                    .as_deref()
+                    .and_then(|k| by_key.get(k))
+                    .map(|&(_, id)| (id, MatchedBy::Key))
+            })
+            .or_else(|| {
+                let order = e.order.as_deref()?;
+                let list = by_order.get(&(e.kind.as_str(), order))?;
+                let fits = |&&(_, id): &&(Timestamp, AttemptId)| attempt_fits(model, id, e);
+                latest_at_or_before(list, e.created, fits)
+                    .or_else(|| latest_at_or_before(list, e.created.plus(skew), fits))
+                    .map(|id| (id, MatchedBy::OrderAndTime))
+            });
+        matches.push(found);
+    }
+    for (e, found) in model.effects.iter_mut().zip(matches) {
+        if let Some((id, by)) = found {
+            e.matched = Some(id);
+            e.matched_by = Some(by);
+        }
+    }
+}
+
+/// Amount agrees (where both sides have one) and the effect was created while the attempt
+/// could still have caused it.
+fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
+    let d = &model.dispatches[id.dispatch];
+    if let (Some(a), Some(b)) = (d.amount, e.amount)
+        && a != b
+    {
+        return false;
+    }
+    let attempt = &model.dispatches[id.dispatch].attempts[id.index];
+    let open_until = match &attempt.outcome {
+        Some(o) if o.status().is_some() && o.class != FailureClass::Ambiguous => o.at,
+        _ => attempt.at.plus(LATE_EFFECT_HORIZON),
+    };
+    e.created <= open_until.plus(model.max_skew)
+}
+
+fn latest_at_or_before(
+    list: &[(Timestamp, AttemptId)],
+    limit: Timestamp,
+    fits: impl Fn(&&(Timestamp, AttemptId)) -> bool,
+) -> Option<AttemptId> {
+    let end = list.partition_point(|(at, _)| *at <= limit);
+    list[..end].iter().rev().find(fits).map(|&(_, id)| id)
+}
+
+/// Effect kinds recognised in tool names and URL paths, singular.
+const KNOWN_KINDS: &[&str] = &[
+    "refund", "charge", "payout", "payment", "transfer", "capture", "credit",
+];
+
+/// Which kind of effect a call produces: `--tool-kind` first, then a known kind named in
+/// the tool (`issue_refund`) or the URL path (`/v1/refunds`).
+pub fn effect_kind_of(
+    tool: &str,
+    url: Option<&str>,
+    tool_kinds: &[(String, String)],
+) -> Option<String> {
+    if let Some((_, kind)) = tool_kinds.iter().find(|(t, _)| t == tool) {
+        return Some(kind.clone());
+    }
+    let tool_lc = tool.to_ascii_lowercase();
+    let path = url.map(|u| {
+        let no_scheme = u.split_once("://").map_or(u, |(_, rest)| rest);
+        let path = no_scheme.find('/').map_or("", |i| &no_scheme[i..]);
+        path.split(['?', '#'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    });
+    KNOWN_KINDS
+        .iter()
+        .find(|k| tool_lc.contains(*k) || path.as_deref().is_some_and(|p| p.contains(*k)))
+        .map(|k| k.to_string())
+}
+
+/// The order and amount a call's arguments name, for matching by order and time.
+pub fn order_and_amount(args: &Value) -> (Option<String>, Option<Money>) {
+    let Value::Object(map) = args else {
+        return (None, None);
+    };
+    let order = ["order", "order_id", "orderId", "order_ref"]
+        .iter()
+        .find_map(|k| match map.get(*k) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        });
+    let currency = map
+        .get("currency")
+        .and_then(Value::as_str)
+        .and_then(Currency::parse);
+    let int_of = |k: &str| map.get(k).and_then(integral_amount);
+    let amount = if let Some(p) = int_of("amount_p") {
+        Some(Money::new(p, Currency::GBP))
+    } else {
+        int_of("amount_minor").map(|m| Money::new(m, currency.unwrap_or(Currency::GBP)))
+    };
+    (order, amount)
+}
+
+/// An integer amount, accepting `4500.0` and `"4500"` (which other rules flag).
+fn integral_amount(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn effect_kind_from_tool_or_url() {
+        assert_eq!(
+            effect_kind_of("issue_refund", None, &[]).as_deref(),
+            Some("refund")
+        );
+        assert_eq!(
+            effect_kind_of("pay", Some("https://payments.internal/v1/refunds?x=1"), &[]).as_deref(),
+            Some("refund")
+        );
+        assert_eq!(
+            effect_kind_of("lookup_customer", Some("https://crm/v1/customers"), &[]),
+            None
+        );
+        let map = vec![("send_money".to_string(), "payout".to_string())];
+        assert_eq!(
+            effect_kind_of("send_money", None, &map).as_deref(),
+            Some("payout")
+        );
+    }
+
+    #[test]
+    fn order_and_amount_from_args() {
+        let v: Value = serde_json::from_str(r#"{"order":"A-1","amount_p":4500.0}"#).unwrap();
+        assert_eq!(
+            order_and_amount(&v),
+            (Some("A-1".into()), Some(Money::new(4500, Currency::GBP)))
+        );
+        let v: Value =
+            serde_json::from_str(r#"{"order_id":"B","amount_minor":12,"currency":"eur"}"#).unwrap();
+        let eur = Currency::parse("EUR").unwrap();
+        assert_eq!(
+            order_and_amount(&v),
+            (Some("B".into()), Some(Money::new(12, eur)))
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! Reports: the [`Report`] every output format renders, built once from the findings and
+//! the input accounting. Each format is a module that turns a report into bytes; none of
+//! them decides the exit status or where the bytes go.
+
+pub mod json;
+pub mod table;
+
+use crate::finding::{Finding, Severity};
+use crate::money::{Currency, Money};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const SCHEMA: &str = "idem-audit.report.v1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub inputs: Vec<InputReport>,
+    pub summary: Summary,
+    pub findings: Vec<FindingReport>,
+    pub metrics: Metrics,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputReport {
+    pub path: String,
+    /// The detected (or forced) format; `null` for inputs passed over.
+    pub format: Option<String>,
+    pub lines: u64,
+    pub events: u64,
+    pub ignored: u64,
+    pub skipped: u64,
+    /// The first skipped lines, with why.
+    #[serde(default)]
+    pub problems: Vec<ProblemReport>,
+    /// Why the input was passed over or could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemReport {
+    pub line: u32,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CurrencyAmount {
+    pub currency: String,
+    pub amount_minor: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub errors: u64,
+    pub warnings: u64,
+    pub infos: u64,
+    /// Orders with duplicated money (delivery or decision duplicates).
+    pub orders_affected: u64,
+    /// Delivery duplicates (`duplicate-effect`), per currency.
+    pub excess: Vec<CurrencyAmount>,
+    /// Decision duplicates (`duplicate-decision`), per currency.
+    pub decision_excess: Vec<CurrencyAmount>,
+    /// Effects beyond the first in delivery duplicates.
+    pub duplicate_effects: u64,
+    /// Effects beyond the first in decision duplicates.
+    pub decision_duplicates: u64,
+    pub lines_skipped: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FindingReport {
+    pub rule: String,
+    pub severity: Severity,
+    pub cause: Option<String>,
+    pub order: Option<String>,
+    pub run: Option<String>,
+    pub step: Option<u32>,
+    pub tool: Option<String>,
+    pub key: Option<String>,
+    pub effects: Vec<String>,
+    pub currency: Option<String>,
+    pub excess_minor: Option<i64>,
+    pub first_effect_at: Option<String>,
+    pub last_effect_at: Option<String>,
+    pub message: String,
+    pub evidence: Vec<EvidenceRef>,
+    pub fingerprint: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceRef {
+    pub path: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub keyed_requests: u64,
+    pub replays: u64,
+    pub replay_rate: Option<f64>,
+    pub conflicts: u64,
+    pub conflict_rate: Option<f64>,
+}
+
+/// Builds the report. `paths[i]` is the display path of input `i`.
+pub fn build(inputs: Vec<InputReport>, findings: &[Finding], metrics: Metrics) -> Report {
+    let paths: Vec<&str> = inputs.iter().map(|i| i.path.as_str()).collect();
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count() as u64;
+    let money_rules = ["duplicate-effect", "duplicate-decision"];
+    let orders: BTreeSet<&str> = findings
+        .iter()
+        .filter(|f| money_rules.contains(&f.rule))
+        .filter_map(|f| f.order.as_deref())
+        .collect();
+    let summary = Summary {
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        infos: count(Severity::Info),
+        orders_affected: orders.len() as u64,
+        excess: excess_of(findings, "duplicate-effect"),
+        decision_excess: excess_of(findings, "duplicate-decision"),
+        duplicate_effects: beyond_first(findings, "duplicate-effect"),
+        decision_duplicates: beyond_first(findings, "duplicate-decision"),
+        lines_skipped: inputs.iter().map(|i| i.skipped).sum(),
+    };
+    let findings = findings.iter().map(|f| finding_report(f, &paths)).collect();
+    Report {
+        schema: SCHEMA.into(),
+        inputs,
+        summary,
+        findings,
+        metrics,
+    }
+}
+
+/// Exact integer sums per currency, sorted by currency.
+fn excess_of(findings: &[Finding], rule: &str) -> Vec<CurrencyAmount> {
+    let mut sums: BTreeMap<Currency, i128> = BTreeMap::new();
+    for f in findings.iter().filter(|f| f.rule == rule) {
+        if let Some(m) = f.excess() {
+            *sums.entry(m.currency).or_default() += m.minor as i128;
+        }
+    }
+    sums.into_iter()
+        .map(|(c, v)| CurrencyAmount {
+            currency: c.to_string(),
+            amount_minor: v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        })
+        .collect()
+}
+
+fn beyond_first(findings: &[Finding], rule: &str) -> u64 {
+    findings
+        .iter()
+        .filter(|f| f.rule == rule)
+        .map(|f| f.effects.len().saturating_sub(1) as u64)
+        .sum()
+}
+
+fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
+    FindingReport {
+        rule: f.rule.to_string(),
+        severity: f.severity,
+        cause: f.cause.map(|c| c.as_str().to_string()),
+        order: f.order.clone(),
+        run: f.run.clone(),
+        step: f.step,
+        tool: f.tool.clone(),
+        key: f.key.clone(),
+        effects: f.effects.iter().map(|e| e.id.clone()).collect(),
+        currency: f.currency.map(|c| c.to_string()),
+        excess_minor: f.excess_minor,
+        first_effect_at: f.effects.first().map(|e| e.created.display()),
+        last_effect_at: f.effects.last().map(|e| e.created.display()),
+        message: f.message.clone(),
+        evidence: f
+            .evidence
+            .iter()
+            .map(|l| EvidenceRef {
+                path: paths.get(l.input as usize).unwrap_or(&"?").to_string(),
+                line: l.line,
+            })
+            .collect(),
+        fingerprint: f.fingerprint(),
+    }
+}
+
+/// Money from a report's currency code and minor units, for renderers.
+pub fn money(currency: Option<&str>, minor: Option<i64>) -> Option<Money> {
+    Some(Money::new(minor?, Currency::parse(currency?)?))
+}

@@ -1,0 +1,78 @@
+//! `effect-after-timeout`: the client gave up on an attempt whose effect happened anyway.
+
+use super::support::{attempt_evidence, did, settled_text};
+use super::{Rule, Settings};
+use crate::classify::FailureClass;
+use crate::correlate::Model;
+use crate::finding::{Finding, Severity};
+
+pub static RULE: Rule = Rule {
+    id: "effect-after-timeout",
+    default_severity: Severity::Info,
+    default_enabled: true,
+    summary: "the client gave up on an attempt whose effect was created anyway",
+    explanation: r#"## What it does
+Finds effects matched to an attempt that ended in an ambiguous failure (a read timeout, a
+reset, a 502/503/504): the client gave up, and the service performed the effect anyway.
+
+## Why is this bad
+It shows the client's deadline is shorter than the service's latency. Each such attempt is a
+duplicate waiting to happen: the client will retry something that already succeeded. With a
+key the retry is answered from the service's records; without one it is paid twice.
+
+## How to fix
+Make retries safe first (a key derived outside the retry loop, enforced by the service).
+Then align the client's timeout with the service's real latency (its p99, not its median), or
+read back the effect (list the order's refunds) before retrying.
+
+## Example
+```
+14:02:11.418  POST https://payments.internal/v1/refunds  (attempt 1)
+14:02:21.418  urllib3.exceptions.ReadTimeoutError: read timeout=10
+--- payments service ---
+14:02:11.501  refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884
+```
+The client gave up at 14:02:21.418 after 10.0 s; the refund settled at 14:02:22.884.
+"#,
+    check,
+};
+
+fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    for (i, e) in model.effects.iter().enumerate() {
+        let (true, Some(id)) = (e.happened, e.matched) else {
+            continue;
+        };
+        let attempt = model.attempt(id);
+        let Some(outcome) = attempt
+            .outcome
+            .as_ref()
+            .filter(|o| o.class == FailureClass::Ambiguous)
+        else {
+            continue;
+        };
+        let disp = &model.dispatches[id.dispatch];
+        let mut f = Finding::new(
+            RULE.id,
+            RULE.default_severity,
+            format!(
+                "the client gave up on attempt {} at {} after {} ({}), but {} {} was {}: the service {} anyway",
+                attempt.number,
+                outcome.at,
+                outcome.at.since(attempt.at).display_secs(),
+                outcome.describe(),
+                e.kind,
+                e.id,
+                settled_text(e),
+                did(&e.kind),
+            ),
+        );
+        f.run = Some(disp.call.run.clone());
+        f.step = Some(disp.call.step);
+        f.tool = Some(disp.tool.clone()).filter(|t| !t.is_empty());
+        f.key = attempt.key.clone();
+        attempt_evidence(attempt, &mut f.evidence);
+        super::support::set_effects(&mut f, model, vec![i]);
+        f.excess_minor = None;
+        out.push(f);
+    }
+}
