@@ -1,0 +1,144 @@
+//! `idem-audit scan` end to end on the incident: the JSON report, the table, exit statuses
+//! and bad input.
+
+use assert_cmd::Command;
+use idem_audit::report::Report;
+use std::path::PathBuf;
+
+fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
+}
+
+fn scan(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("idem-audit").unwrap().arg("scan").args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn incident_json() -> Report {
+    let trace = fixture("incident-a88214/trace.log");
+    let (code, stdout, _) = scan(&[trace.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(1));
+    serde_json::from_str(&stdout).expect("the JSON report parses back into a Report")
+}
+
+#[test]
+fn incident_duplicate_is_found_with_its_evidence() {
+    let report = incident_json();
+    assert_eq!(report.schema, "idem-audit.report.v1");
+    let dup = report.findings.iter().find(|f| f.rule == "duplicate-effect").unwrap();
+    assert_eq!(dup.effects, ["rf_8XM1", "rf_9KQ2"]);
+    assert_eq!(dup.excess_minor, Some(4500));
+    assert!(dup.message.contains("timed out after 10.0 s"), "{}", dup.message);
+    // Every cited line is a real line of the trace, and the attempts and both effects are cited.
+    let text = std::fs::read_to_string(fixture("incident-a88214/trace.log")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cited: Vec<&str> = dup.evidence.iter().map(|e| lines[e.line as usize - 1]).collect();
+    for needle in ["(attempt 1)", "(attempt 2)", "ReadTimeoutError", "refund rf_8XM1", "refund rf_9KQ2"] {
+        assert!(cited.iter().any(|l| l.contains(needle)), "{needle} not cited: {cited:?}");
+    }
+    assert_eq!(report.summary.excess.len(), 1);
+    assert_eq!(report.summary.excess[0].currency, "GBP");
+    assert_eq!(report.summary.excess[0].amount_minor, 4500);
+    assert_eq!(report.summary.orders_affected, 1);
+    assert_eq!((report.summary.errors, report.summary.warnings, report.summary.infos), (1, 1, 1));
+}
+
+#[test]
+fn incident_effect_after_timeout_names_the_times() {
+    let report = incident_json();
+    let f = report.findings.iter().find(|f| f.rule == "effect-after-timeout").unwrap();
+    assert!(f.message.contains("14:02:21.418"), "{}", f.message);
+    assert!(f.message.contains("after 10"), "{}", f.message);
+    assert!(f.message.contains("14:02:22.884"), "{}", f.message);
+}
+
+#[test]
+fn input_accounting_adds_up() {
+    let report = incident_json();
+    let input = &report.inputs[0];
+    assert_eq!(input.format.as_deref(), Some("text"));
+    assert_eq!(input.lines, 9);
+    assert_eq!((input.events, input.ignored, input.skipped), (8, 1, 0));
+    assert_eq!(input.lines, input.events + input.ignored + input.skipped);
+}
+
+#[test]
+fn fail_on_controls_the_exit_status() {
+    let trace = fixture("incident-a88214/trace.log");
+    let t = trace.to_str().unwrap();
+    assert_eq!(scan(&[t, "--fail-on", "never"]).0, Some(0));
+    assert_eq!(scan(&[t, "--fail-on", "error"]).0, Some(1));
+    let keyed = fixture("incident-keyed-replay/trace.log");
+    let k = keyed.to_str().unwrap();
+    assert_eq!(scan(&[k]).0, Some(0));
+    assert_eq!(scan(&[k, "--fail-on", "info"]).0, Some(1));
+}
+
+#[test]
+fn table_output_shows_the_amount_in_major_units() {
+    let (code, stdout, _) = scan(&["fixtures/incident-a88214"]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("GBP 45.00"));
+    insta::assert_snapshot!("incident_table", stdout);
+}
+
+#[test]
+fn output_file_gets_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let trace = fixture("incident-a88214/trace.log");
+    let (code, stdout, _) = scan(&[trace.to_str().unwrap(), "--format", "json", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.is_empty());
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    assert_eq!(report.findings.len(), 3);
+}
+
+#[test]
+fn a_malformed_line_is_reported_and_the_rest_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("incident-a88214/trace.log")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(2, "14:02:xx  agent run");
+    let path = dir.path().join("broken.log");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let p = path.to_str().unwrap();
+    let (code, stdout, stderr) = scan(&[p, "--format", "json"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains(&format!("{p}:3: ")), "{stderr}");
+    let report: Report = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report.inputs[0].skipped, 1);
+    assert_eq!(report.inputs[0].problems[0].line, 3);
+    assert!(report.findings.iter().any(|f| f.rule == "duplicate-effect"));
+    assert_eq!(scan(&[p, "--strict"]).0, Some(2));
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let text = std::fs::read(fixture("incident-a88214/trace.log")).unwrap();
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .args(["scan", "-", "--format", "json"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let report: Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report.inputs[0].path, "-");
+    assert!(report.findings.iter().any(|f| f.rule == "duplicate-effect"));
+}
+
+#[test]
+fn unreadable_paths_and_bad_flags_exit_2_with_one_line() {
+    let (code, _, stderr) = scan(&["no/such/file.log"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("no/such/file.log: no such file or folder"), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    let trace = fixture("incident-a88214/trace.log");
+    let (code, _, stderr) = scan(&[trace.to_str().unwrap(), "--max-skew", "2x"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("--max-skew 2x"), "{stderr}");
+}
