@@ -271,7 +271,7 @@ impl Model {
 /// Builds the model from every input's events.
 pub fn correlate(mut events: Vec<Event>, opts: &CorrelateOptions) -> Model {
     // Time order, then input order: a dispatch precedes its attempts even across files.
-    events.sort_by(|a, b| (a.at, a.loc).cmp(&(b.at, b.loc)));
+    events.sort_by_key(|e| (e.at, e.loc));
     let mut b = Builder::new(opts);
     for ev in events {
         b.add(ev);

@@ -111,3 +111,151 @@ impl Duration {
         Ok(Duration(n.saturating_mul(unit_nanos)))
     }
 }
+
+/// A timestamp as written: a time of day alone, or a full instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stamp {
+    /// Nanoseconds since midnight; the date comes from context (SPEC §3.6).
+    TimeOfDay(i64),
+    Instant(Timestamp),
+}
+
+fn digits(b: &[u8], n: usize) -> Option<i64> {
+    if b.len() < n {
+        return None;
+    }
+    let mut v = 0i64;
+    for &c in &b[..n] {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as i64;
+    }
+    Some(v)
+}
+
+/// `HH:MM:SS[.fff...]` at the start of `b`: nanoseconds since midnight and bytes consumed.
+pub fn parse_time_of_day(b: &[u8]) -> Option<(i64, usize)> {
+    let h = digits(b, 2)?;
+    let m = digits(b.get(3..)?, 2)?;
+    let s = digits(b.get(6..)?, 2)?;
+    if b[2] != b':' || b[5] != b':' || h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    let mut nanos = (h * 3600 + m * 60 + s) * NANOS_PER_SEC;
+    let mut used = 8;
+    if matches!(b.get(8), Some(b'.') | Some(b',')) {
+        let frac: Vec<u8> = b[9..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .copied()
+            .collect();
+        if frac.is_empty() {
+            return None;
+        }
+        let mut scale = NANOS_PER_SEC / 10;
+        for &c in frac.iter().take(9) {
+            nanos += (c - b'0') as i64 * scale;
+            scale /= 10;
+        }
+        used = 9 + frac.len();
+    }
+    // A time must end at a word boundary: `14:02:11.402x` is no time.
+    match b.get(used) {
+        Some(c) if c.is_ascii_alphanumeric() && !matches!(c, b'Z' | b'z') => None,
+        _ => Some((nanos, used)),
+    }
+}
+
+/// Days since the epoch of a proleptic Gregorian date (chrono does the calendar).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> Option<i64> {
+    let date = chrono::NaiveDate::from_ymd_opt(y as i32, m as u32, d as u32)?;
+    Some(
+        date.signed_duration_since(chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?)
+            .num_days(),
+    )
+}
+
+/// `YYYY-MM-DD` at the start of `b`: days since the epoch.
+pub fn parse_date(b: &[u8]) -> Option<i64> {
+    let y = digits(b, 4)?;
+    let m = digits(b.get(5..)?, 2)?;
+    let d = digits(b.get(8..)?, 2)?;
+    if b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    days_from_civil(y, m, d)
+}
+
+/// `Z`, `+01`, `+01:00`, `+0100`, `-05:30` at the start of `b`: offset seconds, bytes used.
+fn parse_offset(b: &[u8]) -> Option<(i64, usize)> {
+    match b.first()? {
+        b'Z' | b'z' => Some((0, 1)),
+        sign @ (b'+' | b'-') => {
+            let h = digits(&b[1..], 2)?;
+            let (m, used) = if b.get(3) == Some(&b':') {
+                (digits(b.get(4..)?, 2)?, 6)
+            } else if let Some(m) = b.get(3..).and_then(|r| digits(r, 2)) {
+                (m, 5)
+            } else {
+                (0, 3)
+            };
+            let secs = h * 3600 + m * 60;
+            Some((if *sign == b'-' { -secs } else { secs }, used))
+        }
+        _ => None,
+    }
+}
+
+/// A timestamp at the start of `b`: `HH:MM:SS[.fff]` or
+/// `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH[:MM]]`. Offset-less instants are in `tz_secs`.
+pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
+    if let Some(days) = parse_date(b) {
+        let sep = *b.get(10)?;
+        if sep != b'T' && sep != b't' && sep != b' ' {
+            return None;
+        }
+        let (tod, used) = parse_time_of_day(&b[11..])?;
+        let mut end = 11 + used;
+        let offset = match b.get(end..).and_then(parse_offset) {
+            Some((secs, n)) => {
+                end += n;
+                secs
+            }
+            None => tz_secs,
+        };
+        let nanos = days * NANOS_PER_DAY + tod - offset * NANOS_PER_SEC;
+        return Some((Stamp::Instant(Timestamp(nanos)), end));
+    }
+    let (tod, used) = parse_time_of_day(b)?;
+    Some((Stamp::TimeOfDay(tod), used))
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    #[test]
+    fn parses_both_spellings() {
+        assert_eq!(
+            parse_stamp(b"14:02:11.402  x", 0),
+            Some((
+                Stamp::TimeOfDay((14 * 3600 + 2 * 60 + 11) * NANOS_PER_SEC + 402 * NANOS_PER_MILLI),
+                12
+            ))
+        );
+        let (s, n) = parse_stamp(b"2026-11-03T14:02:11.402Z", 0).unwrap();
+        assert_eq!(n, 24);
+        assert_eq!(
+            s,
+            Stamp::Instant(Timestamp(1_793_714_531_402 * NANOS_PER_MILLI))
+        );
+        let (s2, _) = parse_stamp(b"2026-11-03 15:02:11.402+01:00", 0).unwrap();
+        assert_eq!(s, s2);
+        let (s3, _) = parse_stamp(b"2026-11-03 15:02:11.402", 3600).unwrap();
+        assert_eq!(s, s3);
+        assert_eq!(parse_stamp(b"14:02:xx  agent", 0), None);
+        assert_eq!(parse_stamp(b"25:00:00", 0), None);
+        assert_eq!(parse_stamp(b"2026-02-30T00:00:00Z", 0), None);
+    }
+}

@@ -20,7 +20,12 @@ fn matches(finding: &Value, pattern: &Value) -> bool {
 fn check_case(expect_path: &Path) -> Result<(), String> {
     let expect: Value = serde_json::from_str(&std::fs::read_to_string(expect_path).unwrap())
         .map_err(|e| format!("{}: {e}", expect_path.display()))?;
-    let name = expect_path.file_name().unwrap().to_str().unwrap().trim_end_matches(".expect.json");
+    let name = expect_path
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .trim_end_matches(".expect.json");
     let dir = expect_path.parent().unwrap().join(name);
     let mut cmd = Command::cargo_bin("idem-audit").unwrap();
     cmd.arg("scan");
@@ -35,33 +40,69 @@ fn check_case(expect_path: &Path) -> Result<(), String> {
         }
     }
     cmd.args(["--format", "json"]);
-    for a in expect.get("args").and_then(Value::as_array).into_iter().flatten() {
+    for a in expect
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         cmd.arg(a.as_str().unwrap());
     }
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let report: Value = serde_json::from_str(&stdout)
-        .map_err(|e| format!("{name}: output is not JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr)))?;
+    let report: Value = serde_json::from_str(&stdout).map_err(|e| {
+        format!(
+            "{name}: output is not JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
     let findings = report["findings"].as_array().unwrap();
     let shown = || serde_json::to_string_pretty(findings).unwrap();
     if let Some(exit) = expect.get("exit").and_then(Value::as_i64)
         && out.status.code() != Some(exit as i32)
     {
-        return Err(format!("{name}: exit {:?}, expected {exit}", out.status.code()));
+        return Err(format!(
+            "{name}: exit {:?}, expected {exit}",
+            out.status.code()
+        ));
     }
-    let wanted = expect.get("findings").and_then(Value::as_array).cloned().unwrap_or_default();
+    let wanted = expect
+        .get("findings")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for w in &wanted {
         let n = findings.iter().filter(|f| matches(f, w)).count();
         if n != 1 {
-            return Err(format!("{name}: {n} findings match {w}, expected 1; findings: {}", shown()));
+            return Err(format!(
+                "{name}: {n} findings match {w}, expected 1; findings: {}",
+                shown()
+            ));
         }
     }
-    if expect.get("exhaustive").and_then(Value::as_bool).unwrap_or(false) && findings.len() != wanted.len() {
-        return Err(format!("{name}: {} findings, expected exactly {}: {}", findings.len(), wanted.len(), shown()));
+    if expect
+        .get("exhaustive")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+        && findings.len() != wanted.len()
+    {
+        return Err(format!(
+            "{name}: {} findings, expected exactly {}: {}",
+            findings.len(),
+            wanted.len(),
+            shown()
+        ));
     }
-    for a in expect.get("absent").and_then(Value::as_array).into_iter().flatten() {
+    for a in expect
+        .get("absent")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if let Some(f) = findings.iter().find(|f| matches(f, a)) {
-            return Err(format!("{name}: a finding matches {a}, which must be absent: {f}"));
+            return Err(format!(
+                "{name}: a finding matches {a}, which must be absent: {f}"
+            ));
         }
     }
     Ok(())
@@ -78,5 +119,11 @@ fn every_fixture_meets_its_expectations() {
     cases.sort();
     assert!(cases.len() >= 5, "fixtures missing");
     let failures: Vec<String> = cases.iter().filter_map(|c| check_case(c).err()).collect();
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
 }

@@ -6,11 +6,18 @@ use idem_audit::report::Report;
 use std::path::PathBuf;
 
 fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
 }
 
 fn scan(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("idem-audit").unwrap().arg("scan").args(args).output().unwrap();
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .arg("scan")
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -29,28 +36,60 @@ fn incident_json() -> Report {
 fn incident_duplicate_is_found_with_its_evidence() {
     let report = incident_json();
     assert_eq!(report.schema, "idem-audit.report.v1");
-    let dup = report.findings.iter().find(|f| f.rule == "duplicate-effect").unwrap();
+    let dup = report
+        .findings
+        .iter()
+        .find(|f| f.rule == "duplicate-effect")
+        .unwrap();
     assert_eq!(dup.effects, ["rf_8XM1", "rf_9KQ2"]);
     assert_eq!(dup.excess_minor, Some(4500));
-    assert!(dup.message.contains("timed out after 10.0 s"), "{}", dup.message);
+    assert!(
+        dup.message.contains("timed out after 10.0 s"),
+        "{}",
+        dup.message
+    );
     // Every cited line is a real line of the trace, and the attempts and both effects are cited.
     let text = std::fs::read_to_string(fixture("incident-a88214/trace.log")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    let cited: Vec<&str> = dup.evidence.iter().map(|e| lines[e.line as usize - 1]).collect();
-    for needle in ["(attempt 1)", "(attempt 2)", "ReadTimeoutError", "refund rf_8XM1", "refund rf_9KQ2"] {
-        assert!(cited.iter().any(|l| l.contains(needle)), "{needle} not cited: {cited:?}");
+    let cited: Vec<&str> = dup
+        .evidence
+        .iter()
+        .map(|e| lines[e.line as usize - 1])
+        .collect();
+    for needle in [
+        "(attempt 1)",
+        "(attempt 2)",
+        "ReadTimeoutError",
+        "refund rf_8XM1",
+        "refund rf_9KQ2",
+    ] {
+        assert!(
+            cited.iter().any(|l| l.contains(needle)),
+            "{needle} not cited: {cited:?}"
+        );
     }
     assert_eq!(report.summary.excess.len(), 1);
     assert_eq!(report.summary.excess[0].currency, "GBP");
     assert_eq!(report.summary.excess[0].amount_minor, 4500);
     assert_eq!(report.summary.orders_affected, 1);
-    assert_eq!((report.summary.errors, report.summary.warnings, report.summary.infos), (1, 1, 1));
+    assert_eq!(
+        (
+            report.summary.errors,
+            report.summary.warnings,
+            report.summary.infos
+        ),
+        (1, 1, 1)
+    );
 }
 
 #[test]
 fn incident_effect_after_timeout_names_the_times() {
     let report = incident_json();
-    let f = report.findings.iter().find(|f| f.rule == "effect-after-timeout").unwrap();
+    let f = report
+        .findings
+        .iter()
+        .find(|f| f.rule == "effect-after-timeout")
+        .unwrap();
     assert!(f.message.contains("14:02:21.418"), "{}", f.message);
     assert!(f.message.contains("after 10"), "{}", f.message);
     assert!(f.message.contains("14:02:22.884"), "{}", f.message);
@@ -91,7 +130,13 @@ fn output_file_gets_the_report() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report.json");
     let trace = fixture("incident-a88214/trace.log");
-    let (code, stdout, _) = scan(&[trace.to_str().unwrap(), "--format", "json", "-o", out.to_str().unwrap()]);
+    let (code, stdout, _) = scan(&[
+        trace.to_str().unwrap(),
+        "--format",
+        "json",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code, Some(1));
     assert!(stdout.is_empty());
     let report: Report = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
@@ -135,7 +180,10 @@ fn stdin_is_read_with_a_dash() {
 fn unreadable_paths_and_bad_flags_exit_2_with_one_line() {
     let (code, _, stderr) = scan(&["no/such/file.log"]);
     assert_eq!(code, Some(2));
-    assert!(stderr.contains("no/such/file.log: no such file or folder"), "{stderr}");
+    assert!(
+        stderr.contains("no/such/file.log: no such file or folder"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"));
     let trace = fixture("incident-a88214/trace.log");
     let (code, _, stderr) = scan(&[trace.to_str().unwrap(), "--max-skew", "2x"]);

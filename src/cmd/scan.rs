@@ -22,7 +22,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         OutputFormat::Json => json::render(&report),
         OutputFormat::Table => {
             let width = (args.output.is_none() && std::io::stdout().is_terminal())
-                .then(|| terminal_width())
+                .then(terminal_width)
                 .flatten();
             table::render(&report, width)
         }

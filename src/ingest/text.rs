@@ -1,7 +1,541 @@
-//! Text traces (SPEC §3.1). To be written.
+//! Text traces (SPEC §3.1): one event per line, `TIMESTAMP  MESSAGE`, fields separated by two
+//! or more spaces. The parser works on byte slices and allocates only for lines that become
+//! events; it resolves which call a line belongs to (the file's latest tool call, unless
+//! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
+
+use super::lines::for_each_line;
 use super::{ParseOptions, Parsed};
+use crate::classify::{classify_failure, classify_status};
+use crate::event::*;
+use crate::money::{Currency, Money};
+use crate::time::{NANOS_PER_DAY, Stamp, Timestamp, days_from_civil, parse_date, parse_stamp};
+use chrono::Datelike;
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::io::{self, Read};
 
-pub fn parse(_reader: &mut dyn Read, _input: u32, _opts: &ParseOptions) -> io::Result<Parsed> {
-    Ok(Parsed::default())
+const HALF_DAY: i64 = NANOS_PER_DAY / 2;
+
+pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
+    let mut p = TextParser::new(input, opts);
+    let lines = for_each_line(reader, |n, line| p.line(n, line))?;
+    p.out.stats.lines = lines as u64;
+    Ok(p.out)
 }
+
+/// What a line turned out to be.
+enum Verdict {
+    Event(Timestamp, EventKind),
+    Ignored,
+    Skipped(String),
+}
+
+struct TextParser {
+    input: u32,
+    tz_secs: i64,
+    /// Midnight of the date for time-only timestamps, in nanoseconds.
+    date_base: i64,
+    /// Days added by midnight rollovers, and the last time of day seen.
+    day_offset: i64,
+    prev_tod: Option<i64>,
+    /// Where a new section restarts the rollover reckoning: the file's first time of day.
+    first_tod: Option<i64>,
+    current_call: Option<CallRef>,
+    last_attempt: FxHashMap<CallRef, u32>,
+    out: Parsed,
+}
+
+impl TextParser {
+    fn new(input: u32, opts: &ParseOptions) -> Self {
+        let date_base = opts
+            .date
+            .and_then(|d| days_from_civil(d.year() as i64, d.month() as i64, d.day() as i64))
+            .map_or(0, |days| days * NANOS_PER_DAY);
+        TextParser {
+            input,
+            tz_secs: opts.tz.local_minus_utc() as i64,
+            date_base,
+            day_offset: 0,
+            prev_tod: None,
+            first_tod: None,
+            current_call: None,
+            last_attempt: FxHashMap::default(),
+            out: Parsed::default(),
+        }
+    }
+
+    fn line(&mut self, n: u32, raw: &[u8]) {
+        let line = raw.trim_ascii();
+        let verdict = if line.is_empty() {
+            Verdict::Ignored
+        } else if line.starts_with(b"#") {
+            self.comment(line);
+            Verdict::Ignored
+        } else if line.starts_with(b"---") {
+            // A new section (another source) starts its clock again from the file's start.
+            self.prev_tod = self.first_tod;
+            self.day_offset = 0;
+            Verdict::Ignored
+        } else {
+            self.message_line(line)
+        };
+        match verdict {
+            Verdict::Event(at, kind) => {
+                self.out.stats.events += 1;
+                self.out.events.push(Event {
+                    at,
+                    loc: Loc {
+                        input: self.input,
+                        line: n,
+                    },
+                    kind,
+                });
+            }
+            Verdict::Ignored => self.out.stats.ignored += 1,
+            Verdict::Skipped(why) => self.out.stats.skip(n, why),
+        }
+    }
+
+    /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow.
+    fn comment(&mut self, line: &[u8]) {
+        let body = line[1..].trim_ascii();
+        if let Some(rest) = body.strip_prefix(b"date:")
+            && let Some(days) = parse_date(rest.trim_ascii())
+        {
+            self.date_base = days * NANOS_PER_DAY;
+            self.day_offset = 0;
+            self.prev_tod = None;
+            self.first_tod = None;
+        }
+    }
+
+    fn message_line(&mut self, line: &[u8]) -> Verdict {
+        let Some((stamp, used)) = parse_stamp(line, self.tz_secs) else {
+            return Verdict::Skipped("no parsable timestamp at the start of the line".into());
+        };
+        let rest = &line[used..];
+        if !rest.is_empty() && !rest[0].is_ascii_whitespace() {
+            return Verdict::Skipped("no parsable timestamp at the start of the line".into());
+        }
+        let at = self.place(stamp);
+        let fields = Fields::split(rest.trim_ascii());
+        match self.classify(&fields, at) {
+            Ok(Some(kind)) => Verdict::Event(at, kind),
+            Ok(None) => Verdict::Ignored,
+            Err(why) => Verdict::Skipped(why),
+        }
+    }
+
+    /// Puts a timestamp on the time line, rolling time-only ones past midnight.
+    fn place(&mut self, stamp: Stamp) -> Timestamp {
+        match stamp {
+            Stamp::Instant(t) => t,
+            Stamp::TimeOfDay(tod) => {
+                if let Some(prev) = self.prev_tod
+                    && tod < prev - HALF_DAY
+                {
+                    self.day_offset += 1;
+                }
+                self.prev_tod = Some(tod);
+                self.first_tod.get_or_insert(tod);
+                Timestamp(self.date_base + self.day_offset * NANOS_PER_DAY + tod)
+            }
+        }
+    }
+
+    fn classify(&mut self, f: &Fields, at: Timestamp) -> Result<Option<EventKind>, String> {
+        let Some(first) = f.plain.first().copied() else {
+            return Ok(None);
+        };
+        if let Some(run) = first.strip_prefix(b"agent run ") {
+            return self.agent_line(run.trim_ascii(), f);
+        }
+        if let Some((method, url)) = http_request(first) {
+            return self.attempt_line(method, url, f).map(Some);
+        }
+        if let Some((status, text)) = status_line(first) {
+            return Ok(Some(self.response_line(status, text, f)));
+        }
+        if let Some((class, message)) = exception_line(first) {
+            return Ok(Some(self.failure_line(class, message, f)));
+        }
+        Ok(effect_line(f, at).map(EventKind::Effect))
+    }
+
+    /// `agent run ID  step N  tool=...  args=...`, `... step N  ok|failed`, `... started`.
+    fn agent_line(&mut self, run: &[u8], f: &Fields) -> Result<Option<EventKind>, String> {
+        if run.is_empty() || run.contains(&b' ') {
+            return Err("`agent run` without a run id".into());
+        }
+        let run = text(run).into_owned();
+        let Some(second) = f.plain.get(1).copied() else {
+            return Ok(None);
+        };
+        let lifecycle = match second {
+            b"started" => Some(Lifecycle::Started),
+            b"crashed" => Some(Lifecycle::Crashed),
+            b"resumed" => Some(Lifecycle::Resumed),
+            _ => None,
+        };
+        if let Some(what) = lifecycle {
+            return Ok(Some(EventKind::Run(RunEvent { run, what })));
+        }
+        let Some(step) = second.strip_prefix(b"step ") else {
+            return Ok(None);
+        };
+        let step = parse_u32(step.trim_ascii()).ok_or("step is not a number")?;
+        let call = CallRef { run, step };
+        if let Some(tool) = f.token(b"tool") {
+            let raw = f.token(b"args").unwrap_or(b"{}");
+            let args = serde_json::from_slice(raw)
+                .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(raw)))
+                .map_err(|e| format!("tool call args are not JSON: {e}"))?;
+            self.current_call = Some(call.clone());
+            self.last_attempt.remove(&call);
+            return Ok(Some(EventKind::ToolCall(ToolCall {
+                call,
+                tool: text(tool).into_owned(),
+                args_raw: text(raw).into_owned(),
+                args,
+            })));
+        }
+        let ok = match f.plain.get(2).copied() {
+            Some(b"ok") => true,
+            Some(b"failed") => false,
+            _ => return Ok(None),
+        };
+        Ok(Some(EventKind::StepEnd(StepEnd {
+            call,
+            ok,
+            error: f.token(b"error").map(|e| text(e).into_owned()),
+        })))
+    }
+
+    /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
+    fn call_of(&self, f: &Fields) -> Result<Option<CallRef>, String> {
+        let run = f.token(b"run").map(|r| text(r).into_owned());
+        let step = match f.token(b"step") {
+            Some(s) => Some(parse_u32(s).ok_or("step= is not a number")?),
+            None => None,
+        };
+        let current = self.current_call.as_ref();
+        Ok(match (run, step) {
+            (Some(run), Some(step)) => Some(CallRef { run, step }),
+            (Some(run), None) => current.filter(|c| c.run == run).cloned(),
+            (None, Some(step)) => current.map(|c| CallRef {
+                run: c.run.clone(),
+                step,
+            }),
+            (None, None) => current.cloned(),
+        })
+    }
+
+    fn attempt_line(&mut self, method: &[u8], url: &[u8], f: &Fields) -> Result<EventKind, String> {
+        let number = f
+            .plain
+            .iter()
+            .find_map(|p| {
+                p.strip_prefix(b"(attempt ")
+                    .and_then(|r| r.strip_suffix(b")"))
+            })
+            .ok_or("request line has no `(attempt N)`")?;
+        let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
+        let call = self.call_of(f)?;
+        if let Some(c) = &call {
+            self.last_attempt.insert(c.clone(), number);
+        }
+        let key = f
+            .token(b"idempotency_key")
+            .or_else(|| f.token(b"idempotency-key"))
+            .or_else(|| f.header(b"idempotency-key"))
+            .map(|k| text(k).into_owned());
+        Ok(EventKind::Attempt(Attempt {
+            call,
+            number,
+            method: Some(text(method).into_owned()),
+            url: Some(text(url).into_owned()),
+            key,
+        }))
+    }
+
+    fn current_attempt(&self, call: &Option<CallRef>) -> Option<u32> {
+        call.as_ref()
+            .and_then(|c| self.last_attempt.get(c).copied())
+    }
+
+    fn response_line(&mut self, status: u16, status_text: &[u8], f: &Fields) -> EventKind {
+        let call = self.call_of(f).ok().flatten();
+        let effect_id = EFFECT_ID_TOKENS
+            .iter()
+            .find_map(|name| f.token(name.as_bytes()))
+            .map(|id| text(id).into_owned());
+        let mut message = text(status_text).into_owned();
+        if let Some(err) = f.token(b"error") {
+            message = format!("{message} {}", text(err)).trim().to_string();
+        }
+        for extra in f.plain.iter().skip(1) {
+            message = format!("{message} {}", text(extra)).trim().to_string();
+        }
+        EventKind::Response(Response {
+            attempt: self.current_attempt(&call),
+            call,
+            status,
+            class: classify_status(status),
+            effect_id,
+            replayed: f
+                .token(b"replayed")
+                .is_some_and(|v| v.eq_ignore_ascii_case(b"true")),
+            amount: amount_of(f),
+            message,
+        })
+    }
+
+    fn failure_line(&mut self, class: &[u8], message: &[u8], f: &Fields) -> EventKind {
+        let call = self.call_of(f).ok().flatten();
+        let (error, message) = (text(class).into_owned(), text(message).into_owned());
+        EventKind::Failure(Failure {
+            attempt: self.current_attempt(&call),
+            call,
+            class: classify_failure(&error, &message),
+            error,
+            message,
+        })
+    }
+}
+
+/// Tokens that name the effect a response reports.
+const EFFECT_ID_TOKENS: &[&str] = &[
+    "effect_id",
+    "refund_id",
+    "charge_id",
+    "payout_id",
+    "payment_id",
+    "transfer_id",
+    "capture_id",
+    "credit_id",
+];
+
+/// A message split into plain fields and `name=value` tokens.
+struct Fields<'a> {
+    plain: Vec<&'a [u8]>,
+    tokens: Vec<(&'a [u8], &'a [u8])>,
+}
+
+impl<'a> Fields<'a> {
+    fn split(msg: &'a [u8]) -> Self {
+        let mut plain = Vec::new();
+        let mut tokens = Vec::new();
+        let mut start = 0;
+        let mut i = 0;
+        while i <= msg.len() {
+            let at_gap = i + 1 < msg.len() && msg[i] == b' ' && msg[i + 1] == b' ';
+            if i == msg.len() || at_gap || msg[i] == b'\t' {
+                let field = msg[start..i].trim_ascii();
+                if !field.is_empty() {
+                    match token(field) {
+                        Some(t) => tokens.push(t),
+                        None => plain.push(field),
+                    }
+                }
+                while i < msg.len() && (msg[i] == b' ' || msg[i] == b'\t') {
+                    i += 1;
+                }
+                start = i;
+                if i == msg.len() {
+                    break;
+                }
+                continue;
+            }
+            i += 1;
+        }
+        Fields { plain, tokens }
+    }
+
+    fn token(&self, name: &[u8]) -> Option<&'a [u8]> {
+        self.tokens
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| *v)
+    }
+
+    /// `Idempotency-Key: VALUE` written as a header field.
+    fn header(&self, name: &[u8]) -> Option<&'a [u8]> {
+        self.plain.iter().find_map(|p| {
+            let colon = p.iter().position(|&b| b == b':')?;
+            p[..colon]
+                .eq_ignore_ascii_case(name)
+                .then(|| p[colon + 1..].trim_ascii())
+                .filter(|v| !v.is_empty())
+        })
+    }
+}
+
+/// A whole field of the form `name=value`, `name` being a word.
+fn token(field: &[u8]) -> Option<(&[u8], &[u8])> {
+    let eq = field.iter().position(|&b| b == b'=')?;
+    let name = &field[..eq];
+    let is_name = !name.is_empty()
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    is_name.then(|| (name, &field[eq + 1..]))
+}
+
+const METHODS: &[&[u8]] = &[
+    b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
+];
+
+/// `POST https://...`.
+fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {
+    let sp = field.iter().position(|&b| b == b' ')?;
+    let (method, url) = (&field[..sp], field[sp + 1..].trim_ascii());
+    (METHODS.contains(&method) && !url.is_empty() && !url.contains(&b' ')).then_some((method, url))
+}
+
+/// `201 Created`, `409 Conflict`, `503`.
+fn status_line(field: &[u8]) -> Option<(u16, &[u8])> {
+    if field.len() < 3 || !field[..3].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if field.len() > 3 && field[3] != b' ' {
+        return None;
+    }
+    let status = parse_u32(&field[..3])? as u16;
+    (100..600)
+        .contains(&status)
+        .then(|| (status, field[3..].trim_ascii()))
+}
+
+/// `urllib3.exceptions.ReadTimeoutError: read timeout=10`, or a bare dotted exception class.
+fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (class, message) = match field.iter().position(|&b| b == b':') {
+        Some(c) => (&field[..c], field[c + 1..].trim_ascii()),
+        None => (field, &b""[..]),
+    };
+    let is_ident = !class.is_empty()
+        && class
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    let last = class.rsplit(|&b| b == b'.').next().unwrap_or(class);
+    let named_like_error = [
+        &b"Error"[..],
+        b"Exception",
+        b"Timeout",
+        b"Exceeded",
+        b"Refused",
+        b"Reset",
+    ]
+    .iter()
+    .any(|s| last.ends_with(s));
+    (is_ident
+        && (named_like_error
+            || class.contains(&b'.') && !message.is_empty() && last[0].is_ascii_uppercase()))
+    .then_some((class, message))
+}
+
+/// `refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884  key=...`
+fn effect_line(f: &Fields, created: Timestamp) -> Option<Effect> {
+    let first = f.plain.first()?;
+    let sp = first.iter().position(|&b| b == b' ')?;
+    let (kind, id) = (&first[..sp], first[sp + 1..].trim_ascii());
+    if kind.is_empty()
+        || !kind.iter().all(u8::is_ascii_lowercase)
+        || id.is_empty()
+        || id.contains(&b' ')
+    {
+        return None;
+    }
+    let mut order = None;
+    let mut amount = amount_of(f);
+    let mut state: Option<(&[u8], &[u8])> = None;
+    for field in f.plain.iter().skip(1) {
+        if let Some(o) = field.strip_prefix(b"order ") {
+            order = Some(text(o.trim_ascii()).into_owned());
+        } else if let Some(p) = pence(field) {
+            amount = Some(Money::new(p, Currency::GBP));
+        } else {
+            let (word, rest) = match field.iter().position(|&b| b == b' ') {
+                Some(sp) => (&field[..sp], field[sp + 1..].trim_ascii()),
+                None => (*field, &b""[..]),
+            };
+            if word.iter().all(|b| b.is_ascii_alphabetic() || *b == b'_') {
+                state = Some((word, rest));
+            }
+        }
+    }
+    if order.is_none() && amount.is_none() {
+        return None;
+    }
+    let (state, state_at) = match state {
+        Some((word, rest)) => {
+            let when = parse_stamp(rest, 0).and_then(|(s, used)| (used == rest.len()).then_some(s));
+            let at = when.map(|s| match s {
+                Stamp::Instant(t) => t,
+                Stamp::TimeOfDay(tod) => {
+                    let midnight = created.0.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
+                    let t = midnight + tod;
+                    Timestamp(if t < created.0 { t + NANOS_PER_DAY } else { t })
+                }
+            });
+            (Some(text(word).into_owned()), at)
+        }
+        None => (None, None),
+    };
+    let happened = !state.as_deref().is_some_and(state_means_not_happened);
+    Some(Effect {
+        kind: text(kind).into_owned(),
+        id: text(id).into_owned(),
+        order,
+        amount,
+        key: f
+            .token(b"key")
+            .or_else(|| f.token(b"idempotency_key"))
+            .map(|k| text(k).into_owned()),
+        state,
+        state_at,
+        happened,
+    })
+}
+
+/// `4500p`: pence.
+fn pence(field: &[u8]) -> Option<i64> {
+    let digits = field.strip_suffix(b"p")?;
+    let (neg, digits) = match digits.strip_prefix(b"-") {
+        Some(d) => (true, d),
+        None => (false, digits),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v: i64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// `amount_p=4500` (GBP pence) or `amount_minor=4500  currency=EUR`.
+fn amount_of(f: &Fields) -> Option<Money> {
+    let int = |v: &[u8]| std::str::from_utf8(v).ok()?.trim().parse::<i64>().ok();
+    if let Some(p) = f.token(b"amount_p").and_then(int) {
+        return Some(Money::new(p, Currency::GBP));
+    }
+    let minor = f.token(b"amount_minor").and_then(int)?;
+    let currency = f
+        .token(b"currency")
+        .and_then(|c| Currency::parse(&text(c)))
+        .unwrap_or(Currency::GBP);
+    Some(Money::new(minor, currency))
+}
+
+fn parse_u32(b: &[u8]) -> Option<u32> {
+    if b.is_empty() || b.len() > 9 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(b).ok()?.parse().ok()
+}
+
+/// Bytes as text; invalid UTF-8 is replaced, never fatal.
+fn text(b: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+#[cfg(test)]
+mod tests;

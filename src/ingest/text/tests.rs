@@ -1,0 +1,293 @@
+use super::*;
+use crate::classify::FailureClass;
+use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
+
+const INCIDENT: &str = include_str!("../../../fixtures/incident-a88214/trace.log");
+
+fn run(text: &str) -> Parsed {
+    parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+}
+
+fn tod(h: i64, m: i64, s: i64, ms: i64) -> Timestamp {
+    Timestamp((h * 3600 + m * 60 + s) * NANOS_PER_SEC + ms * NANOS_PER_MILLI)
+}
+
+fn kinds(p: &Parsed) -> Vec<&EventKind> {
+    p.events.iter().map(|e| &e.kind).collect()
+}
+
+#[test]
+fn parses_the_incident_trace() {
+    let p = run(INCIDENT);
+    assert_eq!(
+        (
+            p.stats.lines,
+            p.stats.events,
+            p.stats.ignored,
+            p.stats.skipped
+        ),
+        (9, 8, 1, 0)
+    );
+    let k = kinds(&p);
+    let call = CallRef {
+        run: "7f3a".into(),
+        step: 4,
+    };
+    match k[0] {
+        EventKind::ToolCall(t) => {
+            assert_eq!(t.call, call);
+            assert_eq!(t.tool, "issue_refund");
+            assert_eq!(t.args["amount_p"], 4500);
+            assert_eq!(t.args_raw, r#"{"order":"A-88214","amount_p":4500}"#);
+        }
+        other => panic!("{other:?}"),
+    }
+    match k[1] {
+        EventKind::Attempt(a) => {
+            assert_eq!(
+                (a.number, a.key.as_deref(), a.method.as_deref()),
+                (1, None, Some("POST"))
+            );
+            assert_eq!(a.call.as_ref(), Some(&call));
+        }
+        other => panic!("{other:?}"),
+    }
+    match k[2] {
+        EventKind::Failure(f) => {
+            assert_eq!(f.class, FailureClass::Ambiguous);
+            assert_eq!(f.error, "urllib3.exceptions.ReadTimeoutError");
+            assert_eq!(f.message, "read timeout=10");
+            assert_eq!(f.attempt, Some(1));
+        }
+        other => panic!("{other:?}"),
+    }
+    match k[4] {
+        EventKind::Response(r) => {
+            assert_eq!(
+                (r.status, r.effect_id.as_deref(), r.replayed, r.attempt),
+                (201, Some("rf_9KQ2"), false, Some(2))
+            );
+            assert_eq!(r.amount, Some(Money::new(4500, Currency::GBP)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(k[5], EventKind::StepEnd(StepEnd { ok: true, .. })));
+    match k[6] {
+        EventKind::Effect(e) => {
+            assert_eq!(
+                (e.kind.as_str(), e.id.as_str(), e.order.as_deref()),
+                ("refund", "rf_8XM1", Some("A-88214"))
+            );
+            assert_eq!(e.amount, Some(Money::new(4500, Currency::GBP)));
+            assert_eq!(e.state.as_deref(), Some("settled"));
+            assert_eq!(e.state_at, Some(tod(14, 2, 22, 884)));
+            assert!(e.happened);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(p.events[6].at, tod(14, 2, 11, 501));
+    assert_eq!(p.events[6].loc.line, 8);
+}
+
+#[test]
+fn date_header_and_flag_date_time_only_lines() {
+    let p = run("# date: 2026-11-03\n14:02:11.402  agent run r  started\n");
+    let day = days_from_civil(2026, 11, 3).unwrap() * NANOS_PER_DAY;
+    assert_eq!(p.events[0].at.0, day + tod(14, 2, 11, 402).0);
+    let opts = ParseOptions {
+        date: chrono::NaiveDate::from_ymd_opt(2026, 11, 4),
+        ..ParseOptions::default()
+    };
+    let p = parse(&mut &b"00:00:01  agent run r  started\n"[..], 0, &opts).unwrap();
+    assert_eq!(
+        p.events[0].at.0,
+        days_from_civil(2026, 11, 4).unwrap() * NANOS_PER_DAY + NANOS_PER_SEC
+    );
+}
+
+#[test]
+fn midnight_rollover_twice_and_sections_restart_the_day() {
+    let p = run(
+        "23:00:00  agent run r  started\n01:00:00  agent run r  crashed\n13:30:00  agent run r  resumed\n\
+         00:30:00  agent run r  crashed\n--- service ---\n23:30:00  refund rf_1  order A  100p\n00:10:00  refund rf_2  order A  100p\n",
+    );
+    let at: Vec<i64> = p.events.iter().map(|e| e.at.0).collect();
+    assert_eq!(at[0], tod(23, 0, 0, 0).0);
+    assert_eq!(at[1], NANOS_PER_DAY + tod(1, 0, 0, 0).0);
+    assert_eq!(at[2], NANOS_PER_DAY + tod(13, 30, 0, 0).0);
+    assert_eq!(at[3], 2 * NANOS_PER_DAY + tod(0, 30, 0, 0).0);
+    assert_eq!(
+        at[4],
+        tod(23, 30, 0, 0).0,
+        "a section starts again from the file's first day"
+    );
+    assert_eq!(at[5], NANOS_PER_DAY + tod(0, 10, 0, 0).0);
+}
+
+#[test]
+fn run_and_step_tokens_override_the_current_call() {
+    let p = run(
+        "10:00:00.000  agent run r1  step 1  tool=t  args={}\n10:00:00.100  agent run r2  step 3  tool=t  args={}\n\
+         10:00:00.120  POST https://x/v1/refunds  (attempt 1)  run=r1  step=1  Idempotency-Key: abc\n\
+         10:00:00.130  POST https://x/v1/refunds  (attempt 1)\n10:00:01.000  201 Created  refund_id=rf_1  run=r1  step=1\n",
+    );
+    let k = kinds(&p);
+    let EventKind::Attempt(a1) = k[2] else {
+        panic!()
+    };
+    assert_eq!(
+        a1.call,
+        Some(CallRef {
+            run: "r1".into(),
+            step: 1
+        })
+    );
+    assert_eq!(a1.key.as_deref(), Some("abc"));
+    let EventKind::Attempt(a2) = k[3] else {
+        panic!()
+    };
+    assert_eq!(
+        a2.call,
+        Some(CallRef {
+            run: "r2".into(),
+            step: 3
+        })
+    );
+    let EventKind::Response(r) = k[4] else {
+        panic!()
+    };
+    assert_eq!(
+        r.call,
+        Some(CallRef {
+            run: "r1".into(),
+            step: 1
+        })
+    );
+}
+
+#[test]
+fn effects_states_and_amounts() {
+    let p = run(
+        "10:00:00  refund rf_7  order A-1  1250p  rejected amount_exceeds_capture\n\
+         10:00:01  refund rf_1  order A-1  4500p  pending\n\
+         10:00:02  charge ch_1  order A-2  amount_minor=1200  currency=eur  captured 2026-11-03T10:00:05Z  key=k1\n\
+         23:59:59  payout po_1  order A-3  100p  settled 00:00:03\n",
+    );
+    let effects: Vec<&Effect> = p
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some(x),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(effects.len(), 4);
+    assert!(!effects[0].happened);
+    assert!(
+        effects[1].happened
+            && effects[1].state.as_deref() == Some("pending")
+            && effects[1].state_at.is_none()
+    );
+    assert_eq!(
+        effects[2].amount,
+        Some(Money::new(1200, Currency::parse("EUR").unwrap()))
+    );
+    assert_eq!(effects[2].key.as_deref(), Some("k1"));
+    assert!(effects[2].state_at.is_some());
+    assert_eq!(
+        effects[3].state_at,
+        Some(Timestamp(NANOS_PER_DAY + 3 * NANOS_PER_SEC))
+    );
+}
+
+#[test]
+fn responses_failures_and_step_ends() {
+    let p = run(
+        "10:00:00  agent run r  step 2  tool=issue_refund  args={\"a\":1}\n10:00:01  POST https://x/v1/refunds  (attempt 1)\n\
+         10:00:02  409 Conflict\n10:00:03  agent run r  step 2  failed  error=409 Conflict\n\
+         10:00:04  requests.exceptions.ConnectionError: Failed to establish a new connection: [Errno 111] Connection refused\n\
+         10:00:05  200 OK  refund_id=rf_9  replayed=true\n",
+    );
+    let k = kinds(&p);
+    let EventKind::Response(r) = k[2] else {
+        panic!()
+    };
+    assert_eq!(
+        (r.status, r.class, r.message.as_str()),
+        (409, FailureClass::Conflict, "Conflict")
+    );
+    let EventKind::StepEnd(s) = k[3] else {
+        panic!()
+    };
+    assert!(!s.ok);
+    assert_eq!(s.error.as_deref(), Some("409 Conflict"));
+    let EventKind::Failure(f) = k[4] else {
+        panic!()
+    };
+    assert_eq!(f.class, FailureClass::Safe);
+    let EventKind::Response(r) = k[5] else {
+        panic!()
+    };
+    assert!(r.replayed);
+}
+
+#[test]
+fn broken_lines_are_skipped_with_a_reason_and_others_ignored() {
+    let p = run(
+        "14:02:xx  agent run\n10:00:00  healthcheck ok  latency_ms=9\n10:00:01  agent run r  step 1  tool=t  args={nope\n\
+         10:00:02  POST https://x/v1/refunds\n\n# a comment\n10:00:03  agent run r  step x  ok\n",
+    );
+    assert_eq!(p.stats.lines, 7);
+    assert_eq!(p.stats.skipped, 4, "{:?}", p.stats.problems);
+    assert_eq!(p.stats.ignored, 3);
+    assert_eq!(p.stats.events, 0);
+    let lines: Vec<u32> = p.stats.problems.iter().map(|x| x.line).collect();
+    assert_eq!(lines, vec![1, 3, 4, 7]);
+    assert!(p.stats.problems[0].reason.contains("timestamp"));
+    assert!(p.stats.problems[1].reason.contains("not JSON"));
+    assert!(p.stats.problems[2].reason.contains("attempt"));
+}
+
+#[test]
+fn full_timestamps_and_invalid_utf8() {
+    let mut bytes = b"2026-11-03T14:02:11.402Z  agent run r\xff  started\n".to_vec();
+    bytes.extend_from_slice(b"2026-11-03 14:02:12+01:00  agent run s  started\r\n");
+    let p = parse(&mut &bytes[..], 0, &ParseOptions::default()).unwrap();
+    assert_eq!(p.stats.events, 2);
+    let EventKind::Run(r) = &p.events[0].kind else {
+        panic!()
+    };
+    assert_eq!(r.run, "r\u{fffd}");
+    assert_eq!(
+        p.events[1].at.0 - p.events[0].at.0,
+        -3600 * NANOS_PER_SEC + 598 * NANOS_PER_MILLI
+    );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn any_bytes_are_accounted_for(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let p = parse(&mut &bytes[..], 0, &ParseOptions::default()).unwrap();
+            prop_assert_eq!(p.stats.lines, p.stats.events + p.stats.ignored + p.stats.skipped);
+        }
+
+        #[test]
+        fn trace_like_lines_are_accounted_for(lines in proptest::collection::vec(
+            prop_oneof![
+                Just("14:02:11.402  agent run 7f3a  step 4  tool=issue_refund  args={\"order\":\"A\"}".to_string()),
+                Just("14:02:11.418  POST https://p/v1/refunds  (attempt 1)".to_string()),
+                Just("--- payments ---".to_string()),
+                "[ -~]{0,40}",
+                "[0-9:. a-z=p_]{0,30}",
+            ], 0..30)) {
+            let text = lines.join("\n");
+            let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
+            prop_assert_eq!(p.stats.lines, p.stats.events + p.stats.ignored + p.stats.skipped);
+        }
+    }
+}
