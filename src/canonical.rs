@@ -1,16 +1,19 @@
 //! Canonical arguments and the reference idempotency key (SPEC §4).
 //!
-//! Two spellings matter. The *canonical form* groups attempts into logical calls and compares
-//! payloads: keys sorted at every depth, no whitespace, integral floats as integers. The
-//! *Python form* reproduces `json.dumps(args, sort_keys=True, separators=(",", ":"))`
-//! byte for byte (floats as Python's `repr`, non-ASCII as `\uXXXX`), so that
-//! [`reference_key`] equals the key an agent computes with the write-up's function.
+//! Two spellings matter. The *Python form* reproduces
+//! `json.dumps(args, sort_keys=True, separators=(",", ":"))` byte for byte (floats as
+//! Python's `repr`, non-ASCII as `\uXXXX`), so that [`reference_key`] equals the key an agent
+//! computes with the write-up's function. The *canonical form* groups attempts into logical
+//! calls and compares payloads: the Python form after the integral-float rule (`4500.0` is
+//! written `4500`), so that it is also exactly what `key --normalize` hashes.
+//! `scripts/key_vectors.py` computes both in Python; `tests/key_vectors.rs` checks them.
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
-/// The canonical form: sorted keys, no whitespace, `4500.0` written `4500`.
+/// The canonical form: sorted keys, no whitespace, `4500.0` written `4500` (integral floats
+/// below 2^53, where every integer is exactly a float), non-ASCII escaped as Python does.
 pub fn canonical(value: &Value) -> String {
     let mut out = String::new();
     write_value(value, &mut out, Style::Canonical);
@@ -54,7 +57,7 @@ fn write_value(value: &Value, out: &mut String, style: Style) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => write_number(&n.to_string(), out, style),
-        Value::String(s) => write_string(s, out, style),
+        Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -73,7 +76,7 @@ fn write_value(value: &Value, out: &mut String, style: Style) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_string(k, out, style);
+                write_string(k, out);
                 out.push(':');
                 write_value(v, out, style);
             }
@@ -87,6 +90,10 @@ pub fn is_float_literal(text: &str) -> bool {
     text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
 }
 
+/// 2^53: below it every integral float is an exact integer (Python's `normalize` in
+/// `scripts/key_vectors.py` uses the same bound).
+const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+
 fn write_number(text: &str, out: &mut String, style: Style) {
     if !is_float_literal(text) {
         // Python's int() drops a minus sign on zero; JSON forbids other leading zeros.
@@ -99,7 +106,7 @@ fn write_number(text: &str, out: &mut String, style: Style) {
         return;
     }
     let f: f64 = text.parse().unwrap_or(f64::NAN);
-    if style == Style::Canonical && f.is_finite() && f.fract() == 0.0 && f.abs() < 9.007e15 {
+    if style == Style::Canonical && f.is_finite() && f.fract() == 0.0 && f.abs() < MAX_EXACT {
         let _ = write!(out, "{}", f as i64);
         return;
     }
@@ -153,7 +160,7 @@ pub fn python_float_repr(f: f64) -> String {
     out
 }
 
-fn write_string(s: &str, out: &mut String, style: Style) {
+fn write_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -168,7 +175,7 @@ fn write_string(s: &str, out: &mut String, style: Style) {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
             // Python's ensure_ascii escapes everything outside ' '..='~', DEL included.
-            c if style == Style::Python && (c as u32) >= 0x7f => {
+            c if (c as u32) >= 0x7f => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
                     let _ = write!(out, "\\u{unit:04x}");

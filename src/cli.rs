@@ -15,10 +15,47 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Audit the inputs with every rule (the main job).
     Scan(ScanArgs),
+    /// Print the reference idempotency key of a logical call.
+    Key(KeyArgs),
+    /// List every rule: id, default severity, one line.
+    Rules,
+    /// Print a rule's full explanation.
+    Explain(ExplainArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct KeyArgs {
+    /// The run id (survives crashes: from the run's persisted state).
+    #[arg(long)]
+    pub run: String,
+    /// The step number.
+    #[arg(long)]
+    pub step: u32,
+    /// The tool name.
+    #[arg(long)]
+    pub tool: String,
+    /// The tool arguments as JSON.
+    #[arg(long, value_name = "JSON")]
+    pub args: String,
+    /// Print the canonical arguments that are hashed instead of the key.
+    #[arg(long)]
+    pub canonical: bool,
+    /// Write integral floats as integers (`4500.0` -> `4500`) before hashing, and say on
+    /// standard error when that changed the key.
+    #[arg(long)]
+    pub normalize: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExplainArgs {
+    /// A rule id, as `idem-audit rules` lists them.
+    pub rule: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -68,6 +105,10 @@ pub struct InputArgs {
     #[arg(long, value_name = "RULE=LEVEL")]
     pub severity: Vec<String>,
 
+    /// Check keys against a derivation scheme (enables `key-not-derived`).
+    #[arg(long, value_enum, value_name = "SCHEME")]
+    pub key_scheme: Option<KeyScheme>,
+
     /// Exit 2 when any line could not be parsed (after the report is written).
     #[arg(long)]
     pub strict: bool,
@@ -106,6 +147,13 @@ pub enum InputFormat {
     Csv,
     Otlp,
     Records,
+}
+
+/// How agents are expected to derive their keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeyScheme {
+    /// The write-up's `idempotency_key(run, step, tool, args)` (`idem-audit key`).
+    RunStepToolArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

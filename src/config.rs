@@ -1,7 +1,7 @@
 //! The validated configuration the rest of the program trusts: flags parsed into typed
 //! values with errors that name the flag and what it expects.
 
-use crate::cli::{InputArgs, InputFormat};
+use crate::cli::{InputArgs, InputFormat, KeyScheme};
 use crate::correlate::CorrelateOptions;
 use crate::ingest::{Format, ParseOptions};
 use crate::rules::{self, Level, Settings};
@@ -46,6 +46,10 @@ impl AuditConfig {
             })?;
             settings.levels.insert(rule.to_string(), level);
         }
+        settings.key_scheme = a.key_scheme.map(|k| match k {
+            KeyScheme::RunStepToolArgs => rules::KeyScheme::RunStepToolArgs,
+        });
+        enable_key_scheme_rule(&mut settings)?;
         let csv_map = a
             .csv_map
             .iter()
@@ -100,6 +104,26 @@ impl AuditConfig {
     }
 }
 
+/// `key-not-derived` runs when a key scheme is declared (unless turned off), and cannot run
+/// without one: asking for it by severity alone is a mistake worth saying so.
+fn enable_key_scheme_rule(settings: &mut Settings) -> Result<(), String> {
+    let id = "key-not-derived";
+    match (settings.key_scheme, settings.levels.get(id)) {
+        (Some(_), None) => {
+            if let Some(rule) = rules::find(id) {
+                settings
+                    .levels
+                    .insert(id.to_string(), Level::On(rule.default_severity));
+            }
+            Ok(())
+        }
+        (None, Some(Level::On(_))) => Err(format!(
+            "--severity {id}: the rule needs a key scheme; add --key-scheme run-step-tool-args"
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn duration(flag: &str, text: &str) -> Result<Duration, String> {
     Duration::parse(text).map_err(|e| format!("{flag} {text}: {e}"))
 }
@@ -136,4 +160,79 @@ pub fn parse_offset(text: &str) -> Option<FixedOffset> {
         return None;
     }
     FixedOffset::east_opt(sign * (h * 3600 + m * 60))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::finding::Severity;
+    use clap::Parser;
+
+    fn config(flags: &[&str]) -> Result<AuditConfig, String> {
+        let mut argv = vec!["idem-audit", "scan", "x.log"];
+        argv.extend_from_slice(flags);
+        let Command::Scan(args) = Cli::try_parse_from(argv)
+            .map_err(|e| e.to_string())?
+            .command
+        else {
+            unreachable!("scan parses as scan")
+        };
+        AuditConfig::from_args(&args.input)
+    }
+
+    #[test]
+    fn severity_overrides_including_off() {
+        let c = config(&[
+            "--severity",
+            "unkeyed-retry=off",
+            "--severity",
+            "key-per-attempt=INFO",
+        ])
+        .unwrap();
+        assert_eq!(c.rules.levels["unkeyed-retry"], Level::Off);
+        assert_eq!(c.rules.levels["key-per-attempt"], Level::On(Severity::Info));
+        let rule = rules::find("unkeyed-retry").unwrap();
+        assert_eq!(c.rules.level_of(rule), Level::Off);
+    }
+
+    #[test]
+    fn bad_severity_overrides_name_the_problem() {
+        let e = config(&["--severity", "nope=off"]).unwrap_err();
+        assert!(
+            e.contains("unknown rule `nope`") && e.contains("key-per-attempt"),
+            "{e}"
+        );
+        let e = config(&["--severity", "unkeyed-retry=loud"]).unwrap_err();
+        assert!(e.contains("unknown level `loud`"), "{e}");
+        let e = config(&["--severity", "unkeyed-retry"]).unwrap_err();
+        assert!(e.contains("expected RULE=LEVEL"), "{e}");
+    }
+
+    #[test]
+    fn key_scheme_enables_key_not_derived() {
+        let rule = rules::find("key-not-derived").unwrap();
+        assert_eq!(config(&[]).unwrap().rules.level_of(rule), Level::Off);
+        let c = config(&["--key-scheme", "run-step-tool-args"]).unwrap();
+        assert_eq!(c.rules.key_scheme, Some(rules::KeyScheme::RunStepToolArgs));
+        assert_eq!(c.rules.level_of(rule), Level::On(Severity::Warning));
+        let c = config(&[
+            "--key-scheme",
+            "run-step-tool-args",
+            "--severity",
+            "key-not-derived=error",
+        ])
+        .unwrap();
+        assert_eq!(c.rules.level_of(rule), Level::On(Severity::Error));
+        let c = config(&[
+            "--key-scheme",
+            "run-step-tool-args",
+            "--severity",
+            "key-not-derived=off",
+        ])
+        .unwrap();
+        assert_eq!(c.rules.level_of(rule), Level::Off);
+        let e = config(&["--severity", "key-not-derived=warning"]).unwrap_err();
+        assert!(e.contains("--key-scheme"), "{e}");
+    }
 }

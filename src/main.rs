@@ -9,6 +9,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Scan(args) => cmd::scan::run(args),
+        Command::Key(args) => cmd::key::run(args),
+        Command::Rules => cmd::rules::run(),
+        Command::Explain(args) => cmd::explain::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,5 +1,8 @@
 //! One module per subcommand, each with a `run` that returns the exit status.
 
+pub mod explain;
+pub mod key;
+pub mod rules;
 pub mod scan;
 
 use std::io::{self, Write};

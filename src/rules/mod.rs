@@ -2,12 +2,22 @@
 //! explanation beside its check; `rules` and `explain` print from this same list, so a rule
 //! cannot run without being documented.
 
+mod conflict_as_failure;
 mod duplicate_effect;
 mod effect_after_timeout;
+mod key_not_derived;
+mod key_not_enforced;
+mod key_payload_mismatch;
+mod key_per_attempt;
+mod model_supplied_key;
+mod noncanonical_args;
+mod retry_non_retryable;
 mod unattributed_effect;
 mod unkeyed_retry;
 
 pub mod support;
+#[cfg(test)]
+mod testkit;
 
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
@@ -36,6 +46,14 @@ pub fn registry() -> &'static [&'static Rule] {
 static REGISTRY: &[&Rule] = &[
     &duplicate_effect::RULE,
     &unkeyed_retry::RULE,
+    &key_per_attempt::RULE,
+    &key_not_enforced::RULE,
+    &key_payload_mismatch::RULE,
+    &model_supplied_key::RULE,
+    &noncanonical_args::RULE,
+    &retry_non_retryable::RULE,
+    &conflict_as_failure::RULE,
+    &key_not_derived::RULE,
     &effect_after_timeout::RULE,
     &unattributed_effect::RULE,
 ];
@@ -69,6 +87,15 @@ pub struct Settings {
     pub stuck_after: Duration,
     /// `--severity RULE=LEVEL` overrides.
     pub levels: BTreeMap<String, Level>,
+    /// `--key-scheme`: how agents are expected to derive keys (`key-not-derived`).
+    pub key_scheme: Option<KeyScheme>,
+}
+
+/// A declared key derivation that `key-not-derived` checks keys against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyScheme {
+    /// The write-up's `idempotency_key(run, step, tool, args)`: see [`crate::canonical`].
+    RunStepToolArgs,
 }
 
 impl Default for Settings {
@@ -78,6 +105,7 @@ impl Default for Settings {
             decision_window: Duration::from_secs(24 * 3600),
             stuck_after: Duration::from_secs(5 * 60),
             levels: BTreeMap::new(),
+            key_scheme: None,
         }
     }
 }
@@ -132,5 +160,100 @@ mod tests {
                 );
             }
         }
+    }
+
+    use crate::finding::Cause;
+    use testkit::{Trace, with_level};
+
+    /// The issue's trace: a refund retried twice, a fresh key on every attempt, a service
+    /// that does not dedupe (`fixed`: one key, and the service replays).
+    fn refund_retried_twice(fixed: bool) -> Trace {
+        let key = |n: &'static str| Some(if fixed { "k-fixed" } else { n });
+        let args = r#"{"order":"A-88214","amount_p":4500}"#;
+        let mut t = Trace::new();
+        t.tool_call(0, "7f3a", 4, "issue_refund", args)
+            .attempt(16, "7f3a", 4, 1, key("k1"))
+            .timeout(10_016, "7f3a", 4)
+            .refund(99, "rf_1", "A-88214", 4500, None)
+            .attempt(10_500, "7f3a", 4, 2, key("k2"))
+            .timeout(20_500, "7f3a", 4)
+            .attempt(21_500, "7f3a", 4, 3, key("k3"));
+        if fixed {
+            t.created(22_600, "7f3a", 4, "rf_1", true);
+        } else {
+            t.refund(10_600, "rf_2", "A-88214", 4500, None)
+                .refund(21_600, "rf_3", "A-88214", 4500, None)
+                .created(22_600, "7f3a", 4, "rf_3", false);
+        }
+        t.step_end(22_610, "7f3a", 4, None);
+        t
+    }
+
+    #[test]
+    fn a_fresh_key_per_attempt_duplicates_and_is_named() {
+        let found = refund_retried_twice(false).run_all(&Settings::default());
+        let per_attempt: Vec<_> = found
+            .iter()
+            .filter(|f| f.rule == "key-per-attempt")
+            .collect();
+        assert_eq!(per_attempt.len(), 1);
+        let dup: Vec<_> = found
+            .iter()
+            .filter(|f| f.rule == "duplicate-effect")
+            .collect();
+        assert_eq!(dup.len(), 1);
+        assert_eq!(dup[0].cause, Some(Cause::ClientRetry));
+        let ids: Vec<&str> = dup[0].effects.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["rf_1", "rf_2", "rf_3"]);
+        assert_eq!(dup[0].excess_minor, Some(2 * 4500));
+        assert!(!found.iter().any(|f| f.rule == "key-not-enforced"));
+    }
+
+    #[test]
+    fn the_fixed_trace_yields_neither() {
+        let found = refund_retried_twice(true).run_all(&Settings::default());
+        for rule in [
+            "key-per-attempt",
+            "duplicate-effect",
+            "key-not-enforced",
+            "unkeyed-retry",
+        ] {
+            assert!(!found.iter().any(|f| f.rule == rule), "{rule}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn severity_overrides_change_or_disable_a_rule() {
+        let t = refund_retried_twice(false);
+        let off = t.run_all(&with_level("key-per-attempt", Level::Off));
+        assert!(!off.iter().any(|f| f.rule == "key-per-attempt"));
+        assert!(off.iter().any(|f| f.rule == "duplicate-effect"));
+        let info = t.run_all(&with_level("key-per-attempt", Level::On(Severity::Info)));
+        let f = info.iter().find(|f| f.rule == "key-per-attempt").unwrap();
+        assert_eq!(f.severity, Severity::Info);
+        assert_eq!(Level::parse("OFF"), Some(Level::Off));
+        assert_eq!(Level::parse("warn"), Some(Level::On(Severity::Warning)));
+        assert_eq!(Level::parse("loud"), None);
+    }
+
+    #[test]
+    fn key_not_derived_runs_only_when_enabled() {
+        let rule = find("key-not-derived").unwrap();
+        assert_eq!(Settings::default().level_of(rule), Level::Off);
+        let t = refund_retried_twice(true);
+        let scheme = Settings {
+            key_scheme: Some(KeyScheme::RunStepToolArgs),
+            ..with_level("key-not-derived", Level::On(Severity::Warning))
+        };
+        assert!(
+            t.run_all(&scheme)
+                .iter()
+                .any(|f| f.rule == "key-not-derived")
+        );
+        assert!(
+            !t.run_all(&Settings::default())
+                .iter()
+                .any(|f| f.rule == "key-not-derived")
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! and the phrases messages are built from. No rule-specific logic here.
 
 use crate::classify::FailureClass;
-use crate::correlate::{AttemptRec, Dispatch, EffectRec, Model, OutcomeKind};
+use crate::correlate::{AttemptRec, Dispatch, EffectRec, LogicalCall, Model, OutcomeKind};
 use crate::event::Loc;
 use crate::finding::{EffectRef, Finding};
 use crate::money::Money;
@@ -104,5 +104,45 @@ pub fn settled_text(e: &EffectRec) -> String {
         (Some(state), Some(at)) => format!("{state} at {at}"),
         (Some(state), None) => state.clone(),
         _ => format!("created at {}", e.created),
+    }
+}
+
+/// A finding about one logical call, with its run, step, tool and order filled in.
+pub fn call_finding(
+    rule: &super::Rule,
+    model: &Model,
+    call: &LogicalCall,
+    message: String,
+) -> Finding {
+    let mut f = Finding::new(rule.id, rule.default_severity, message);
+    f.run = Some(call.run.clone());
+    f.step = Some(call.step);
+    f.tool = Some(call.tool.clone()).filter(|t| !t.is_empty());
+    f.order = call
+        .dispatches
+        .iter()
+        .find_map(|&d| model.dispatches[d].order.clone());
+    f
+}
+
+/// Every attempt of a call in time order (its dispatches are already in time order).
+pub fn call_attempts<'m>(model: &'m Model, call: &LogicalCall) -> Vec<&'m AttemptRec> {
+    call.dispatches
+        .iter()
+        .flat_map(|&d| &model.dispatches[d].attempts)
+        .collect()
+}
+
+/// Does the dispatch carry the arguments the agent gave (rather than an implied, empty call)?
+pub fn has_args(d: &Dispatch) -> bool {
+    d.loc.is_some() || !d.args.is_null()
+}
+
+/// A list for messages: `a`, `a and b`, `a, b and c`.
+pub fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }

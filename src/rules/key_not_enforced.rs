@@ -1,0 +1,147 @@
+//! `key-not-enforced`: two effects carry one idempotency key, or came from attempts that sent
+//! the same key: the client did its part and the service ignored the header.
+
+use super::support::{amount_text, attempt_evidence, call_finding, set_effects};
+use super::{Rule, Settings};
+use crate::correlate::Model;
+use crate::finding::{Finding, Severity};
+use std::collections::BTreeMap;
+
+pub static RULE: Rule = Rule {
+    id: "key-not-enforced",
+    default_severity: Severity::Error,
+    default_enabled: true,
+    summary: "two effects carry the same idempotency key, or came from attempts with the same key: the service does not enforce it",
+    explanation: r#"## What it does
+Groups the effects that happened by their idempotency key: the key the service logged with
+the effect, else the key of the attempt the effect was matched to. Two or more distinct
+effects of one kind under one key are reported, once per key.
+
+## Why is this bad
+A header is a request for cooperation. The client sent the same key on every attempt, which
+is exactly right, and the service performed the effect again anyway: the deduplication the
+team believes in does not exist, and every ambiguous timeout is a duplicate waiting to
+happen.
+
+## How to fix
+Enforce the key in the service that performs the effect: insert a row into an
+`idempotency_records` table under a unique constraint on the key *before* the effect, answer
+a duplicate with the stored response (or a 409 while the first is still in progress), and
+check that the gateway in front of it forwards the header. Where the downstream has no
+idempotency support, keep a local ledger row under a unique constraint before the call.
+
+## Example
+```
+14:02:11.418  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=21f4d595...
+14:02:21.418  urllib3.exceptions.ReadTimeoutError: read timeout=10
+14:02:21.930  POST https://payments.internal/v1/refunds  (attempt 2)  idempotency_key=21f4d595...
+14:02:23.107  201 Created  refund_id=rf_9KQ2
+--- payments service, same window ---
+14:02:11.501  refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884
+14:02:23.088  refund rf_9KQ2  order A-88214  4500p  settled 14:02:34.010
+```
+Both attempts carried one key and the service refunded twice.
+"#,
+    check,
+};
+
+fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    let mut by_key: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    for (i, e) in model.effects.iter().enumerate() {
+        if !e.happened {
+            continue;
+        }
+        let key = e
+            .key
+            .as_deref()
+            .or_else(|| e.matched.and_then(|m| model.attempt(m).key.as_deref()));
+        if let Some(k) = key {
+            by_key.entry((e.kind.as_str(), k)).or_default().push(i);
+        }
+    }
+    for ((kind, key), effects) in by_key {
+        if effects.len() < 2 {
+            continue;
+        }
+        let first_attempt = effects
+            .iter()
+            .filter_map(|&i| model.effects[i].matched)
+            .min();
+        let mut f = match first_attempt {
+            Some(id) => {
+                let call = &model.calls[model.dispatches[id.dispatch].logical];
+                call_finding(&RULE, model, call, String::new())
+            }
+            None => Finding::new(RULE.id, RULE.default_severity, String::new()),
+        };
+        f.key = Some(key.to_string());
+        for (_, a) in model
+            .attempts()
+            .filter(|(_, a)| a.key.as_deref() == Some(key))
+        {
+            attempt_evidence(a, &mut f.evidence);
+        }
+        set_effects(&mut f, model, effects);
+        let ids: Vec<&str> = f.effects.iter().map(|e| e.id.as_str()).collect();
+        f.message = format!(
+            "{} {kind}s were made under one idempotency key {key} ({}): the service does not enforce the key, excess {}",
+            ids.len(),
+            ids.join(", "),
+            amount_text(f.excess())
+        );
+        out.push(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::Trace;
+
+    const ARGS: &str = r#"{"order":"A-1","amount_p":4500}"#;
+
+    fn retried(service_dedupes: bool) -> Trace {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .attempt(10, "r", 4, 1, Some("k1"))
+            .timeout(10_010, "r", 4)
+            .attempt(10_500, "r", 4, 2, Some("k1"))
+            .refund(100, "rf_1", "A-1", 4500, None);
+        if service_dedupes {
+            t.created(11_000, "r", 4, "rf_1", true);
+        } else {
+            t.created(11_000, "r", 4, "rf_2", false)
+                .refund(10_900, "rf_2", "A-1", 4500, None);
+        }
+        t
+    }
+
+    #[test]
+    fn one_key_two_refunds_is_reported() {
+        let found = retried(false).check(&RULE);
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(f.key.as_deref(), Some("k1"));
+        let ids: Vec<&str> = f.effects.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["rf_1", "rf_2"]);
+        assert_eq!(f.excess_minor, Some(4500));
+        assert_eq!(f.run.as_deref(), Some("r"));
+    }
+
+    #[test]
+    fn a_replay_is_enforcement() {
+        assert!(retried(true).check(&RULE).is_empty());
+    }
+
+    #[test]
+    fn effects_logging_the_same_key_without_a_client_trace() {
+        let mut t = Trace::new();
+        t.refund(0, "rf_1", "A-1", 4500, Some("kk"))
+            .refund(60_000, "rf_2", "A-1", 4500, Some("kk"))
+            .refund(60_000, "rf_3", "A-1", 4500, Some("other"));
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].effects.len(), 2);
+        assert_eq!(found[0].run, None);
+    }
+}

@@ -1,0 +1,244 @@
+//! `key-payload-mismatch`: one idempotency key sent with two different canonical payloads, or
+//! a keyed request the service rejected for its key (422, or a 400 naming the key).
+
+use super::support::{and_list, attempt_evidence, call_finding, has_args};
+use super::{Rule, Settings};
+use crate::correlate::{AttemptId, Model, Outcome, OutcomeKind};
+use crate::finding::{Finding, Severity};
+use std::collections::BTreeMap;
+
+pub static RULE: Rule = Rule {
+    id: "key-payload-mismatch",
+    default_severity: Severity::Error,
+    default_enabled: true,
+    summary: "one idempotency key was sent with two different canonical payloads (the service should answer 422)",
+    explanation: r#"## What it does
+Groups keyed attempts by their `Idempotency-Key` and reports a key that was sent for two
+different requests: two tools, or two different canonical argument sets (keys sorted,
+`4500.0` read as `4500`, so spelling alone never counts). Also reports a keyed request the
+service refused because of its key: a 422, or a 400 whose message names the idempotency key.
+One finding per key.
+
+## Why is this bad
+A key names one logical action. Reusing it for a different body is a client bug (a key
+derived from too little: only the order, only the run) or an attack, and it means two
+logically different actions collide: a service that enforces keys returns the first
+action's stored response and silently drops the second; one that checks the request hash
+answers 422. Either way an intended effect did not happen. This is the conflict rate the
+write-up says must be zero.
+
+## How to fix
+Derive the key from everything that identifies the action: run, step, tool and the canonical
+arguments (`idem-audit key`). Never reuse a key for a retry whose arguments the model
+changed: that is a new logical call and needs its own key.
+
+## Example
+```
+10:00:00.000  agent run r1  step 2  tool=issue_refund  args={"order":"A-1","amount_p":1000}
+10:00:00.010  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=ord-A-1
+10:05:00.000  agent run r1  step 3  tool=issue_refund  args={"order":"A-1","amount_p":2500}
+10:05:00.010  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=ord-A-1
+10:05:00.200  422 Unprocessable Entity  idempotency key reused with a different request body
+```
+The key is derived from the order alone, so the second refund collides with the first.
+"#,
+    check,
+};
+
+fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    let mut by_key: BTreeMap<&str, Vec<AttemptId>> = BTreeMap::new();
+    for (id, a) in model.attempts() {
+        if let Some(k) = a.key.as_deref() {
+            by_key.entry(k).or_default().push(id);
+        }
+    }
+    for (key, attempts) in by_key {
+        // Distinct requests under this key, in first-sent order.
+        let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
+        for id in &attempts {
+            let d = &model.dispatches[id.dispatch];
+            if has_args(d)
+                && !payloads
+                    .iter()
+                    .any(|p| (p.0, p.1) == (&d.tool, &d.canonical))
+            {
+                payloads.push((&d.tool, &d.canonical, id.dispatch));
+            }
+        }
+        let rejected: Vec<AttemptId> = attempts
+            .iter()
+            .copied()
+            .filter(|&id| model.attempt(id).outcome.as_ref().is_some_and(rejects_key))
+            .collect();
+        if payloads.len() < 2 && rejected.is_empty() {
+            continue;
+        }
+        let mut parts = Vec::new();
+        if payloads.len() >= 2 {
+            let shown: Vec<String> = payloads
+                .iter()
+                .map(|(tool, canonical, d)| {
+                    let step = model.dispatches[*d].call.step;
+                    format!("step {step} {tool} {canonical}")
+                })
+                .collect();
+            parts.push(format!(
+                "was sent with {} different payloads ({})",
+                payloads.len(),
+                and_list(&shown)
+            ));
+        }
+        if let Some(&first) = rejected.first() {
+            let o = model.attempt(first).outcome.as_ref().map(Outcome::describe);
+            parts.push(format!(
+                "was refused by the service ({})",
+                o.unwrap_or_default()
+            ));
+        }
+        let message = format!(
+            "idempotency key {key} {}: two different actions collide on one key",
+            parts.join(" and ")
+        );
+        let head = rejected.first().copied().unwrap_or(attempts[0]);
+        let call = &model.calls[model.dispatches[head.dispatch].logical];
+        let mut f = call_finding(&RULE, model, call, message);
+        f.key = Some(key.to_string());
+        for &id in &attempts {
+            f.evidence.extend(model.dispatches[id.dispatch].loc);
+            attempt_evidence(model.attempt(id), &mut f.evidence);
+        }
+        out.push(f);
+    }
+}
+
+/// A 422, or a 400 whose text names the idempotency key: the service's request-hash check.
+fn rejects_key(o: &Outcome) -> bool {
+    let (status, text) = match &o.kind {
+        OutcomeKind::Response {
+            status, message, ..
+        } => (Some(*status), message.as_str()),
+        OutcomeKind::Failure { message, .. } => (leading_status(message), message.as_str()),
+    };
+    match status {
+        Some(422) => true,
+        Some(400) => names_the_key(text),
+        _ => false,
+    }
+}
+
+fn names_the_key(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.contains("idempotency") || lower.contains("idempotent")
+}
+
+/// `422 Client Error: ...` (how `requests` words an HTTPError) → 422.
+fn leading_status(text: &str) -> Option<u16> {
+    let t = text.trim_start();
+    let digits = t.get(..3)?;
+    let after = t[3..].chars().next();
+    (digits.bytes().all(|b| b.is_ascii_digit()) && after.is_none_or(|c| !c.is_ascii_alphanumeric()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::Trace;
+
+    #[test]
+    fn one_key_two_payloads() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "r",
+            2,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":1000}"#,
+        )
+        .attempt(10, "r", 2, 1, Some("ord-A-1"))
+        .created(200, "r", 2, "rf_1", false)
+        .tool_call(
+            1000,
+            "r",
+            3,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":2500}"#,
+        )
+        .attempt(1010, "r", 3, 1, Some("ord-A-1"))
+        .created(1200, "r", 3, "rf_1", true);
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("2 different payloads"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(found[0].key.as_deref(), Some("ord-A-1"));
+    }
+
+    #[test]
+    fn a_422_or_a_400_naming_the_key_answered_to_a_keyed_request() {
+        for (status, text) in [
+            (422, "Unprocessable Entity"),
+            (400, "Bad Request  Idempotency key already used"),
+        ] {
+            let mut t = Trace::new();
+            t.tool_call(
+                0,
+                "r",
+                2,
+                "issue_refund",
+                r#"{"order":"A-1","amount_p":1000}"#,
+            )
+            .attempt(10, "r", 2, 1, Some("k"))
+            .response(200, "r", 2, status, text);
+            let found = t.check(&RULE);
+            assert_eq!(found.len(), 1, "{status}");
+            assert!(found[0].message.contains("refused"), "{}", found[0].message);
+        }
+    }
+
+    #[test]
+    fn same_payload_respelled_a_plain_400_or_an_unkeyed_422_are_not_mismatches() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "r",
+            2,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":1000}"#,
+        )
+        .attempt(10, "r", 2, 1, Some("k"))
+        .timeout(10_010, "r", 2)
+        .tool_call(
+            11_000,
+            "r",
+            2,
+            "issue_refund",
+            r#"{"amount_p":1000.0,"order":"A-1"}"#,
+        )
+        .attempt(11_010, "r", 2, 1, Some("k"))
+        .response(11_200, "r", 2, 400, "Bad Request  amount must be positive")
+        .tool_call(
+            20_000,
+            "r",
+            3,
+            "issue_refund",
+            r#"{"order":"A-2","amount_p":1}"#,
+        )
+        .attempt(20_010, "r", 3, 1, None)
+        .response(20_200, "r", 3, 422, "Unprocessable Entity");
+        assert!(t.check(&RULE).is_empty());
+    }
+
+    #[test]
+    fn http_error_failures_carry_their_status_in_the_message() {
+        assert_eq!(
+            leading_status("422 Client Error: Unprocessable Entity"),
+            Some(422)
+        );
+        assert_eq!(leading_status("4220 things"), None);
+        assert_eq!(leading_status("ok"), None);
+    }
+}

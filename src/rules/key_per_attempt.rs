@@ -1,0 +1,150 @@
+//! `key-per-attempt`: the attempts of one logical call carry different idempotency keys, so
+//! the key is minted inside the retry loop and deduplicates nothing.
+
+use super::support::{and_list, attempt_evidence, call_finding};
+use super::{Rule, Settings};
+use crate::correlate::Model;
+use crate::finding::{Finding, Severity};
+use std::collections::BTreeMap;
+
+pub static RULE: Rule = Rule {
+    id: "key-per-attempt",
+    default_severity: Severity::Error,
+    default_enabled: true,
+    summary: "attempts of one logical call carry different idempotency keys: the key is minted inside the retry loop",
+    explanation: r#"## What it does
+Finds logical calls (run, step, tool, canonical arguments) whose attempts carry two or more
+different `Idempotency-Key` values between two resumes of the run (a key that changes across
+a resume is `resume-key-drift`). Reported even when the call produced only one effect: the
+habit is the defect, and the next timeout turns it into a duplicate.
+
+## Why is this bad
+The service deduplicates by key. A key generated per attempt (`uuid4()` next to the request
+builder) makes every retry a new request, so an attempt that timed out after the effect
+landed is performed again, exactly as if no key had been sent.
+
+## How to fix
+Compute the key once per logical call, outside the retry loop, from what stays constant
+across attempts: the run id (persisted state), the step, the tool and the canonical
+arguments (`idem-audit key` prints the reference derivation). Send the same value on every
+attempt.
+
+## Example
+```
+14:02:11.418  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=0b6e...
+14:02:21.418  urllib3.exceptions.ReadTimeoutError: read timeout=10
+14:02:21.930  POST https://payments.internal/v1/refunds  (attempt 2)  idempotency_key=c41d...
+```
+Attempt 2 carries a fresh key, so the service refunds again.
+"#,
+    check,
+};
+
+/// How many keys a message lists before saying "and N more".
+const KEYS_SHOWN: usize = 4;
+
+fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    for call in &model.calls {
+        // Between two resumes; across a resume the drift is another rule's finding.
+        let mut by_segment: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for &d in &call.dispatches {
+            by_segment
+                .entry(model.dispatches[d].segment)
+                .or_default()
+                .push(d);
+        }
+        for dispatches in by_segment.values() {
+            let keyed: Vec<_> = dispatches
+                .iter()
+                .flat_map(|&d| &model.dispatches[d].attempts)
+                .filter(|a| a.key.is_some())
+                .collect();
+            let mut keys: Vec<&str> = Vec::new();
+            for a in &keyed {
+                let k = a.key.as_deref().unwrap_or_default();
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+            if keys.len() < 2 {
+                continue;
+            }
+            let mut shown: Vec<String> = keys
+                .iter()
+                .take(KEYS_SHOWN)
+                .map(|k| k.to_string())
+                .collect();
+            if keys.len() > KEYS_SHOWN {
+                shown.push(format!("{} more", keys.len() - KEYS_SHOWN));
+            }
+            let message = format!(
+                "{} attempts of one call carried {} different keys ({}): the key is minted per attempt, so every retry is a new request to the service",
+                keyed.len(),
+                keys.len(),
+                and_list(&shown)
+            );
+            let mut f = call_finding(&RULE, model, call, message);
+            f.key = Some(keys[0].to_string());
+            for &d in dispatches {
+                f.evidence.extend(model.dispatches[d].loc);
+            }
+            for a in keyed {
+                attempt_evidence(a, &mut f.evidence);
+            }
+            out.push(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Lifecycle;
+    use crate::rules::testkit::Trace;
+
+    const ARGS: &str = r#"{"order":"A-1","amount_p":4500}"#;
+
+    #[test]
+    fn a_fresh_key_per_attempt_is_reported_even_with_one_effect() {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .attempt(10, "r", 4, 1, Some("k1"))
+            .timeout(10_010, "r", 4)
+            .attempt(10_500, "r", 4, 2, Some("k2"))
+            .created(11_000, "r", 4, "rf_1", false)
+            .refund(10_900, "rf_1", "A-1", 4500, None);
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].key.as_deref(), Some("k1"));
+        assert!(
+            found[0].message.contains("k1 and k2"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(found[0].step, Some(4));
+    }
+
+    #[test]
+    fn one_key_across_attempts_or_across_a_resume_is_not_reported() {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .attempt(10, "r", 4, 1, Some("k1"))
+            .timeout(10_010, "r", 4)
+            .attempt(10_500, "r", 4, 2, Some("k1"))
+            .run_event(20_000, "r", Lifecycle::Crashed)
+            .run_event(30_000, "r", Lifecycle::Resumed)
+            .tool_call(30_100, "r", 4, "issue_refund", ARGS)
+            .attempt(30_200, "r", 4, 1, Some("k2"));
+        assert!(t.check(&RULE).is_empty());
+    }
+
+    #[test]
+    fn unkeyed_attempts_are_not_a_second_key() {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .attempt(10, "r", 4, 1, None)
+            .timeout(10_010, "r", 4)
+            .attempt(10_500, "r", 4, 2, Some("k1"));
+        assert!(t.check(&RULE).is_empty());
+    }
+}

@@ -1,0 +1,180 @@
+//! `model-supplied-key`: the idempotency key an attempt sent is a value the model wrote into
+//! the tool arguments, rather than one derived from the request that started the run.
+
+use super::support::{attempt_evidence, call_finding, has_args};
+use super::{Rule, Settings};
+use crate::correlate::Model;
+use crate::finding::{Finding, Severity};
+use serde_json::Value;
+
+pub static RULE: Rule = Rule {
+    id: "model-supplied-key",
+    default_severity: Severity::Warning,
+    default_enabled: true,
+    summary: "the idempotency key came from the model's tool arguments, not from the request that started the run",
+    explanation: r#"## What it does
+Looks for key-like fields in the tool arguments the model produced (`idempotency_key`,
+`idempotencyKey`, `Idempotency-Key`, `request_id`, `client_request_id`, `dedup_key`, ... at
+any depth, compared without case, `-` or `_`) and reports a call whose attempt sent one of
+their values as its `Idempotency-Key`. One finding per logical call.
+
+## Why is this bad
+A model regenerating a tool call after an error will not reproduce a random identifier it
+emitted a minute ago, so the key changes exactly when it must not: on the retry. And a
+prompt-injected model can choose the key deliberately, to collide with someone else's
+request or to defeat deduplication.
+
+## How to fix
+Derive the key in code, from the request that started the run and the call itself (run id,
+step, tool, canonical arguments: `idem-audit key`), and keep key fields out of the tool
+schema the model sees.
+
+## Example
+```
+09:00:00.000  agent run q1  step 2  tool=issue_refund  args={"order":"A-1","amount_p":1000,"idempotency_key":"refund-A-1-abc"}
+09:00:00.010  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=refund-A-1-abc
+```
+The header's value is the model's `idempotency_key` argument.
+"#,
+    check,
+};
+
+/// Key-like argument names, lower case without `-` or `_`.
+const KEY_FIELDS: &[&str] = &[
+    "idempotencykey",
+    "idempotencytoken",
+    "idempotencyid",
+    "requestid",
+    "clientrequestid",
+    "dedupkey",
+    "dedupekey",
+    "deduplicationkey",
+    "deduplicationid",
+];
+
+fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    for call in &model.calls {
+        let mut f: Option<Finding> = None;
+        for &d in &call.dispatches {
+            let disp = &model.dispatches[d];
+            if !has_args(disp) {
+                continue;
+            }
+            let mut supplied = Vec::new();
+            key_fields(&disp.args, "", &mut supplied);
+            for a in &disp.attempts {
+                let Some(key) = a.key.as_deref() else {
+                    continue;
+                };
+                let Some((field, _)) = supplied.iter().find(|(_, v)| v == key) else {
+                    continue;
+                };
+                let finding = f.get_or_insert_with(|| {
+                    let message = format!(
+                        "attempt {} sent the key {key}, which is the model's `{field}` argument: a regenerated call will not reproduce it",
+                        a.number
+                    );
+                    let mut f = call_finding(&RULE, model, call, message);
+                    f.key = Some(key.to_string());
+                    f
+                });
+                finding.evidence.extend(disp.loc);
+                attempt_evidence(a, &mut finding.evidence);
+            }
+        }
+        out.extend(f);
+    }
+}
+
+/// Every key-like field at any depth, as (path, value).
+fn key_fields(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                let here = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                let value = match child {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                };
+                if let Some(value) = value.filter(|_| is_key_field(k)) {
+                    out.push((here.clone(), value));
+                }
+                key_fields(child, &here, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| key_fields(i, path, out)),
+        _ => {}
+    }
+}
+
+fn is_key_field(name: &str) -> bool {
+    let squashed: String = name
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    KEY_FIELDS.contains(&squashed.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::Trace;
+
+    #[test]
+    fn recognised_spellings() {
+        for name in [
+            "idempotency_key",
+            "idempotencyKey",
+            "Idempotency-Key",
+            "request_id",
+            "requestId",
+        ] {
+            assert!(is_key_field(name), "{name}");
+        }
+        assert!(!is_key_field("order_id"));
+        assert!(!is_key_field("key"));
+    }
+
+    #[test]
+    fn the_header_carries_the_models_value() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "q",
+            2,
+            "issue_refund",
+            r#"{"order":"A-1","meta":{"requestId":"m-77"}}"#,
+        )
+        .attempt(10, "q", 2, 1, Some("m-77"));
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("`meta.requestId`"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(found[0].key.as_deref(), Some("m-77"));
+    }
+
+    #[test]
+    fn a_key_field_the_header_does_not_use_is_not_reported() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "q",
+            2,
+            "issue_refund",
+            r#"{"order":"A-1","request_id":"m-77"}"#,
+        )
+        .attempt(10, "q", 2, 1, Some("21f4d5951991bb054dcaf0900af3d015"))
+        .tool_call(100, "q", 3, "issue_refund", r#"{"order":"A-2"}"#)
+        .attempt(110, "q", 3, 1, Some("A-2"));
+        assert!(t.check(&RULE).is_empty());
+    }
+}

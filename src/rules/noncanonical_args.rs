@@ -1,0 +1,272 @@
+//! `noncanonical-args`: tool arguments spelled so that a key derived from them is fragile: a
+//! float or string amount, or two dispatches of one call whose raw arguments differ only in
+//! key order or number format.
+
+use super::support::{and_list, call_finding, has_args};
+use super::{Rule, Settings};
+use crate::canonical::{is_float_literal, python_dumps};
+use crate::correlate::Model;
+use crate::finding::{Finding, Severity};
+use serde_json::Value;
+
+pub static RULE: Rule = Rule {
+    id: "noncanonical-args",
+    default_severity: Severity::Warning,
+    default_enabled: true,
+    summary: "an argument breaks key derivation: a float or string amount, or raw args that differ only in key order or number format",
+    explanation: r#"## What it does
+Reports a logical call whose arguments hold an amount written as a float (`4500.0`) or as a
+string (`"4500"`), or that was dispatched twice with raw arguments that differ only in key
+order or number format (`{"order":"A-1","amount_p":4500}` then
+`{"amount_p":4500.0,"order":"A-1"}`). Amount fields are those named `amount*`, and the
+`value`, `units` and `minor` fields of an object that also has a `currency`. One finding per
+logical call.
+
+## Why is this bad
+The key is a hash of the serialised arguments. `json.dumps` writes `4500` and `4500.0`
+differently, so a model that writes the amount once as an integer and once as a float
+produces two keys for one refund, and the service performs it twice. A hash of the raw text
+(rather than of sorted keys) also changes with key order. Floats for money invite rounding
+errors besides.
+
+## How to fix
+Type amounts as integers in minor units (`amount_minor`, `amount_p`) in the tool schema and
+validate them before the call; normalise the arguments (sort keys, integral floats to
+integers) before deriving the key. `idem-audit key --normalize` shows the normalised key.
+
+## Example
+```
+14:02:11.402  agent run 7f3a  step 4  tool=issue_refund  args={"order":"A-88214","amount_p":4500.0}
+```
+`amount_p` is a float: its key differs from the key of `"amount_p":4500`.
+"#,
+    check,
+};
+
+fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    for call in &model.calls {
+        let mut problems: Vec<String> = Vec::new();
+        let mut evidence = Vec::new();
+        let mut spellings: Vec<(String, String)> = Vec::new();
+        for &d in &call.dispatches {
+            let disp = &model.dispatches[d];
+            if !has_args(disp) {
+                continue;
+            }
+            let before = problems.len();
+            amount_problems(&disp.args, "", &mut problems);
+            let compact = compact_json(&disp.args_raw);
+            if let Some((first_raw, _)) = spellings.iter().find(|(c, _)| *c != compact) {
+                let what = if spellings
+                    .iter()
+                    .any(|(_, dumps)| *dumps != python_dumps(&disp.args))
+                {
+                    "number format"
+                } else {
+                    "key order"
+                };
+                problems.push(format!(
+                    "it was dispatched as {first_raw} and again as {compact}, which differ only in {what}"
+                ));
+            }
+            if !spellings.iter().any(|(c, _)| *c == compact) {
+                spellings.push((compact, python_dumps(&disp.args)));
+            }
+            if problems.len() > before {
+                evidence.extend(disp.loc);
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        problems.retain(|p| seen.insert(p.clone()));
+        if problems.is_empty() {
+            continue;
+        }
+        let message = format!(
+            "{}: a key derived from these arguments changes with their spelling",
+            and_list(&problems)
+        );
+        let mut f = call_finding(&RULE, model, call, message);
+        f.evidence = evidence;
+        out.push(f);
+    }
+}
+
+/// Amount fields holding a float or a string, as `amount_p is the float 4500.0`.
+fn amount_problems(v: &Value, path: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            let money_object = map.contains_key("currency") || map.contains_key("currency_code");
+            for (k, child) in map {
+                let here = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                if is_amount_field(k, money_object) {
+                    match child {
+                        Value::Number(n) if is_float_literal(&n.to_string()) => {
+                            out.push(format!("`{here}` is the float {n}"));
+                        }
+                        Value::String(s) if looks_numeric(s) => {
+                            out.push(format!("`{here}` is the string \"{s}\""));
+                        }
+                        _ => {}
+                    }
+                }
+                amount_problems(child, &here, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                amount_problems(item, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `amount*` anywhere; `value`, `units`, `minor` beside a `currency`.
+fn is_amount_field(name: &str, money_object: bool) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("amount")
+        || (money_object && matches!(lower.as_str(), "value" | "units" | "minor" | "minor_units"))
+}
+
+/// `4500`, `-12`, `45.00`, ` 7 `: a number in quotes.
+fn looks_numeric(s: &str) -> bool {
+    let t = s.trim();
+    let t = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let mut parts = t.splitn(2, '.');
+    let int = parts.next().unwrap_or("");
+    let frac = parts.next();
+    !int.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The raw JSON without insignificant whitespace, keys in the order written.
+fn compact_json(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in raw.trim().chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::Trace;
+
+    fn one_call(args: &str) -> Vec<Finding> {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", args)
+            .attempt(10, "r", 4, 1, None);
+        t.check(&RULE)
+    }
+
+    #[test]
+    fn float_and_string_amounts() {
+        let f = one_call(r#"{"order":"A-1","amount_p":4500.0}"#);
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message.contains("`amount_p` is the float 4500.0"),
+            "{}",
+            f[0].message
+        );
+        let f = one_call(r#"{"order":"A-1","amount_minor":"4500","currency":"GBP"}"#);
+        assert!(
+            f[0].message
+                .contains("`amount_minor` is the string \"4500\""),
+            "{}",
+            f[0].message
+        );
+        let f = one_call(r#"{"order":"A-1","price":{"value":45.5,"currency":"GBP"}}"#);
+        assert!(
+            f[0].message.contains("`price.value` is the float 45.5"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn integer_amounts_and_other_floats_are_fine() {
+        assert!(
+            one_call(r#"{"order":"A-1","amount_p":4500,"confidence":0.93,"note":"12"}"#).is_empty()
+        );
+        assert!(one_call(r#"{"order":"A-1","amount_p":4500,"value":1.5}"#).is_empty());
+    }
+
+    #[test]
+    fn redispatch_with_reordered_or_reformatted_args() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "r",
+            4,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":4500}"#,
+        )
+        .tool_call(
+            1000,
+            "r",
+            4,
+            "issue_refund",
+            r#"{ "amount_p": 4500, "order": "A-1" }"#,
+        );
+        let f = t.check(&RULE);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].message.contains("key order"), "{}", f[0].message);
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", r#"{"order":"A-1","n":4500}"#)
+            .tool_call(1000, "r", 4, "issue_refund", r#"{"order":"A-1","n":4.5e3}"#);
+        let f = t.check(&RULE);
+        assert!(f[0].message.contains("number format"), "{}", f[0].message);
+        // Whitespace alone is not a different spelling.
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "r",
+            4,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":4500}"#,
+        )
+        .tool_call(
+            1000,
+            "r",
+            4,
+            "issue_refund",
+            r#"{"order": "A-1", "amount_p": 4500}"#,
+        );
+        assert!(t.check(&RULE).is_empty());
+    }
+
+    #[test]
+    fn numeric_strings() {
+        assert!(looks_numeric("4500") && looks_numeric("-45.00") && looks_numeric(" 7 "));
+        assert!(
+            !looks_numeric("45.")
+                && !looks_numeric("")
+                && !looks_numeric("A-1")
+                && !looks_numeric("1e3")
+        );
+        assert_eq!(
+            compact_json(r#"{ "a" : "x  y", "b":[1, 2] }"#),
+            r#"{"a":"x  y","b":[1,2]}"#
+        );
+    }
+}
