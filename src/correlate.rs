@@ -155,6 +155,11 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
+    /// The key the dispatch was sent with: that of its first keyed attempt.
+    pub fn key(&self) -> Option<&str> {
+        self.attempts.iter().find_map(|a| a.key.as_deref())
+    }
+
     pub fn first_at(&self) -> Timestamp {
         self.at
             .or_else(|| self.attempts.first().map(|a| a.at))
@@ -173,6 +178,9 @@ pub struct LogicalCall {
     pub canonical: String,
     pub dispatches: Vec<usize>,
     pub group: usize,
+    /// The earlier call (another step of the same run, same tool and canonical args,
+    /// completed before a resume) that this one repeats under a new step number.
+    pub renumbered_from: Option<usize>,
 }
 
 /// An effect as the service recorded it, merged over every line that logged it.
@@ -225,6 +233,8 @@ pub struct Model {
     pub records: Vec<RecordRec>,
     /// Lifecycle events per run, in time order.
     pub runs: BTreeMap<String, Vec<RunEventRec>>,
+    /// When each resume of a run happened: segment `n` of the run starts at `resumes[n-1]`.
+    pub resumes: BTreeMap<String, Vec<Timestamp>>,
     /// Earliest and latest client event: the span the client traces cover.
     pub client_span: Option<(Timestamp, Timestamp)>,
     /// Effect kinds that some client call in the inputs produces.
@@ -259,6 +269,22 @@ impl Model {
             .enumerate()
             .filter(move |(_, e)| e.happened && e.matched.is_some_and(|m| m.dispatch == dispatch))
             .map(|(i, _)| i)
+    }
+
+    /// When segment `segment` (> 0) of `run` began, i.e. the time of its resume.
+    pub fn resume_at(&self, run: &str, segment: u32) -> Option<Timestamp> {
+        let i = (segment as usize).checked_sub(1)?;
+        self.resumes.get(run)?.get(i).copied()
+    }
+
+    /// The latest crash of `run` before `at`, if the trace logged one.
+    pub fn crash_before(&self, run: &str, at: Timestamp) -> Option<Timestamp> {
+        self.runs
+            .get(run)?
+            .iter()
+            .filter(|r| r.what == Lifecycle::Crashed && r.at <= at)
+            .map(|r| r.at)
+            .next_back()
     }
 
     /// Is `at` inside the span the client traces cover (widened by the skew)?
@@ -377,8 +403,23 @@ impl<'o> Builder<'o> {
                 });
             }
             EventKind::Run(r) => {
-                if r.what == Lifecycle::Resumed {
+                // A `started` after a crash, with no `resumed` between, is a restart of a run
+                // whose id survived: a resume in all but name.
+                let last = self
+                    .model
+                    .runs
+                    .get(&r.run)
+                    .and_then(|v| v.last())
+                    .map(|e| e.what);
+                let opens_segment = r.what == Lifecycle::Resumed
+                    || (r.what == Lifecycle::Started && last == Some(Lifecycle::Crashed));
+                if opens_segment {
                     *self.resumes.entry(r.run.clone()).or_default() += 1;
+                    self.model
+                        .resumes
+                        .entry(r.run.clone())
+                        .or_default()
+                        .push(at);
                 }
                 self.model.runs.entry(r.run).or_default().push(RunEventRec {
                     at,
@@ -419,6 +460,7 @@ impl<'o> Builder<'o> {
                 canonical: canonical.clone(),
                 dispatches: Vec::new(),
                 group: logical,
+                renumbered_from: None,
             });
         }
         let d = self.model.dispatches.len();
@@ -547,6 +589,7 @@ impl<'o> Builder<'o> {
             e.locs.sort();
         }
         match_effects(&mut self.model);
+        join_renumbered(&mut self.model);
         self.model
     }
 }
@@ -620,6 +663,71 @@ fn match_effects(model: &mut Model) {
             e.matched_by = Some(by);
         }
     }
+}
+
+/// Joins each call that a resume renumbered to the call it repeats (SPEC §4.3): a call first
+/// dispatched after a resume, under a step number the run had not used for it before, with
+/// the same tool and canonical args as another step of the run that had completed (or had
+/// produced an effect) in an earlier segment. Only calls that can have an effect count: a
+/// re-planned lookup is harmless. Calls are visited in creation (time) order, so a call
+/// renumbered twice joins the group of the first.
+fn join_renumbered(model: &mut Model) {
+    let mut by_shape: FxHashMap<(&str, &str, &str), Vec<usize>> = FxHashMap::default();
+    for (i, c) in model.calls.iter().enumerate() {
+        by_shape
+            .entry((c.run.as_str(), c.tool.as_str(), c.canonical.as_str()))
+            .or_default()
+            .push(i);
+    }
+    let mut joins: Vec<(usize, usize)> = Vec::new();
+    for candidates in by_shape.values().filter(|v| v.len() > 1) {
+        for &later in candidates {
+            let Some(&first) = model.calls[later].dispatches.first() else {
+                continue;
+            };
+            let seg = model.dispatches[first].segment;
+            if seg == 0 || !can_have_effect(&model.dispatches[first]) {
+                continue;
+            }
+            // The most recent earlier-segment dispatch of another step that finished its work.
+            let original = candidates
+                .iter()
+                .filter(|&&c| model.calls[c].step != model.calls[later].step)
+                .flat_map(|&c| model.calls[c].dispatches.iter().map(move |&d| (c, d)))
+                .filter(|&(_, d)| {
+                    let disp = &model.dispatches[d];
+                    disp.segment < seg
+                        && (disp.end.as_ref().is_some_and(|e| e.ok)
+                            || model.effects_of_dispatch(d).next().is_some())
+                })
+                .max_by_key(|&(_, d)| (model.dispatches[d].first_at(), d))
+                .map(|(c, _)| c);
+            if let Some(original) = original {
+                joins.push((later, original));
+            }
+        }
+    }
+    for &(later, original) in &joins {
+        model.calls[later].renumbered_from = Some(original);
+    }
+    // Follow chains to the first call: each link goes to a strictly earlier segment, so a
+    // chain ends; the bound is only a guard.
+    for (later, _) in joins {
+        let mut root = later;
+        for _ in 0..model.calls.len() {
+            match model.calls[root].renumbered_from {
+                Some(prev) => root = prev,
+                None => break,
+            }
+        }
+        model.calls[later].group = model.calls[root].group;
+    }
+}
+
+/// A dispatch that may have an effect: its tool or URL names an effect kind, or it sent a
+/// non-idempotent request.
+fn can_have_effect(d: &Dispatch) -> bool {
+    d.effect_kind.is_some() || d.attempts.iter().any(|a| a.is_non_idempotent())
 }
 
 /// Amount agrees (where both sides have one) and the effect was created while the attempt

@@ -1,14 +1,15 @@
 //! `duplicate-effect`: one logical call (or one key) produced two or more effects.
 
 use super::support::{
-    amount_text, did, dispatch_evidence, ended_ambiguous, how_it_ended, set_effects, settled_text,
+    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, how_it_ended,
+    service_only_groups, set_effects, settled_text,
 };
 use super::{Rule, Settings};
-use crate::correlate::Model;
+use crate::classify::FailureClass;
+use crate::correlate::{AttemptRec, Dispatch, EffectRec, Model};
 use crate::finding::{Cause, Finding, Severity};
 use crate::time::Duration;
-use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub static RULE: Rule = Rule {
     id: "duplicate-effect",
@@ -18,15 +19,17 @@ pub static RULE: Rule = Rule {
     explanation: r#"## What it does
 Finds logical calls (run, step, tool, canonical arguments) that the service performed more
 than once: two or more effects of the same kind matched to the attempts of one call, or
-carrying one idempotency key. Effects that no client trace covers are also reported when two
+carrying one idempotency key. A call that a resume re-issued under another step number
+(`renumbered-step`) and a step the framework re-invoked count as the same call. Effects that no client trace covers are also reported when two
 of the same kind, order and amount were created within `--max-skew` plus a few seconds.
 
 Each finding carries a cause, a property of the call:
-- `resume`: effects on both sides of a resume of the run;
-- `step-retry`: the framework dispatched the same step twice in one segment of the run;
+- `resume`: effects on both sides of a resume of the run (the call was re-issued after it);
+- `step-retry`: the framework dispatched the same step twice in one segment of the run and
+  both dispatches reached the service (often with a fresh reasoning trace);
 - `client-retry`: the call was retried after an ambiguous failure (timeout, reset, 502...);
-- `gateway-retry`: the call sent one attempt only, so something between client and service
-  replayed it;
+- `gateway-retry`: the call sent one attempt only (that reached the service), so something
+  between client and service replayed it;
 - `unknown`: no client trace covers the effects.
 
 ## Why is this bad
@@ -52,9 +55,6 @@ Two refunds for one call: cause `client-retry`, excess GBP 45.00.
     check,
 };
 
-/// Effects without a client trace this close together (beyond the skew) are one delivery.
-const SERVICE_ONLY_SLACK: Duration = Duration(5 * 1_000_000_000);
-
 fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
     check_calls(model, out);
     check_service_only(model, settings, out);
@@ -73,21 +73,22 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
         }
     }
     for ((group, kind), effects) in by_group {
-        if effects.len() < 2 {
-            continue;
+        if effects.len() >= 2 {
+            out.push(call_finding(model, group, kind, effects));
         }
-        out.push(call_finding(model, group, kind, effects));
     }
 }
 
 fn call_finding(model: &Model, group: usize, kind: &str, effects: Vec<usize>) -> Finding {
-    let dispatches: Vec<usize> = model
+    let mut dispatches: Vec<usize> = model
         .calls
         .iter()
         .filter(|c| c.group == group)
         .flat_map(|c| c.dispatches.iter().copied())
         .collect();
-    let cause = cause_of(model, &dispatches, &effects);
+    dispatches.sort_by_key(|&d| (model.dispatches[d].first_at(), d));
+    let evidence = Evidence::of(model, &dispatches, &effects);
+    let cause = evidence.cause();
     let head = &model.calls[group];
     let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
     f.cause = Some(cause);
@@ -99,204 +100,483 @@ fn call_finding(model: &Model, group: usize, kind: &str, effects: Vec<usize>) ->
         .find_map(|&d| model.dispatches[d].order.clone());
     f.key = dispatches
         .iter()
-        .flat_map(|&d| &model.dispatches[d].attempts)
-        .find_map(|a| a.key.clone());
+        .find_map(|&d| model.dispatches[d].key().map(String::from));
     for &d in &dispatches {
         dispatch_evidence(&model.dispatches[d], &mut f.evidence);
     }
     set_effects(&mut f, model, effects);
-    f.message = story(model, &f, kind, cause);
+    let lead = evidence.story(kind, cause, &f);
+    f.message = format!(
+        "{lead}: {} {kind}s for one call, excess {}",
+        f.effects.len(),
+        amount_text(f.excess())
+    );
     f
 }
 
-/// The strongest explanation the evidence supports (SPEC §5, issue order).
-fn cause_of(model: &Model, dispatches: &[usize], effects: &[usize]) -> Cause {
-    let producing: Vec<usize> = {
-        let mut d: Vec<usize> = effects
+/// What the client side shows about one duplicate group, from which the cause is read.
+struct Evidence<'m> {
+    model: &'m Model,
+    run: &'m str,
+    /// The group's dispatches in time order.
+    dispatches: Vec<usize>,
+    /// The dispatches effects were matched to.
+    producing: BTreeSet<usize>,
+    /// The group's effects in creation order.
+    effects: Vec<&'m EffectRec>,
+}
+
+/// Could this attempt have caused an effect? It reached the service (no `safe` failure) and
+/// was not answered by a replay, a 409 or a permanent refusal.
+fn reached(a: &AttemptRec) -> bool {
+    a.is_non_idempotent()
+        && match &a.outcome {
+            None => true,
+            Some(o) => {
+                !o.is_replay()
+                    && !matches!(
+                        o.class,
+                        FailureClass::Safe | FailureClass::Conflict | FailureClass::Permanent
+                    )
+            }
+        }
+}
+
+fn reaching(d: &Dispatch) -> usize {
+    d.attempts.iter().filter(|a| reached(a)).count()
+}
+
+impl<'m> Evidence<'m> {
+    fn of(model: &'m Model, dispatches: &[usize], effects: &[usize]) -> Self {
+        let producing = effects
             .iter()
             .filter_map(|&e| model.effects[e].matched.map(|m| m.dispatch))
             .collect();
-        d.sort();
-        d.dedup();
-        d
-    };
-    let segments = |ds: &[usize]| {
-        let mut s: Vec<u32> = ds.iter().map(|&d| model.dispatches[d].segment).collect();
-        s.sort();
-        s.dedup();
-        s
-    };
-    if segments(&producing).len() > 1 {
-        return Cause::Resume;
+        let mut effects: Vec<&EffectRec> = effects.iter().map(|&e| &model.effects[e]).collect();
+        effects.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
+        let run = dispatches
+            .first()
+            .map_or("", |&d| model.dispatches[d].call.run.as_str());
+        Evidence {
+            model,
+            run,
+            dispatches: dispatches.to_vec(),
+            producing,
+            effects,
+        }
     }
-    let mut per_segment: FxHashMap<u32, usize> = FxHashMap::default();
-    for &d in dispatches {
-        *per_segment.entry(model.dispatches[d].segment).or_default() += 1;
+
+    fn segment(&self, d: usize) -> u32 {
+        self.model.dispatches[d].segment
     }
-    if per_segment.values().any(|&n| n > 1) {
-        return Cause::StepRetry;
+
+    /// The strongest explanation the evidence supports, in the issue's order.
+    fn cause(&self) -> Cause {
+        if self.resume_between().is_some() {
+            return Cause::Resume;
+        }
+        if self.step_retry_pair().is_some() {
+            return Cause::StepRetry;
+        }
+        if self.client_retried().is_some() {
+            return Cause::ClientRetry;
+        }
+        if self.producing.is_empty() {
+            Cause::Unknown
+        } else {
+            Cause::GatewayRetry
+        }
     }
-    let attempts: Vec<_> = dispatches
-        .iter()
-        .flat_map(|&d| &model.dispatches[d].attempts)
-        .collect();
-    if attempts.len() > 1 {
-        return Cause::ClientRetry;
+
+    /// The segment after a resume with effects on both sides of it: effects produced by
+    /// dispatches of two segments, or created before and after the resume (a key the
+    /// service did not enforce pins both effects on the first attempt).
+    fn resume_between(&self) -> Option<u32> {
+        let segments: BTreeSet<u32> = self.dispatches.iter().map(|&d| self.segment(d)).collect();
+        if segments.len() < 2 {
+            return None;
+        }
+        let producing: BTreeSet<u32> = self.producing.iter().map(|&d| self.segment(d)).collect();
+        if producing.len() > 1 {
+            return producing.iter().nth(1).copied();
+        }
+        let (first, last) = (self.effects.first()?.created, self.effects.last()?.created);
+        segments.iter().copied().filter(|&s| s > 0).find(|&s| {
+            self.model
+                .resume_at(self.run, s)
+                .is_some_and(|r| first < r && r <= last)
+        })
     }
-    Cause::GatewayRetry
+
+    /// Two dispatches of one segment that both reached the service, the first of them
+    /// producing an effect: the framework re-invoked the step.
+    fn step_retry_pair(&self) -> Option<(usize, usize)> {
+        let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+        for &d in &self.dispatches {
+            if reaching(&self.model.dispatches[d]) == 0 {
+                continue;
+            }
+            match seen.get(&self.segment(d)) {
+                Some(&first) if self.producing.contains(&first) || self.producing.contains(&d) => {
+                    return Some((first, d));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(self.segment(d), d);
+                }
+            }
+        }
+        None
+    }
+
+    /// A producing dispatch that sent two or more attempts that reached the service.
+    fn client_retried(&self) -> Option<usize> {
+        self.producing
+            .iter()
+            .copied()
+            .find(|&d| reaching(&self.model.dispatches[d]) > 1)
+    }
+
+    /// One sentence on what happened, e.g. "attempt 1 timed out after 10.0 s but its refund
+    /// rf_8XM1 settled 1.5 s later; attempt 2 refunded again (rf_9KQ2)".
+    fn story(&self, kind: &str, cause: Cause, f: &Finding) -> String {
+        let Some(first) = self.effects.first().copied() else {
+            return String::new();
+        };
+        let others: Vec<&str> = f.effects.iter().skip(1).map(|e| e.id.as_str()).collect();
+        let others = others.join(", ");
+        let did = did(kind);
+        match cause {
+            Cause::Resume => self.resume_story(kind, first, &others),
+            Cause::StepRetry => self.step_retry_story(kind, first, &others),
+            Cause::ClientRetry => self.client_retry_story(kind, first, &others),
+            Cause::GatewayRetry => format!(
+                "the client sent one attempt but the service {did} {} times ({}, {others}): something between them replayed the request",
+                f.effects.len(),
+                first.id
+            ),
+            Cause::Unknown => format!("{} and {others}", first.id),
+        }
+    }
+
+    fn resume_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
+        let seg = self.resume_between().unwrap_or(1);
+        let resumed = self.model.resume_at(self.run, seg);
+        let before = self
+            .dispatches
+            .iter()
+            .map(|&d| &self.model.dispatches[d])
+            .rfind(|d| d.segment < seg);
+        let after = self
+            .dispatches
+            .iter()
+            .map(|&d| &self.model.dispatches[d])
+            .find(|d| d.segment >= seg);
+        let mut out = format!("{kind} {} was created before run {}", first.id, self.run);
+        if let Some(r) = resumed {
+            if let Some(c) = self.model.crash_before(self.run, r) {
+                out.push_str(&format!(" crashed at {c} and"));
+            }
+            out.push_str(&format!(" was resumed at {r}"));
+        } else {
+            out.push_str(" was resumed");
+        }
+        let reissued = match (before, after) {
+            (Some(b), Some(a)) => {
+                let what = if a.call.step != b.call.step {
+                    format!(
+                        "the call was re-issued as step {} (it was step {})",
+                        a.call.step, b.call.step
+                    )
+                } else {
+                    format!("step {} was re-issued", a.call.step)
+                };
+                let key = match (b.key(), a.key()) {
+                    (Some(kb), Some(ka)) if ka == kb => {
+                        format!(" with the same key {ka}, which the service did not enforce,")
+                    }
+                    (Some(kb), Some(ka)) => format!(" with key {ka} instead of {kb}"),
+                    (None, Some(ka)) => format!(" with key {ka}"),
+                    (_, None) => " without a key".to_string(),
+                };
+                format!("{what}{key}")
+            }
+            _ => "the call was re-issued".to_string(),
+        };
+        format!(
+            "{out}; after the resume {reissued} and {} again ({others})",
+            did(kind)
+        )
+    }
+
+    fn step_retry_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
+        let Some((a, b)) = self.step_retry_pair() else {
+            return format!(
+                "the step was dispatched again and {} again ({others})",
+                did(kind)
+            );
+        };
+        let (a, b) = (&self.model.dispatches[a], &self.model.dispatches[b]);
+        let step = a.call.step;
+        let why = match (&a.end, a.attempts.last()) {
+            (Some(end), _) if !end.ok => format!(
+                "step {step} ended failed{}",
+                end.error
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
+            ),
+            (_, Some(last)) if ended_ambiguous(last) => {
+                format!(
+                    "step {step}'s attempt {} {}",
+                    last.number,
+                    how_it_ended(last)
+                )
+            }
+            _ => format!("step {step} was dispatched"),
+        };
+        let key = match (a.key(), b.key()) {
+            (None, None) => " without a key",
+            (Some(x), Some(y)) if x == y => {
+                " with the same key, which the service did not enforce,"
+            }
+            (_, Some(_)) => " with a new key",
+            (Some(_), None) => " without its key",
+        };
+        format!(
+            "{why} though its {kind} {} was {}; the framework dispatched step {step} again{key} and it {} again ({others})",
+            first.id,
+            settled_text(first),
+            did(kind)
+        )
+    }
+
+    fn client_retry_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
+        let did = did(kind);
+        let attempt = first.matched.map(|m| self.model.attempt(m));
+        let Some(a) = attempt.filter(|a| ended_ambiguous(a) || a.outcome.is_none()) else {
+            return format!("the call was retried and {did} again ({others})");
+        };
+        let retry = self
+            .effects
+            .iter()
+            .skip(1)
+            .filter_map(|e| e.matched.map(|m| self.model.attempt(m).number))
+            .find(|&n| n != a.number);
+        let again = match retry {
+            Some(n) => format!("attempt {n} {did} again"),
+            None => format!("a retry with the same key {did} again"),
+        };
+        format!(
+            "attempt {} {} but its {kind} {} {}; {again} ({others})",
+            a.number,
+            how_it_ended(a),
+            first.id,
+            after_failure(first, a)
+        )
+    }
 }
 
-/// One sentence on what happened, e.g. "attempt 1 timed out after 10.0 s but its refund
-/// rf_8XM1 settled at 14:02:22.884; attempt 2 refunded again (rf_9KQ2)".
-fn story(model: &Model, f: &Finding, kind: &str, cause: Cause) -> String {
-    let effect = |id: &str| model.effects.iter().find(|e| e.kind == kind && e.id == id);
-    let first = f.effects.first().and_then(|e| effect(&e.id));
-    let others: Vec<&str> = f.effects.iter().skip(1).map(|e| e.id.as_str()).collect();
-    let n = f.effects.len();
-    let tail = format!(
-        "{n} {kind}s for one call, excess {}",
-        amount_text(f.excess())
-    );
-    let Some(first) = first else {
-        return tail;
-    };
-    let first_attempt = first.matched.map(|m| model.attempt(m));
-    let lead = match (cause, first_attempt) {
-        (Cause::ClientRetry, Some(a)) if ended_ambiguous(a) => {
-            let retry = f
-                .effects
-                .iter()
-                .skip(1)
-                .filter_map(|e| effect(&e.id)?.matched.map(|m| model.attempt(m).number))
-                .next();
-            let again = match retry {
-                Some(n) if n != a.number => format!("attempt {n} {} again", did(kind)),
-                _ => "the call was retried".to_string(),
-            };
-            format!(
-                "attempt {} {} but its {kind} {} was {}; {again} ({})",
-                a.number,
-                how_it_ended(a),
-                first.id,
-                settled_text(first),
-                others.join(", ")
-            )
+/// When the effect settled relative to the attempt's failure: `settled 1.5 s later`.
+fn after_failure(e: &EffectRec, a: &AttemptRec) -> String {
+    let failed_at = a.outcome.as_ref().map_or(a.at, |o| o.at);
+    match (&e.state, e.state_at) {
+        (Some(state), Some(at)) if at >= failed_at => {
+            format!("{state} {} later", at.since(failed_at).display_secs())
         }
-        (Cause::ClientRetry, _) => format!(
-            "the call was retried and {} {} again ({})",
-            did(kind),
-            if n > 2 { "more than once" } else { "once" },
-            others.join(", ")
+        (Some(state), Some(at)) => format!("had {state} at {at}"),
+        _ if e.created >= failed_at => format!(
+            "was created {} later",
+            e.created.since(failed_at).display_secs()
         ),
-        (Cause::GatewayRetry, _) => format!(
-            "the client sent one attempt but the service {} {n} times ({}, {}): something between them replayed the request",
-            did(kind),
-            first.id,
-            others.join(", ")
-        ),
-        (Cause::StepRetry, _) => format!(
-            "the framework dispatched step {} again and it {} again ({})",
-            f.step.unwrap_or(0),
-            did(kind),
-            others.join(", ")
-        ),
-        (Cause::Resume, _) => format!(
-            "the run was resumed and the call {} again ({} after {})",
-            did(kind),
-            others.join(", "),
-            first.id
-        ),
-        (Cause::Unknown, _) => format!("{} and {}", first.id, others.join(", ")),
-    };
-    format!("{lead}: {tail}")
+        _ => format!("was created at {}", e.created),
+    }
 }
 
 /// Effects no client trace accounts for: one key, or one kind/order/amount close in time.
 fn check_service_only(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
-    let unmatched: Vec<usize> = (0..model.effects.len())
-        .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_none())
-        .collect();
-    let mut by_key: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
-    for &i in &unmatched {
-        let e = &model.effects[i];
-        if let Some(k) = &e.key {
-            by_key
-                .entry((e.kind.as_str(), k.as_str()))
-                .or_default()
-                .push(i);
-        }
-    }
-    let mut reported = vec![false; model.effects.len()];
-    for ((kind, key), effects) in by_key {
-        if effects.len() < 2 {
-            continue;
-        }
-        effects.iter().for_each(|&i| reported[i] = true);
+    let gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
+    for group in service_only_groups(model, settings.max_skew) {
+        let kind = model.effects[group.effects[0]].kind.clone();
         let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
         f.cause = Some(Cause::Unknown);
-        f.key = Some(key.to_string());
-        set_effects(&mut f, model, effects);
-        f.message = format!(
-            "{} {kind}s carry the same key {key} and no client trace covers them, excess {}",
-            f.effects.len(),
-            amount_text(f.excess())
-        );
-        out.push(f);
-    }
-    let mut by_order: BTreeMap<(&str, &str, Option<_>), Vec<usize>> = BTreeMap::new();
-    for &i in unmatched.iter().filter(|&&i| !reported[i]) {
-        let e = &model.effects[i];
-        if let Some(order) = &e.order {
-            let amount = e.amount.map(|m| (m.currency, m.minor));
-            by_order
-                .entry((e.kind.as_str(), order.as_str(), amount))
-                .or_default()
-                .push(i);
-        }
-    }
-    let gap = settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0);
-    for ((kind, _order, amount), mut effects) in by_order {
-        if effects.len() < 2 || amount.is_none() {
-            continue;
-        }
-        effects.sort_by_key(|&i| (model.effects[i].created, model.effects[i].id.clone()));
-        for cluster in clusters(model, &effects, gap) {
-            let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
-            f.cause = Some(Cause::Unknown);
-            set_effects(&mut f, model, cluster);
-            f.message = format!(
+        f.key = group.key.clone();
+        set_effects(&mut f, model, group.effects);
+        f.message = match &group.key {
+            Some(key) => format!(
+                "{} {kind}s carry the same key {key} and no client trace covers them, excess {}",
+                f.effects.len(),
+                amount_text(f.excess())
+            ),
+            None => format!(
                 "{} {kind}s of {} on one order within {} of each other and no client trace covers them, excess {}",
                 f.effects.len(),
                 amount_text(f.effects[0].amount),
-                Duration(gap).display_secs(),
+                gap.display_secs(),
                 amount_text(f.excess())
-            );
-            out.push(f);
-        }
+            ),
+        };
+        out.push(f);
     }
 }
 
-/// Runs of effects (sorted by creation) each created within `gap` of the previous one.
-fn clusters(model: &Model, sorted: &[usize], gap: i64) -> Vec<Vec<usize>> {
-    let mut out: Vec<Vec<usize>> = Vec::new();
-    let mut current: Vec<usize> = Vec::new();
-    for &i in sorted {
-        if let Some(&last) = current.last()
-            && model.effects[i]
-                .created
-                .since(model.effects[last].created)
-                .0
-                > gap
-        {
-            if current.len() > 1 {
-                out.push(std::mem::take(&mut current));
-            }
-            current.clear();
+#[cfg(test)]
+mod tests {
+    use crate::event::Lifecycle;
+    use crate::finding::Cause;
+    use crate::rules::testkit::scenarios::ARGS;
+    use crate::rules::testkit::{Trace, ids, t};
+
+    fn dup(tr: &Trace) -> crate::finding::Finding {
+        let found = tr.of("duplicate-effect");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        found.into_iter().next().unwrap()
+    }
+
+    /// The write-up's incident.
+    fn incident() -> Trace {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "14:02:11.402"), "7f3a", 4, "issue_refund", ARGS)
+            .attempt(t(0, "14:02:11.418"), "7f3a", 4, 1, None)
+            .timeout(t(0, "14:02:21.418"), "7f3a", 4)
+            .attempt(t(0, "14:02:21.930"), "7f3a", 4, 2, None)
+            .created(t(0, "14:02:23.107"), "7f3a", 4, "rf_9KQ2", false)
+            .step_end(t(0, "14:02:23.109"), "7f3a", 4, None);
+        tr.refund_settled(
+            t(0, "14:02:11.501"),
+            "rf_8XM1",
+            "A-88214",
+            4500,
+            t(0, "14:02:22.884"),
+        );
+        tr.refund_settled(
+            t(0, "14:02:23.088"),
+            "rf_9KQ2",
+            "A-88214",
+            4500,
+            t(0, "14:02:34.010"),
+        );
+        tr
+    }
+
+    #[test]
+    fn client_retry_says_what_happened_in_one_sentence() {
+        let f = dup(&incident());
+        assert_eq!(f.cause, Some(Cause::ClientRetry));
+        assert_eq!(
+            f.message,
+            "attempt 1 timed out after 10.0 s but its refund rf_8XM1 settled 1.5 s later; \
+             attempt 2 refunded again (rf_9KQ2): 2 refunds for one call, excess GBP 45.00"
+        );
+    }
+
+    /// Step 4 ran once, timed out, ended failed; the framework dispatched it again
+    /// (`same_key`: with the key it had, which the service ignores; `replayed`: and the
+    /// service answered from its records).
+    fn step_retry(key: Option<&str>, replayed: bool) -> Trace {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "s1", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:00.010"), "s1", 4, 1, key)
+            .refund(t(0, "09:00:00.200"), "rf_S1", "A-88214", 4500, key)
+            .timeout(t(0, "09:00:10.010"), "s1", 4)
+            .step_end(t(0, "09:00:10.020"), "s1", 4, Some("ReadTimeout"))
+            .tool_call(
+                t(0, "09:00:12"),
+                "s1",
+                4,
+                "issue_refund",
+                r#"{"amount_p":4500,"order":"A-88214"}"#,
+            )
+            .attempt(t(0, "09:00:12.010"), "s1", 4, 1, key);
+        if replayed {
+            tr.created(t(0, "09:00:12.300"), "s1", 4, "rf_S1", true);
+        } else {
+            tr.refund(t(0, "09:00:12.100"), "rf_S2", "A-88214", 4500, key)
+                .created(t(0, "09:00:12.300"), "s1", 4, "rf_S2", false);
         }
-        current.push(i);
+        tr.step_end(t(0, "09:00:12.310"), "s1", 4, None);
+        tr
     }
-    if current.len() > 1 {
-        out.push(current);
+
+    #[test]
+    fn a_step_the_framework_dispatched_twice_is_a_step_retry() {
+        let f = dup(&step_retry(None, false));
+        assert_eq!(f.cause, Some(Cause::StepRetry));
+        assert_eq!(ids(&f), ["rf_S1", "rf_S2"]);
+        assert_eq!(f.excess_minor, Some(4500));
+        assert!(
+            f.message.starts_with(
+                "step 4 ended failed (ReadTimeout) though its refund rf_S1 was settled;"
+            ),
+            "{}",
+            f.message
+        );
+        assert!(
+            f.message.contains("dispatched step 4 again without a key"),
+            "{}",
+            f.message
+        );
+        // The same key, ignored by the service: both effects match the first attempt by key,
+        // and the cause is still the step retry.
+        let f = dup(&step_retry(Some("k"), false));
+        assert_eq!(f.cause, Some(Cause::StepRetry));
+        assert!(f.message.contains("with the same key"), "{}", f.message);
+        // The service replays the second dispatch: nothing was duplicated.
+        assert!(
+            step_retry(Some("k"), true)
+                .of("duplicate-effect")
+                .is_empty()
+        );
     }
-    out
+
+    #[test]
+    fn one_attempt_that_reached_the_service_is_a_gateway_retry() {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "g", 2, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:00.010"), "g", 2, 1, None)
+            .failure(
+                t(0, "09:00:00.020"),
+                "g",
+                2,
+                "requests.exceptions.ConnectionError",
+                "Connection refused",
+            )
+            .attempt(t(0, "09:00:00.600"), "g", 2, 2, None)
+            .refund(t(0, "09:00:00.700"), "rf_1", "A-88214", 4500, None)
+            .refund(t(0, "09:00:01.000"), "rf_2", "A-88214", 4500, None)
+            .created(t(0, "09:00:01.100"), "g", 2, "rf_2", false);
+        let f = dup(&tr);
+        assert_eq!(
+            f.cause,
+            Some(Cause::GatewayRetry),
+            "a refused connection reached nothing"
+        );
+    }
+
+    #[test]
+    fn a_resume_that_reuses_an_unenforced_key_is_a_resume() {
+        // Both effects carry the key, so both match the first attempt; they straddle the
+        // resume, and the call was dispatched on both sides of it.
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "r", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:00.010"), "r", 4, 1, Some("k"))
+            .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, Some("k"))
+            .run_event(t(0, "09:00:00.500"), "r", Lifecycle::Crashed)
+            .run_event(t(0, "09:01:00"), "r", Lifecycle::Resumed)
+            .tool_call(t(0, "09:01:01"), "r", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:01:01.010"), "r", 4, 1, Some("k"))
+            .refund(t(0, "09:01:01.100"), "rf_2", "A-88214", 4500, Some("k"))
+            .step_end(t(0, "09:01:02"), "r", 4, None);
+        let f = dup(&tr);
+        assert_eq!(f.cause, Some(Cause::Resume));
+        assert!(
+            f.message.starts_with(
+                "refund rf_1 was created before run r crashed at 2026-11-03T09:00:00.500Z and \
+                 was resumed at 2026-11-03T09:01:00.000Z; after the resume step 4 was re-issued \
+                 with the same key k, which the service did not enforce, and refunded again (rf_2)"
+            ),
+            "{}",
+            f.message
+        );
+    }
 }

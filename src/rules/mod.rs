@@ -3,6 +3,7 @@
 //! cannot run without being documented.
 
 mod conflict_as_failure;
+mod duplicate_decision;
 mod duplicate_effect;
 mod effect_after_timeout;
 mod key_not_derived;
@@ -11,6 +12,8 @@ mod key_payload_mismatch;
 mod key_per_attempt;
 mod model_supplied_key;
 mod noncanonical_args;
+mod renumbered_step;
+mod resume_key_drift;
 mod retry_non_retryable;
 mod unattributed_effect;
 mod unkeyed_retry;
@@ -54,6 +57,9 @@ static REGISTRY: &[&Rule] = &[
     &retry_non_retryable::RULE,
     &conflict_as_failure::RULE,
     &key_not_derived::RULE,
+    &renumbered_step::RULE,
+    &resume_key_drift::RULE,
+    &duplicate_decision::RULE,
     &effect_after_timeout::RULE,
     &unattributed_effect::RULE,
 ];

@@ -3,9 +3,11 @@
 
 use crate::classify::FailureClass;
 use crate::correlate::{AttemptRec, Dispatch, EffectRec, LogicalCall, Model, OutcomeKind};
-use crate::event::Loc;
+use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
-use crate::money::Money;
+use crate::money::{Currency, Money};
+use crate::time::Duration;
+use std::collections::BTreeMap;
 
 /// Every line of a dispatch: its tool call, attempts, outcomes and step end.
 pub fn dispatch_evidence(d: &Dispatch, out: &mut Vec<Loc>) {
@@ -144,5 +146,127 @@ pub fn and_list(items: &[String]) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Effects no client attempt accounts for that are one delivery (SPEC §4.6): those that
+/// share a key, and those of one kind, order and known amount created within `--max-skew`
+/// plus [`SERVICE_ONLY_SLACK`] of each other. Only groups of two or more, in a fixed order.
+pub struct ServiceGroup {
+    pub effects: Vec<usize>,
+    /// Set when the group is the effects carrying this key.
+    pub key: Option<String>,
+}
+
+/// How close (beyond the skew) untraced effects must be to count as one delivery.
+pub const SERVICE_ONLY_SLACK: Duration = Duration(5 * 1_000_000_000);
+
+/// (kind, order, (currency, minor units)).
+type OrderAmount<'m> = (&'m str, &'m str, (Currency, i64));
+
+pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGroup> {
+    let unmatched: Vec<usize> = (0..model.effects.len())
+        .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_none())
+        .collect();
+    let mut by_key: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    for &i in &unmatched {
+        let e = &model.effects[i];
+        if let Some(k) = &e.key {
+            by_key
+                .entry((e.kind.as_str(), k.as_str()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut out = Vec::new();
+    let mut grouped = vec![false; model.effects.len()];
+    for ((_, key), effects) in by_key {
+        if effects.len() > 1 {
+            effects.iter().for_each(|&i| grouped[i] = true);
+            out.push(ServiceGroup {
+                effects,
+                key: Some(key.to_string()),
+            });
+        }
+    }
+    let mut by_order: BTreeMap<OrderAmount, Vec<usize>> = BTreeMap::new();
+    for &i in unmatched.iter().filter(|&&i| !grouped[i]) {
+        let e = &model.effects[i];
+        if let (Some(order), Some(m)) = (&e.order, e.amount) {
+            by_order
+                .entry((e.kind.as_str(), order.as_str(), (m.currency, m.minor)))
+                .or_default()
+                .push(i);
+        }
+    }
+    let gap = Duration(max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
+    for (_, mut effects) in by_order {
+        sort_by_creation(model, &mut effects);
+        for cluster in clusters(model, &effects, gap) {
+            out.push(ServiceGroup {
+                effects: cluster,
+                key: None,
+            });
+        }
+    }
+    out
+}
+
+pub fn sort_by_creation(model: &Model, effects: &mut [usize]) {
+    effects.sort_by(|&a, &b| {
+        let (a, b) = (&model.effects[a], &model.effects[b]);
+        (a.created, &a.id).cmp(&(b.created, &b.id))
+    });
+}
+
+/// Runs of two or more effects (sorted by creation), each created within `gap` of the
+/// previous one.
+pub fn clusters(model: &Model, sorted: &[usize], gap: Duration) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for &i in sorted {
+        if let Some(&last) = current.last()
+            && model.effects[i].created.since(model.effects[last].created) > gap
+        {
+            if current.len() > 1 {
+                out.push(std::mem::take(&mut current));
+            }
+            current.clear();
+        }
+        current.push(i);
+    }
+    if current.len() > 1 {
+        out.push(current);
+    }
+    out
+}
+
+/// `1 h 38 min`, `3 min 20 s`, `12.5 s`, `2 d 4 h`: a human span for messages, its last
+/// unit rounded to the nearest.
+pub fn span_text(d: Duration) -> String {
+    let secs = (d.0.max(0) + 500_000_000) / 1_000_000_000;
+    if secs >= 86_400 {
+        let hours = (secs + 1800) / 3600;
+        format!("{} d {} h", hours / 24, hours % 24)
+    } else if secs >= 3600 {
+        let mins = (secs + 30) / 60;
+        format!("{} h {} min", mins / 60, mins % 60)
+    } else if secs >= 60 {
+        format!("{} min {} s", secs / 60, secs % 60)
+    } else {
+        d.display_secs()
+    }
+}
+
+/// The line of the lifecycle event that opened `segment` of `run` (its resume).
+pub fn resume_evidence(model: &Model, run: &str, segment: u32, out: &mut Vec<Loc>) {
+    if let (Some(at), Some(events)) = (model.resume_at(run, segment), model.runs.get(run)) {
+        out.extend(
+            events
+                .iter()
+                .filter(|e| e.at == at && e.what != Lifecycle::Crashed)
+                .map(|e| e.loc)
+                .take(1),
+        );
     }
 }

@@ -201,6 +201,93 @@ impl Trace {
     pub fn run_all(&self, settings: &Settings) -> Vec<Finding> {
         super::run_all(&self.model(), settings)
     }
+
+    /// Every finding of every rule, with default settings.
+    pub fn findings(&self) -> Vec<Finding> {
+        self.run_all(&Settings::default())
+    }
+
+    /// The findings of rule `id` among all rules' (as `scan` would report them).
+    pub fn of(&self, id: &str) -> Vec<Finding> {
+        self.findings()
+            .into_iter()
+            .filter(|f| f.rule == id)
+            .collect()
+    }
+
+    /// A failure classified from its exception class and message, as the parsers do.
+    pub fn failure(
+        &mut self,
+        ms: i64,
+        run: &str,
+        step: u32,
+        error: &str,
+        message: &str,
+    ) -> &mut Self {
+        self.push(
+            ms,
+            EventKind::Failure(Failure {
+                call: Some(call(run, step)),
+                attempt: None,
+                class: classify_failure(error, message),
+                error: error.into(),
+                message: message.into(),
+            }),
+        )
+    }
+
+    /// A read: a GET of the order, which can have no effect.
+    pub fn get(&mut self, ms: i64, run: &str, step: u32) -> &mut Self {
+        self.push(
+            ms,
+            EventKind::Attempt(Attempt {
+                call: Some(call(run, step)),
+                number: 1,
+                method: Some("GET".into()),
+                url: Some("https://orders.internal/v1/orders".into()),
+                key: None,
+            }),
+        )
+    }
+
+    /// A refund that settled at `settled_ms`.
+    pub fn refund_settled(
+        &mut self,
+        ms: i64,
+        id: &str,
+        order: &str,
+        pence: i64,
+        settled_ms: i64,
+    ) -> &mut Self {
+        self.refund(ms, id, order, pence, None);
+        if let Some(Event {
+            kind: EventKind::Effect(e),
+            ..
+        }) = self.events.last_mut()
+        {
+            e.state_at = Some(Timestamp::from_millis(settled_ms));
+        }
+        self
+    }
+}
+
+/// Milliseconds of `hh:mm:ss[.fff]` on the `day`-th day after 2026-11-03, for traces that
+/// span days.
+pub fn t(day: i64, hms: &str) -> i64 {
+    const BASE_DAYS: i64 = 20_760; // 2026-11-03
+    let parts: Vec<&str> = hms.split([':', '.']).collect();
+    let n = |i: usize| {
+        parts
+            .get(i)
+            .map_or(0, |p| p.parse::<i64>().expect("number"))
+    };
+    let ms = ((n(0) * 60 + n(1)) * 60 + n(2)) * 1000 + n(3);
+    (BASE_DAYS + day) * 86_400_000 + ms
+}
+
+/// The effect ids of a finding.
+pub fn ids(f: &Finding) -> Vec<&str> {
+    f.effects.iter().map(|e| e.id.as_str()).collect()
 }
 
 /// Settings with one rule's level set.
@@ -208,4 +295,94 @@ pub fn with_level(id: &str, level: Level) -> Settings {
     let mut s = Settings::default();
     s.levels.insert(id.to_string(), level);
     s
+}
+/// Shared scenarios: the issue's cases as event streams.
+pub mod scenarios {
+    use super::*;
+
+    pub const ARGS: &str = r#"{"order":"A-88214","amount_p":4500}"#;
+
+    /// Run 7f3a refunds at step 4, crashes, resumes. `replan`: the resumed run issues the
+    /// refund again as step 5 with a key derived from the new step; else it replays step 4
+    /// with its old key and the service answers from its records.
+    pub fn resumed(replan: bool) -> Trace {
+        let mut tr = Trace::default();
+        tr.run_event(t(0, "14:00:00"), "7f3a", Lifecycle::Started)
+            .tool_call(
+                t(0, "14:00:00.500"),
+                "7f3a",
+                3,
+                "lookup_order",
+                r#"{"order":"A-88214"}"#,
+            )
+            .get(t(0, "14:00:00.510"), "7f3a", 3)
+            .step_end(t(0, "14:00:00.700"), "7f3a", 3, None)
+            .tool_call(t(0, "14:00:01"), "7f3a", 4, "issue_refund", ARGS)
+            .attempt(t(0, "14:00:01.010"), "7f3a", 4, 1, Some("k4"))
+            .refund(t(0, "14:00:01.100"), "rf_R1", "A-88214", 4500, Some("k4"))
+            .created(t(0, "14:00:02.200"), "7f3a", 4, "rf_R1", false)
+            .step_end(t(0, "14:00:02.210"), "7f3a", 4, None)
+            .run_event(t(0, "14:00:03"), "7f3a", Lifecycle::Crashed)
+            .run_event(t(0, "14:01:00"), "7f3a", Lifecycle::Resumed)
+            .tool_call(
+                t(0, "14:01:00.500"),
+                "7f3a",
+                3,
+                "lookup_order",
+                r#"{"order":"A-88214"}"#,
+            )
+            .get(t(0, "14:01:00.510"), "7f3a", 3)
+            .step_end(t(0, "14:01:00.700"), "7f3a", 3, None);
+        if replan {
+            tr.tool_call(
+                t(0, "14:01:01"),
+                "7f3a",
+                4,
+                "lookup_customer",
+                r#"{"order":"A-88214"}"#,
+            )
+            .get(t(0, "14:01:01.010"), "7f3a", 4)
+            .step_end(t(0, "14:01:01.200"), "7f3a", 4, None)
+            .tool_call(
+                t(0, "14:01:02"),
+                "7f3a",
+                5,
+                "issue_refund",
+                r#"{"amount_p":4500,"order":"A-88214"}"#,
+            )
+            .attempt(t(0, "14:01:02.010"), "7f3a", 5, 1, Some("k5"))
+            .refund(t(0, "14:01:02.100"), "rf_R2", "A-88214", 4500, Some("k5"))
+            .created(t(0, "14:01:03.100"), "7f3a", 5, "rf_R2", false)
+            .step_end(t(0, "14:01:03.110"), "7f3a", 5, None);
+        } else {
+            tr.tool_call(t(0, "14:01:02"), "7f3a", 4, "issue_refund", ARGS)
+                .attempt(t(0, "14:01:02.010"), "7f3a", 4, 1, Some("k4"))
+                .created(t(0, "14:01:02.100"), "7f3a", 4, "rf_R1", true)
+                .step_end(t(0, "14:01:02.110"), "7f3a", 4, None);
+        }
+        tr
+    }
+
+    /// Two runs refund one order the same amount `gap_days` days plus 98 minutes apart.
+    pub fn two_runs(day2: i64, pence2: i64) -> Trace {
+        let mut tr = Trace::default();
+        let args2 = format!(r#"{{"order":"A-88214","amount_p":{pence2}}}"#);
+        tr.tool_call(t(0, "14:02:11.402"), "7f3a", 4, "issue_refund", ARGS)
+            .attempt(t(0, "14:02:11.418"), "7f3a", 4, 1, Some("ka"))
+            .refund(t(0, "14:02:11.501"), "rf_8XM1", "A-88214", 4500, Some("ka"))
+            .created(t(0, "14:02:12.000"), "7f3a", 4, "rf_8XM1", false)
+            .step_end(t(0, "14:02:12.010"), "7f3a", 4, None)
+            .tool_call(t(day2, "15:40:05.118"), "9b21", 3, "issue_refund", &args2)
+            .attempt(t(day2, "15:40:05.130"), "9b21", 3, 1, Some("kb"))
+            .refund(
+                t(day2, "15:40:05.230"),
+                "rf_Q7P4",
+                "A-88214",
+                pence2,
+                Some("kb"),
+            )
+            .created(t(day2, "15:40:06.000"), "9b21", 3, "rf_Q7P4", false)
+            .step_end(t(day2, "15:40:06.010"), "9b21", 3, None);
+        tr
+    }
 }

@@ -1,0 +1,313 @@
+//! `duplicate-decision`: effects of one kind, order and amount from different logical calls
+//! within the decision window: a planning defect, not a delivery one.
+
+use super::support::{
+    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, service_only_groups, set_effects,
+    sort_by_creation, span_text,
+};
+use super::{Rule, Settings};
+use crate::correlate::Model;
+use crate::finding::{Finding, Severity};
+use crate::money::Currency;
+use crate::time::Duration;
+use std::collections::BTreeMap;
+
+pub static RULE: Rule = Rule {
+    id: "duplicate-decision",
+    default_severity: Severity::Warning,
+    default_enabled: true,
+    summary: "two logical calls decided on the same effect (kind, order, amount) within the decision window",
+    explanation: r#"## What it does
+Finds effects of the same kind, order and amount that come from different logical calls
+(two runs, or two steps of one run that are neither a resume nor a step retry), or from
+untraced effects further apart than `--max-skew` plus a few seconds, created within
+`--decision-window` (default 24h) of each other. One finding per cluster, listing the
+first effect of each decision. Effects on one order further apart than the window are
+legitimate repeats, and effects of different amounts are partial refunds: neither is
+reported. Its excess is reported apart from delivery duplicates (`decision_excess`).
+
+## Why is this bad
+Idempotency keys protect against duplicate delivery, not duplicate decisions. When an agent
+decides on a refund at 14:02 and another run decides on the same refund at 15:40, the keys
+differ, both refunds are issued, and every system behaved as designed. The customer was
+refunded twice all the same.
+
+## How to fix
+Give the agent state it must check before acting: a ledger of what has already been done
+for the order (refunds issued, amounts, when), read before deciding and written under a
+unique constraint with the effect.
+
+## Example
+```
+14:02:11.402  agent run 7f3a  step 4  tool=issue_refund  args={"order":"A-88214","amount_p":4500}
+15:40:05.118  agent run 9b21  step 3  tool=issue_refund  args={"order":"A-88214","amount_p":4500}
+--- payments service ---
+14:02:11.501  refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884
+15:40:05.230  refund rf_Q7P4  order A-88214  4500p  settled 15:40:16.002
+```
+Two runs refunded the same order the same amount 98 minutes apart.
+"#,
+    check,
+};
+
+/// Who decided on an effect: a client call's duplicate group, or (for untraced effects)
+/// the first effect of its service-side delivery group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    Call(usize),
+    Service(usize),
+}
+
+fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+    let mut source: Vec<Source> = model
+        .effects
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match e.matched {
+            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch].logical].group),
+            None => Source::Service(i),
+        })
+        .collect();
+    for g in service_only_groups(model, settings.max_skew) {
+        let mut effects = g.effects;
+        sort_by_creation(model, &mut effects);
+        let head = effects[0];
+        effects
+            .iter()
+            .for_each(|&i| source[i] = Source::Service(head));
+    }
+    // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
+    let mut buckets: BTreeMap<(&str, &str, Currency, i64), Vec<usize>> = BTreeMap::new();
+    for (i, e) in model.effects.iter().enumerate() {
+        if let (true, Some(order), Some(m)) = (e.happened, &e.order, e.amount) {
+            buckets
+                .entry((e.kind.as_str(), order.as_str(), m.currency, m.minor))
+                .or_default()
+                .push(i);
+        }
+    }
+    let delivery_gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
+    for ((kind, order, _, _), mut effects) in buckets {
+        sort_by_creation(model, &mut effects);
+        let decisions = decisions(model, &effects, &mut source, delivery_gap);
+        if decisions.len() < 2 {
+            continue;
+        }
+        for cluster in window_clusters(model, &decisions, settings.decision_window) {
+            out.push(finding(model, kind, order, &cluster));
+        }
+    }
+}
+
+/// The first effect of each source in a bucket (sorted by creation), in creation order.
+/// An untraced effect within the delivery gap of an earlier decision is a delivery copy of
+/// it (reported by `duplicate-effect` or `unattributed-effect`), not a decision of its own.
+fn decisions(
+    model: &Model,
+    sorted: &[usize],
+    source: &mut [Source],
+    delivery_gap: Duration,
+) -> Vec<usize> {
+    let mut seen: BTreeMap<Source, usize> = BTreeMap::new();
+    let mut out: Vec<usize> = Vec::new();
+    for &i in sorted {
+        let src = source[i];
+        if seen.contains_key(&src) {
+            continue;
+        }
+        if matches!(src, Source::Service(_))
+            && let Some(&prev) = out.last()
+            && model.effects[i].created.since(model.effects[prev].created) <= delivery_gap
+        {
+            source[i] = source[prev];
+            continue;
+        }
+        seen.insert(src, i);
+        out.push(i);
+    }
+    out
+}
+
+/// Decisions each created within `window` of the previous one, in runs of two or more.
+fn window_clusters(model: &Model, sorted: &[usize], window: Duration) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for &i in sorted {
+        if let Some(&last) = current.last()
+            && model.effects[i].created.since(model.effects[last].created) > window
+        {
+            if current.len() > 1 {
+                out.push(std::mem::take(&mut current));
+            }
+            current.clear();
+        }
+        current.push(i);
+    }
+    if current.len() > 1 {
+        out.push(current);
+    }
+    out
+}
+
+/// `run 7f3a step 4`, or `an untraced call` for effects no client trace accounts for.
+fn who(model: &Model, e: usize) -> String {
+    match model.effects[e].matched {
+        Some(m) => {
+            let d = &model.dispatches[m.dispatch];
+            format!("run {} step {}", d.call.run, d.call.step)
+        }
+        None => "an untraced call".to_string(),
+    }
+}
+
+fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding {
+    let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
+    f.order = Some(order.to_string());
+    // The finding is about the first repeat: the decision that should not have been made.
+    if let Some(m) = model.effects[cluster[1]].matched {
+        let d = &model.dispatches[m.dispatch];
+        f.run = Some(d.call.run.clone());
+        f.step = Some(d.call.step);
+        f.tool = Some(d.tool.clone()).filter(|t| !t.is_empty());
+    }
+    for &e in cluster {
+        if let Some(m) = model.effects[e].matched {
+            dispatch_evidence(&model.dispatches[m.dispatch], &mut f.evidence);
+        }
+    }
+    set_effects(&mut f, model, cluster.to_vec());
+    let first = &model.effects[cluster[0]];
+    let did = did(kind);
+    let mut text = format!(
+        "{} {did} {} on order {order} ({} at {})",
+        who(model, cluster[0]),
+        amount_text(first.amount),
+        first.id,
+        first.created
+    );
+    for pair in cluster.windows(2) {
+        let (prev, e) = (&model.effects[pair[0]], &model.effects[pair[1]]);
+        text.push_str(&format!(
+            ", then {} {did} the same amount again {} later ({})",
+            who(model, pair[1]),
+            span_text(e.created.since(prev.created)),
+            e.id
+        ));
+    }
+    f.message = format!(
+        "{text}: {} separate decisions, not a delivery retry, so a planning defect; check the order's ledger before deciding, excess {}",
+        cluster.len(),
+        amount_text(f.excess())
+    );
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::testkit::scenarios::two_runs;
+    use crate::rules::testkit::{Trace, ids, t};
+    use crate::rules::{Settings, run_all};
+    use crate::time::Duration;
+
+    #[test]
+    fn two_runs_refunding_one_order_98_minutes_apart() {
+        let tr = two_runs(0, 4500);
+        let all = tr.findings();
+        assert_eq!(all.len(), 1, "{all:#?}");
+        let f = &all[0];
+        assert_eq!(f.rule, "duplicate-decision");
+        assert_eq!(ids(f), ["rf_8XM1", "rf_Q7P4"]);
+        assert_eq!((f.run.as_deref(), f.step), (Some("9b21"), Some(3)));
+        assert_eq!(f.excess_minor, Some(4500));
+        for part in [
+            "run 7f3a step 4",
+            "run 9b21 step 3",
+            "1 h 38 min later",
+            "planning defect",
+        ] {
+            assert!(f.message.contains(part), "{part}: {}", f.message);
+        }
+    }
+
+    #[test]
+    fn repeats_beyond_the_window_and_partial_refunds_are_legitimate() {
+        assert_eq!(two_runs(30, 4500).findings(), vec![]);
+        assert_eq!(two_runs(0, 1500).findings(), vec![]);
+        // The next day, 25 h 38 min later: outside the default 24 h window, inside a 2 d one.
+        assert_eq!(two_runs(1, 4500).findings(), vec![]);
+        let wide = Settings {
+            decision_window: Duration::from_secs(2 * 86_400),
+            ..Settings::default()
+        };
+        let found = run_all(&two_runs(1, 4500).model(), &wide);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].message.contains("1 d 2 h later"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn three_decisions_in_a_day_are_one_cluster() {
+        let mut tr = two_runs(0, 4500);
+        tr.tool_call(
+            t(0, "20:00:00"),
+            "c3",
+            1,
+            "issue_refund",
+            r#"{"order":"A-88214","amount_p":4500}"#,
+        )
+        .attempt(t(0, "20:00:00.010"), "c3", 1, 1, Some("kc"))
+        .refund(t(0, "20:00:00.100"), "rf_C", "A-88214", 4500, Some("kc"))
+        .created(t(0, "20:00:00.200"), "c3", 1, "rf_C", false);
+        let found = tr.of("duplicate-decision");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(ids(&found[0]), ["rf_8XM1", "rf_Q7P4", "rf_C"]);
+        assert_eq!(found[0].excess_minor, Some(9000));
+    }
+
+    #[test]
+    fn untraced_effects_apart_are_decisions_and_close_together_a_delivery_duplicate() {
+        let mut tr = Trace::default();
+        tr.refund(t(0, "09:00:00"), "rf_1", "B-1", 2000, None)
+            .refund(t(0, "09:01:00"), "rf_2", "B-1", 2000, None)
+            .refund(t(0, "09:01:03"), "rf_3", "B-1", 2000, None);
+        let decision = tr.of("duplicate-decision");
+        assert_eq!(decision.len(), 1, "{decision:#?}");
+        // rf_3 is a delivery copy of rf_2, not a third decision.
+        assert_eq!(ids(&decision[0]), ["rf_1", "rf_2"]);
+        assert_eq!(decision[0].excess_minor, Some(2000));
+        assert!(
+            decision[0].message.contains("an untraced call"),
+            "{}",
+            decision[0].message
+        );
+        let delivery = tr.of("duplicate-effect");
+        assert_eq!(delivery.len(), 1, "{delivery:#?}");
+        assert_eq!(ids(&delivery[0]), ["rf_2", "rf_3"]);
+    }
+
+    #[test]
+    fn two_steps_of_one_run_are_two_decisions_but_a_delivery_duplicate_is_not() {
+        let mut tr = Trace::default();
+        let args = r#"{"order":"A-1","amount_p":700}"#;
+        tr.tool_call(t(0, "09:00:00"), "r", 2, "issue_refund", args)
+            .attempt(t(0, "09:00:00.010"), "r", 2, 1, None)
+            .refund(t(0, "09:00:00.100"), "rf_1", "A-1", 700, None)
+            .refund(t(0, "09:00:00.300"), "rf_1b", "A-1", 700, None)
+            .created(t(0, "09:00:00.400"), "r", 2, "rf_1b", false)
+            .tool_call(t(0, "09:30:00"), "r", 6, "issue_refund", args)
+            .attempt(t(0, "09:30:00.010"), "r", 6, 1, None)
+            .refund(t(0, "09:30:00.100"), "rf_2", "A-1", 700, None)
+            .created(t(0, "09:30:00.400"), "r", 6, "rf_2", false);
+        let decision = tr.of("duplicate-decision");
+        assert_eq!(decision.len(), 1, "{decision:#?}");
+        // One decision per call: rf_1b is step 2's gateway duplicate, counted there.
+        assert_eq!(ids(&decision[0]), ["rf_1", "rf_2"]);
+        assert_eq!(decision[0].excess_minor, Some(700));
+        let delivery = tr.of("duplicate-effect");
+        assert_eq!(delivery.len(), 1);
+        assert_eq!(delivery[0].step, Some(2));
+    }
+}
