@@ -79,3 +79,49 @@ fn explain_an_unknown_rule_exits_2_listing_the_known_ids() {
         assert!(err.contains(rule.id), "{} not listed: {err}", rule.id);
     }
 }
+
+#[test]
+fn severity_overrides_on_the_command_line() {
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/key-per-attempt/trace.log"
+    );
+    let scan = |extra: &[&str]| {
+        let mut args = vec!["scan", trace, "--format", "json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args);
+        let report: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let rules: Vec<(String, String)> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().into(),
+                    f["severity"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        (code, rules)
+    };
+    let (code, rules) = scan(&[]);
+    assert_eq!(code, Some(1));
+    assert!(rules.contains(&("key-per-attempt".into(), "error".into())));
+    let (code, rules) = scan(&[
+        "--severity",
+        "key-per-attempt=off",
+        "--severity",
+        "duplicate-effect=warning",
+    ]);
+    assert!(
+        !rules.iter().any(|(r, _)| r == "key-per-attempt"),
+        "{rules:?}"
+    );
+    assert!(rules.contains(&("duplicate-effect".into(), "warning".into())));
+    // No error left, so the default --fail-on error passes.
+    assert_eq!(code, Some(0));
+    let (code, _, err) = run(&["scan", trace, "--severity", "key-per-attempt=loud"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown level `loud`"), "{err}");
+}

@@ -95,10 +95,12 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
                 o.unwrap_or_default()
             ));
         }
-        let message = format!(
-            "idempotency key {key} {}: two different actions collide on one key",
-            parts.join(" and ")
-        );
+        let why = if payloads.len() >= 2 {
+            "two different actions collide on one key"
+        } else {
+            "the service rejected the request because of its key"
+        };
+        let message = format!("idempotency key {key} {}: {why}", parts.join(" and "));
         let head = rejected.first().copied().unwrap_or(attempts[0]);
         let call = &model.calls[model.dispatches[head.dispatch].logical];
         let mut f = call_finding(&RULE, model, call, message);
@@ -112,18 +114,35 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
 }
 
 /// A 422, or a 400 whose text names the idempotency key: the service's request-hash check.
+/// A 422 whose body gives another reason (`amount exceeds captured total`) is a validation
+/// failure, not a key rejection: that is `retry-non-retryable`'s business, if retried.
 fn rejects_key(o: &Outcome) -> bool {
-    let (status, text) = match &o.kind {
+    let (status, text, from_body) = match &o.kind {
         OutcomeKind::Response {
             status, message, ..
-        } => (Some(*status), message.as_str()),
-        OutcomeKind::Failure { message, .. } => (leading_status(message), message.as_str()),
+        } => (Some(*status), message.as_str(), true),
+        OutcomeKind::Failure { message, .. } => (leading_status(message), message.as_str(), false),
     };
     match status {
-        Some(422) => true,
+        Some(422) => names_the_key(text) || !from_body || other_reason(text).is_none(),
         Some(400) => names_the_key(text),
         _ => false,
     }
+}
+
+/// The body's reason beyond the status text, if it gives one.
+fn other_reason(text: &str) -> Option<&str> {
+    let t = text.trim();
+    let rest = ["unprocessable entity", "unprocessable content"]
+        .iter()
+        .find_map(|p| {
+            t.get(..p.len())
+                .filter(|head| head.eq_ignore_ascii_case(p))
+                .map(|_| &t[p.len()..])
+        })
+        .unwrap_or(t);
+    let rest = rest.trim_matches(|c: char| c.is_whitespace() || c.is_ascii_punctuation());
+    (!rest.is_empty()).then_some(rest)
 }
 
 fn names_the_key(text: &str) -> bool {
@@ -197,6 +216,32 @@ mod tests {
             assert_eq!(found.len(), 1, "{status}");
             assert!(found[0].message.contains("refused"), "{}", found[0].message);
         }
+    }
+
+    #[test]
+    fn a_422_giving_another_reason_is_a_validation_failure() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "r",
+            2,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":99999}"#,
+        )
+        .attempt(10, "r", 2, 1, Some("k"))
+        .response(
+            200,
+            "r",
+            2,
+            422,
+            "Unprocessable Entity amount exceeds captured total",
+        );
+        assert!(t.check(&RULE).is_empty());
+        assert_eq!(other_reason("Unprocessable Entity"), None);
+        assert_eq!(
+            other_reason("Unprocessable Entity: too big"),
+            Some("too big")
+        );
     }
 
     #[test]
