@@ -54,7 +54,16 @@ impl AuditConfig {
             .csv_map
             .iter()
             .map(|m| {
-                pair("--csv-map", m, "FIELD=COLUMN").map(|(f, c)| (f.to_string(), c.to_string()))
+                let (f, c) = pair("--csv-map", m, "FIELD=COLUMN")?;
+                let fields = crate::ingest::csv::FIELDS;
+                if !fields.iter().any(|(name, _)| name.eq_ignore_ascii_case(f)) {
+                    let names: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
+                    return Err(format!(
+                        "--csv-map {m}: unknown field `{f}`; fields: {}",
+                        names.join(", ")
+                    ));
+                }
+                Ok((f.to_string(), c.to_string()))
             })
             .collect::<Result<_, _>>()?;
         let tool_kinds = a

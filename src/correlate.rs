@@ -239,6 +239,8 @@ pub struct Model {
     pub client_span: Option<(Timestamp, Timestamp)>,
     /// Effect kinds that some client call in the inputs produces.
     pub client_kinds: BTreeSet<String>,
+    /// The newest event of any kind: "now" for rules that ask how old something is.
+    pub latest_event: Option<Timestamp>,
     pub max_skew: Duration,
 }
 
@@ -332,6 +334,7 @@ impl<'o> Builder<'o> {
     }
 
     fn add(&mut self, ev: Event) {
+        self.model.latest_event = self.model.latest_event.max(Some(ev.at));
         if ev.kind.is_client_side() {
             let span = self.model.client_span.get_or_insert((ev.at, ev.at));
             span.0 = span.0.min(ev.at);

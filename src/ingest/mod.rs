@@ -2,8 +2,12 @@
 //! Parsers know nothing of rules; they report what they could not read as [`Problem`]s so
 //! that nothing is dropped silently (SPEC §9).
 
+pub mod csv;
+pub mod jsonl;
 pub mod lines;
+pub mod records;
 pub mod source;
+pub mod stamp;
 pub mod text;
 
 use crate::event::Event;
@@ -102,6 +106,9 @@ pub fn parse(
 ) -> std::io::Result<Parsed> {
     match format {
         Format::Text => text::parse(reader, input, opts),
+        Format::Jsonl => jsonl::parse(reader, input, opts),
+        Format::Csv => csv::parse(reader, input, opts),
+        Format::Records => records::parse(reader, input, opts),
         other => Err(std::io::Error::other(format!(
             "the {} format is not supported yet",
             other.as_str()
@@ -118,27 +125,24 @@ pub fn looks_like_jsonl(first_line: &str) -> bool {
     }
 }
 
-/// A CSV header naming an effect column, or the idempotency-records dump's header.
-pub fn detect_csv_header(first_line: &str) -> Option<Format> {
+/// A CSV header naming an effect id and a money column (by default spelling or
+/// `--csv-map`), or the idempotency-records dump's header. Parsed as CSV, so quoted column
+/// names may hold commas.
+pub fn detect_csv_header(first_line: &str, csv_map: &[(String, String)]) -> Option<Format> {
     if !first_line.contains(',') {
         return None;
     }
-    let cols: Vec<String> = first_line
-        .split(',')
-        .map(|c| c.trim().trim_matches('"').to_ascii_lowercase())
-        .collect();
-    let has = |name: &str| cols.iter().any(|c| c == name);
-    if has("key") && has("request_hash") && has("status") {
+    let mut rdr = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(first_line.as_bytes());
+    let header = rdr.records().next()?.ok()?;
+    let cols: Vec<String> = header.iter().map(str::to_string).collect();
+    if records::is_records_header(&cols) {
         return Some(Format::Records);
     }
-    let effect_cols = ["id", "refund_id", "effect_id", "amount", "amount_minor"];
-    let order_cols = [
-        "order",
-        "order_id",
-        "metadata.order_id",
-        "order_id (metadata)",
-    ];
-    (effect_cols.iter().any(|c| has(c)) && (order_cols.iter().any(|c| has(c)) || has("currency")))
+    csv::Columns::resolve(&cols, csv_map)
+        .is_effect_export()
         .then_some(Format::Csv)
 }
 

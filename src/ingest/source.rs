@@ -182,9 +182,10 @@ fn read_one(input: &Input, index: u32, forced: Option<Format>, opts: &ParseOptio
     {
         return Outcome::Unreadable(e.to_string());
     }
-    let format = match forced.or_else(|| detect(&head)) {
+    let format = match forced.or_else(|| detect(&head, &opts.csv_map)) {
         Some(f) => f,
-        None if input.explicit => Format::Text,
+        // Named on the command line: parsed anyway, so every line says why it is no event.
+        None if input.explicit => fallback(&head),
         None => return Outcome::NotALog("not a recognised log format; passed over".into()),
     };
     let mut all = Cursor::new(head).chain(reader);
@@ -214,21 +215,35 @@ fn decompressing(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Sen
     }
 }
 
-/// Detects a format from the first non-blank line (SPEC §3); `None` when it is no log at all.
-pub fn detect(head: &[u8]) -> Option<Format> {
+fn first_line(head: &[u8]) -> Option<String> {
     let first = head
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()))?;
     let line = String::from_utf8_lossy(first);
-    let line = line.trim_start_matches('\u{feff}').trim();
+    Some(line.trim_start_matches('\u{feff}').trim().to_string())
+}
+
+/// The format of an explicitly named file that detection does not recognise: JSON Lines when
+/// it opens with `{` (each line then says why it is no event), else text.
+fn fallback(head: &[u8]) -> Format {
+    match first_line(head) {
+        Some(l) if l.starts_with('{') => Format::Jsonl,
+        _ => Format::Text,
+    }
+}
+
+/// Detects a format from the first non-blank line (SPEC §3); `None` when it is no log at all.
+pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
+    let line = first_line(head)?;
+    let line = line.as_str();
     if line.starts_with("{\"resourceSpans\"") || line.starts_with("{ \"resourceSpans\"") {
         return Some(Format::Otlp);
     }
     if line.starts_with('{') {
         return super::looks_like_jsonl(line).then_some(Format::Jsonl);
     }
-    if let Some(f) = super::detect_csv_header(line) {
+    if let Some(f) = super::detect_csv_header(line, csv_map) {
         return Some(f);
     }
     super::looks_like_text_log(head).then_some(Format::Text)

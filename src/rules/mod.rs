@@ -12,6 +12,8 @@ mod key_payload_mismatch;
 mod key_per_attempt;
 mod model_supplied_key;
 mod noncanonical_args;
+mod record_after_effect;
+mod record_stuck;
 mod renumbered_step;
 mod resume_key_drift;
 mod retry_non_retryable;
@@ -62,6 +64,8 @@ static REGISTRY: &[&Rule] = &[
     &duplicate_decision::RULE,
     &effect_after_timeout::RULE,
     &unattributed_effect::RULE,
+    &record_stuck::RULE,
+    &record_after_effect::RULE,
 ];
 
 pub fn find(id: &str) -> Option<&'static Rule> {

@@ -2,7 +2,9 @@
 //! and the phrases messages are built from. No rule-specific logic here.
 
 use crate::classify::FailureClass;
-use crate::correlate::{AttemptRec, Dispatch, EffectRec, LogicalCall, Model, OutcomeKind};
+use crate::correlate::{
+    AttemptRec, Dispatch, EffectRec, LogicalCall, Model, OutcomeKind, RecordRec,
+};
 use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
 use crate::money::{Currency, Money};
@@ -269,4 +271,51 @@ pub fn resume_evidence(model: &Model, run: &str, segment: u32, out: &mut Vec<Loc
                 .take(1),
         );
     }
+}
+
+/// The effects an idempotency record stands for: logged with its key, matched to an attempt
+/// sent with its key, or named (by effect id) in the response it stored.
+pub fn record_effects(model: &Model, rec: &RecordRec) -> Vec<usize> {
+    let response = rec
+        .response
+        .as_deref()
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok());
+    let mut named = Vec::new();
+    if let Some(v) = &response {
+        strings_in(v, &mut named);
+    }
+    let key = rec.key.as_str();
+    model
+        .effects
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            e.key.as_deref() == Some(key)
+                || e.matched
+                    .is_some_and(|m| model.attempt(m).key.as_deref() == Some(key))
+                || named.contains(&e.id.as_str())
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn strings_in<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| strings_in(x, out)),
+        serde_json::Value::Object(m) => m.values().for_each(|x| strings_in(x, out)),
+        _ => {}
+    }
+}
+
+/// The run and step of the first attempt sent with `key`, for findings about a key.
+pub fn call_of_key(model: &Model, key: &str) -> Option<(String, u32, String)> {
+    model
+        .attempts()
+        .filter(|(_, a)| a.key.as_deref() == Some(key))
+        .min_by_key(|(id, a)| (a.at, *id))
+        .map(|(id, _)| {
+            let d = &model.dispatches[id.dispatch];
+            (d.call.run.clone(), d.call.step, d.tool.clone())
+        })
 }

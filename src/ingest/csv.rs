@@ -1,0 +1,401 @@
+//! CSV effect exports (SPEC §3.3): a header row, then one effect per row, RFC 4180 quoting
+//! (a quoted field may span lines). Columns are found by name, case-insensitively, under the
+//! common spellings of settlement exports or as `--csv-map field=Column` says. Amounts become
+//! minor units exactly; a row that cannot be read is skipped with its reason, never guessed.
+
+use super::stamp::Clock;
+use super::{ParseOptions, Parsed};
+use crate::event::{Effect, Event, EventKind, Loc, state_means_not_happened};
+use crate::money::{Currency, Money, parse_major};
+use std::io::{self, Read};
+
+/// The fields a column can be mapped to with `--csv-map`, and their default spellings.
+pub const FIELDS: &[(&str, &[&str])] = &[
+    ("id", &["id", "effect_id", "refund_id"]),
+    ("kind", &["kind", "effect_kind", "object"]),
+    (
+        "order",
+        &[
+            "order",
+            "order_id",
+            "metadata.order_id",
+            "order_id (metadata)",
+            "metadata[order_id]",
+        ],
+    ),
+    ("amount", &["amount"]),
+    ("amount_minor", &["amount_minor", "amount_p"]),
+    ("currency", &["currency"]),
+    ("created", &["created", "created_at", "created (utc)"]),
+    ("settled_at", &["settled_at", "settled", "settled (utc)"]),
+    ("idempotency_key", &["idempotency_key", "idempotency-key"]),
+    ("status", &["status", "state"]),
+];
+
+/// Which column holds each field, by index into the row.
+#[derive(Debug, Default)]
+pub struct Columns {
+    cols: [Option<usize>; FIELDS.len()],
+    /// The id column's header is `refund_id`: the export says the kind.
+    id_names_kind: Option<String>,
+    /// The minor-units column is `amount_p`: pence, GBP unless a currency column says.
+    pence: bool,
+}
+
+impl Columns {
+    /// Resolves a header: a mapped column first, else the first default spelling present.
+    pub fn resolve(header: &[String], map: &[(String, String)]) -> Columns {
+        let norm: Vec<String> = header
+            .iter()
+            .map(|h| h.trim().trim_start_matches('\u{feff}').to_ascii_lowercase())
+            .collect();
+        let find = |name: &str| norm.iter().position(|h| h == &name.to_ascii_lowercase());
+        let mut c = Columns::default();
+        for (i, (field, defaults)) in FIELDS.iter().enumerate() {
+            let mapped = map
+                .iter()
+                .filter(|(f, _)| f.eq_ignore_ascii_case(field))
+                .find_map(|(_, col)| find(col));
+            c.cols[i] = mapped.or_else(|| defaults.iter().find_map(|d| find(d)));
+        }
+        if let Some(i) = c.get("id") {
+            c.id_names_kind = norm[i]
+                .strip_suffix("_id")
+                .filter(|k| *k != "effect")
+                .map(str::to_string);
+        }
+        c.pence = c.get("amount_minor").is_some_and(|i| norm[i] == "amount_p");
+        c
+    }
+
+    fn get(&self, field: &str) -> Option<usize> {
+        FIELDS
+            .iter()
+            .position(|(f, _)| *f == field)
+            .and_then(|i| self.cols[i])
+    }
+
+    /// An effect export: an id column and something that makes it a money movement.
+    pub fn is_effect_export(&self) -> bool {
+        self.get("id").is_some()
+            && ["order", "amount", "amount_minor", "currency", "created"]
+                .iter()
+                .any(|f| self.get(f).is_some())
+    }
+}
+
+/// Counts physical lines as the CSV reader consumes them, so that `lines = events + ignored +
+/// skipped` holds per physical line even when a quoted field spans several.
+pub(super) struct LineCounter<R> {
+    pub inner: R,
+    pub newlines: u64,
+    pub last: Option<u8>,
+}
+
+impl<R: Read> Read for LineCounter<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+}
+
+impl<R> LineCounter<R> {
+    pub fn new(inner: R) -> Self {
+        LineCounter {
+            inner,
+            newlines: 0,
+            last: None,
+        }
+    }
+
+    pub fn lines(&self) -> u64 {
+        self.newlines + u64::from(self.last.is_some_and(|b| b != b'\n'))
+    }
+}
+
+pub(super) fn csv_error(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("CSV: {other:?}")),
+    }
+}
+
+pub(super) fn reader<R: Read>(r: R) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(r)
+}
+
+pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
+    let mut out = Parsed::default();
+    let mut rdr = self::reader(LineCounter::new(reader));
+    let header: Vec<String> = rdr
+        .byte_headers()
+        .map_err(csv_error)?
+        .iter()
+        .map(|h| String::from_utf8_lossy(h).into_owned())
+        .collect();
+    let cols = Columns::resolve(&header, &opts.csv_map);
+    if cols.get("id").is_none() && !header.iter().all(|h| h.is_empty()) {
+        return Err(io::Error::other(
+            "the CSV header has no effect id column (id, effect_id, refund_id); name one with --csv-map id=COLUMN",
+        ));
+    }
+    let mut clock = Clock::new(opts);
+    let mut row = csv::ByteRecord::new();
+    while rdr.read_byte_record(&mut row).map_err(csv_error)? {
+        let line = row.position().map_or(0, |p| p.line()) as u32;
+        if row.iter().all(|f| f.trim_ascii().is_empty()) {
+            continue; // counted as ignored below
+        }
+        match effect(&row, &cols, &mut clock, opts) {
+            Ok((at, e)) => {
+                out.stats.events += 1;
+                out.events.push(Event {
+                    at,
+                    loc: Loc { input, line },
+                    kind: EventKind::Effect(e),
+                });
+            }
+            Err(why) => out.stats.skip(line, why),
+        }
+    }
+    let counter = rdr.into_inner();
+    let s = &mut out.stats;
+    s.lines = counter.lines();
+    // The header, blank lines and the continuation lines of multi-line rows.
+    s.ignored = s.lines.saturating_sub(s.events + s.skipped);
+    Ok(out)
+}
+
+fn effect(
+    row: &csv::ByteRecord,
+    cols: &Columns,
+    clock: &mut Clock,
+    opts: &ParseOptions,
+) -> Result<(crate::time::Timestamp, Effect), String> {
+    let field = |name: &str| -> Option<String> {
+        let v = row.get(cols.get(name)?)?;
+        let v = String::from_utf8_lossy(v).trim().to_string();
+        (!v.is_empty()).then_some(v)
+    };
+    let id = field("id").ok_or("no effect id")?;
+    let created_text = field("created").ok_or("no created time")?;
+    let created = clock.parse(created_text.as_bytes(), opts, true)?;
+    // An API-style export (`created` in unix seconds) writes amounts in minor units.
+    let api_style = created_text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b'.');
+    let currency = match field("currency") {
+        Some(c) => {
+            Some(Currency::parse(&c).ok_or_else(|| format!("`{c}` is not a currency code"))?)
+        }
+        None => None,
+    };
+    let amount = amount(
+        &field("amount_minor"),
+        &field("amount"),
+        currency,
+        cols.pence,
+        api_style,
+    )?;
+    let settled_at = match field("settled_at") {
+        Some(s) => Some(clock.parse(s.as_bytes(), opts, true)?),
+        None => None,
+    };
+    let state = field("status").map(|s| s.to_ascii_lowercase());
+    let kind = field("kind")
+        .map(|k| k.to_ascii_lowercase())
+        .or_else(|| cols.id_names_kind.clone())
+        .unwrap_or_else(|| kind_from_id(&id).to_string());
+    Ok((
+        created,
+        Effect {
+            kind,
+            happened: !state.as_deref().is_some_and(state_means_not_happened),
+            id,
+            order: field("order"),
+            amount,
+            key: field("idempotency_key"),
+            state: state.or_else(|| settled_at.map(|_| "settled".to_string())),
+            state_at: settled_at,
+        },
+    ))
+}
+
+fn amount(
+    minor: &Option<String>,
+    major: &Option<String>,
+    currency: Option<Currency>,
+    pence: bool,
+    api_style: bool,
+) -> Result<Option<Money>, String> {
+    let integer = |t: &str| -> Result<i64, String> {
+        t.parse::<i64>()
+            .map_err(|_| format!("amount `{t}` is not an integer number of minor units"))
+    };
+    if let Some(t) = minor {
+        let cur = currency
+            .or(pence.then_some(Currency::GBP))
+            .ok_or("an amount in minor units without a currency")?;
+        return Ok(Some(Money::new(integer(t)?, cur)));
+    }
+    let Some(t) = major else {
+        return Ok(None);
+    };
+    let cur = currency.ok_or_else(|| format!("amount `{t}` without a currency"))?;
+    if api_style && !t.contains('.') {
+        return Ok(Some(Money::new(integer(t)?, cur)));
+    }
+    if cur.exponent().is_none() {
+        return Err(format!(
+            "currency `{cur}` has no known ISO 4217 exponent, so the decimal amount `{t}` cannot be converted"
+        ));
+    }
+    parse_major(t, cur)
+        .map(|m| Some(Money::new(m, cur)))
+        .map_err(|e| format!("amount {e}"))
+}
+
+/// An export that does not say what it holds: the id's prefix, where it is a well-known one
+/// (`re_`/`rf_` refunds, `ch_` charges, `po_` payouts, `tr_` transfers), else a refund,
+/// the export this tool is mostly fed.
+fn kind_from_id(id: &str) -> &'static str {
+    let prefix = id.split_once('_').map_or("", |(p, _)| p);
+    match prefix.to_ascii_lowercase().as_str() {
+        "ch" | "py" => "charge",
+        "po" => "payout",
+        "tr" => "transfer",
+        "pi" => "payment",
+        _ => "refund",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, map: &[(&str, &str)]) -> Parsed {
+        let opts = ParseOptions {
+            csv_map: map
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            ..ParseOptions::default()
+        };
+        parse(&mut text.as_bytes(), 0, &opts).unwrap()
+    }
+
+    fn effects(p: &Parsed) -> Vec<(&Effect, String)> {
+        p.events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Effect(f) => (f, e.at.display()),
+                _ => panic!("not an effect"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn settlement_export_with_decimal_amounts_and_lower_case_currency() {
+        let p = run(
+            "id,Amount,Currency,Created (UTC),Status,order_id (metadata)\n\
+             rf_8XM1,45.00,gbp,2026-11-03 14:02:11,succeeded,A-88214\n\
+             rf_1,1200,jpy,2026-11-03 14:05:00,succeeded,A-1\n\
+             rf_2,1.250,kwd,2026-11-03 14:06:00,failed,A-2\n",
+            &[],
+        );
+        assert_eq!(p.stats.problems, vec![]);
+        let e = effects(&p);
+        assert_eq!(e[0].0.amount, Some(Money::new(4500, Currency::GBP)));
+        assert_eq!(e[0].0.kind, "refund");
+        assert_eq!(e[0].0.order.as_deref(), Some("A-88214"));
+        assert_eq!(e[0].1, "2026-11-03T14:02:11.000Z");
+        assert_eq!(e[1].0.amount.unwrap().minor, 1200);
+        assert_eq!(e[2].0.amount.unwrap().minor, 1250);
+        assert!(
+            !e[2].0.happened,
+            "a failed row is not an effect that happened"
+        );
+        assert_eq!((p.stats.lines, p.stats.events, p.stats.ignored), (4, 3, 1));
+    }
+
+    #[test]
+    fn api_style_export_is_in_minor_units_and_unix_seconds() {
+        let p = run(
+            "id,object,amount,currency,created,metadata[order_id]\nch_1,charge,4500,usd,1762178531,A-9\n",
+            &[],
+        );
+        let e = effects(&p);
+        assert_eq!(e[0].0.kind, "charge");
+        assert_eq!(e[0].0.amount.unwrap().minor, 4500);
+        assert_eq!(e[0].1, "2025-11-03T14:02:11.000Z");
+    }
+
+    #[test]
+    fn mapped_columns_and_quoted_fields_spanning_lines() {
+        let p = run(
+            "Ref,Order Ref,amount_p,When,Note\n\
+             \"rf_1\",\"A-1\",4500,2026-11-03T14:02:11Z,\"first line\nsecond, line\"\n\
+             rf_2,A-2,300,2026-11-03T14:03:11Z,plain\n",
+            &[("id", "Ref"), ("order", "order ref"), ("created", "When")],
+        );
+        assert_eq!(p.stats.problems, vec![]);
+        let e = effects(&p);
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].0.order.as_deref(), Some("A-1"));
+        assert_eq!(e[0].0.amount, Some(Money::new(4500, Currency::GBP)));
+        assert_eq!(p.events[1].loc.line, 4, "the row after a two-line field");
+        assert_eq!((p.stats.lines, p.stats.events, p.stats.ignored), (4, 2, 2));
+    }
+
+    #[test]
+    fn bad_rows_are_skipped_with_their_line_and_the_rest_read() {
+        let p = run(
+            "id,amount,currency,created\n\
+             rf_1,45.0x,GBP,2026-11-03T14:02:11Z\n\
+             rf_2,45.00,XYZ,2026-11-03T14:02:11Z\n\
+             rf_3,45.001,GBP,2026-11-03T14:02:11Z\n\
+             rf_4,45.00,GBP,yesterday\n\
+             \n\
+             rf_5,45.00,GBP,2026-11-03T14:02:11Z\n",
+            &[],
+        );
+        let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, [2, 3, 4, 5]);
+        assert!(
+            p.stats.problems[0]
+                .reason
+                .contains("`45.0x` is not a decimal amount")
+        );
+        assert!(
+            p.stats.problems[1]
+                .reason
+                .contains("no known ISO 4217 exponent")
+        );
+        assert!(p.stats.problems[2].reason.contains("more decimals"));
+        assert!(
+            p.stats.problems[3]
+                .reason
+                .contains("`yesterday` is not a timestamp")
+        );
+        assert_eq!(effects(&p).len(), 1);
+        assert_eq!(p.stats.lines, 7);
+        assert_eq!(
+            p.stats.lines,
+            p.stats.events + p.stats.ignored + p.stats.skipped
+        );
+    }
+
+    #[test]
+    fn a_header_without_an_id_column_is_an_error() {
+        let opts = ParseOptions::default();
+        let err = parse(&mut &b"amount,currency\n1,GBP\n"[..], 0, &opts).unwrap_err();
+        assert!(err.to_string().contains("--csv-map id=COLUMN"));
+    }
+}

@@ -1,0 +1,400 @@
+//! JSON Lines (SPEC §3.2): one object per line, `type` says which event it is. Unknown
+//! fields are accepted and ignored; `null` is the same as absent; an unknown `type` is
+//! ignored like an unrecognised text line; a line that is not a JSON object, or an event
+//! missing what it needs, is skipped with the reason.
+
+use super::stamp::Clock;
+use super::{ParseOptions, Parsed, lines::for_each_line};
+use crate::classify::{classify_failure, classify_status};
+use crate::event::{
+    Attempt, CallRef, Effect, Event, EventKind, Failure, Lifecycle, Loc, Response, RunEvent,
+    StepEnd, ToolCall, state_means_not_happened,
+};
+use crate::money::{Currency, Money};
+use serde_json::{Map, Value};
+use std::io::{self, Read};
+
+pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
+    let mut out = Parsed::default();
+    let mut st = State {
+        clock: Clock::new(opts),
+        last_call: None,
+    };
+    for_each_line(reader, |line_no, bytes| {
+        out.stats.lines += 1;
+        if bytes.trim_ascii().is_empty() {
+            out.stats.ignored += 1;
+            return;
+        }
+        match st.line(bytes, opts) {
+            Ok(Some((at, kind))) => {
+                out.stats.events += 1;
+                out.events.push(Event {
+                    at,
+                    loc: Loc {
+                        input,
+                        line: line_no,
+                    },
+                    kind,
+                });
+            }
+            Ok(None) => out.stats.ignored += 1,
+            Err(why) => out.stats.skip(line_no, why),
+        }
+    })?;
+    Ok(out)
+}
+
+struct State {
+    clock: Clock,
+    /// The call of the latest tool-call line: client lines without `run`/`step` belong to it.
+    last_call: Option<CallRef>,
+}
+
+type Line = Option<(crate::time::Timestamp, EventKind)>;
+
+impl State {
+    fn line(&mut self, bytes: &[u8], opts: &ParseOptions) -> Result<Line, String> {
+        let value: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            // Invalid UTF-8 is replaced, not fatal (SPEC §9).
+            Err(_) if std::str::from_utf8(bytes).is_err() => {
+                serde_json::from_str(&String::from_utf8_lossy(bytes))
+                    .map_err(|e| format!("not JSON: {e}"))?
+            }
+            Err(e) => return Err(format!("not JSON: {e}")),
+        };
+        let Value::Object(m) = value else {
+            return Err("not a JSON object".into());
+        };
+        let f = Fields(&m);
+        let Some(ty) = f.str("type")? else {
+            return Err("no `type` field".into());
+        };
+        let kind = match ty {
+            "tool_call" => {
+                let call = f.call()?.ok_or("a tool_call needs `run` and `step`")?;
+                let tool = f.str("tool")?.ok_or("a tool_call needs `tool`")?;
+                let (args_raw, args) = match m.get("args") {
+                    None | Some(Value::Null) => ("{}".to_string(), Value::Object(Map::new())),
+                    // Arguments logged as a JSON string (as model APIs return them).
+                    Some(Value::String(s)) => {
+                        let v = serde_json::from_str(s)
+                            .map_err(|e| format!("`args` is a string but not JSON: {e}"))?;
+                        (s.clone(), v)
+                    }
+                    Some(v) => (v.to_string(), v.clone()),
+                };
+                self.last_call = Some(call.clone());
+                EventKind::ToolCall(ToolCall {
+                    call,
+                    tool: tool.to_string(),
+                    args_raw,
+                    args,
+                })
+            }
+            "attempt" => EventKind::Attempt(Attempt {
+                call: self.client_call(&f)?,
+                number: f
+                    .uint("attempt")?
+                    .filter(|&n| n >= 1)
+                    .ok_or("an attempt needs `attempt` (1, 2, ...)")?,
+                method: f.string("method")?,
+                url: f.string("url")?,
+                key: f.string("idempotency_key")?,
+            }),
+            "failure" => {
+                let error = f.str("error")?.unwrap_or("").to_string();
+                let message = f.str("message")?.unwrap_or("").to_string();
+                if error.is_empty() && message.is_empty() {
+                    return Err("a failure needs `error` or `message`".into());
+                }
+                EventKind::Failure(Failure {
+                    call: self.client_call(&f)?,
+                    attempt: f.uint("attempt")?,
+                    class: classify_failure(&error, &message),
+                    error,
+                    message,
+                })
+            }
+            "response" => {
+                let status = f
+                    .uint("status")?
+                    .filter(|s| (100..600).contains(s))
+                    .ok_or("a response needs `status` (an HTTP status code)")?
+                    as u16;
+                EventKind::Response(Response {
+                    call: self.client_call(&f)?,
+                    attempt: f.uint("attempt")?,
+                    status,
+                    class: classify_status(status),
+                    effect_id: f.string("effect_id")?,
+                    replayed: f.bool("replayed")?.unwrap_or(false),
+                    amount: f.money()?,
+                    message: f.string("message")?.unwrap_or_default(),
+                })
+            }
+            "step_end" => {
+                let call = self
+                    .client_call(&f)?
+                    .ok_or("a step_end needs `run` and `step`")?;
+                let status = f.str("status")?.ok_or("a step_end needs `status`")?;
+                EventKind::StepEnd(StepEnd {
+                    call,
+                    ok: matches!(status, "ok" | "success" | "succeeded" | "completed"),
+                    error: f.string("error")?,
+                })
+            }
+            "run" => {
+                let run = f.id("run")?.ok_or("a run event needs `run`")?;
+                let what = match f.str("event")?.ok_or("a run event needs `event`")? {
+                    "started" => Lifecycle::Started,
+                    "crashed" => Lifecycle::Crashed,
+                    "resumed" => Lifecycle::Resumed,
+                    // `completed`, `paused`...: real but nothing correlation needs.
+                    _ => return Ok(None),
+                };
+                EventKind::Run(RunEvent { run, what })
+            }
+            "effect" => {
+                let id = f.id("effect_id")?.ok_or("an effect needs `effect_id`")?;
+                let kind = f
+                    .str("kind")?
+                    .ok_or("an effect needs `kind` (refund, charge...)")?;
+                let settled_at = match f.str("settled_at")? {
+                    Some(s) => Some(self.clock.parse(s.as_bytes(), opts, false)?),
+                    None => None,
+                };
+                let state = f
+                    .string("state")?
+                    .or(f.string("status")?)
+                    .or_else(|| settled_at.map(|_| "settled".to_string()));
+                let state_at = match f.str("state_at")? {
+                    Some(s) => Some(self.clock.parse(s.as_bytes(), opts, false)?),
+                    None => settled_at,
+                };
+                EventKind::Effect(Effect {
+                    kind: kind.to_ascii_lowercase(),
+                    happened: !state.as_deref().is_some_and(state_means_not_happened),
+                    id,
+                    order: f.id("order")?.or(f.id("order_id")?),
+                    amount: f.money()?,
+                    key: f.string("idempotency_key")?,
+                    state,
+                    state_at,
+                })
+            }
+            // `healthcheck`, `log`...: a line of the log, not an event of the audit.
+            _ => return Ok(None),
+        };
+        Ok(Some((self.stamp(&f, opts)?, kind)))
+    }
+
+    fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
+        match f.0.get("ts") {
+            Some(Value::String(s)) => self.clock.parse(s.as_bytes(), opts, false),
+            // A number is unix seconds, the other common structured-log spelling.
+            Some(Value::Number(n)) => self.clock.parse(n.to_string().as_bytes(), opts, true),
+            None | Some(Value::Null) => Err("no `ts` field".into()),
+            Some(_) => Err("`ts` is not a timestamp string".into()),
+        }
+    }
+
+    /// `run`/`step` on the line, else the latest tool call's (as in text traces).
+    fn client_call(&self, f: &Fields) -> Result<Option<CallRef>, String> {
+        Ok(f.call()?.or_else(|| self.last_call.clone()))
+    }
+}
+
+/// Typed, `null`-tolerant access to an object's fields, with reasons that name the field.
+struct Fields<'a>(&'a Map<String, Value>);
+
+impl Fields<'_> {
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.0.get(k).filter(|v| !v.is_null())
+    }
+
+    fn str(&self, k: &str) -> Result<Option<&str>, String> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(format!("`{k}` is not a string")),
+        }
+    }
+
+    fn string(&self, k: &str) -> Result<Option<String>, String> {
+        Ok(self.str(k)?.map(str::to_string))
+    }
+
+    /// An identifier written as a string or a number.
+    fn id(&self, k: &str) -> Result<Option<String>, String> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(_) => Err(format!("`{k}` is not a string or number")),
+        }
+    }
+
+    fn uint(&self, k: &str) -> Result<Option<u32>, String> {
+        let bad = || format!("`{k}` is not a non-negative integer");
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .and_then(|v| u32::try_from(v).ok())
+                .map(Some)
+                .ok_or_else(bad),
+            Some(Value::String(s)) => s.trim().parse().map(Some).map_err(|_| bad()),
+            Some(_) => Err(bad()),
+        }
+    }
+
+    fn bool(&self, k: &str) -> Result<Option<bool>, String> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
+            Some(_) => Err(format!("`{k}` is not true or false")),
+        }
+    }
+
+    fn call(&self) -> Result<Option<CallRef>, String> {
+        match (self.id("run")?, self.uint("step")?) {
+            (Some(run), Some(step)) => Ok(Some(CallRef { run, step })),
+            _ => Ok(None),
+        }
+    }
+
+    /// `amount_minor` with `currency`, or `amount_p` (GBP pence, as in text traces).
+    fn money(&self) -> Result<Option<Money>, String> {
+        let int = |k: &str| -> Result<Option<i64>, String> {
+            match self.get(k) {
+                None => Ok(None),
+                Some(Value::Number(n)) => n
+                    .as_i64()
+                    .map(Some)
+                    .ok_or_else(|| format!("`{k}` is not an integer number of minor units")),
+                Some(_) => Err(format!("`{k}` is not an integer number of minor units")),
+            }
+        };
+        if let Some(p) = int("amount_p")? {
+            return Ok(Some(Money::new(p, Currency::GBP)));
+        }
+        let Some(minor) = int("amount_minor")? else {
+            return Ok(None);
+        };
+        let code = self
+            .str("currency")?
+            .ok_or("`amount_minor` without `currency`")?;
+        let currency =
+            Currency::parse(code).ok_or_else(|| format!("`{code}` is not a currency code"))?;
+        Ok(Some(Money::new(minor, currency)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Parsed {
+        parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn every_event_type() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:11.402Z","type":"tool_call","run":"7f3a","step":4,"tool":"issue_refund","args":{"order":"A-88214","amount_p":4500},"span":"x"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11.418Z","type":"attempt","attempt":1,"method":"POST","url":"https://p/v1/refunds","idempotency_key":null}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:21.418Z","type":"failure","run":"7f3a","step":4,"attempt":1,"error":"read_timeout","message":"read timeout=10"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:23.107Z","type":"response","run":"7f3a","step":4,"attempt":2,"status":201,"effect_id":"rf_9KQ2","replayed":false,"amount_minor":4500,"currency":"gbp"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:23.109Z","type":"step_end","run":"7f3a","step":4,"status":"ok"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:05:00Z","type":"run","run":"7f3a","event":"resumed"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11.501Z","type":"effect","effect_id":"rf_8XM1","kind":"refund","order":"A-88214","amount_minor":4500,"currency":"GBP","settled_at":"2026-11-03T14:02:22.884Z","idempotency_key":null}"#,
+            "\n\n",
+            r#"{"ts":"2026-11-03T14:06:00Z","type":"healthcheck","latency_ms":9}"#,
+            "\n"
+        ));
+        assert_eq!(p.stats.problems, vec![]);
+        assert_eq!((p.stats.lines, p.stats.events, p.stats.ignored), (9, 7, 2));
+        let kinds: Vec<_> = p.events.iter().map(|e| &e.kind).collect();
+        let EventKind::Attempt(a) = kinds[1] else {
+            panic!()
+        };
+        assert_eq!(
+            a.call.as_ref().unwrap().run,
+            "7f3a",
+            "inherits the tool call's run"
+        );
+        assert_eq!(a.key, None);
+        let EventKind::Failure(f) = kinds[2] else {
+            panic!()
+        };
+        assert_eq!(f.class, crate::classify::FailureClass::Ambiguous);
+        let EventKind::Response(r) = kinds[3] else {
+            panic!()
+        };
+        assert_eq!(r.amount, Some(Money::new(4500, Currency::GBP)));
+        let EventKind::Effect(e) = kinds[6] else {
+            panic!()
+        };
+        assert_eq!(e.state.as_deref(), Some("settled"));
+        assert!(e.happened && e.state_at.is_some());
+        assert_eq!(p.events[6].at.display(), "2026-11-03T14:02:11.501Z");
+    }
+
+    #[test]
+    fn broken_lines_are_skipped_with_a_reason() {
+        let p = run(concat!(
+            "not json at all\n",
+            "[1,2]\n",
+            r#"{"ts":"2026-11-03T14:02:11Z"}"#,
+            "\n",
+            r#"{"type":"attempt","attempt":1}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"attempt","run":"r","step":"four","attempt":1}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","effect_id":"x","kind":"refund","amount_minor":4500}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"response","status":"abc"}"#,
+            "\n",
+        ));
+        let reasons: Vec<&str> = p.stats.problems.iter().map(|p| p.reason.as_str()).collect();
+        assert_eq!(p.stats.skipped, 7, "{reasons:?}");
+        assert!(reasons[0].starts_with("not JSON"));
+        assert_eq!(reasons[1], "not a JSON object");
+        assert_eq!(reasons[2], "no `type` field");
+        assert_eq!(reasons[3], "no `ts` field");
+        assert_eq!(reasons[4], "`step` is not a non-negative integer");
+        assert_eq!(reasons[5], "`amount_minor` without `currency`");
+        assert!(reasons[6].contains("`status`"));
+        assert_eq!(
+            p.stats.lines,
+            p.stats.events + p.stats.ignored + p.stats.skipped
+        );
+    }
+
+    #[test]
+    fn rejected_effects_did_not_happen_and_args_may_be_a_string() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","effect_id":"rf_7","kind":"Refund","order":1,"status":"rejected"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"tool_call","run":"r","step":1,"tool":"t","args":"{\"a\":1}"}"#,
+        ));
+        let EventKind::Effect(e) = &p.events[0].kind else {
+            panic!()
+        };
+        assert!(!e.happened);
+        assert_eq!((e.kind.as_str(), e.order.as_deref()), ("refund", Some("1")));
+        let EventKind::ToolCall(t) = &p.events[1].kind else {
+            panic!()
+        };
+        assert_eq!(t.args["a"], 1);
+    }
+}
