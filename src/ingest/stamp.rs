@@ -1,88 +1,16 @@
-//! Timestamps as the structured formats spell them (SPEC §3.6): ISO 8601 and its SQL cousin
-//! (`2026-11-03T14:02:11.402Z`, `2026-11-03 14:02:11`, PostgreSQL's `2026-12-02 14:02:11.402+00`),
-//! time-only `14:02:11.402` dated by `--date`, and unix seconds in API-style exports. Parsed
-//! from bytes with no allocation; offset-less stamps take `--tz`.
+//! Timestamps in whole fields of the structured formats (SPEC §3.6), on top of the text
+//! traces' parser in `crate::time`: ISO 8601 and its SQL cousin (`2026-11-03T14:02:11.402Z`,
+//! `2026-11-03 14:02:11`, PostgreSQL's `2026-12-02 14:02:11.402+00`), time-only `14:02:11.402`
+//! dated by `--date` (with midnight rollover), and unix seconds in API-style exports.
+//! Offset-less stamps take `--tz`.
 
 use super::ParseOptions;
-use crate::time::{NANOS_PER_DAY, NANOS_PER_SEC, Timestamp};
-use chrono::NaiveDate;
+use crate::time::{NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, parse_stamp};
 
-/// Reads `n` ASCII digits at `b[at..]` as a number.
-fn digits(b: &[u8], at: usize, n: usize) -> Option<i64> {
-    let s = b.get(at..at + n)?;
-    s.iter().try_fold(0i64, |acc, &c| {
-        c.is_ascii_digit().then(|| acc * 10 + (c - b'0') as i64)
-    })
-}
-
-/// `HH:MM:SS[.f{1,9}]` at the start of `b`: nanoseconds since midnight and bytes used.
-fn time_of_day(b: &[u8]) -> Option<(i64, usize)> {
-    let (h, m, s) = (digits(b, 0, 2)?, digits(b, 3, 2)?, digits(b, 6, 2)?);
-    if b[2] != b':' || b[5] != b':' || h > 23 || m > 59 || s > 60 {
-        return None;
-    }
-    let mut nanos = (h * 3600 + m * 60 + s) * NANOS_PER_SEC;
-    let mut used = 8;
-    if matches!(b.get(8), Some(b'.' | b',')) {
-        let mut scale = NANOS_PER_SEC / 10;
-        let mut i = 9;
-        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            nanos += (c - b'0') as i64 * scale;
-            scale /= 10;
-            i += 1;
-        }
-        if i == 9 {
-            return None;
-        }
-        used = i;
-    }
-    Some((nanos, used))
-}
-
-/// `Z`, `+00`, `+05:30`, `-0500`, or nothing: the offset in seconds, `None` when absent.
-fn offset(b: &[u8]) -> Result<Option<i64>, ()> {
-    match b.first() {
-        None => Ok(None),
-        Some(b'Z' | b'z') if b.len() == 1 => Ok(Some(0)),
-        Some(&sign @ (b'+' | b'-')) => {
-            let h = digits(b, 1, 2).ok_or(())?;
-            let m = match b.len() {
-                3 => 0,
-                5 => digits(b, 3, 2).ok_or(())?,
-                6 if b[3] == b':' => digits(b, 4, 2).ok_or(())?,
-                _ => return Err(()),
-            };
-            if h > 23 || m > 59 {
-                return Err(());
-            }
-            let secs = h * 3600 + m * 60;
-            Ok(Some(if sign == b'-' { -secs } else { secs }))
-        }
-        _ => Err(()),
-    }
-}
-
-fn days_from_civil(date: NaiveDate) -> i64 {
-    date.signed_duration_since(NaiveDate::from_ymd_opt(1970, 1, 1).expect("epoch"))
-        .num_days()
-}
-
-/// `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH[:MM]]`, offset-less ones at `opts.tz`.
-pub fn parse_datetime(b: &[u8], opts: &ParseOptions) -> Option<Timestamp> {
-    let (y, mo, d) = (digits(b, 0, 4)?, digits(b, 5, 2)?, digits(b, 8, 2)?);
-    if b[4] != b'-' || b[7] != b'-' || !matches!(b.get(10), Some(b'T' | b't' | b' ')) {
-        return None;
-    }
-    let date = NaiveDate::from_ymd_opt(y as i32, mo as u32, d as u32)?;
-    let (tod, used) = time_of_day(&b[11..])?;
-    let rest = b[11 + used..].trim_ascii_start();
-    let off = match offset(rest).ok()? {
-        Some(secs) => secs,
-        None => opts.tz.local_minus_utc() as i64,
-    };
-    Some(Timestamp(
-        days_from_civil(date) * NANOS_PER_DAY + tod - off * NANOS_PER_SEC,
-    ))
+/// A whole field that is one timestamp of the text traces' spellings (`crate::time`).
+pub fn parse_whole(b: &[u8], opts: &ParseOptions) -> Option<Stamp> {
+    parse_stamp(b, opts.tz.local_minus_utc() as i64)
+        .and_then(|(stamp, used)| (used == b.len()).then_some(stamp))
 }
 
 /// Unix seconds, optionally with a fraction (`1762178531`, `1762178531.402`).
@@ -94,7 +22,12 @@ pub fn parse_unix_seconds(b: &[u8]) -> Option<Timestamp> {
     if whole.is_empty() || whole.len() > 12 || frac.len() > 9 {
         return None;
     }
-    let secs = digits(whole, 0, whole.len())?;
+    if !whole.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let secs = whole
+        .iter()
+        .fold(0i64, |acc, &c| acc * 10 + (c - b'0') as i64);
     let mut nanos = 0;
     let mut scale = NANOS_PER_SEC / 10;
     for &c in frac {
@@ -119,7 +52,9 @@ impl Clock {
     pub fn new(opts: &ParseOptions) -> Self {
         // `--date` is a local date: its midnight is at `--tz`.
         let base = opts.date.map_or(0, |d| {
-            days_from_civil(d) * NANOS_PER_DAY - opts.tz.local_minus_utc() as i64 * NANOS_PER_SEC
+            let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("epoch");
+            d.signed_duration_since(epoch).num_days() * NANOS_PER_DAY
+                - opts.tz.local_minus_utc() as i64 * NANOS_PER_SEC
         });
         Clock { base, prev: None }
     }
@@ -132,16 +67,13 @@ impl Clock {
         unix: bool,
     ) -> Result<Timestamp, String> {
         let t = text.trim_ascii();
-        if let Some(ts) = parse_datetime(t, opts) {
-            return Ok(ts);
+        match parse_whole(t, opts) {
+            Some(Stamp::Instant(ts)) => return Ok(ts),
+            Some(Stamp::TimeOfDay(tod)) => return Ok(self.time_only(tod)),
+            None => {}
         }
         if unix && let Some(ts) = parse_unix_seconds(t) {
             return Ok(ts);
-        }
-        if let Some((tod, used)) = time_of_day(t)
-            && used == t.len()
-        {
-            return Ok(self.time_only(tod));
         }
         let shown = String::from_utf8_lossy(t);
         Err(if unix {
@@ -169,6 +101,7 @@ impl Clock {
 mod tests {
     use super::*;
     use crate::config::parse_offset;
+    use chrono::NaiveDate;
 
     fn opts(tz: &str, date: Option<&str>) -> ParseOptions {
         ParseOptions {
@@ -185,7 +118,10 @@ mod tests {
     #[test]
     fn iso_sql_and_postgres_spellings() {
         let utc = opts("Z", None);
-        let p = |s: &str| parse_datetime(s.as_bytes(), &utc).map(iso);
+        let p = |s: &str| match parse_whole(s.as_bytes(), &utc) {
+            Some(Stamp::Instant(t)) => Some(iso(t)),
+            _ => None,
+        };
         assert_eq!(
             p("2026-11-03T14:02:11.402Z").as_deref(),
             Some("2026-11-03T14:02:11.402Z")
@@ -222,7 +158,10 @@ mod tests {
     #[test]
     fn tz_applies_only_without_an_offset() {
         let plus1 = opts("+01:00", None);
-        let p = |s: &str| parse_datetime(s.as_bytes(), &plus1).map(iso);
+        let p = |s: &str| match parse_whole(s.as_bytes(), &plus1) {
+            Some(Stamp::Instant(t)) => Some(iso(t)),
+            _ => None,
+        };
         assert_eq!(
             p("2026-11-03 14:02:11").as_deref(),
             Some("2026-11-03T13:02:11.000Z")
