@@ -145,20 +145,19 @@ pub fn parse_time_of_day(b: &[u8]) -> Option<(i64, usize)> {
     let mut nanos = (h * 3600 + m * 60 + s) * NANOS_PER_SEC;
     let mut used = 8;
     if matches!(b.get(8), Some(b'.') | Some(b',')) {
-        let frac: Vec<u8> = b[9..]
-            .iter()
-            .take_while(|c| c.is_ascii_digit())
-            .copied()
-            .collect();
-        if frac.is_empty() {
+        // No allocation: this runs for nearly every line. Digits past the ninth are read
+        // and dropped.
+        let frac = &b[9..];
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
             return None;
         }
         let mut scale = NANOS_PER_SEC / 10;
-        for &c in frac.iter().take(9) {
+        for &c in &frac[..n.min(9)] {
             nanos += (c - b'0') as i64 * scale;
             scale /= 10;
         }
-        used = 9 + frac.len();
+        used = 9 + n;
     }
     // A time must end at a word boundary: `14:02:11.402x` is no time.
     match b.get(used) {
@@ -200,6 +199,9 @@ fn parse_offset(b: &[u8]) -> Option<(i64, usize)> {
             } else {
                 (0, 3)
             };
+            if h > 23 || m > 59 {
+                return None;
+            }
             let secs = h * 3600 + m * 60;
             Some((if *sign == b'-' { -secs } else { secs }, used))
         }
@@ -224,7 +226,12 @@ pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
             }
             None => tz_secs,
         };
-        let nanos = days * NANOS_PER_DAY + tod - offset * NANOS_PER_SEC;
+        // Checked: a year outside 1678..2262 does not fit in i64 nanoseconds, and input
+        // bytes must never panic (or wrap into a plausible-looking instant).
+        let nanos = days
+            .checked_mul(NANOS_PER_DAY)?
+            .checked_add(tod)?
+            .checked_sub(offset.checked_mul(NANOS_PER_SEC)?)?;
         return Some((Stamp::Instant(Timestamp(nanos)), end));
     }
     let (tod, used) = parse_time_of_day(b)?;
@@ -257,5 +264,41 @@ mod parse_tests {
         assert_eq!(parse_stamp(b"14:02:xx  agent", 0), None);
         assert_eq!(parse_stamp(b"25:00:00", 0), None);
         assert_eq!(parse_stamp(b"2026-02-30T00:00:00Z", 0), None);
+    }
+
+    #[test]
+    fn fractions_offsets_and_limits() {
+        let t = |s: &str| parse_time_of_day(s.as_bytes());
+        assert_eq!(t("00:00:00.5"), Some((NANOS_PER_SEC / 2, 10)));
+        assert_eq!(t("00:00:00,250  x"), Some((250 * NANOS_PER_MILLI, 12)));
+        assert_eq!(
+            t("00:00:01.123456789999"),
+            Some((NANOS_PER_SEC + 123_456_789, 21))
+        );
+        assert_eq!(t("00:00:00."), None);
+        assert_eq!(t("14:02:11.402x"), None);
+        assert_eq!(t("24:00:00"), None);
+        assert_eq!(t("14:60:00"), None);
+        assert_eq!(t("1:02:03"), None);
+        assert_eq!(t("14:02"), None);
+        assert_eq!(t(""), None);
+        let i = |s: &str| match parse_stamp(s.as_bytes(), 0) {
+            Some((Stamp::Instant(t), n)) => Some((t, n)),
+            _ => None,
+        };
+        let (utc, _) = i("2026-11-03T14:02:23Z").unwrap();
+        assert_eq!(i("2026-11-03T16:32:23+0230"), Some((utc, 24)));
+        assert_eq!(i("2026-11-03T09:02:23-05"), Some((utc, 22)));
+        assert_eq!(i("2026-11-03t14:02:23z"), Some((utc, 20)));
+        // Not an offset: left for the caller, which then sees a stray `+`.
+        assert_eq!(i("2026-11-03T14:02:23+25:00").map(|(_, n)| n), Some(19));
+        assert_eq!(i("2026-11-03T14:02:23+01:75").map(|(_, n)| n), Some(19));
+        // Out of the range of i64 nanoseconds: no instant, and no panic or wrap-around.
+        assert_eq!(parse_stamp(b"9999-12-31T23:59:59Z", 0), None);
+        assert_eq!(parse_stamp(b"0001-01-01T00:00:00Z", 0), None);
+        assert_eq!(parse_stamp(b"2262-04-11T23:47:16.854775807-23:59", 0), None);
+        assert_eq!(days_from_civil(1970, 1, 2), Some(1));
+        assert_eq!(days_from_civil(1969, 12, 31), Some(-1));
+        assert_eq!(parse_date(b"2026-13-01"), None);
     }
 }

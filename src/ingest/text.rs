@@ -8,7 +8,9 @@ use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
 use crate::money::{Currency, Money};
-use crate::time::{NANOS_PER_DAY, Stamp, Timestamp, days_from_civil, parse_date, parse_stamp};
+use crate::time::{
+    NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, days_from_civil, parse_date, parse_stamp,
+};
 use chrono::Datelike;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -35,6 +37,9 @@ struct TextParser {
     tz_secs: i64,
     /// Midnight of the date for time-only timestamps, in nanoseconds.
     date_base: i64,
+    /// Whether that date was given (`--date` or `# date:`). Only then does `--tz` apply to
+    /// time-only timestamps; undated ones stay on 1970-01-01 and print without a date.
+    dated: bool,
     /// Days added by midnight rollovers, and the last time of day seen.
     day_offset: i64,
     prev_tod: Option<i64>,
@@ -50,11 +55,12 @@ impl TextParser {
         let date_base = opts
             .date
             .and_then(|d| days_from_civil(d.year() as i64, d.month() as i64, d.day() as i64))
-            .map_or(0, |days| days * NANOS_PER_DAY);
+            .and_then(|days| days.checked_mul(NANOS_PER_DAY));
         TextParser {
             input,
             tz_secs: opts.tz.local_minus_utc() as i64,
-            date_base,
+            date_base: date_base.unwrap_or(0),
+            dated: date_base.is_some(),
             day_offset: 0,
             prev_tod: None,
             first_tod: None,
@@ -69,8 +75,7 @@ impl TextParser {
         let verdict = if line.is_empty() {
             Verdict::Ignored
         } else if line.starts_with(b"#") {
-            self.comment(line);
-            Verdict::Ignored
+            self.comment(line)
         } else if line.starts_with(b"---") {
             // A new section (another source) starts its clock again from the file's start.
             self.prev_tod = self.first_tod;
@@ -96,17 +101,33 @@ impl TextParser {
         }
     }
 
-    /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow.
-    fn comment(&mut self, line: &[u8]) {
+    /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow (over `--date`);
+    /// any other comment is ignored. A date header that cannot be read is skipped with its
+    /// reason, since every time after it would be on the wrong day.
+    fn comment(&mut self, line: &[u8]) -> Verdict {
         let body = line[1..].trim_ascii();
-        if let Some(rest) = body.strip_prefix(b"date:")
-            && let Some(days) = parse_date(rest.trim_ascii())
-        {
-            self.date_base = days * NANOS_PER_DAY;
-            self.day_offset = 0;
-            self.prev_tod = None;
-            self.first_tod = None;
-        }
+        let Some(rest) = body
+            .get(..5)
+            .filter(|p| p.eq_ignore_ascii_case(b"date:"))
+            .map(|_| body[5..].trim_ascii())
+        else {
+            return Verdict::Ignored;
+        };
+        let nanos = parse_date(rest)
+            .filter(|_| rest.len() == 10)
+            .and_then(|days| days.checked_mul(NANOS_PER_DAY));
+        let Some(nanos) = nanos else {
+            return Verdict::Skipped(format!(
+                "`# date:` header `{}` is not a date YYYY-MM-DD",
+                text(rest)
+            ));
+        };
+        self.date_base = nanos;
+        self.dated = true;
+        self.day_offset = 0;
+        self.prev_tod = None;
+        self.first_tod = None;
+        Verdict::Ignored
     }
 
     fn message_line(&mut self, line: &[u8]) -> Verdict {
@@ -118,8 +139,13 @@ impl TextParser {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
         }
         let at = self.place(stamp);
+        // The offset of the line's local time from UTC, for dating a time-only settlement.
+        let shift = match stamp {
+            Stamp::TimeOfDay(_) if !self.dated => 0,
+            _ => self.tz_secs * NANOS_PER_SEC,
+        };
         let fields = Fields::split(rest.trim_ascii());
-        match self.classify(&fields, at) {
+        match self.classify(&fields, Local { at, shift }) {
             Ok(Some(kind)) => Verdict::Event(at, kind),
             Ok(None) => Verdict::Ignored,
             Err(why) => Verdict::Skipped(why),
@@ -138,28 +164,37 @@ impl TextParser {
                 }
                 self.prev_tod = Some(tod);
                 self.first_tod.get_or_insert(tod);
-                Timestamp(self.date_base + self.day_offset * NANOS_PER_DAY + tod)
+                let tz = if self.dated { self.tz_secs } else { 0 };
+                Timestamp(
+                    self.date_base
+                        .saturating_add(self.day_offset.saturating_mul(NANOS_PER_DAY))
+                        .saturating_add(tod)
+                        .saturating_sub(tz * NANOS_PER_SEC),
+                )
             }
         }
     }
 
-    fn classify(&mut self, f: &Fields, at: Timestamp) -> Result<Option<EventKind>, String> {
+    fn classify(&mut self, f: &Fields, at: Local) -> Result<Option<EventKind>, String> {
         let Some(first) = f.plain.first().copied() else {
             return Ok(None);
         };
         if let Some(run) = first.strip_prefix(b"agent run ") {
             return self.agent_line(run.trim_ascii(), f);
         }
+        if first == b"agent run" {
+            return Err("`agent run` without a run id".into());
+        }
         if let Some((method, url)) = http_request(first) {
             return self.attempt_line(method, url, f).map(Some);
         }
         if let Some((status, text)) = status_line(first) {
-            return Ok(Some(self.response_line(status, text, f)));
+            return self.response_line(status, text, f).map(Some);
         }
         if let Some((class, message)) = exception_line(first) {
-            return Ok(Some(self.failure_line(class, message, f)));
+            return self.failure_line(class, message, f).map(Some);
         }
-        Ok(effect_line(f, at).map(EventKind::Effect))
+        Ok(effect_line(f, at, self.tz_secs)?.map(EventKind::Effect))
     }
 
     /// `agent run ID  step N  tool=...  args=...`, `... step N  ok|failed`, `... started`.
@@ -186,7 +221,11 @@ impl TextParser {
         let step = parse_u32(step.trim_ascii()).ok_or("step is not a number")?;
         let call = CallRef { run, step };
         if let Some(tool) = f.token(b"tool") {
-            let raw = f.token(b"args").unwrap_or(b"{}");
+            if tool.is_empty() {
+                return Err("tool call with an empty `tool=`".into());
+            }
+            // No default: the arguments are part of the logical call and of its key.
+            let raw = f.token(b"args").ok_or("tool call without `args=`")?;
             let args = serde_json::from_slice(raw)
                 .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(raw)))
                 .map_err(|e| format!("tool call args are not JSON: {e}"))?;
@@ -263,8 +302,13 @@ impl TextParser {
             .and_then(|c| self.last_attempt.get(c).copied())
     }
 
-    fn response_line(&mut self, status: u16, status_text: &[u8], f: &Fields) -> EventKind {
-        let call = self.call_of(f).ok().flatten();
+    fn response_line(
+        &mut self,
+        status: u16,
+        status_text: &[u8],
+        f: &Fields,
+    ) -> Result<EventKind, String> {
+        let call = self.call_of(f)?;
         let effect_id = EFFECT_ID_TOKENS
             .iter()
             .find_map(|name| f.token(name.as_bytes()))
@@ -276,7 +320,7 @@ impl TextParser {
         for extra in f.plain.iter().skip(1) {
             message = format!("{message} {}", text(extra)).trim().to_string();
         }
-        EventKind::Response(Response {
+        Ok(EventKind::Response(Response {
             attempt: self.current_attempt(&call),
             call,
             status,
@@ -285,22 +329,44 @@ impl TextParser {
             replayed: f
                 .token(b"replayed")
                 .is_some_and(|v| v.eq_ignore_ascii_case(b"true")),
-            amount: amount_of(f),
+            amount: amount_of(f)?,
             message,
-        })
+        }))
     }
 
-    fn failure_line(&mut self, class: &[u8], message: &[u8], f: &Fields) -> EventKind {
-        let call = self.call_of(f).ok().flatten();
-        let (error, message) = (text(class).into_owned(), text(message).into_owned());
-        EventKind::Failure(Failure {
+    fn failure_line(
+        &mut self,
+        class: &[u8],
+        message: &[u8],
+        f: &Fields,
+    ) -> Result<EventKind, String> {
+        let call = self.call_of(f)?;
+        let error = text(class).into_owned();
+        // Free text after the first field is still the exception's message
+        // (`...: Read timed out.  (read timeout=10)`).
+        let mut message = text(message).into_owned();
+        for extra in f.plain.iter().skip(1) {
+            if !message.is_empty() {
+                message.push_str("  ");
+            }
+            message.push_str(&text(extra));
+        }
+        Ok(EventKind::Failure(Failure {
             attempt: self.current_attempt(&call),
             call,
             class: classify_failure(&error, &message),
             error,
             message,
-        })
+        }))
     }
+}
+
+/// A line's instant, and the offset of its local time from UTC in nanoseconds (`--tz` for
+/// dated lines; none for undated time-only ones).
+#[derive(Clone, Copy)]
+struct Local {
+    at: Timestamp,
+    shift: i64,
 }
 
 /// Tokens that name the effect a response reports.
@@ -315,16 +381,49 @@ const EFFECT_ID_TOKENS: &[&str] = &[
     "credit_id",
 ];
 
+/// At most `N` items on the stack: splitting a line must not touch the heap, since most
+/// lines of a real log become no event. Items past `N` are dropped (no message shape has
+/// anywhere near that many fields).
+struct Few<T: Copy + Default, const N: usize> {
+    items: [T; N],
+    len: usize,
+}
+
+impl<T: Copy + Default, const N: usize> Few<T, N> {
+    fn new() -> Self {
+        Few {
+            items: [T::default(); N],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = item;
+            self.len += 1;
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> std::ops::Deref for Few<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+}
+
+const MAX_FIELDS: usize = 24;
+
 /// A message split into plain fields and `name=value` tokens.
 struct Fields<'a> {
-    plain: Vec<&'a [u8]>,
-    tokens: Vec<(&'a [u8], &'a [u8])>,
+    plain: Few<&'a [u8], MAX_FIELDS>,
+    tokens: Few<(&'a [u8], &'a [u8]), MAX_FIELDS>,
 }
 
 impl<'a> Fields<'a> {
     fn split(msg: &'a [u8]) -> Self {
-        let mut plain = Vec::new();
-        let mut tokens = Vec::new();
+        let mut plain = Few::new();
+        let mut tokens = Few::new();
         let mut start = 0;
         let mut i = 0;
         while i <= msg.len() {
@@ -412,10 +511,15 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
         Some(c) => (&field[..c], field[c + 1..].trim_ascii()),
         None => (field, &b""[..]),
     };
+    // A dotted name with no empty segment (`a.`, `.b` and `a..b` are not class names).
     let is_ident = !class.is_empty()
         && class
             .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && class.split(|&b| b == b'.').all(|seg| !seg.is_empty());
+    if !is_ident {
+        return None;
+    }
     let last = class.rsplit(|&b| b == b'.').next().unwrap_or(class);
     let named_like_error = [
         &b"Error"[..],
@@ -427,26 +531,32 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     ]
     .iter()
     .any(|s| last.ends_with(s));
-    (is_ident
-        && (named_like_error
-            || class.contains(&b'.') && !message.is_empty() && last[0].is_ascii_uppercase()))
-    .then_some((class, message))
+    let dotted_class = class.contains(&b'.')
+        && !message.is_empty()
+        && last.first().is_some_and(u8::is_ascii_uppercase);
+    (named_like_error || dotted_class).then_some((class, message))
 }
 
 /// `refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884  key=...`
-fn effect_line(f: &Fields, created: Timestamp) -> Option<Effect> {
-    let first = f.plain.first()?;
-    let sp = first.iter().position(|&b| b == b' ')?;
+/// Not an effect (`Ok(None)`) unless it has a kind, an id, and an order or an amount; an
+/// effect whose amount cannot be read is an error.
+fn effect_line(f: &Fields, created: Local, tz_secs: i64) -> Result<Option<Effect>, String> {
+    let Some(first) = f.plain.first() else {
+        return Ok(None);
+    };
+    let Some(sp) = first.iter().position(|&b| b == b' ') else {
+        return Ok(None);
+    };
     let (kind, id) = (&first[..sp], first[sp + 1..].trim_ascii());
     if kind.is_empty()
         || !kind.iter().all(u8::is_ascii_lowercase)
         || id.is_empty()
         || id.contains(&b' ')
     {
-        return None;
+        return Ok(None);
     }
     let mut order = None;
-    let mut amount = amount_of(f);
+    let mut amount = None;
     let mut state: Option<(&[u8], &[u8])> = None;
     for field in f.plain.iter().skip(1) {
         if let Some(o) = field.strip_prefix(b"order ") {
@@ -463,18 +573,29 @@ fn effect_line(f: &Fields, created: Timestamp) -> Option<Effect> {
             }
         }
     }
-    if order.is_none() && amount.is_none() {
-        return None;
+    if order.is_none() && amount.is_none() && !has_amount_token(f) {
+        return Ok(None);
+    }
+    // Tokens win over a `4500p` field; a token that cannot be read is an error.
+    if let Some(a) = amount_of(f)? {
+        amount = Some(a);
     }
     let (state, state_at) = match state {
         Some((word, rest)) => {
-            let when = parse_stamp(rest, 0).and_then(|(s, used)| (used == rest.len()).then_some(s));
+            let when =
+                parse_stamp(rest, tz_secs).and_then(|(s, used)| (used == rest.len()).then_some(s));
             let at = when.map(|s| match s {
                 Stamp::Instant(t) => t,
                 Stamp::TimeOfDay(tod) => {
-                    let midnight = created.0.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
-                    let t = midnight + tod;
-                    Timestamp(if t < created.0 { t + NANOS_PER_DAY } else { t })
+                    // On the creation's (local) date, or the next day if that is earlier.
+                    let local = created.at.0.saturating_add(created.shift);
+                    let midnight = local.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
+                    let t = midnight.saturating_add(tod).saturating_sub(created.shift);
+                    Timestamp(if t < created.at.0 {
+                        t.saturating_add(NANOS_PER_DAY)
+                    } else {
+                        t
+                    })
                 }
             });
             (Some(text(word).into_owned()), at)
@@ -482,7 +603,7 @@ fn effect_line(f: &Fields, created: Timestamp) -> Option<Effect> {
         None => (None, None),
     };
     let happened = !state.as_deref().is_some_and(state_means_not_happened);
-    Some(Effect {
+    Ok(Some(Effect {
         kind: text(kind).into_owned(),
         id: text(id).into_owned(),
         order,
@@ -494,7 +615,7 @@ fn effect_line(f: &Fields, created: Timestamp) -> Option<Effect> {
         state,
         state_at,
         happened,
-    })
+    }))
 }
 
 /// `4500p`: pence.
@@ -511,18 +632,33 @@ fn pence(field: &[u8]) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// `amount_p=4500` (GBP pence) or `amount_minor=4500  currency=EUR`.
-fn amount_of(f: &Fields) -> Option<Money> {
-    let int = |v: &[u8]| std::str::from_utf8(v).ok()?.trim().parse::<i64>().ok();
-    if let Some(p) = f.token(b"amount_p").and_then(int) {
-        return Some(Money::new(p, Currency::GBP));
+fn has_amount_token(f: &Fields) -> bool {
+    f.token(b"amount_p").is_some() || f.token(b"amount_minor").is_some()
+}
+
+/// `amount_p=4500` (GBP pence) or `amount_minor=4500  currency=EUR`. An amount that is
+/// written but cannot be read (not an integer, no or a bad currency) is an error, never a
+/// guess: a wrong currency would be summed into the wrong total.
+fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
+    let int = |name: &str, v: &[u8]| {
+        std::str::from_utf8(v)
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .ok_or_else(|| format!("`{name}={}` is not an integer amount", text(v)))
+    };
+    if let Some(p) = f.token(b"amount_p") {
+        return Ok(Some(Money::new(int("amount_p", p)?, Currency::GBP)));
     }
-    let minor = f.token(b"amount_minor").and_then(int)?;
-    let currency = f
+    let Some(minor) = f.token(b"amount_minor") else {
+        return Ok(None);
+    };
+    let minor = int("amount_minor", minor)?;
+    let code = f
         .token(b"currency")
-        .and_then(|c| Currency::parse(&text(c)))
-        .unwrap_or(Currency::GBP);
-    Some(Money::new(minor, currency))
+        .ok_or("`amount_minor=` without `currency=`")?;
+    let currency = Currency::parse(&text(code))
+        .ok_or_else(|| format!("`currency={}` is not a currency code", text(code)))?;
+    Ok(Some(Money::new(minor, currency)))
 }
 
 fn parse_u32(b: &[u8]) -> Option<u32> {

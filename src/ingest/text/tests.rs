@@ -264,6 +264,306 @@ fn full_timestamps_and_invalid_utf8() {
     );
 }
 
+fn ts(date: &str, h: i64, m: i64, s: i64, ms: i64) -> Timestamp {
+    let days = crate::time::parse_date(date.as_bytes()).unwrap();
+    Timestamp(days * NANOS_PER_DAY + tod(h, m, s, ms).0)
+}
+
+fn effects(p: &Parsed) -> Vec<&Effect> {
+    p.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+fn reasons(p: &Parsed) -> Vec<(u32, String)> {
+    p.stats
+        .problems
+        .iter()
+        .map(|x| (x.line, x.reason.clone()))
+        .collect()
+}
+
+#[test]
+fn the_incident_in_full() {
+    let p = run(INCIDENT);
+    assert_eq!(p.events.len(), 8, "6 client events and 2 effects");
+    let call = Some(CallRef {
+        run: "7f3a".into(),
+        step: 4,
+    });
+    let k = kinds(&p);
+    let EventKind::Attempt(a2) = k[3] else {
+        panic!("{:?}", k[3])
+    };
+    assert_eq!((a2.number, a2.key.as_deref()), (2, None));
+    assert_eq!(
+        a2.url.as_deref(),
+        Some("https://payments.internal/v1/refunds")
+    );
+    for e in &p.events[..6] {
+        assert_eq!(e.kind.call(), call.as_ref(), "{:?}", e.kind);
+    }
+    let at: Vec<Timestamp> = p.events.iter().map(|e| e.at).collect();
+    assert_eq!(
+        at,
+        vec![
+            tod(14, 2, 11, 402),
+            tod(14, 2, 11, 418),
+            tod(14, 2, 21, 418),
+            tod(14, 2, 21, 930),
+            tod(14, 2, 23, 107),
+            tod(14, 2, 23, 109),
+            tod(14, 2, 11, 501),
+            tod(14, 2, 23, 88),
+        ]
+    );
+    let lines: Vec<u32> = p.events.iter().map(|e| e.loc.line).collect();
+    assert_eq!(lines, vec![1, 2, 3, 4, 5, 6, 8, 9]);
+    assert!(at.iter().all(|t| t.is_dateless()));
+    let e = effects(&p);
+    assert_eq!(
+        (e[1].id.as_str(), e[1].state_at, e[1].key.as_deref()),
+        ("rf_9KQ2", Some(tod(14, 2, 34, 10)), None)
+    );
+    assert!(e.iter().all(|e| e.happened));
+}
+
+#[test]
+fn the_midnight_fixture_with_a_date() {
+    let text = include_str!("../../../fixtures/midnight-rollover/trace.log");
+    let opts = ParseOptions {
+        date: chrono::NaiveDate::from_ymd_opt(2026, 11, 5),
+        ..ParseOptions::default()
+    };
+    let p = parse(&mut text.as_bytes(), 0, &opts).unwrap();
+    assert_eq!((p.stats.events, p.stats.skipped), (8, 0));
+    assert_eq!(p.events[0].at, ts("2026-11-05", 23, 59, 58, 0));
+    assert_eq!(p.events[2].at, ts("2026-11-06", 0, 0, 8, 100));
+    let e = effects(&p);
+    assert_eq!(p.events[6].at, ts("2026-11-05", 23, 59, 58, 300));
+    assert_eq!(e[0].state_at, Some(ts("2026-11-06", 0, 0, 4, 0)));
+    assert_eq!(p.events[7].at, ts("2026-11-06", 0, 0, 8, 900));
+    assert_eq!(e[1].state_at, Some(ts("2026-11-06", 0, 0, 15, 0)));
+}
+
+#[test]
+fn a_date_header_wins_over_the_flag_and_resets_the_day() {
+    let opts = ParseOptions {
+        date: chrono::NaiveDate::from_ymd_opt(2026, 1, 1),
+        ..ParseOptions::default()
+    };
+    let p = parse(
+        &mut &b"23:00:00  agent run r  started\n01:00:00  agent run r  crashed\n# Date: 2026-11-03\n01:00:00  agent run r  resumed\n"[..],
+        0,
+        &opts,
+    )
+    .unwrap();
+    let at: Vec<Timestamp> = p.events.iter().map(|e| e.at).collect();
+    assert_eq!(
+        at,
+        vec![
+            ts("2026-01-01", 23, 0, 0, 0),
+            ts("2026-01-02", 1, 0, 0, 0),
+            ts("2026-11-03", 1, 0, 0, 0)
+        ]
+    );
+}
+
+#[test]
+fn a_bad_date_header_is_skipped_not_guessed() {
+    let p = run("# date: 2026-13-01\n# date: 9999-12-31\n# date: tomorrow\n# dated comment\n");
+    assert_eq!(
+        (p.stats.skipped, p.stats.ignored),
+        (3, 1),
+        "{:?}",
+        reasons(&p)
+    );
+    assert!(p.stats.problems[0].reason.contains("# date:"));
+}
+
+#[test]
+fn tz_applies_to_dated_lines_and_settlements() {
+    let opts = ParseOptions {
+        date: chrono::NaiveDate::from_ymd_opt(2026, 11, 3),
+        tz: chrono::FixedOffset::east_opt(3600).unwrap(),
+        ..ParseOptions::default()
+    };
+    let p = parse(
+        &mut &b"00:30:00  refund rf_1  order A  100p  settled 00:20:00\n00:40:00  refund rf_2  order A  100p  settled 2026-11-03T00:50:00\n"[..],
+        0,
+        &opts,
+    )
+    .unwrap();
+    let e = effects(&p);
+    // 00:30 at +01:00 is 23:30 UTC the day before; the settlement, earlier in the day, is
+    // the next local day.
+    assert_eq!(p.events[0].at, ts("2026-11-02", 23, 30, 0, 0));
+    assert_eq!(e[0].state_at, Some(ts("2026-11-03", 23, 20, 0, 0)));
+    // A full settlement without an offset is read at --tz too.
+    assert_eq!(e[1].state_at, Some(ts("2026-11-02", 23, 50, 0, 0)));
+    // Undated time-only lines stay on 1970-01-01, unshifted.
+    let undated = ParseOptions {
+        tz: chrono::FixedOffset::east_opt(3600).unwrap(),
+        ..ParseOptions::default()
+    };
+    let p = parse(&mut &b"00:30:00  agent run r  started\n"[..], 0, &undated).unwrap();
+    assert_eq!(p.events[0].at, tod(0, 30, 0, 0));
+}
+
+#[test]
+fn malformed_fields_of_recognised_shapes_are_skipped() {
+    let p = run("10:00:00  agent run r  step 1  tool=issue_refund\n\
+         10:00:01  agent run r  step 1  tool=  args={}\n\
+         10:00:02  refund rf_1  order A  amount_minor=100\n\
+         10:00:03  refund rf_1  order A  amount_p=lots\n\
+         10:00:04  201 Created  amount_minor=5  currency=euro\n\
+         10:00:05  201 Created  step=four\n\
+         10:00:06  urllib3.exceptions.ReadTimeoutError: read timeout=10  step=x\n\
+         10:00:07  agent run\n\
+         10:00:08  agent run r  step 1  tool=t  args=[1,2]\n");
+    let r = reasons(&p);
+    assert_eq!(p.stats.skipped, 8, "{r:?}");
+    assert_eq!(p.stats.events, 1);
+    assert!(r[0].1.contains("args="), "{r:?}");
+    assert!(r[2].1.contains("currency"), "{r:?}");
+    assert!(r[3].1.contains("amount_p=lots"), "{r:?}");
+    assert!(r[5].1.contains("step="), "{r:?}");
+}
+
+#[test]
+fn general_amounts_and_keys() {
+    let p = run("10:00:00  agent run r  step 1  tool=t  args={\"a\":1}\n\
+         10:00:01  POST https://x/v1/charges  (attempt 1)  idempotency_key=k-1\n\
+         10:00:02  201 Created  charge_id=ch_1  amount_minor=1200  currency=EUR\n\
+         10:00:03  charge ch_1  amount_minor=1200  currency=jpy  captured 2026-11-03T10:00:05+09:00  idempotency_key=k-1\n");
+    let k = kinds(&p);
+    let EventKind::Attempt(a) = k[1] else {
+        panic!()
+    };
+    assert_eq!(a.key.as_deref(), Some("k-1"));
+    let EventKind::Response(r) = k[2] else {
+        panic!()
+    };
+    let eur = Currency::parse("EUR").unwrap();
+    assert_eq!(
+        (r.effect_id.as_deref(), r.amount, r.attempt),
+        (Some("ch_1"), Some(Money::new(1200, eur)), Some(1))
+    );
+    let e = effects(&p);
+    assert_eq!(
+        e[0].amount,
+        Some(Money::new(1200, Currency::parse("JPY").unwrap()))
+    );
+    assert_eq!(e[0].order, None, "an amount alone makes an effect");
+    assert_eq!(e[0].key.as_deref(), Some("k-1"));
+    assert_eq!(e[0].state_at, Some(ts("2026-11-03", 1, 0, 5, 0)));
+}
+
+#[test]
+fn failures_keep_their_whole_message() {
+    let p = run("10:00:00  agent run r  step 1  tool=t  args={}\n\
+         10:00:01  POST https://x/v1/refunds  (attempt 3)\n\
+         10:00:02  requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='x', port=443): Read timed out.  (read timeout=10)\n\
+         10:00:03  TimeoutError\n\
+         10:00:04  a.: x\n\
+         10:00:05  .B: x\n\
+         10:00:06  requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))\n");
+    let k = kinds(&p);
+    let EventKind::Failure(f) = k[2] else {
+        panic!("{:?}", k[2])
+    };
+    assert_eq!(f.attempt, Some(3));
+    assert!(
+        f.message.ends_with("Read timed out.  (read timeout=10)"),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.class, FailureClass::Ambiguous);
+    let EventKind::Failure(f) = k[3] else {
+        panic!("{:?}", k[3])
+    };
+    assert_eq!((f.error.as_str(), f.message.as_str()), ("TimeoutError", ""));
+    assert_eq!(
+        p.stats.ignored, 2,
+        "`a.: x` and `.B: x` are no exception lines"
+    );
+    let EventKind::Failure(f) = k[4] else {
+        panic!("{:?}", k[4])
+    };
+    assert_eq!(f.class, FailureClass::Ambiguous);
+}
+
+#[test]
+fn lifecycle_step_ends_and_dispatch_restarts_attempts() {
+    let p = run("10:00:00  agent run r  started\n\
+         10:00:01  agent run r  step 1  tool=t  args={}\n\
+         10:00:02  POST https://x/v1/refunds  (attempt 2)\n\
+         10:00:03  agent run r  crashed\n\
+         10:00:04  agent run r  resumed\n\
+         10:00:05  agent run r  step 1  tool=t  args={}\n\
+         10:00:06  503 Service Unavailable\n\
+         10:00:07  agent run r  step 1  failed\n\
+         10:00:08  agent run r  step 1  thinking\n");
+    let k = kinds(&p);
+    let lifecycle: Vec<Lifecycle> = k
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Run(r) => Some(r.what),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        lifecycle,
+        vec![Lifecycle::Started, Lifecycle::Crashed, Lifecycle::Resumed]
+    );
+    let EventKind::Response(r) = k[6] else {
+        panic!("{:?}", k[6])
+    };
+    assert_eq!(
+        (r.attempt, r.class),
+        (None, FailureClass::Ambiguous),
+        "a new dispatch"
+    );
+    let EventKind::StepEnd(s) = k[7] else {
+        panic!("{:?}", k[7])
+    };
+    assert_eq!((s.ok, s.error.as_deref()), (false, None));
+    assert_eq!((p.stats.events, p.stats.ignored), (8, 1));
+}
+
+#[test]
+fn endless_rollovers_saturate_instead_of_overflowing() {
+    // Every second line is a new day: ~110,000 days overflow i64 nanoseconds.
+    let text = "23:00:00  agent run r  started\n01:00:00  agent run r  started\n".repeat(120_000);
+    let p = run(&text);
+    assert_eq!(p.stats.events, 240_000);
+    assert_eq!(p.events.last().unwrap().at, Timestamp(i64::MAX));
+}
+
+#[test]
+fn inputs_that_once_panicked_are_accounted_for() {
+    for line in [
+        "10:00:00  a.: x",
+        "9999-12-31T00:00:00Z  agent run r  started",
+        "# date: 9999-12-31\n10:00:00  agent run r  started",
+        "10:00:00  refund rf_1  order A  settled 9999-12-31T00:00:00Z",
+        "2262-04-11T23:47:16.854775807-23:59  agent run r  started",
+        "10:00:00  refund rf_1  order A  99999999999999999999p",
+        "10:00:00  POST https://x  (attempt 99999999999)",
+    ] {
+        let p = run(line);
+        assert_eq!(
+            p.stats.lines,
+            p.stats.events + p.stats.ignored + p.stats.skipped,
+            "{line}"
+        );
+    }
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
@@ -288,6 +588,31 @@ mod properties {
             let text = lines.join("\n");
             let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
             prop_assert_eq!(p.stats.lines, p.stats.events + p.stats.ignored + p.stats.skipped);
+        }
+
+        /// Lines that start like a timestamp and go on with the characters the shapes are
+        /// made of, so that the number, date and field parsers see their edge cases.
+        #[test]
+        fn shaped_lines_never_panic(lines in proptest::collection::vec(
+            (
+                prop_oneof![
+                    Just(""), Just("10:00:00"), Just("23:59:59.999"), Just("9999-12-31T"),
+                    Just("2026-11-03T14:02:23"), Just("2262-04-11 23:47:16"), Just("# date: "),
+                    Just("---"),
+                ],
+                "[0-9:.TZ+ _=a-zA-Z(){}\"p-]{0,50}",
+            ),
+            0..20,
+        )) {
+            let text: Vec<String> = lines.iter().map(|(a, b)| format!("{a}{b}")).collect();
+            let text = text.join("\n");
+            let opts = ParseOptions {
+                date: chrono::NaiveDate::from_ymd_opt(2026, 11, 3),
+                ..ParseOptions::default()
+            };
+            let p = parse(&mut text.as_bytes(), 0, &opts).unwrap();
+            prop_assert_eq!(p.stats.lines, p.stats.events + p.stats.ignored + p.stats.skipped);
+            prop_assert_eq!(p.events.len() as u64, p.stats.events);
         }
     }
 }
