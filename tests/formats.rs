@@ -308,7 +308,12 @@ fn tz_and_date_place_offset_less_and_time_only_stamps() {
 
 #[test]
 fn a_real_postgresql_dump_parses_row_by_row() {
-    for (dump, rows) in [("stuck.csv", 4), ("after-effect.csv", 2), ("clean.csv", 3)] {
+    for (dump, rows) in [
+        ("stuck.csv", 4),
+        ("after-effect.csv", 2),
+        ("clean.csv", 3),
+        ("payload.csv", 2),
+    ] {
         let r = report(&[&fixture(&format!("records/{dump}"))], &[]);
         let i = &r.inputs[0];
         assert_eq!(i.format.as_deref(), Some("records"), "{dump}");

@@ -1,7 +1,9 @@
 //! `key-payload-mismatch`: one idempotency key sent with two different canonical payloads, or
 //! a keyed request the service rejected for its key (422, or a 400 naming the key).
 
-use super::support::{and_list, attempt_evidence, call_finding, has_args};
+use super::support::{
+    and_list, attempt_evidence, call_finding, has_args, record_effects, record_strings,
+};
 use super::{Rule, Settings};
 use crate::correlate::{AttemptId, Model, Outcome, OutcomeKind};
 use crate::finding::{Finding, Severity};
@@ -17,7 +19,9 @@ Groups keyed attempts by their `Idempotency-Key` and reports a key that was sent
 different requests: two tools, or two different canonical argument sets (keys sorted,
 `4500.0` read as `4500`, so spelling alone never counts). Also reports a keyed request the
 service refused because of its key: a 422, or a 400 whose message names the idempotency key.
-One finding per key.
+With a dump of the service's idempotency records, also reports a record whose stored response
+(the effect id it names) was returned to calls with different payloads, even when the client
+logged no keys. One finding per key.
 
 ## Why is this bad
 A key names one logical action. Reusing it for a different body is a client bug (a key
@@ -106,6 +110,76 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         let mut f = call_finding(&RULE, model, call, message);
         f.key = Some(key.to_string());
         for &id in &attempts {
+            f.evidence.extend(model.dispatches[id.dispatch].loc);
+            attempt_evidence(model.attempt(id), &mut f.evidence);
+        }
+        out.push(f);
+    }
+    check_records(model, out);
+}
+
+/// The record-based case: requests the client logged without their key, but whose responses
+/// name the effect an idempotency record stored. Calls with different canonical payloads
+/// answered from one record collided on its key: the later ones got the first's response and
+/// their own effect never happened.
+fn check_records(model: &Model, out: &mut Vec<Finding>) {
+    let reported: Vec<String> = out
+        .iter()
+        .filter(|f| f.rule == RULE.id)
+        .filter_map(|f| f.key.clone())
+        .collect();
+    for rec in &model.records {
+        if reported.contains(&rec.key) {
+            continue;
+        }
+        let mut named = record_strings(rec);
+        named.extend(
+            record_effects(model, rec)
+                .into_iter()
+                .map(|i| model.effects[i].id.clone()),
+        );
+        let answered: Vec<AttemptId> = model
+            .attempts()
+            .filter(|(_, a)| {
+                a.outcome.as_ref().is_some_and(|o| {
+                    matches!(&o.kind, OutcomeKind::Response { effect_id: Some(e), .. }
+                        if named.contains(e))
+                })
+            })
+            .map(|(id, _)| id)
+            .collect();
+        let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
+        for id in &answered {
+            let d = &model.dispatches[id.dispatch];
+            if has_args(d)
+                && !payloads
+                    .iter()
+                    .any(|p| (p.0, p.1) == (&d.tool, &d.canonical))
+            {
+                payloads.push((&d.tool, &d.canonical, id.dispatch));
+            }
+        }
+        if payloads.len() < 2 {
+            continue;
+        }
+        let shown: Vec<String> = payloads
+            .iter()
+            .map(|(tool, canonical, d)| {
+                format!("step {} {tool} {canonical}", model.dispatches[*d].call.step)
+            })
+            .collect();
+        let message = format!(
+            "idempotency record {} (created {}) answered {} different payloads ({}): two different actions collide on one key, and the later got the first's stored response instead of its own effect",
+            rec.key,
+            rec.created,
+            payloads.len(),
+            and_list(&shown)
+        );
+        let call = &model.calls[model.dispatches[payloads[0].2].logical];
+        let mut f = call_finding(&RULE, model, call, message);
+        f.key = Some(rec.key.clone());
+        f.evidence.push(rec.loc);
+        for &id in &answered {
             f.evidence.extend(model.dispatches[id.dispatch].loc);
             attempt_evidence(model.attempt(id), &mut f.evidence);
         }

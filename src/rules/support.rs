@@ -276,14 +276,7 @@ pub fn resume_evidence(model: &Model, run: &str, segment: u32, out: &mut Vec<Loc
 /// The effects an idempotency record stands for: logged with its key, matched to an attempt
 /// sent with its key, or named (by effect id) in the response it stored.
 pub fn record_effects(model: &Model, rec: &RecordRec) -> Vec<usize> {
-    let response = rec
-        .response
-        .as_deref()
-        .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok());
-    let mut named = Vec::new();
-    if let Some(v) = &response {
-        strings_in(v, &mut named);
-    }
+    let named = record_strings(rec);
     let key = rec.key.as_str();
     model
         .effects
@@ -293,15 +286,28 @@ pub fn record_effects(model: &Model, rec: &RecordRec) -> Vec<usize> {
             e.key.as_deref() == Some(key)
                 || e.matched
                     .is_some_and(|m| model.attempt(m).key.as_deref() == Some(key))
-                || named.contains(&e.id.as_str())
+                || named.contains(&e.id)
         })
         .map(|(i, _)| i)
         .collect()
 }
 
-fn strings_in<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+/// Every string in the response a record stored (effect ids among them).
+pub fn record_strings(rec: &RecordRec) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(v) = rec
+        .response
+        .as_deref()
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+    {
+        strings_in(&v, &mut out);
+    }
+    out
+}
+
+fn strings_in(v: &serde_json::Value, out: &mut Vec<String>) {
     match v {
-        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::String(s) => out.push(s.clone()),
         serde_json::Value::Array(a) => a.iter().for_each(|x| strings_in(x, out)),
         serde_json::Value::Object(m) => m.values().for_each(|x| strings_in(x, out)),
         _ => {}
