@@ -1,13 +1,15 @@
 //! The pipeline every command shares: resolve inputs → read and parse them (in parallel) →
 //! correlate → run the rules. Commands decide what to render from the result.
 
-use crate::config::AuditConfig;
+use crate::config::{AuditConfig, Period};
 use crate::correlate::{Model, correlate};
 use crate::event::Event;
 use crate::finding::Finding;
 use crate::ingest::source::{self, InputError, Outcome};
+use crate::period;
 use crate::report::{InputReport, Metrics, ProblemReport};
 use crate::rules;
+use crate::time::Timestamp;
 
 /// Everything an audit produced.
 #[derive(Debug)]
@@ -17,6 +19,8 @@ pub struct Audit {
     pub findings: Vec<Finding>,
     /// Inputs that could not be read: reported, and the exit status is 2.
     pub unreadable: Vec<InputError>,
+    /// The period findings were kept for (`--since` / `--until`).
+    pub period: Period,
 }
 
 impl Audit {
@@ -25,7 +29,15 @@ impl Audit {
     }
 
     pub fn metrics(&self) -> Metrics {
-        crate::metrics::totals(&self.model)
+        crate::metrics::totals_within(&self.model, &self.period)
+    }
+
+    /// The earliest and latest event of the whole input (client events and effects).
+    pub fn span(&self) -> Option<(Timestamp, Timestamp)> {
+        let effects = self.model.effects.iter().map(|e| e.created);
+        let client = self.model.client_span.into_iter().flat_map(|(a, b)| [a, b]);
+        let all: Vec<Timestamp> = effects.chain(client).collect();
+        Some((*all.iter().min()?, *all.iter().max()?))
     }
 }
 
@@ -84,10 +96,12 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
     }
     let model = correlate(events, &cfg.correlate);
     let findings = rules::run_all(&model, &cfg.rules);
+    let findings = period::filter(findings, &model, &cfg.period);
     Ok(Audit {
         inputs: reports,
         model,
         findings,
         unreadable,
+        period: cfg.period,
     })
 }

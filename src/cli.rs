@@ -27,6 +27,14 @@ pub enum Command {
     Rules,
     /// Print a rule's full explanation.
     Explain(ExplainArgs),
+    /// Every event that concerns one order, run or key, client and service merged in time order.
+    Timeline(TimelineArgs),
+    /// Dedup-layer health per time window: keyed requests, replays, conflicts, spikes.
+    Metrics(MetricsArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Print the man page (or write one page per command into a folder).
+    Man(ManArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -80,18 +88,37 @@ pub struct InputArgs {
     #[arg(long, value_name = "OFFSET")]
     pub tz: Option<String>,
 
-    /// Client/server clock difference tolerated by every time window used for matching.
-    #[arg(long, value_name = "DURATION", default_value = "2s")]
-    pub max_skew: String,
+    /// Client/server clock difference tolerated by every time window used for matching
+    /// [default: 2s].
+    #[arg(long, value_name = "DURATION")]
+    pub max_skew: Option<String>,
 
     /// Effects of one order and amount from different calls within this window are a
-    /// duplicate decision.
-    #[arg(long, value_name = "DURATION", default_value = "24h")]
-    pub decision_window: String,
+    /// duplicate decision [default: 24h].
+    #[arg(long, value_name = "DURATION")]
+    pub decision_window: Option<String>,
 
-    /// An idempotency record still in progress after this long is stuck.
-    #[arg(long, value_name = "DURATION", default_value = "5m")]
-    pub stuck_after: String,
+    /// An idempotency record still in progress after this long is stuck [default: 5m].
+    #[arg(long, value_name = "DURATION")]
+    pub stuck_after: Option<String>,
+
+    /// Width of the metrics windows, aligned to the minute, used by `metrics` and by the
+    /// replay-rate-spike rule [default: 1m].
+    #[arg(long, value_name = "DURATION")]
+    pub window: Option<String>,
+
+    /// Only effects created at or after this date or timestamp count (an ISO date such as
+    /// 2026-11-01, or a timestamp); earlier events still serve as evidence.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Only effects created before this date or timestamp count (exclusive).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Read settings from this TOML file instead of ./idem-audit.toml (flags win over it).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<String>,
 
     /// Map a CSV column to a field: `order=Order Ref` (repeatable).
     #[arg(long, value_name = "FIELD=COLUMN")]
@@ -135,9 +162,81 @@ pub struct ScanArgs {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<String>,
 
-    /// Exit 1 when there is a finding at or above this severity.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    /// Exit 1 when there is a finding at or above this severity [default: error].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+
+    /// Accept the findings listed in this baseline file: they are not reported and do not
+    /// count for the exit status.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<String>,
+
+    /// Write the current findings as a baseline file (and exit 0 unless an input failed).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(group(clap::ArgGroup::new("subject").required(true).args(["order", "run", "key"])))]
+pub struct TimelineArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Everything that concerns this order.
+    #[arg(long, value_name = "ID")]
+    pub order: Option<String>,
+
+    /// Everything that concerns this agent run.
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
+
+    /// Everything that concerns this idempotency key.
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+
+    /// Write the timeline to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MetricsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+
+    /// Write the metrics to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// Write idem-audit.1 and one page per command (idem-audit-scan.1, ...) into this folder
+    /// instead of printing the main page.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -160,6 +259,7 @@ pub enum KeyScheme {
 pub enum OutputFormat {
     Table,
     Json,
+    Csv,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,11 +1,14 @@
-//! The validated configuration the rest of the program trusts: flags parsed into typed
-//! values with errors that name the flag and what it expects.
+//! The validated configuration the rest of the program trusts: flags (and the config file,
+//! [`file`]) parsed into typed values with errors that name the flag and what it expects.
+//! Flags win over the file, the file over the defaults.
 
-use crate::cli::{InputArgs, InputFormat, KeyScheme};
+pub mod file;
+
+use crate::cli::{FailOn, InputArgs, InputFormat, KeyScheme};
 use crate::correlate::CorrelateOptions;
 use crate::ingest::{Format, ParseOptions};
 use crate::rules::{self, Level, Settings};
-use crate::time::Duration;
+use crate::time::{Duration, Timestamp};
 use chrono::{FixedOffset, NaiveDate};
 
 #[derive(Clone, Debug)]
@@ -19,38 +22,98 @@ pub struct AuditConfig {
     pub strict: bool,
     pub quiet: bool,
     pub threads: Option<usize>,
+    /// `--since` / `--until`: the period effects must be created in (until exclusive).
+    pub period: Period,
+    /// `fail-on` from the config file; a `--fail-on` flag wins over it.
+    pub fail_on: Option<FailOn>,
+    /// The config file that was read, if any.
+    pub config_file: Option<String>,
+}
+
+/// The period an audit reports on; `None` ends are open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Period {
+    pub since: Option<Timestamp>,
+    pub until: Option<Timestamp>,
+}
+
+impl Period {
+    pub fn contains(&self, at: Timestamp) -> bool {
+        self.since.is_none_or(|s| at >= s) && self.until.is_none_or(|u| at < u)
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
+    }
 }
 
 impl AuditConfig {
     pub fn from_args(a: &InputArgs) -> Result<Self, String> {
-        let max_skew = duration("--max-skew", &a.max_skew)?;
+        let (file, config_file) = file::load(a.config.as_deref())?;
+        let from = |flag: &Option<String>, name: &str, default: &str| -> (String, String) {
+            match (flag, file.windows(name)) {
+                (Some(v), _) => (format!("--{name}"), v.clone()),
+                (None, Some(v)) => (format!("{name} in {}", file.path), v.to_string()),
+                (None, None) => (format!("--{name}"), default.to_string()),
+            }
+        };
+        let dur = |flag: &Option<String>, name: &str, default: &str| {
+            let (origin, text) = from(flag, name, default);
+            duration(&origin, &text)
+        };
+        let max_skew = dur(&a.max_skew, "max-skew", "2s")?;
+        let window = dur(&a.window, "window", "1m")?;
+        if window.0 <= 0 {
+            return Err("--window: expected a duration longer than zero".into());
+        }
         let mut settings = Settings {
             max_skew,
-            decision_window: duration("--decision-window", &a.decision_window)?,
-            stuck_after: duration("--stuck-after", &a.stuck_after)?,
+            decision_window: dur(&a.decision_window, "decision-window", "24h")?,
+            stuck_after: dur(&a.stuck_after, "stuck-after", "5m")?,
+            window,
             ..Settings::default()
         };
-        for s in &a.severity {
-            let (rule, level) = pair("--severity", s, "RULE=LEVEL")?;
+        let severities = file
+            .severity
+            .iter()
+            .map(|(r, l)| (format!("severity.{r} in {}", file.path), format!("{r}={l}")))
+            .chain(
+                a.severity
+                    .iter()
+                    .map(|s| (format!("--severity {s}"), s.clone())),
+            );
+        for (origin, s) in severities {
+            let s = s.as_str();
+            let (rule, level) = pair(&origin, s, "RULE=LEVEL")?;
             if rules::find(rule).is_none() {
                 let ids: Vec<&str> = rules::registry().iter().map(|r| r.id).collect();
                 return Err(format!(
-                    "--severity {s}: unknown rule `{rule}`; known rules: {}",
+                    "{origin}: unknown rule `{rule}`; known rules: {}",
                     ids.join(", ")
                 ));
             }
             let level = Level::parse(level).ok_or_else(|| {
-                format!(
-                    "--severity {s}: unknown level `{level}`; expected error, warning, info or off"
-                )
+                format!("{origin}: unknown level `{level}`; expected error, warning, info or off")
             })?;
             settings.levels.insert(rule.to_string(), level);
         }
-        settings.key_scheme = a.key_scheme.map(|k| match k {
+        let file_scheme = file
+            .key_scheme
+            .as_deref()
+            .map(|k| {
+                <KeyScheme as clap::ValueEnum>::from_str(k, true).map_err(|_| {
+                    format!(
+                        "key-scheme in {}: `{k}`: expected run-step-tool-args",
+                        file.path
+                    )
+                })
+            })
+            .transpose()?;
+        settings.key_scheme = a.key_scheme.or(file_scheme).map(|k| match k {
             KeyScheme::RunStepToolArgs => rules::KeyScheme::RunStepToolArgs,
         });
         enable_key_scheme_rule(&mut settings)?;
-        let csv_map = a
+        let flag_csv_map: Vec<(String, String)> = a
             .csv_map
             .iter()
             .map(|m| {
@@ -66,13 +129,15 @@ impl AuditConfig {
                 Ok((f.to_string(), c.to_string()))
             })
             .collect::<Result<_, _>>()?;
-        let tool_kinds = a
+        let csv_map = merge_pairs(&file.csv_map, flag_csv_map);
+        let flag_tool_kinds: Vec<(String, String)> = a
             .tool_kind
             .iter()
             .map(|m| {
                 pair("--tool-kind", m, "TOOL=KIND").map(|(t, k)| (t.to_string(), k.to_string()))
             })
             .collect::<Result<_, _>>()?;
+        let tool_kinds = merge_pairs(&file.tool_kind, flag_tool_kinds);
         let date = a
             .date
             .as_deref()
@@ -90,9 +155,44 @@ impl AuditConfig {
         if a.threads == Some(0) {
             return Err("--threads 0: expected at least 1".into());
         }
+        let period = Period {
+            since: a
+                .since
+                .as_deref()
+                .map(|t| instant("--since", t, tz))
+                .transpose()?,
+            until: a
+                .until
+                .as_deref()
+                .map(|t| instant("--until", t, tz))
+                .transpose()?,
+        };
+        if let (Some(s), Some(u)) = (period.since, period.until)
+            && s >= u
+        {
+            return Err(format!(
+                "--since {} is not before --until {}",
+                s.display(),
+                u.display()
+            ));
+        }
+        let fail_on = file
+            .fail_on
+            .as_deref()
+            .map(|f| {
+                <FailOn as clap::ValueEnum>::from_str(f, true).map_err(|_| {
+                    format!(
+                        "fail-on in {}: `{f}`: expected error, warning, info or never",
+                        file.path
+                    )
+                })
+            })
+            .transpose()?;
+        let mut excludes = file.exclude.clone();
+        excludes.extend(a.exclude.iter().cloned());
         Ok(AuditConfig {
             paths: a.paths.clone(),
-            excludes: a.exclude.clone(),
+            excludes,
             forced_format: a.input_format.map(|f| match f {
                 InputFormat::Text => Format::Text,
                 InputFormat::Jsonl => Format::Jsonl,
@@ -109,6 +209,9 @@ impl AuditConfig {
             strict: a.strict,
             quiet: a.quiet,
             threads: a.threads,
+            period,
+            fail_on,
+            config_file,
         })
     }
 }
@@ -131,6 +234,51 @@ fn enable_key_scheme_rule(settings: &mut Settings) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
+}
+
+/// File entries first, then flags; a flag replaces a file entry for the same name.
+fn merge_pairs(file: &[(String, String)], flags: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = file
+        .iter()
+        .filter(|(k, _)| !flags.iter().any(|(f, _)| f == k))
+        .cloned()
+        .collect();
+    out.extend(flags);
+    out
+}
+
+/// `2026-11-01` (midnight), `2026-11-01T09:30`, `2026-11-01 09:30:00.5`, with an optional
+/// `Z` or offset; without one, `tz` applies (SPEC §3.6).
+pub fn parse_instant(text: &str, tz: FixedOffset) -> Option<Timestamp> {
+    use chrono::{DateTime, NaiveDateTime, TimeZone};
+    let t = text.trim();
+    let nanos = |dt: DateTime<FixedOffset>| dt.timestamp_nanos_opt().map(Timestamp);
+    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        return tz
+            .from_local_datetime(&d.and_hms_opt(0, 0, 0)?)
+            .single()
+            .and_then(nanos);
+    }
+    if let Ok(dt) = DateTime::parse_from_rfc3339(&t.replacen(' ', "T", 1)) {
+        return nanos(dt);
+    }
+    for f in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(n) = NaiveDateTime::parse_from_str(t, f) {
+            return tz.from_local_datetime(&n).single().and_then(nanos);
+        }
+    }
+    None
+}
+
+fn instant(flag: &str, text: &str, tz: FixedOffset) -> Result<Timestamp, String> {
+    parse_instant(text, tz).ok_or_else(|| {
+        format!("{flag} {text}: expected a date (2026-11-01) or a timestamp (2026-11-01T09:30:00Z)")
+    })
 }
 
 fn duration(flag: &str, text: &str) -> Result<Duration, String> {

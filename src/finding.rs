@@ -83,6 +83,9 @@ pub struct Finding {
     pub message: String,
     /// Every line the finding rests on, sorted.
     pub evidence: Vec<Loc>,
+    /// For a finding about a span of time rather than effects (a metrics window): its start.
+    /// Part of the fingerprint, so that two spikes on different days are different findings.
+    pub at: Option<Timestamp>,
 }
 
 impl Finding {
@@ -102,6 +105,7 @@ impl Finding {
             excess_minor: None,
             message,
             evidence: Vec::new(),
+            at: None,
         }
     }
 
@@ -126,6 +130,10 @@ impl Finding {
         for e in &self.effects {
             h.update([1]);
             h.update(e.id.as_bytes());
+        }
+        if let Some(at) = self.at {
+            h.update([2]);
+            h.update(at.nanos().to_le_bytes());
         }
         h.finalize()[..8]
             .iter()

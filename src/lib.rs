@@ -5,6 +5,7 @@
 //! [`finding`]s) → [`report`] (findings → bytes). Commands in [`cmd`] wire them together.
 
 pub mod audit;
+pub mod baseline;
 pub mod canonical;
 pub mod classify;
 pub mod cli;
@@ -16,6 +17,8 @@ pub mod finding;
 pub mod ingest;
 pub mod metrics;
 pub mod money;
+pub mod period;
 pub mod report;
 pub mod rules;
 pub mod time;
+pub mod timeline;

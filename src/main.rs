@@ -12,6 +12,10 @@ fn main() -> ExitCode {
         Command::Key(args) => cmd::key::run(args),
         Command::Rules => cmd::rules::run(),
         Command::Explain(args) => cmd::explain::run(args),
+        Command::Timeline(args) => cmd::timeline::run(args),
+        Command::Metrics(args) => cmd::metrics::run(args),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man(args) => cmd::man::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

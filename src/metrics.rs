@@ -1,24 +1,222 @@
-//! Dedup-layer health (SPEC §1, platform team): keyed requests, replays and conflicts.
+//! Dedup-layer health (SPEC §1, platform team): keyed requests, replays and conflicts, for
+//! the whole input and per time window, and which windows are replay-rate spikes (SPEC §5).
+//!
+//! Every keyed attempt is classified once, in time order, by [`classify`]: a *replay* is a
+//! response marked replayed, or a `200` for a key that an earlier attempt already completed
+//! (2xx); a *conflict* is a `422` (or a `400` naming the idempotency key) answered to a keyed
+//! request, or a key sent again with a different canonical payload (`key-payload-mismatch`).
 
-use crate::correlate::Model;
+use crate::config::Period;
+use crate::correlate::{AttemptId, Model, OutcomeKind};
 use crate::report::Metrics;
+use crate::time::{Duration, Timestamp};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// The floor of the spike threshold: a window's replay rate must exceed max(5%, 10 × median).
+pub const SPIKE_FLOOR: f64 = 0.05;
+pub const SPIKE_FACTOR: f64 = 10.0;
+/// A window is judged only when a single replay cannot exceed the floor on its own
+/// (1 / 20 = 5%): a window with three requests and one replay is noise, not a spike.
+pub const SPIKE_MIN_REQUESTS: u64 = 20;
+
+/// One keyed attempt, classified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keyed {
+    pub id: AttemptId,
+    pub at: Timestamp,
+    pub replay: bool,
+    pub conflict: bool,
+}
+
+/// Every keyed attempt in time order (then input position), classified.
+pub fn classify(model: &Model) -> Vec<Keyed> {
+    let mut keyed: Vec<(Timestamp, crate::event::Loc, AttemptId)> = model
+        .attempts()
+        .filter(|(_, a)| a.key.is_some())
+        .map(|(id, a)| (a.at, a.loc, id))
+        .collect();
+    keyed.sort();
+    let mut completed: FxHashMap<&str, ()> = FxHashMap::default();
+    let mut payload: FxHashMap<&str, &str> = FxHashMap::default();
+    let mut out = Vec::with_capacity(keyed.len());
+    for (at, _, id) in keyed {
+        let a = model.attempt(id);
+        let d = &model.dispatches[id.dispatch];
+        let key = a.key.as_deref().unwrap_or_default();
+        let status = a.outcome.as_ref().and_then(|o| o.status());
+        let replay = a.outcome.as_ref().is_some_and(|o| o.is_replay())
+            || (status == Some(200) && completed.contains_key(key));
+        let rejected = match a.outcome.as_ref().map(|o| &o.kind) {
+            Some(OutcomeKind::Response { status: 422, .. }) => true,
+            Some(OutcomeKind::Response {
+                status: 400,
+                message,
+                ..
+            }) => message.to_ascii_lowercase().contains("idempotency"),
+            _ => false,
+        };
+        // Only a dispatch with a logged tool call has a payload to compare.
+        let mismatch = d.loc.is_some()
+            && match payload.get(key) {
+                Some(p) => *p != d.canonical.as_str(),
+                None => {
+                    payload.insert(key, d.canonical.as_str());
+                    false
+                }
+            };
+        if status.is_some_and(|s| (200..300).contains(&s)) {
+            completed.insert(key, ());
+        }
+        out.push(Keyed {
+            id,
+            at,
+            replay,
+            conflict: rejected || mismatch,
+        });
+    }
+    out
+}
 
 /// Whole-input figures.
 pub fn totals(model: &Model) -> Metrics {
-    let mut m = Metrics::default();
-    for (_, a) in model.attempts() {
-        if a.key.is_some() {
-            m.keyed_requests += 1;
-            if a.outcome.as_ref().is_some_and(|o| o.is_replay()) {
-                m.replays += 1;
-            }
-            if a.outcome.as_ref().and_then(|o| o.status()) == Some(422) {
-                m.conflicts += 1;
-            }
+    totals_within(model, &Period::default())
+}
+
+/// Figures over the keyed requests sent within `period`.
+pub fn totals_within(model: &Model, period: &Period) -> Metrics {
+    let mut keyed = classify(model);
+    keyed.retain(|k| period.contains(k.at));
+    let mut m = Metrics {
+        keyed_requests: keyed.len() as u64,
+        replays: keyed.iter().filter(|k| k.replay).count() as u64,
+        conflicts: keyed.iter().filter(|k| k.conflict).count() as u64,
+        ..Metrics::default()
+    };
+    m.replay_rate = rate(m.replays, m.keyed_requests);
+    m.conflict_rate = rate(m.conflicts, m.keyed_requests);
+    m
+}
+
+fn rate(n: u64, of: u64) -> Option<f64> {
+    (of > 0).then(|| n as f64 / of as f64)
+}
+
+/// One window's figures. Windows start at multiples of the width since the epoch, so a
+/// width of whole minutes gives windows aligned to the minute.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Window {
+    pub start: String,
+    pub end: String,
+    pub keyed_requests: u64,
+    pub replays: u64,
+    pub replay_rate: Option<f64>,
+    pub conflicts: u64,
+    pub conflict_rate: Option<f64>,
+    /// This window is a replay-rate spike (SPEC §5).
+    pub spike: bool,
+    #[serde(skip)]
+    pub start_at: Timestamp,
+    #[serde(skip)]
+    pub end_at: Timestamp,
+    /// The replayed attempts in it, for evidence.
+    #[serde(skip)]
+    pub replayed: Vec<AttemptId>,
+}
+
+/// The windows that hold at least one keyed request, in time order, spikes marked.
+pub fn windows(model: &Model, width: Duration) -> Vec<Window> {
+    let w = width.0.max(1);
+    let mut out: Vec<Window> = Vec::new();
+    for k in classify(model) {
+        let start = k.at.0.div_euclid(w) * w;
+        if out.last().is_none_or(|l| l.start_at.0 != start) {
+            let (s, e) = (Timestamp(start), Timestamp(start.saturating_add(w)));
+            out.push(Window {
+                start: s.display(),
+                end: e.display(),
+                keyed_requests: 0,
+                replays: 0,
+                replay_rate: None,
+                conflicts: 0,
+                conflict_rate: None,
+                spike: false,
+                start_at: s,
+                end_at: e,
+                replayed: Vec::new(),
+            });
+        }
+        let win = out.last_mut().expect("pushed above");
+        win.keyed_requests += 1;
+        win.replays += k.replay as u64;
+        win.conflicts += k.conflict as u64;
+        if k.replay {
+            win.replayed.push(k.id);
         }
     }
-    let rate = |n: u64| (m.keyed_requests > 0).then(|| n as f64 / m.keyed_requests as f64);
-    m.replay_rate = rate(m.replays);
-    m.conflict_rate = rate(m.conflicts);
-    m
+    for win in &mut out {
+        win.replay_rate = rate(win.replays, win.keyed_requests);
+        win.conflict_rate = rate(win.conflicts, win.keyed_requests);
+    }
+    let threshold = spike_threshold(&out);
+    for win in &mut out {
+        win.spike = win.keyed_requests >= SPIKE_MIN_REQUESTS
+            && win.replay_rate.is_some_and(|r| r > threshold);
+    }
+    out
+}
+
+/// max(5%, 10 × the median of all windows' replay rates).
+pub fn spike_threshold(windows: &[Window]) -> f64 {
+    SPIKE_FLOOR.max(SPIKE_FACTOR * median_rate(windows))
+}
+
+/// The median of the windows' replay rates (0 when there are none).
+pub fn median_rate(windows: &[Window]) -> f64 {
+    median(windows.iter().filter_map(|w| w.replay_rate))
+}
+
+fn median(values: impl Iterator<Item = f64>) -> f64 {
+    let mut v: Vec<f64> = values.collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn win(keyed: u64, replays: u64) -> Window {
+        Window {
+            start: String::new(),
+            end: String::new(),
+            keyed_requests: keyed,
+            replays,
+            replay_rate: rate(replays, keyed),
+            conflicts: 0,
+            conflict_rate: None,
+            spike: false,
+            start_at: Timestamp(0),
+            end_at: Timestamp(0),
+            replayed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn threshold_is_ten_times_the_median_with_a_five_percent_floor() {
+        let quiet: Vec<Window> = (0..9).map(|_| win(250, 1)).collect();
+        assert_eq!(spike_threshold(&quiet), 0.05);
+        let busy: Vec<Window> = (0..9).map(|_| win(100, 1)).chain([win(100, 3)]).collect();
+        assert!((spike_threshold(&busy) - 0.10).abs() < 1e-12);
+        assert_eq!(median([1.0, 3.0].into_iter()), 2.0);
+        assert_eq!(median(std::iter::empty()), 0.0);
+    }
 }

@@ -1,9 +1,13 @@
 //! One module per subcommand, each with a `run` that returns the exit status.
 
+pub mod completions;
 pub mod explain;
 pub mod key;
+pub mod man;
+pub mod metrics;
 pub mod rules;
 pub mod scan;
+pub mod timeline;
 
 use std::io::{self, Write};
 

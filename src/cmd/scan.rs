@@ -1,15 +1,26 @@
-//! `idem-audit scan`: the audit with every rule, rendered as a table or JSON.
+//! `idem-audit scan`: the audit with every rule, rendered as a table, JSON or CSV; with a
+//! baseline, known findings are accepted and only new ones are reported and counted.
 
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, emit, print_problems};
 use crate::audit;
+use crate::baseline::Baseline;
 use crate::cli::{FailOn, OutputFormat, ScanArgs};
 use crate::config::AuditConfig;
 use crate::finding::{Finding, Severity};
-use crate::report::{self, json, table};
+use crate::report::{self, PeriodReport, csv, json, table};
+use anyhow::Context;
 use std::io::IsTerminal;
 
 pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
     let cfg = AuditConfig::from_args(&args.input).map_err(anyhow::Error::msg)?;
+    // Flags win over the config file.
+    let fail_on = args.fail_on.or(cfg.fail_on).unwrap_or(FailOn::Error);
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(Baseline::read)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     if !cfg.quiet {
         print_problems(&audit);
@@ -17,9 +28,26 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
     for e in &audit.unreadable {
         eprintln!("idem-audit: error: {e}");
     }
-    let report = report::build(audit.inputs.clone(), &audit.findings, audit.metrics());
+    if let Some(path) = &args.write_baseline {
+        std::fs::write(path, Baseline::of(&audit.findings).to_bytes())
+            .with_context(|| format!("{path}: cannot write the baseline"))?;
+    }
+    let (new, accepted) = match &baseline {
+        Some(b) => b.split(audit.findings.clone()),
+        None => (audit.findings.clone(), Vec::new()),
+    };
+    let mut report = report::build(audit.inputs.clone(), &new, audit.metrics());
+    report.summary.baselined = accepted.len() as u64;
+    let span = audit.span();
+    report.summary.period = PeriodReport {
+        since: cfg.period.since.map(|t| t.display()),
+        until: cfg.period.until.map(|t| t.display()),
+        first_event_at: span.map(|s| s.0.display()),
+        last_event_at: span.map(|s| s.1.display()),
+    };
     let bytes = match args.format {
         OutputFormat::Json => json::render(&report),
+        OutputFormat::Csv => csv::render(&report),
         OutputFormat::Table => {
             let width = (args.output.is_none() && std::io::stdout().is_terminal())
                 .then(terminal_width)
@@ -30,12 +58,13 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
     if !(cfg.quiet && args.output.is_none()) {
         emit(args.output.as_deref(), &bytes)?;
     }
-    Ok(exit_status(
-        &audit.findings,
-        args.fail_on,
-        &audit,
-        cfg.strict,
-    ))
+    // Writing a baseline accepts every current finding.
+    let fail_on = if args.write_baseline.is_some() {
+        FailOn::Never
+    } else {
+        fail_on
+    };
+    Ok(exit_status(&new, fail_on, &audit, cfg.strict))
 }
 
 fn terminal_width() -> Option<u16> {
@@ -45,7 +74,8 @@ fn terminal_width() -> Option<u16> {
         .or(Some(120))
 }
 
-/// Computed in one place from the findings and the input accounting (SPEC §6).
+/// Computed in one place from the findings not accepted by a baseline and the input
+/// accounting (SPEC §6).
 pub fn exit_status(
     findings: &[Finding],
     fail_on: FailOn,

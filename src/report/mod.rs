@@ -2,8 +2,11 @@
 //! the input accounting. Each format is a module that turns a report into bytes; none of
 //! them decides the exit status or where the bytes go.
 
+pub mod csv;
 pub mod json;
+pub mod metrics;
 pub mod table;
+pub mod timeline;
 
 use crate::finding::{Finding, Severity};
 use crate::money::{Currency, Money};
@@ -66,6 +69,24 @@ pub struct Summary {
     /// Effects beyond the first in decision duplicates.
     pub decision_duplicates: u64,
     pub lines_skipped: u64,
+    /// The period reported on (`--since` / `--until`), and the span the input covers.
+    #[serde(default)]
+    pub period: PeriodReport,
+    /// Inputs parsed (not counting those passed over as not a log, or unreadable).
+    #[serde(default)]
+    pub inputs_read: u64,
+    /// Findings accepted by `--baseline`, left out of `findings`.
+    #[serde(default)]
+    pub baselined: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodReport {
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// The earliest and latest event of the input.
+    pub first_event_at: Option<String>,
+    pub last_event_at: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,6 +107,9 @@ pub struct FindingReport {
     pub message: String,
     pub evidence: Vec<EvidenceRef>,
     pub fingerprint: String,
+    /// The window a finding about a span of time is about (replay-rate-spike).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,6 +147,9 @@ pub fn build(inputs: Vec<InputReport>, findings: &[Finding], metrics: Metrics) -
         duplicate_effects: beyond_first(findings, "duplicate-effect"),
         decision_duplicates: beyond_first(findings, "duplicate-decision"),
         lines_skipped: inputs.iter().map(|i| i.skipped).sum(),
+        period: PeriodReport::default(),
+        inputs_read: inputs.iter().filter(|i| i.format.is_some()).count() as u64,
+        baselined: 0,
     };
     let findings = findings.iter().map(|f| finding_report(f, &paths)).collect();
     Report {
@@ -158,7 +185,7 @@ fn beyond_first(findings: &[Finding], rule: &str) -> u64 {
         .sum()
 }
 
-fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
+pub fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
     FindingReport {
         rule: f.rule.to_string(),
         severity: f.severity,
@@ -183,6 +210,7 @@ fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
             })
             .collect(),
         fingerprint: f.fingerprint(),
+        at: f.at.map(|t| t.display()),
     }
 }
 

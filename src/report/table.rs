@@ -49,34 +49,75 @@ pub fn render(report: &Report, width: Option<u16>) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The summary block (issue 5, finance): period, inputs, findings by severity, orders
+/// affected, and duplicates with their excess per currency, delivery and decision apart.
 fn summary(report: &Report, out: &mut String) {
     let s = &report.summary;
-    let events: u64 = report.inputs.iter().map(|i| i.events).sum();
+    let p = &s.period;
+    let span = match (&p.first_event_at, &p.last_event_at) {
+        (Some(a), Some(b)) => format!("input spans {a} to {b}"),
+        _ => "no events".to_string(),
+    };
+    let period = match (&p.since, &p.until) {
+        (None, None) => "all input".to_string(),
+        (Some(a), None) => format!("from {a}"),
+        (None, Some(b)) => format!("until {b} (exclusive)"),
+        (Some(a), Some(b)) => format!("{a} to {b} (exclusive)"),
+    };
+    let _ = writeln!(out, "period: {period}; {span}");
+    let (lines, events, ignored) = report.inputs.iter().fold((0, 0, 0), |acc, i| {
+        (acc.0 + i.lines, acc.1 + i.events, acc.2 + i.ignored)
+    });
+    let passed_over = report.inputs.len() as u64 - s.inputs_read;
+    let _ = write!(
+        out,
+        "inputs read: {} ({lines} lines: {events} events, {ignored} ignored, {} skipped)",
+        s.inputs_read, s.lines_skipped
+    );
+    if passed_over > 0 {
+        let _ = write!(out, "; {passed_over} passed over");
+    }
+    out.push('\n');
     let _ = writeln!(
         out,
-        "inputs: {} ({} events, {} lines skipped)",
-        report.inputs.len(),
-        events,
-        s.lines_skipped
+        "findings: {} {}, {} {}, {} {}; orders affected: {}",
+        s.errors,
+        plural(s.errors, "error"),
+        s.warnings,
+        plural(s.warnings, "warning"),
+        s.infos,
+        plural(s.infos, "info"),
+        s.orders_affected
     );
     let _ = writeln!(
         out,
-        "findings: {} errors, {} warnings, {} infos; orders affected: {}",
-        s.errors, s.warnings, s.infos, s.orders_affected
-    );
-    let _ = writeln!(
-        out,
-        "delivery duplicates: {} effects, excess {}",
+        "delivery duplicates (duplicate-effect): {} {}, excess {}",
         s.duplicate_effects,
+        plural(s.duplicate_effects, "effect"),
         amounts(&s.excess)
     );
-    if !s.decision_excess.is_empty() || s.decision_duplicates > 0 {
+    let _ = writeln!(
+        out,
+        "decision duplicates (duplicate-decision): {} {}, excess {}",
+        s.decision_duplicates,
+        plural(s.decision_duplicates, "effect"),
+        amounts(&s.decision_excess)
+    );
+    if s.baselined > 0 {
         let _ = writeln!(
             out,
-            "decision duplicates: {} effects, excess {}",
-            s.decision_duplicates,
-            amounts(&s.decision_excess)
+            "baseline: {} known {} accepted, not shown",
+            s.baselined,
+            plural(s.baselined, "finding")
         );
+    }
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
     }
 }
 

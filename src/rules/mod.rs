@@ -15,6 +15,7 @@ mod noncanonical_args;
 mod record_after_effect;
 mod record_stuck;
 mod renumbered_step;
+mod replay_rate_spike;
 mod resume_key_drift;
 mod retry_non_retryable;
 mod unattributed_effect;
@@ -66,6 +67,7 @@ static REGISTRY: &[&Rule] = &[
     &unattributed_effect::RULE,
     &record_stuck::RULE,
     &record_after_effect::RULE,
+    &replay_rate_spike::RULE,
 ];
 
 pub fn find(id: &str) -> Option<&'static Rule> {
@@ -95,6 +97,8 @@ pub struct Settings {
     pub max_skew: Duration,
     pub decision_window: Duration,
     pub stuck_after: Duration,
+    /// `--window`: the metrics windows the replay-rate-spike rule compares.
+    pub window: Duration,
     /// `--severity RULE=LEVEL` overrides.
     pub levels: BTreeMap<String, Level>,
     /// `--key-scheme`: how agents are expected to derive keys (`key-not-derived`).
@@ -114,6 +118,7 @@ impl Default for Settings {
             max_skew: Duration::from_secs(2),
             decision_window: Duration::from_secs(24 * 3600),
             stuck_after: Duration::from_secs(5 * 60),
+            window: Duration::from_secs(60),
             levels: BTreeMap::new(),
             key_scheme: None,
         }
