@@ -32,9 +32,14 @@ impl Audit {
         crate::metrics::totals_within(&self.model, &self.period)
     }
 
-    /// The earliest and latest event of the whole input (client events and effects).
+    /// The earliest and latest event of the whole input (client events, effects and their
+    /// settlements).
     pub fn span(&self) -> Option<(Timestamp, Timestamp)> {
-        let effects = self.model.effects.iter().map(|e| e.created);
+        let effects = self
+            .model
+            .effects
+            .iter()
+            .flat_map(|e| std::iter::once(e.created).chain(e.state_at));
         let client = self.model.client_span.into_iter().flat_map(|(a, b)| [a, b]);
         let all: Vec<Timestamp> = effects.chain(client).collect();
         Some((*all.iter().min()?, *all.iter().max()?))

@@ -76,7 +76,7 @@ pub fn render_text(r: &MetricsReport) -> Vec<u8> {
     let spikes = r.windows.iter().filter(|w| w.spike).count();
     let _ = writeln!(
         out,
-        "windows: {} of {} with keyed requests; spike threshold {:.1}%; {spikes} {}",
+        "windows: {} windows of {} with keyed requests; spike threshold {:.1}%; {spikes} {}",
         r.windows.len(),
         r.window,
         r.spike_threshold * 100.0,

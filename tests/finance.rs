@@ -1,0 +1,241 @@
+//! `scan` for finance (issue 5): the CSV report, `--since` / `--until`, and the summary's
+//! excess per currency, checked against sums computed here from the fixture's own truth
+//! (written by scripts/gen_fixtures.py, never by idem-audit).
+
+use assert_cmd::Command;
+use idem_audit::report::Report;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const MONTH: &str = "fixtures/finance-month";
+const NOVEMBER: [&str; 4] = ["--since", "2026-11-01", "--until", "2026-12-01"];
+
+fn scan(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .arg("scan")
+        .args(args)
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+}
+
+struct Dup {
+    order: String,
+    effects: Vec<String>,
+    currency: String,
+    excess_minor: i64,
+    duplicated_at: String,
+}
+
+/// The truth file's duplicates whose second effect was created in [since, until).
+fn truth_in(since: &str, until: &str) -> Vec<Dup> {
+    let t: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{MONTH}/truth.json")).unwrap())
+            .unwrap();
+    t["duplicates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| Dup {
+            order: d["order"].as_str().unwrap().into(),
+            effects: d["effects"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e.as_str().unwrap().into())
+                .collect(),
+            currency: d["currency"].as_str().unwrap().into(),
+            excess_minor: d["excess_minor"].as_i64().unwrap(),
+            duplicated_at: d["duplicated_at"].as_str().unwrap().into(),
+        })
+        // ISO timestamps of one shape compare as strings.
+        .filter(|d| d.duplicated_at.as_str() >= since && d.duplicated_at.as_str() < until)
+        .collect()
+}
+
+/// Minor units as major units with two decimals (both currencies here have exponent 2),
+/// computed without the tool's money code.
+fn major(minor: i64) -> String {
+    format!("{}.{:02}", minor / 100, minor % 100)
+}
+
+fn grouped(minor: i64) -> String {
+    let whole = (minor / 100).to_string();
+    let mut out = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{out}.{:02}", minor % 100)
+}
+
+fn sums(dups: &[Dup]) -> BTreeMap<String, i64> {
+    let mut s = BTreeMap::new();
+    for d in dups {
+        *s.entry(d.currency.clone()).or_insert(0) += d.excess_minor;
+    }
+    s
+}
+
+#[test]
+fn csv_rows_are_the_months_duplicates_in_major_units() {
+    let expected = truth_in("2026-11-01T00:00:00.000Z", "2026-12-01T00:00:00.000Z");
+    assert!(
+        expected.len() >= 10,
+        "the fixture has a month of duplicates"
+    );
+    let currencies: Vec<String> = sums(&expected).into_keys().collect();
+    assert_eq!(currencies, ["EUR", "GBP"]);
+
+    let mut args = vec![MONTH, "--format", "csv"];
+    args.extend(NOVEMBER);
+    let (code, out) = scan(&args);
+    assert_eq!(code, Some(1));
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header,
+        [
+            "rule",
+            "severity",
+            "cause",
+            "order",
+            "run",
+            "step",
+            "tool",
+            "effects",
+            "currency",
+            "excess",
+            "first_effect_at",
+            "last_effect_at",
+            "message"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let dup_rows: BTreeMap<String, (String, String, String)> = rows
+        .iter()
+        .filter(|r| &r[0] == "duplicate-effect")
+        .map(|r| {
+            (
+                r[3].to_string(),
+                (r[7].to_string(), r[8].to_string(), r[9].to_string()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        dup_rows.len(),
+        rows.iter().filter(|r| &r[0] == "duplicate-effect").count(),
+        "one row per order"
+    );
+    let want: BTreeMap<String, (String, String, String)> = expected
+        .iter()
+        .map(|d| {
+            (
+                d.order.clone(),
+                (
+                    d.effects.join(";"),
+                    d.currency.clone(),
+                    major(d.excess_minor),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(dup_rows, want);
+    // First and last effect times are the effects' creation, first before last.
+    for r in rows.iter().filter(|r| &r[0] == "duplicate-effect") {
+        assert!(r[10] < r[11], "{r:?}");
+    }
+}
+
+#[test]
+fn summary_excess_per_currency_equals_the_independent_sums() {
+    let expected = truth_in("2026-11-01T00:00:00.000Z", "2026-12-01T00:00:00.000Z");
+    let want = sums(&expected);
+    let mut args = vec![MONTH, "--format", "json"];
+    args.extend(NOVEMBER);
+    let report: Report = serde_json::from_str(&scan(&args).1).unwrap();
+    let got: BTreeMap<String, i64> = report
+        .summary
+        .excess
+        .iter()
+        .map(|c| (c.currency.clone(), c.amount_minor))
+        .collect();
+    assert_eq!(got, want);
+    let extra: usize = expected.iter().map(|d| d.effects.len() - 1).sum();
+    assert_eq!(report.summary.duplicate_effects, extra as u64);
+    assert_eq!(report.summary.orders_affected, expected.len() as u64);
+    assert_eq!(
+        report.summary.period.since.as_deref(),
+        Some("2026-11-01T00:00:00.000Z")
+    );
+
+    // The table prints the same sums, `EUR 1,234.56` style.
+    let mut args = vec![MONTH];
+    args.extend(NOVEMBER);
+    let table = scan(&args).1;
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("delivery duplicates"))
+        .unwrap();
+    let amounts: Vec<String> = want
+        .iter()
+        .map(|(c, v)| format!("{c} {}", grouped(*v)))
+        .collect();
+    assert_eq!(
+        line,
+        format!(
+            "delivery duplicates (duplicate-effect): {extra} effects, excess {}",
+            amounts.join(", ")
+        )
+    );
+    assert!(
+        table.starts_with(
+            "period: 2026-11-01T00:00:00.000Z to 2026-12-01T00:00:00.000Z (exclusive)"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("inputs read: 2 ("), "{table}");
+    assert!(
+        table.contains("decision duplicates (duplicate-decision): 0 effects, excess none"),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_period_edges_exclude_just_outside_and_keep_just_inside() {
+    let orders = |args: &[&str]| -> Vec<String> {
+        let report: Report = serde_json::from_str(&scan(args).1).unwrap();
+        report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "duplicate-effect")
+            .filter_map(|f| f.order.clone())
+            .filter(|o| o.starts_with("EDGE"))
+            .collect()
+    };
+    let mut args = vec![MONTH, "--format", "json"];
+    args.extend(NOVEMBER);
+    let mut got = orders(&args);
+    got.sort();
+    assert_eq!(got, ["EDGE-IN-END", "EDGE-IN-START"]);
+    // The generator put EDGE-IN-START's first refund in October: only its duplicate is in November.
+    let edge = truth_in("2026-10-31T00:00:00.000Z", "2026-12-02T00:00:00.000Z");
+    let in_start = edge.iter().find(|d| d.order == "EDGE-IN-START").unwrap();
+    assert!(in_start.duplicated_at.starts_with("2026-11-01T00:00:00"));
+    // Without a period everything is reported; with timestamps the edge moves with them.
+    assert_eq!(orders(&[MONTH, "--format", "json"]).len(), 4);
+    let mut got = orders(&[MONTH, "--format", "json", "--until", "2026-11-30T23:59:51Z"]);
+    got.sort();
+    assert_eq!(got, ["EDGE-IN-START", "EDGE-OUT-START"]);
+}
+
+#[test]
+fn a_bad_period_is_a_usage_error() {
+    let (code, _) = scan(&[MONTH, "--since", "November"]);
+    assert_eq!(code, Some(2));
+    let (code, _) = scan(&[MONTH, "--since", "2026-12-01", "--until", "2026-11-01"]);
+    assert_eq!(code, Some(2));
+}
