@@ -26,7 +26,7 @@ def ms(n):
 
 class Month:
     def __init__(self):
-        self.agent, self.service, self.duplicates = [], [], []
+        self.agent, self.service, self.duplicates, self.decisions = [], [], [], []
         self.n = 0
 
     def amount(self, minor, currency):
@@ -110,6 +110,17 @@ def finance_month():
     ]
     for order, t0, currency, shape in edge:
         m.call(t0, order, 4500, currency, shape)
+    # Decision duplicates: a second run refunds the same order and amount hours later.
+    for order, t0, minor, currency in [
+        ("DEC-G1", datetime(2026, 11, 10, 14, 2, 11, tzinfo=UTC), 4500, "GBP"),
+        ("DEC-E1", datetime(2026, 11, 20, 9, 30, 0, tzinfo=UTC), 2999, "EUR"),
+    ]:
+        first = len(m.service)
+        m.call(t0, order, minor, currency, "ok")
+        m.call(t0 + timedelta(hours=1, minutes=38), order, minor, currency, "ok")
+        effects = [line.split()[1] for _, line in m.service[first:]]
+        m.decisions.append({"order": order, "effects": effects, "currency": currency,
+                            "excess_minor": minor, "duplicated_at": stamp(m.service[first + 1][0])})
     folder = os.path.join(ROOT, "finance-month")
     os.makedirs(folder, exist_ok=True)
     for name, lines, section in [("agent.log", m.agent, None), ("payments.log", m.service, "payments service")]:
@@ -122,6 +133,7 @@ def finance_month():
         "about": "Written by scripts/gen_fixtures.py: every duplicated refund in the logs, with "
                  "when the duplicate happened (the second effect's creation).",
         "duplicates": m.duplicates,
+        "decisions": m.decisions,
     }
     with open(os.path.join(folder, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1)

@@ -28,12 +28,17 @@ struct Dup {
     duplicated_at: String,
 }
 
-/// The truth file's duplicates whose second effect was created in [since, until).
+/// The truth file's delivery duplicates whose second effect was created in [since, until).
 fn truth_in(since: &str, until: &str) -> Vec<Dup> {
+    truth_of("duplicates", since, until)
+}
+
+/// `list` is `duplicates` (delivery) or `decisions` (duplicate decisions).
+fn truth_of(list: &str, since: &str, until: &str) -> Vec<Dup> {
     let t: Value =
         serde_json::from_str(&std::fs::read_to_string(format!("{MONTH}/truth.json")).unwrap())
             .unwrap();
-    t["duplicates"]
+    t[list]
         .as_array()
         .unwrap()
         .iter()
@@ -166,7 +171,6 @@ fn summary_excess_per_currency_equals_the_independent_sums() {
     assert_eq!(got, want);
     let extra: usize = expected.iter().map(|d| d.effects.len() - 1).sum();
     assert_eq!(report.summary.duplicate_effects, extra as u64);
-    assert_eq!(report.summary.orders_affected, expected.len() as u64);
     assert_eq!(
         report.summary.period.since.as_deref(),
         Some("2026-11-01T00:00:00.000Z")
@@ -198,9 +202,40 @@ fn summary_excess_per_currency_equals_the_independent_sums() {
         "{table}"
     );
     assert!(table.contains("inputs read: 2 ("), "{table}");
-    assert!(
-        table.contains("decision duplicates (duplicate-decision): 0 effects, excess none"),
-        "{table}"
+    let decisions = truth_of(
+        "decisions",
+        "2026-11-01T00:00:00.000Z",
+        "2026-12-01T00:00:00.000Z",
+    );
+    assert!(!decisions.is_empty());
+    let want_dec = sums(&decisions);
+    let got_dec: BTreeMap<String, i64> = report
+        .summary
+        .decision_excess
+        .iter()
+        .map(|c| (c.currency.clone(), c.amount_minor))
+        .collect();
+    assert_eq!(got_dec, want_dec);
+    let dec_extra: usize = decisions.iter().map(|d| d.effects.len() - 1).sum();
+    assert_eq!(report.summary.decision_duplicates, dec_extra as u64);
+    assert_eq!(
+        report.summary.orders_affected,
+        (expected.len() + decisions.len()) as u64
+    );
+    let amounts: Vec<String> = want_dec
+        .iter()
+        .map(|(c, v)| format!("{c} {}", grouped(*v)))
+        .collect();
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("decision duplicates"))
+        .unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "decision duplicates (duplicate-decision): {dec_extra} effects, excess {}",
+            amounts.join(", ")
+        )
     );
 }
 

@@ -1,0 +1,174 @@
+//! `idem-audit timeline` on the incident: the write-up's trace, both sides interleaved, each
+//! settlement at its own time, findings marked.
+
+use assert_cmd::Command;
+use idem_audit::report::timeline::TimelineReport;
+
+fn timeline(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .arg("timeline")
+        .args(args)
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+}
+
+fn incident_json() -> TimelineReport {
+    let (code, out) = timeline(&[
+        "fixtures/incident-a88214",
+        "--order",
+        "A-88214",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0));
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn the_incident_reads_like_the_write_up() {
+    let t = incident_json();
+    assert_eq!(t.subject, "order A-88214");
+    let what: Vec<&str> = t.entries.iter().map(|e| e.what.as_str()).collect();
+    assert_eq!(
+        what,
+        [
+            "tool_call",
+            "attempt",
+            "effect",
+            "failure",
+            "attempt",
+            "settlement",
+            "effect",
+            "response",
+            "step_end",
+            "settlement"
+        ]
+    );
+    // Time order, each a line of the trace.
+    assert!(t.entries.windows(2).all(|w| w[0].at <= w[1].at));
+    let trace = std::fs::read_to_string("fixtures/incident-a88214/trace.log").unwrap();
+    let lines: Vec<&str> = trace.lines().collect();
+    for e in &t.entries {
+        assert_eq!(e.path, "fixtures/incident-a88214/trace.log");
+        let line = lines[e.line as usize - 1];
+        if e.what == "settlement" {
+            assert!(
+                line.ends_with(&format!("settled {}", e.at)),
+                "{} at line {}",
+                e.at,
+                e.line
+            );
+        } else {
+            assert!(line.starts_with(&e.at), "{} at line {}", e.at, e.line);
+        }
+    }
+    // Every one of the eight trace lines is an entry, and each settlement is at its own time.
+    let mut cited: Vec<u32> = t.entries.iter().map(|e| e.line).collect();
+    cited.dedup();
+    cited.sort();
+    cited.dedup();
+    assert_eq!(cited, [1, 2, 3, 4, 5, 6, 8, 9]);
+    let settled: Vec<&str> = t
+        .entries
+        .iter()
+        .filter(|e| e.what == "settlement")
+        .map(|e| e.at.as_str())
+        .collect();
+    assert_eq!(settled, ["14:02:22.884", "14:02:34.010"]);
+    // The first refund was created between attempt 1 and its timeout, and it settled between
+    // attempt 2 and the second refund's creation.
+    let pos = |pred: &dyn Fn(&idem_audit::report::timeline::EntryReport) -> bool| {
+        t.entries.iter().position(pred).unwrap()
+    };
+    let attempt1 = pos(&|e| e.what == "attempt" && e.text.starts_with("attempt 1"));
+    let created1 = pos(&|e| e.what == "effect" && e.text.contains("rf_8XM1"));
+    let timeout = pos(&|e| e.what == "failure");
+    let attempt2 = pos(&|e| e.what == "attempt" && e.text.starts_with("attempt 2"));
+    let settled1 = pos(&|e| e.what == "settlement" && e.text.contains("rf_8XM1"));
+    let created2 = pos(&|e| e.what == "effect" && e.text.contains("rf_9KQ2"));
+    assert!(attempt1 < created1 && created1 < timeout);
+    assert!(attempt2 < settled1 && settled1 < created2);
+    assert!(
+        t.entries[timeout].text.contains("ambiguous"),
+        "{}",
+        t.entries[timeout].text
+    );
+}
+
+#[test]
+fn findings_are_marked_on_the_lines_they_cite() {
+    let t = incident_json();
+    let mark = |rule: &str| t.findings.iter().position(|f| f.rule == rule).unwrap() + 1;
+    let dup = mark("duplicate-effect");
+    let late = mark("effect-after-timeout");
+    for e in &t.entries {
+        let cited_by_dup = t.findings[dup - 1]
+            .evidence
+            .iter()
+            .any(|ev| ev.line == e.line);
+        assert_eq!(e.findings.contains(&dup), cited_by_dup, "{e:?}");
+    }
+    let created1 = t
+        .entries
+        .iter()
+        .find(|e| e.what == "effect" && e.text.contains("rf_8XM1"))
+        .unwrap();
+    assert!(created1.findings.contains(&dup) && created1.findings.contains(&late));
+    let created2 = t
+        .entries
+        .iter()
+        .find(|e| e.what == "effect" && e.text.contains("rf_9KQ2"))
+        .unwrap();
+    assert!(created2.findings.contains(&dup) && !created2.findings.contains(&late));
+}
+
+#[test]
+fn the_incident_timeline_text() {
+    let (code, out) = timeline(&["fixtures/incident-a88214", "--order", "A-88214"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("\nfindings:\n[1] error duplicate-effect (client-retry): "),
+        "{out}"
+    );
+    insta::assert_snapshot!("incident_timeline", out);
+}
+
+#[test]
+fn by_run_and_by_key_and_nothing() {
+    let (_, out) = timeline(&[
+        "fixtures/interleaved-runs",
+        "--run",
+        "r1",
+        "--format",
+        "json",
+    ]);
+    let t: TimelineReport = serde_json::from_str(&out).unwrap();
+    assert!(!t.entries.is_empty());
+    assert!(
+        t.entries.iter().all(|e| !e.text.contains("r2")),
+        "{:#?}",
+        t.entries
+    );
+    let (_, out) = timeline(&[
+        "fixtures/incident-keyed-replay",
+        "--key",
+        "21f4d5951991bb054dcaf0900af3d015",
+        "--format",
+        "json",
+    ]);
+    let t: TimelineReport = serde_json::from_str(&out).unwrap();
+    assert!(
+        t.entries
+            .iter()
+            .any(|e| e.what == "response" && e.text.contains("replayed")),
+        "{:#?}",
+        t.entries
+    );
+    let (code, out) = timeline(&["fixtures/incident-a88214", "--order", "NOPE"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("Nothing in the inputs concerns it."));
+    // One of --order, --run, --key is required.
+    assert_eq!(timeline(&["fixtures/incident-a88214"]).0, Some(2));
+}
