@@ -3,12 +3,15 @@
 //!
 //! Every keyed attempt is classified once, in time order, by [`classify`]: a *replay* is a
 //! response marked replayed, or a `200` for a key that an earlier attempt already completed
-//! (2xx); a *conflict* is a `422` (or a `400` naming the idempotency key) answered to a keyed
-//! request, or a key sent again with a different canonical payload (`key-payload-mismatch`).
+//! (2xx); a *conflict* is what `key-payload-mismatch` reports, per request: a key refused by
+//! the service (a `422`, or a `400` naming the key), or a key sent again with another tool or
+//! canonical payload than the first request that carried it.
 
 use crate::config::Period;
-use crate::correlate::{AttemptId, Model, OutcomeKind};
+use crate::correlate::{AttemptId, Model};
 use crate::report::Metrics;
+use crate::rules::rejects_key;
+use crate::rules::support::has_args;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -38,7 +41,7 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         .collect();
     keyed.sort();
     let mut completed: FxHashMap<&str, ()> = FxHashMap::default();
-    let mut payload: FxHashMap<&str, &str> = FxHashMap::default();
+    let mut payload: FxHashMap<&str, (&str, &str)> = FxHashMap::default();
     let mut out = Vec::with_capacity(keyed.len());
     for (at, _, id) in keyed {
         let a = model.attempt(id);
@@ -47,21 +50,13 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         let status = a.outcome.as_ref().and_then(|o| o.status());
         let replay = a.outcome.as_ref().is_some_and(|o| o.is_replay())
             || (status == Some(200) && completed.contains_key(key));
-        let rejected = match a.outcome.as_ref().map(|o| &o.kind) {
-            Some(OutcomeKind::Response { status: 422, .. }) => true,
-            Some(OutcomeKind::Response {
-                status: 400,
-                message,
-                ..
-            }) => message.to_ascii_lowercase().contains("idempotency"),
-            _ => false,
-        };
-        // Only a dispatch with a logged tool call has a payload to compare.
-        let mismatch = d.loc.is_some()
+        let rejected = a.outcome.as_ref().is_some_and(rejects_key);
+        // Only a dispatch whose arguments were logged has a payload to compare.
+        let mismatch = has_args(d)
             && match payload.get(key) {
-                Some(p) => *p != d.canonical.as_str(),
+                Some(p) => *p != (d.tool.as_str(), d.canonical.as_str()),
                 None => {
-                    payload.insert(key, d.canonical.as_str());
+                    payload.insert(key, (d.tool.as_str(), d.canonical.as_str()));
                     false
                 }
             };

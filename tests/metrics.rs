@@ -154,3 +154,39 @@ fn the_table_draws_a_bar_per_window_and_csv_has_a_row_each() {
     assert_eq!(lines.clone().count(), 8);
     assert_eq!(lines.filter(|l| l.ends_with(",true")).count(), 1);
 }
+
+#[test]
+fn conflicts_are_key_payload_mismatches_and_replays_include_a_200_for_a_completed_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("conflicts.log");
+    std::fs::write(
+        &path,
+        "\
+2026-11-03T09:00:00.000Z  agent run c1  step 1  tool=issue_refund  args={\"order\":\"X-1\",\"amount_p\":100}
+2026-11-03T09:00:00.010Z  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=shared
+2026-11-03T09:00:00.200Z  201 Created  refund_id=rf_X1
+2026-11-03T09:00:01.000Z  agent run c2  step 1  tool=issue_refund  args={\"order\":\"X-2\",\"amount_p\":100}
+2026-11-03T09:00:01.010Z  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=shared
+2026-11-03T09:00:01.200Z  422 Unprocessable Entity
+2026-11-03T09:00:02.000Z  agent run c3  step 1  tool=issue_refund  args={\"order\":\"X-1\",\"amount_p\":100}
+2026-11-03T09:00:02.010Z  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=shared
+2026-11-03T09:00:02.200Z  200 OK  refund_id=rf_X1
+",
+    )
+    .unwrap();
+    let (code, out) = run("metrics", &[path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let m: MetricsReport = serde_json::from_str(&out).unwrap();
+    // c2 reused the key with another payload and was refused: one conflict. c3 got a 200 for
+    // the key c1 completed: a replay, though not marked as one.
+    assert_eq!(
+        (
+            m.totals.keyed_requests,
+            m.totals.conflicts,
+            m.totals.replays
+        ),
+        (3, 1, 1)
+    );
+    assert_eq!(m.windows.len(), 1);
+    assert_eq!(m.windows[0].conflicts, 1);
+}

@@ -190,7 +190,7 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
 /// A 422, or a 400 whose text names the idempotency key: the service's request-hash check.
 /// A 422 whose body gives another reason (`amount exceeds captured total`) is a validation
 /// failure, not a key rejection: that is `retry-non-retryable`'s business, if retried.
-fn rejects_key(o: &Outcome) -> bool {
+pub(crate) fn rejects_key(o: &Outcome) -> bool {
     let (status, text, from_body) = match &o.kind {
         OutcomeKind::Response {
             status, message, ..

@@ -22,6 +22,9 @@ mod unattributed_effect;
 mod unkeyed_retry;
 
 pub mod support;
+
+/// What `metrics` counts as a conflict is what this rule reports.
+pub(crate) use key_payload_mismatch::rejects_key;
 #[cfg(test)]
 mod testkit;
 
