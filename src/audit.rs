@@ -5,6 +5,7 @@ use crate::config::{AuditConfig, Period};
 use crate::correlate::{Model, correlate};
 use crate::event::Event;
 use crate::finding::Finding;
+use crate::ingest::otlp::{Span, link};
 use crate::ingest::source::{self, InputError, Outcome};
 use crate::period;
 use crate::report::{InputReport, Metrics, ProblemReport};
@@ -57,6 +58,7 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
         None => source::read_all(&inputs, cfg.forced_format, &cfg.parse),
     };
     let mut events: Vec<Event> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
     for (input, outcome) in inputs.iter().zip(outcomes) {
@@ -87,6 +89,7 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
                     })
                     .collect();
                 events.extend(parsed.events);
+                spans.extend(parsed.spans);
             }
             Outcome::NotALog(why) => report.note = Some(why),
             Outcome::Unreadable(why) => {
@@ -99,6 +102,7 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
         }
         reports.push(report);
     }
+    link_spans(&spans, &mut events, &mut reports);
     let model = correlate(events, &cfg.correlate);
     let findings = rules::run_all(&model, &cfg.rules);
     let findings = period::filter(findings, &model, &cfg.period);
@@ -109,4 +113,24 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
         unreadable,
         period: cfg.period,
     })
+}
+
+/// OTLP spans from every input become events only now: a trace's spans are spread over lines
+/// and files, children before parents. Each span counts once for its input, as events when
+/// it became some and as ignored otherwise.
+fn link_spans(spans: &[Span], events: &mut Vec<Event>, reports: &mut [InputReport]) {
+    if spans.is_empty() {
+        return;
+    }
+    let linked = link::link(spans);
+    for (span, used) in spans.iter().zip(&linked.used) {
+        if let Some(r) = reports.get_mut(span.loc.input as usize) {
+            if *used {
+                r.events += 1;
+            } else {
+                r.ignored += 1;
+            }
+        }
+    }
+    events.extend(linked.events.into_iter().map(|(_, e)| e));
 }

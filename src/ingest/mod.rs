@@ -5,6 +5,7 @@
 pub mod csv;
 pub mod jsonl;
 pub mod lines;
+pub mod otlp;
 pub mod records;
 pub mod source;
 pub mod stamp;
@@ -95,6 +96,8 @@ impl InputStats {
 pub struct Parsed {
     pub events: Vec<Event>,
     pub stats: InputStats,
+    /// OTLP spans, turned into events only once every input is read ([`otlp::link`]).
+    pub spans: Vec<otlp::Span>,
 }
 
 /// Parses one input of a known format.
@@ -109,10 +112,7 @@ pub fn parse(
         Format::Jsonl => jsonl::parse(reader, input, opts),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),
-        other => Err(std::io::Error::other(format!(
-            "the {} format is not supported yet",
-            other.as_str()
-        ))),
+        Format::Otlp => otlp::parse(reader, input, opts),
     }
 }
 

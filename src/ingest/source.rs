@@ -237,7 +237,10 @@ fn fallback(head: &[u8]) -> Format {
 pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     let line = first_line(head)?;
     let line = line.as_str();
-    if line.starts_with("{\"resourceSpans\"") || line.starts_with("{ \"resourceSpans\"") {
+    if line.starts_with("{\"resourceSpans\"")
+        || line.starts_with("{ \"resourceSpans\"")
+        || (line == "{" && super::otlp::pretty_printed_head(head))
+    {
         return Some(Format::Otlp);
     }
     if line.starts_with('{') {

@@ -1,0 +1,192 @@
+//! What the instrumentations call things (SPEC §3.4's table): GenAI semconv (the OpenAI
+//! Agents contrib instrumentation, OpenLLMetry), OpenInference and LangSmith's OTel mode, and
+//! both generations of the HTTP conventions. Each question asks every convention in turn.
+
+use super::Span;
+use serde_json::Value;
+
+/// Marked as a tool execution by any of the conventions.
+pub fn is_tool(s: &Span) -> bool {
+    s.attr_str("gen_ai.operation.name") == Some("execute_tool")
+        || s.attr_str("openinference.span.kind")
+            .is_some_and(|k| k.eq_ignore_ascii_case("tool"))
+        || s.attr_str("traceloop.span.kind") == Some("tool")
+        || s.attr_str("langsmith.span.kind") == Some("tool")
+}
+
+/// An LLM call. It is CLIENT-kind and may even carry HTTP attributes, but it is never an
+/// attempt of a tool call.
+pub fn is_llm(s: &Span) -> bool {
+    const OPERATIONS: &[&str] = &[
+        "chat",
+        "text_completion",
+        "generate_content",
+        "embeddings",
+        "create_agent",
+    ];
+    s.attr_str("gen_ai.operation.name")
+        .is_some_and(|o| OPERATIONS.contains(&o))
+        || s.attr_str("openinference.span.kind").is_some_and(|k| {
+            ["llm", "embedding"]
+                .iter()
+                .any(|x| k.eq_ignore_ascii_case(x))
+        })
+        || s.attr_str("langsmith.span.kind")
+            .is_some_and(|k| k == "llm" || k == "chat")
+        || s.attr("llm.request.type").is_some()
+}
+
+/// An HTTP request made by this process: a span with an HTTP method attribute, old or new
+/// conventions, that is neither a server span nor an LLM or tool span.
+pub fn is_http_client(s: &Span) -> bool {
+    !matches!(s.kind, super::SpanKind::Server | super::SpanKind::Consumer)
+        && ["http.request.method", "http.method"]
+            .iter()
+            .any(|k| s.attr_str(k).is_some_and(|m| !m.is_empty()))
+        && !is_llm(s)
+        && !is_tool(s)
+}
+
+/// `gen_ai.tool.name`, `tool.name`, else the span's name without the conventions' decoration
+/// (`execute_tool issue_refund`, OpenLLMetry's `issue_refund.tool`).
+pub fn tool_name(s: &Span) -> &str {
+    ["gen_ai.tool.name", "tool.name", "traceloop.entity.name"]
+        .iter()
+        .find_map(|k| s.attr_str(k).filter(|n| !n.is_empty()))
+        .unwrap_or_else(|| {
+            let n = s.name.strip_prefix("execute_tool ").unwrap_or(&s.name);
+            n.strip_suffix(".tool").unwrap_or(n)
+        })
+}
+
+/// The tool's arguments as written and as JSON.
+pub fn tool_args(s: &Span) -> (String, Value) {
+    const KEYS: &[&str] = &[
+        "gen_ai.tool.call.arguments",
+        "traceloop.entity.input",
+        "input.value",
+        "gen_ai.prompt",
+    ];
+    let Some(v) = KEYS.iter().find_map(|k| s.attr(k).filter(|v| !v.is_null())) else {
+        return (String::new(), Value::Null);
+    };
+    let (raw, parsed) = match v {
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(p) => (text.clone(), p),
+            // Not JSON (a Python repr, a bare string): kept as text, never guessed at.
+            Err(_) => return (text.clone(), Value::String(text.clone())),
+        },
+        other => (other.to_string(), other.clone()),
+    };
+    match unwrap_inputs(&parsed) {
+        Some(inner) => (inner.to_string(), inner.clone()),
+        None => (raw, parsed),
+    }
+}
+
+/// OpenLLMetry (and LangChain callbacks generally) wrap a tool's arguments in an object whose
+/// `inputs` holds them, beside `input_str` (a Python repr, never JSON), `tags`, `metadata`
+/// and `kwargs`. Only such a wrapper is opened: a tool's own argument named `inputs` is not.
+fn unwrap_inputs(v: &Value) -> Option<&Value> {
+    let obj = v.as_object()?;
+    let inputs = obj.get("inputs").filter(|i| i.is_object())?;
+    ["input_str", "tags", "metadata", "kwargs"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+        .then_some(inputs)
+}
+
+/// A run id this span names: `gen_ai.conversation.id`, `session.id`, a `*.thread_id`
+/// attribute, or `thread_id` inside OpenInference's JSON `metadata`.
+pub fn run_attr(s: &Span) -> Option<String> {
+    let named = ["gen_ai.conversation.id", "session.id"]
+        .iter()
+        .find_map(|k| s.attr(k).and_then(string_of));
+    named
+        .or_else(|| {
+            s.attrs
+                .iter()
+                .filter(|(k, _)| k == "thread_id" || k.ends_with(".thread_id"))
+                .find_map(|(_, v)| string_of(v))
+        })
+        .or_else(|| metadata(s)?.get("thread_id").and_then(string_of))
+        .filter(|r| !r.is_empty())
+}
+
+/// An explicit step: `agent.step`, a `*langgraph_step` attribute, or `langgraph_step` inside
+/// OpenInference's JSON `metadata`.
+pub fn step_attr(s: &Span) -> Option<u32> {
+    let as_step = |v: &Value| super::int_of(v).and_then(|n| u32::try_from(n).ok());
+    s.attr("agent.step")
+        .and_then(as_step)
+        .or_else(|| {
+            s.attrs
+                .iter()
+                .filter(|(k, _)| k.ends_with("langgraph_step"))
+                .find_map(|(_, v)| as_step(v))
+        })
+        .or_else(|| metadata(s)?.get("langgraph_step").and_then(as_step))
+}
+
+/// OpenInference's `metadata`: a JSON object, written as a string.
+fn metadata(s: &Span) -> Option<serde_json::Map<String, Value>> {
+    match s.attr("metadata")? {
+        Value::String(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(m)) => Some(m),
+            _ => None,
+        },
+        Value::Object(m) => Some(m.clone()),
+        _ => None,
+    }
+}
+
+/// The captured `Idempotency-Key` request header: a string array under the conventions'
+/// spelling or the one the `requests` instrumentation writes.
+pub fn idempotency_key(s: &Span) -> Option<String> {
+    [
+        "http.request.header.idempotency-key",
+        "http.request.header.idempotency_key",
+    ]
+    .iter()
+    .find_map(|k| match s.attr(k)? {
+        Value::Array(values) => values.iter().find_map(string_of),
+        other => string_of(other),
+    })
+    .filter(|k| !k.is_empty())
+}
+
+/// Why the span failed, as (error class, message): an `exception` event, else `error.type`
+/// with the status message, else the status message of an ERROR span.
+pub fn failure_of(s: &Span) -> Option<(String, String)> {
+    if let Some(e) = s.events.iter().rev().find(|e| e.name == "exception") {
+        let error = e
+            .attr_str("exception.type")
+            .or_else(|| s.attr_str("error.type"))
+            .unwrap_or("");
+        let message = e.attr_str("exception.message").unwrap_or(&s.status_message);
+        return Some((error.to_string(), message.to_string()));
+    }
+    if let Some(t) = s.attr("error.type").and_then(string_of) {
+        return Some((t, s.status_message.clone()));
+    }
+    s.error.then(|| (String::new(), s.status_message.clone()))
+}
+
+/// `ReadTimeout: Read timed out.`, for a step end's error.
+pub fn describe(error: &str, message: &str) -> String {
+    match (error.is_empty(), message.is_empty()) {
+        (false, false) => format!("{error}: {message}"),
+        (false, true) => error.to_string(),
+        (true, false) => message.to_string(),
+        (true, true) => "error".to_string(),
+    }
+}
+
+/// A string, or a number written as one.
+pub fn string_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}

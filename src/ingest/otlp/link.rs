@@ -1,0 +1,300 @@
+//! Turns the spans of every input into events (SPEC §3.4), once all of them have been read:
+//! a tool span becomes a tool call (and a step end), each HTTP client span that belongs to
+//! it an attempt with its outcome. The conventions disagree on every attribute, so each
+//! question (is this a tool? which run? which step? which key?) asks all of them.
+
+use super::Span;
+use super::conventions::{
+    describe, failure_of, idempotency_key, is_http_client, is_tool, run_attr, step_attr, string_of,
+    tool_args, tool_name,
+};
+use crate::classify::{FailureClass, classify_failure, classify_status};
+use crate::event::{Attempt, CallRef, Event, EventKind, Failure, Response, StepEnd, ToolCall};
+use crate::time::Timestamp;
+use rustc_hash::FxHashMap;
+
+/// The events linking produced, each with the index of the span it came from, and which
+/// spans were used (the others are counted as ignored).
+#[derive(Debug, Default)]
+pub struct Linked {
+    pub events: Vec<(usize, Event)>,
+    pub used: Vec<bool>,
+}
+
+/// Ancestor walks stop here, so that a cycle of parent ids cannot hang the audit.
+const MAX_DEPTH: usize = 512;
+
+/// Links every span into events.
+pub fn link(spans: &[Span]) -> Linked {
+    let mut index: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+    let mut first = vec![true; spans.len()];
+    for (i, s) in spans.iter().enumerate() {
+        // The same span exported twice is one span.
+        if index.insert((&s.trace_id, &s.span_id), i).is_some() {
+            first[i] = false;
+        }
+    }
+    // Keep the first copy: re-insert so the index points at it.
+    for (i, s) in spans.iter().enumerate().rev() {
+        if first[i] {
+            index.insert((&s.trace_id, &s.span_id), i);
+        }
+    }
+    let parent: Vec<Option<usize>> = spans
+        .iter()
+        .map(|s| {
+            let p = s.parent_id.as_deref()?;
+            index.get(&(s.trace_id.as_str(), p)).copied()
+        })
+        .collect();
+    let g = Graph {
+        spans,
+        parent,
+        live: first,
+    };
+    let mut out = Linked {
+        events: Vec::new(),
+        used: vec![false; spans.len()],
+    };
+    let calls = g.tool_calls();
+    let attempts = g.attempts(&calls);
+    let steps = g.steps(&calls);
+    for (c, &t) in calls.iter().enumerate() {
+        let call = CallRef {
+            run: g.run_of(t),
+            step: steps[c],
+        };
+        g.emit_tool(t, &call, &mut out);
+        let mut mine: Vec<usize> = attempts
+            .iter()
+            .filter(|(_, owner)| *owner == c)
+            .map(|(h, _)| *h)
+            .collect();
+        mine.sort_by_key(|&h| (spans[h].start, spans[h].loc, h));
+        for (n, h) in mine.into_iter().enumerate() {
+            g.emit_attempt(h, t, &call, n as u32 + 1, &mut out);
+        }
+    }
+    out
+}
+
+struct Graph<'a> {
+    spans: &'a [Span],
+    parent: Vec<Option<usize>>,
+    /// False for a second copy of a span already seen.
+    live: Vec<bool>,
+}
+
+impl Graph<'_> {
+    /// The span and its ancestors, nearest first.
+    fn lineage(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(Some(i), move |&j| self.parent[j].filter(|&p| p != i)).take(MAX_DEPTH)
+    }
+
+    /// Tool spans that are calls: a tool span inside a tool span of the same name (two
+    /// instrumentations wrapping one call) is the outer one's.
+    fn tool_calls(&self) -> Vec<usize> {
+        let mut calls: Vec<usize> = (0..self.spans.len())
+            .filter(|&i| self.live[i] && is_tool(&self.spans[i]))
+            .filter(|&i| {
+                let name = tool_name(&self.spans[i]);
+                !self
+                    .lineage(i)
+                    .skip(1)
+                    .any(|a| is_tool(&self.spans[a]) && tool_name(&self.spans[a]) == name)
+            })
+            .collect();
+        calls.sort_by_key(|&i| (self.spans[i].start, self.spans[i].loc, i));
+        calls
+    }
+
+    /// The call (index into `calls`) each attempt span belongs to.
+    fn attempts(&self, calls: &[usize]) -> Vec<(usize, usize)> {
+        let call_of: FxHashMap<usize, usize> =
+            calls.iter().enumerate().map(|(c, &t)| (t, c)).collect();
+        let http: Vec<usize> = (0..self.spans.len())
+            .filter(|&i| self.live[i] && is_http_client(&self.spans[i]))
+            .collect();
+        // A wrapper HTTP span (the `requests` span around a lower library's) is not an
+        // attempt of its own; the innermost spans are, inheriting what the wrapper recorded.
+        let mut wrapper = vec![false; self.spans.len()];
+        for &h in &http {
+            if let Some(a) = self
+                .lineage(h)
+                .skip(1)
+                .find(|&a| is_http_client(&self.spans[a]))
+            {
+                wrapper[a] = true;
+            }
+        }
+        // Tool calls per resource, for HTTP spans left as roots of their own traces.
+        let mut by_resource: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for &t in calls {
+            by_resource
+                .entry(&self.spans[t].resource)
+                .or_default()
+                .push(t);
+        }
+        let mut out = Vec::new();
+        for &h in http.iter().filter(|&&h| !wrapper[h]) {
+            let mut owner = None;
+            let mut only_http = true;
+            for a in self.lineage(h).skip(1) {
+                let s = &self.spans[a];
+                if is_tool(s) {
+                    owner = self.lineage(a).find_map(|x| call_of.get(&x).copied());
+                    break;
+                }
+                only_http &= is_http_client(s);
+            }
+            if owner.is_none() && only_http {
+                owner = self.enclosing_call(h, &by_resource).map(|t| call_of[&t]);
+            }
+            if let Some(c) = owner {
+                out.push((h, c));
+            }
+        }
+        out
+    }
+
+    /// The innermost tool call of the same resource whose interval holds the span's.
+    fn enclosing_call(&self, h: usize, by_resource: &FxHashMap<&str, Vec<usize>>) -> Option<usize> {
+        let s = &self.spans[h];
+        by_resource
+            .get(&*s.resource)?
+            .iter()
+            .copied()
+            .filter(|&t| {
+                let t = &self.spans[t];
+                t.start <= s.start && s.end <= t.end
+            })
+            .max_by_key(|&t| (self.spans[t].start, std::cmp::Reverse(self.spans[t].end)))
+    }
+
+    /// The first run attribute on the span or its ancestors, else the trace id.
+    fn run_of(&self, t: usize) -> String {
+        self.lineage(t)
+            .find_map(|a| run_attr(&self.spans[a]))
+            .unwrap_or_else(|| self.spans[t].trace_id.clone())
+    }
+
+    /// An explicit step where an attribute gives one, else the position among the run's
+    /// tool calls by start time.
+    fn steps(&self, calls: &[usize]) -> Vec<u32> {
+        let mut position: FxHashMap<String, u32> = FxHashMap::default();
+        calls
+            .iter()
+            .map(|&t| {
+                let n = position.entry(self.run_of(t)).or_default();
+                *n += 1;
+                self.lineage(t)
+                    .find_map(|a| step_attr(&self.spans[a]))
+                    .unwrap_or(*n)
+            })
+            .collect()
+    }
+
+    fn emit_tool(&self, t: usize, call: &CallRef, out: &mut Linked) {
+        let s = &self.spans[t];
+        let (args_raw, args) = tool_args(s);
+        out.push(
+            self.spans,
+            t,
+            s.start,
+            EventKind::ToolCall(ToolCall {
+                call: call.clone(),
+                tool: tool_name(s).to_string(),
+                args_raw,
+                args,
+            }),
+        );
+        let error = failure_of(s).map(|(e, m)| describe(&e, &m));
+        out.push(
+            self.spans,
+            t,
+            s.end,
+            EventKind::StepEnd(StepEnd {
+                call: call.clone(),
+                ok: error.is_none(),
+                error,
+            }),
+        );
+    }
+
+    fn emit_attempt(&self, h: usize, t: usize, call: &CallRef, number: u32, out: &mut Linked) {
+        let s = &self.spans[h];
+        // What a wrapper HTTP span recorded counts for the attempt inside it.
+        let chain: Vec<&Span> = self
+            .lineage(h)
+            .map(|a| &self.spans[a])
+            .take_while(|a| is_http_client(a))
+            .collect();
+        let first_str = |keys: &[&str]| {
+            chain
+                .iter()
+                .find_map(|a| keys.iter().find_map(|k| a.attr(k).and_then(string_of)))
+        };
+        let key = chain.iter().find_map(|a| idempotency_key(a));
+        // Sent after the tool call started, even when clocks tie, so the attempt never
+        // precedes its call in correlation's time order.
+        let sent = s
+            .start
+            .max(Timestamp(self.spans[t].start.0.saturating_add(1)));
+        out.push(
+            self.spans,
+            h,
+            sent,
+            EventKind::Attempt(Attempt {
+                call: Some(call.clone()),
+                number,
+                method: first_str(&["http.request.method", "http.method"]),
+                url: first_str(&["url.full", "http.url"]),
+                key,
+            }),
+        );
+        let status = chain.iter().find_map(|a| {
+            ["http.response.status_code", "http.status_code"]
+                .iter()
+                .find_map(|k| a.attr(k).and_then(super::int_of))
+        });
+        if let Some(status) = status.and_then(|n| u16::try_from(n).ok()) {
+            out.push(
+                self.spans,
+                h,
+                s.end,
+                EventKind::Response(Response {
+                    call: Some(call.clone()),
+                    attempt: Some(number),
+                    status,
+                    class: classify_status(status),
+                    effect_id: None,
+                    replayed: false,
+                    amount: None,
+                    message: String::new(),
+                }),
+            );
+        } else if let Some((error, message)) = chain.iter().find_map(|a| failure_of(a)) {
+            let class: FailureClass = classify_failure(&error, &message);
+            out.push(
+                self.spans,
+                h,
+                s.end,
+                EventKind::Failure(Failure {
+                    call: Some(call.clone()),
+                    attempt: Some(number),
+                    class,
+                    error,
+                    message,
+                }),
+            );
+        }
+    }
+}
+
+impl Linked {
+    fn push(&mut self, spans: &[Span], span: usize, at: Timestamp, kind: EventKind) {
+        self.used[span] = true;
+        let loc = spans[span].loc;
+        self.events.push((span, Event { at, loc, kind }));
+    }
+}

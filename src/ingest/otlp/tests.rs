@@ -1,0 +1,696 @@
+//! Hand-written OTLP documents, one per convention, shaped like what each producer writes
+//! (the generated fixtures under `fixtures/otlp-*` are the real thing; see tests/otlp.rs).
+
+use super::link::{Linked, link};
+use super::*;
+use crate::classify::FailureClass;
+use crate::event::{Event, EventKind};
+use serde_json::json;
+
+const T0: i64 = 1_764_684_000_000_000_000; // 2025-12-02T14:00:00Z
+const MS: i64 = 1_000_000;
+
+fn s(v: &str) -> Value {
+    json!({"stringValue": v})
+}
+
+fn kv(pairs: &[(&str, Value)]) -> Value {
+    Value::Array(
+        pairs
+            .iter()
+            .map(|(k, v)| json!({"key": k, "value": v}))
+            .collect(),
+    )
+}
+
+/// A span as the SDK's OTLP/JSON encoder writes it (hex ids, integer enums, string nanos).
+#[allow(clippy::too_many_arguments)]
+fn span(
+    trace: &str,
+    id: &str,
+    parent: Option<&str>,
+    name: &str,
+    kind: i64,
+    start_ms: i64,
+    end_ms: i64,
+    attrs: Value,
+) -> Value {
+    let mut v = json!({
+        "traceId": trace, "spanId": id, "name": name, "kind": kind,
+        "startTimeUnixNano": (T0 + start_ms * MS).to_string(),
+        "endTimeUnixNano": (T0 + end_ms * MS).to_string(),
+        "attributes": attrs, "status": {"code": 1}
+    });
+    if let Some(p) = parent {
+        v["parentSpanId"] = json!(p);
+    }
+    v
+}
+
+fn batch(instance: &str, spans: Vec<Value>) -> String {
+    json!({"resourceSpans": [{
+        "resource": {"attributes": kv(&[("service.name", s("agent")), ("service.instance.id", s(instance))])},
+        "scopeSpans": [{"scope": {"name": "test"}, "spans": spans}]
+    }]})
+    .to_string()
+}
+
+fn read(text: &str, input: u32) -> Parsed {
+    parse(&mut text.as_bytes(), input, &ParseOptions::default()).unwrap()
+}
+
+fn linked(texts: &[&str]) -> (Vec<Span>, Linked) {
+    let mut spans = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        let p = read(t, i as u32);
+        assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+        spans.extend(p.spans);
+    }
+    let l = link(&spans);
+    (spans, l)
+}
+
+fn events(l: &Linked) -> Vec<&Event> {
+    l.events.iter().map(|(_, e)| e).collect()
+}
+
+fn tool_calls(l: &Linked) -> Vec<&crate::event::ToolCall> {
+    events(l)
+        .into_iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolCall(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
+fn attempts(l: &Linked) -> Vec<&crate::event::Attempt> {
+    events(l)
+        .into_iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Attempt(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+const TR: &str = "5b8efff798038103d269b633813fc60c";
+const TR2: &str = "0af7651916cd43dd8448eb211c80319c";
+const TR3: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+fn read_timeout() -> Value {
+    json!([{"name": "exception", "timeUnixNano": (T0 + 1500 * MS).to_string(), "attributes": kv(&[
+        ("exception.type", s("requests.exceptions.ReadTimeout")),
+        ("exception.message", s("HTTPConnectionPool(host='127.0.0.1', port=8080): Read timed out. (read timeout=1.0)")),
+    ])}])
+}
+
+/// GenAI semconv as the OpenAI Agents contrib instrumentation writes it: HTTP spans are
+/// children of the tool span, the run is `gen_ai.conversation.id` on an ancestor, the chat
+/// span is CLIENT-kind. Children are exported (and so written) before their parents.
+#[test]
+fn genai_semconv_children_before_parents_across_lines() {
+    let header = |key: &str| json!({"arrayValue": {"values": [{"stringValue": key}]}});
+    let mut http1 = span(
+        TR,
+        "00f067aa0ba902b1",
+        Some("00f067aa0ba902b0"),
+        "POST",
+        3,
+        510,
+        1510,
+        kv(&[
+            ("http.request.method", s("POST")),
+            ("url.full", s("http://127.0.0.1:8080/v1/refunds")),
+            ("http.request.header.idempotency_key", header("k-1")),
+            ("error.type", s("ReadTimeout")),
+        ]),
+    );
+    http1["events"] = read_timeout();
+    http1["status"] = json!({"code": 2, "message": "ReadTimeout: Read timed out."});
+    let http2 = span(
+        TR,
+        "00f067aa0ba902b2",
+        Some("00f067aa0ba902b0"),
+        "POST",
+        3,
+        2010,
+        2100,
+        kv(&[
+            ("http.request.method", s("POST")),
+            ("url.full", s("http://127.0.0.1:8080/v1/refunds")),
+            ("http.request.header.idempotency_key", header("k-2")),
+            ("http.response.status_code", json!({"intValue": "201"})),
+        ]),
+    );
+    // An LLM call: CLIENT-kind, and here even with an HTTP method, a root inside the tool's
+    // interval in the same resource. Never an attempt.
+    let chat = span(
+        TR2,
+        "00f067aa0ba902b3",
+        None,
+        "chat gpt",
+        3,
+        600,
+        700,
+        kv(&[
+            ("gen_ai.operation.name", s("chat")),
+            ("http.request.method", s("POST")),
+            ("server.address", s("api.openai.com")),
+        ]),
+    );
+    let tool = span(
+        TR,
+        "00f067aa0ba902b0",
+        Some("00f067aa0ba902aa"),
+        "execute_tool issue_refund",
+        1,
+        500,
+        2200,
+        kv(&[
+            ("gen_ai.operation.name", s("execute_tool")),
+            ("gen_ai.tool.name", s("issue_refund")),
+            (
+                "gen_ai.tool.call.arguments",
+                s(r#"{"order":"A-88214","amount_p":4500}"#),
+            ),
+        ]),
+    );
+    let root = span(
+        TR,
+        "00f067aa0ba902aa",
+        None,
+        "invoke_agent refunds",
+        1,
+        0,
+        3000,
+        kv(&[
+            ("gen_ai.operation.name", s("invoke_agent")),
+            ("gen_ai.conversation.id", s("conv-7f3a")),
+        ]),
+    );
+    let text = [
+        batch("i1", vec![http1]),
+        batch("i1", vec![http2, chat]),
+        batch("i1", vec![tool]),
+    ]
+    .join("\n");
+    let root_file = batch("i1", vec![root]);
+    let (spans, l) = linked(&[&text, &root_file]);
+    let calls = tool_calls(&l);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].call.run, "conv-7f3a");
+    assert_eq!(calls[0].call.step, 1, "the run's first tool span");
+    assert_eq!(calls[0].tool, "issue_refund");
+    assert_eq!(calls[0].args, json!({"order": "A-88214", "amount_p": 4500}));
+    let a = attempts(&l);
+    assert_eq!(a.len(), 2);
+    assert_eq!((a[0].number, a[0].key.as_deref()), (1, Some("k-1")));
+    assert_eq!((a[1].number, a[1].key.as_deref()), (2, Some("k-2")));
+    assert_eq!(a[0].method.as_deref(), Some("POST"));
+    assert_eq!(
+        a[0].url.as_deref(),
+        Some("http://127.0.0.1:8080/v1/refunds")
+    );
+    let outcomes: Vec<_> = events(&l)
+        .into_iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Failure(f) => Some((f.attempt, f.class, f.error.clone())),
+            EventKind::Response(r) => Some((r.attempt, r.class, r.status.to_string())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        vec![
+            (
+                Some(1),
+                FailureClass::Ambiguous,
+                "requests.exceptions.ReadTimeout".into()
+            ),
+            (Some(2), FailureClass::Success, "201".into()),
+        ]
+    );
+    // Each event points at the line of its span; the chat span produced none.
+    for (i, e) in &l.events {
+        assert_eq!(e.loc, spans[*i].loc);
+        assert_ne!(spans[*i].name, "chat gpt");
+    }
+    let line_of = |name: &str| spans.iter().find(|s| s.name == name).unwrap().loc;
+    assert_eq!(
+        line_of("execute_tool issue_refund"),
+        Loc { input: 0, line: 3 }
+    );
+    assert_eq!(line_of("invoke_agent refunds"), Loc { input: 1, line: 1 });
+}
+
+/// OpenInference (LangGraph): base64 ids, named enums, no `parentSpanId` on roots, the step
+/// inside the JSON `metadata`, and HTTP spans as roots of their own traces, tied to the tool
+/// only by time within the same resource. A pretty-printed document, to check span lines.
+#[test]
+fn openinference_roots_linked_by_time_in_one_resource() {
+    let b64 = |hex: &str| {
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        base64(&bytes)
+    };
+    let mut tool = span(
+        &b64(TR),
+        &b64("1111111111111111"),
+        Some(&b64("2222222222222222")),
+        "issue_refund",
+        1,
+        100,
+        3000,
+        kv(&[
+            ("openinference.span.kind", s("TOOL")),
+            ("tool.name", s("issue_refund")),
+            (
+                "input.value",
+                s(r#"{"order": "A-88214", "amount_p": 4500}"#),
+            ),
+            ("input.mime_type", s("application/json")),
+            (
+                "metadata",
+                s(r#"{"thread_id": "t-1", "langgraph_step": 2, "langgraph_node": "tools"}"#),
+            ),
+        ]),
+    );
+    tool["kind"] = json!("SPAN_KIND_INTERNAL");
+    let mut node = span(
+        &b64(TR),
+        &b64("2222222222222222"),
+        None,
+        "tools",
+        1,
+        90,
+        3100,
+        kv(&[
+            ("openinference.span.kind", s("CHAIN")),
+            ("session.id", s("t-1")),
+        ]),
+    );
+    node.as_object_mut().unwrap().remove("parentSpanId");
+    let http = |trace: &str, id: &str, start: i64, end: i64, status: Option<i64>| {
+        let mut v = span(
+            &b64(trace),
+            &b64(id),
+            None,
+            "POST",
+            3,
+            start,
+            end,
+            kv(&[
+                ("http.method", s("POST")),
+                ("http.url", s("http://127.0.0.1:8080/v1/refunds")),
+            ]),
+        );
+        v["kind"] = json!("SPAN_KIND_CLIENT");
+        match status {
+            Some(code) => v["attributes"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"key": "http.status_code", "value": {"intValue": code}})),
+            None => {
+                v["status"] = json!({"code": "STATUS_CODE_ERROR", "message": "ReadTimeout: Read timed out. (read timeout=1.0)"});
+            }
+        }
+        v
+    };
+    let inside_1 = http(TR2, "3333333333333333", 200, 1200, None);
+    let inside_2 = http(TR3, "4444444444444444", 1700, 1800, Some(201));
+    let outside = http(
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "5555555555555555",
+        2900,
+        3200,
+        Some(201),
+    );
+    let doc = json!({"resourceSpans": [
+        {"resource": {"attributes": kv(&[("service.instance.id", s("proc-a"))])},
+         "scopeSpans": [{"spans": [inside_1, inside_2, outside, tool, node]}]},
+        // Another process's request in the same interval: not this tool's attempt.
+        {"resource": {"attributes": kv(&[("service.instance.id", s("proc-b"))])},
+         "scopeSpans": [{"spans": [http("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "6666666666666666", 300, 400, Some(201))]}]},
+    ]});
+    let text = serde_json::to_string_pretty(&doc).unwrap();
+    assert_eq!(
+        crate::ingest::source::detect(text.as_bytes(), &[]),
+        Some(crate::ingest::Format::Otlp)
+    );
+    let (spans, l) = linked(&[&text]);
+    let calls = tool_calls(&l);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].call.run.as_str(), calls[0].call.step), ("t-1", 2));
+    assert_eq!(calls[0].args, json!({"order": "A-88214", "amount_p": 4500}));
+    let a = attempts(&l);
+    assert_eq!(
+        a.len(),
+        2,
+        "two roots inside the tool's interval, same resource"
+    );
+    let attempt_spans: Vec<&str> = l
+        .events
+        .iter()
+        .filter(|(_, e)| matches!(e.kind, EventKind::Attempt(_)))
+        .map(|(i, _)| spans[*i].span_id.as_str())
+        .collect();
+    assert_eq!(attempt_spans, ["3333333333333333", "4444444444444444"]);
+    let failure = events(&l).into_iter().find_map(|e| match &e.kind {
+        EventKind::Failure(f) => Some(f.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        failure.unwrap().class,
+        FailureClass::Ambiguous,
+        "from the ERROR status message"
+    );
+    // Ids were base64 and are hex now; spans sit on their own lines of the document.
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.trace_id.len() == 32 && s.span_id.len() == 16)
+    );
+    let lines: Vec<u32> = spans.iter().map(|s| s.loc.line).collect();
+    assert!(lines.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
+    let tool_line = text
+        .lines()
+        .position(|l| l.contains(&b64("1111111111111111")) && l.contains("\"spanId\""))
+        .unwrap()
+        + 1;
+    assert_eq!(spans[3].loc.line as usize, tool_line);
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (*b as u32) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    while !out.len().is_multiple_of(4) {
+        out.push('=');
+    }
+    out
+}
+
+/// OpenLLMetry wraps the arguments (`inputs`, beside a Python-repr `input_str` and
+/// per-call metadata) and carries run and step as association properties.
+#[test]
+fn openllmetry_wrapped_arguments_and_association_properties() {
+    let args = r#"{"input_str": "{'order': 'A-88214', 'amount_p': 4500}", "tags": ["seq:step:1"], "metadata": {"thread_id": "t-9", "langgraph_step": 2, "run_uuid": "8c1e"}, "inputs": {"order": "A-88214", "amount_p": 4500}, "kwargs": {"tool_call_id": "call_1"}}"#;
+    let tool = span(
+        TR,
+        "1000000000000001",
+        Some("1000000000000000"),
+        "execute_tool issue_refund",
+        1,
+        0,
+        2000,
+        kv(&[
+            ("traceloop.span.kind", s("tool")),
+            ("gen_ai.operation.name", s("execute_tool")),
+            ("gen_ai.tool.name", s("issue_refund")),
+            ("traceloop.association.properties.thread_id", s("t-9")),
+            (
+                "traceloop.association.properties.langgraph_step",
+                json!({"intValue": "2"}),
+            ),
+            ("gen_ai.tool.call.arguments", s(args)),
+        ]),
+    );
+    let http = span(
+        TR,
+        "1000000000000002",
+        Some("1000000000000001"),
+        "POST",
+        3,
+        10,
+        20,
+        kv(&[
+            ("http.method", s("POST")),
+            ("http.status_code", json!({"intValue": 201})),
+        ]),
+    );
+    let (_, l) = linked(&[&batch("p", vec![http, tool])]);
+    let calls = tool_calls(&l);
+    assert_eq!((calls[0].call.run.as_str(), calls[0].call.step), ("t-9", 2));
+    assert_eq!(calls[0].args, json!({"order": "A-88214", "amount_p": 4500}));
+    assert!(!calls[0].args_raw.contains("input_str"));
+    assert_eq!(attempts(&l).len(), 1);
+}
+
+/// LangSmith's OTel mode: arguments in `gen_ai.prompt`, run and step as `langsmith.metadata.*`,
+/// and a tool error that leaves the status OK with only an `exception` event.
+#[test]
+fn langsmith_prompt_metadata_and_hidden_error() {
+    let mut tool = span(
+        TR,
+        "2000000000000001",
+        Some("2000000000000000"),
+        "issue_refund",
+        1,
+        0,
+        4000,
+        kv(&[
+            ("gen_ai.operation.name", s("execute_tool")),
+            ("langsmith.span.kind", s("tool")),
+            ("gen_ai.tool.name", s("issue_refund")),
+            ("langsmith.metadata.thread_id", s("ls-1")),
+            (
+                "langsmith.metadata.langgraph_step",
+                json!({"intValue": "4"}),
+            ),
+            ("gen_ai.prompt", s(r#"{"order":"A-88214","amount_p":4500}"#)),
+        ]),
+    );
+    tool["events"] = json!([{"name": "exception", "attributes": kv(&[
+        ("exception.type", s("Exception")),
+        ("exception.message", s("ReadTimeout(ReadTimeoutError(\"Read timed out. (read timeout=1.0)\"))")),
+    ])}]);
+    let (_, l) = linked(&[&batch("p", vec![tool])]);
+    let calls = tool_calls(&l);
+    assert_eq!(
+        (calls[0].call.run.as_str(), calls[0].call.step),
+        ("ls-1", 4)
+    );
+    assert_eq!(calls[0].args, json!({"order": "A-88214", "amount_p": 4500}));
+    let end = events(&l).into_iter().find_map(|e| match &e.kind {
+        EventKind::StepEnd(s) => Some(s.clone()),
+        _ => None,
+    });
+    let end = end.unwrap();
+    assert!(
+        !end.ok,
+        "an exception event fails the step even with status OK"
+    );
+    assert!(end.error.unwrap().contains("Read timed out"));
+}
+
+/// No run attribute anywhere: the trace id; no step attribute: the position among the
+/// run's tool spans by start time, whatever order they were written in.
+#[test]
+fn run_falls_back_to_trace_and_step_to_position() {
+    let tool = |id: &str, start: i64, name: &str| {
+        span(
+            TR,
+            id,
+            None,
+            name,
+            1,
+            start,
+            start + 100,
+            kv(&[
+                ("openinference.span.kind", s("TOOL")),
+                ("tool.name", s(name)),
+                ("input.value", s("not json {")),
+            ]),
+        )
+    };
+    let (_, l) = linked(&[&batch(
+        "p",
+        vec![
+            tool("3000000000000002", 500, "second"),
+            tool("3000000000000001", 100, "first"),
+        ],
+    )]);
+    let calls = tool_calls(&l);
+    let got: Vec<(&str, &str, u32)> = calls
+        .iter()
+        .map(|c| (c.tool.as_str(), c.call.run.as_str(), c.call.step))
+        .collect();
+    assert_eq!(got, [("first", TR, 1), ("second", TR, 2)]);
+    assert_eq!(
+        calls[0].args,
+        json!("not json {"),
+        "kept as text, not guessed at"
+    );
+}
+
+/// A `requests` span wrapping a lower library's span is one attempt, not two; the inner
+/// span inherits what only the wrapper captured.
+#[test]
+fn wrapper_http_span_is_one_attempt() {
+    let tool = span(
+        TR,
+        "4000000000000001",
+        None,
+        "execute_tool t",
+        1,
+        0,
+        1000,
+        kv(&[
+            ("gen_ai.operation.name", s("execute_tool")),
+            ("gen_ai.tool.name", s("issue_refund")),
+            ("agent.step", json!({"intValue": 7})),
+        ]),
+    );
+    let outer = span(
+        TR,
+        "4000000000000002",
+        Some("4000000000000001"),
+        "POST",
+        3,
+        10,
+        900,
+        kv(&[
+            ("http.method", s("POST")),
+            (
+                "http.request.header.idempotency-key",
+                json!({"arrayValue": {"values": [s("k-outer")]}}),
+            ),
+        ]),
+    );
+    let inner = span(
+        TR,
+        "4000000000000003",
+        Some("4000000000000002"),
+        "POST",
+        3,
+        20,
+        890,
+        kv(&[
+            ("http.request.method", s("POST")),
+            ("http.response.status_code", json!({"intValue": "503"})),
+        ]),
+    );
+    let (_, l) = linked(&[&batch("p", vec![inner, outer, tool])]);
+    assert_eq!(tool_calls(&l)[0].call.step, 7);
+    let a = attempts(&l);
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].key.as_deref(), Some("k-outer"));
+}
+
+#[test]
+fn typed_attribute_values() {
+    let attrs = kv(&[
+        ("s", s("x")),
+        ("i", json!({"intValue": "9007199254740993"})),
+        ("d", json!({"doubleValue": 1.5})),
+        ("b", json!({"boolValue": true})),
+        (
+            "a",
+            json!({"arrayValue": {"values": [s("p"), {"intValue": "2"}]}}),
+        ),
+        (
+            "k",
+            json!({"kvlistValue": {"values": [{"key": "n", "value": {"intValue": 3}}]}}),
+        ),
+        ("empty", json!({})),
+    ]);
+    let got: Vec<(String, Value)> = attributes(attrs);
+    let m: Map<String, Value> = got.into_iter().collect();
+    assert_eq!(m["s"], json!("x"));
+    assert_eq!(m["i"].as_i64(), Some(9_007_199_254_740_993));
+    assert_eq!(m["d"].as_f64(), Some(1.5));
+    assert_eq!(m["b"], json!(true));
+    assert_eq!(m["a"], json!(["p", 2]));
+    assert_eq!(m["k"], json!({"n": 3}));
+    assert_eq!(m["empty"], Value::Null);
+}
+
+#[test]
+fn ids_hex_or_base64() {
+    assert_eq!(
+        normalise_id("5B8EFFF798038103D269B633813FC60C", 16),
+        "5b8efff798038103d269b633813fc60c"
+    );
+    assert_eq!(
+        normalise_id("W47/95gDgQPSabYzgT/GDA==", 16),
+        "5b8efff798038103d269b633813fc60c"
+    );
+    assert_eq!(
+        normalise_id("AAAAAAAAAAE", 8),
+        "0000000000000001",
+        "unpadded base64"
+    );
+    assert_eq!(normalise_id("odd-id", 8), "odd-id");
+}
+
+/// Broken documents and spans are skipped with a reason; the rest is still read; every
+/// unit is accounted for.
+#[test]
+fn bad_input_is_counted_never_dropped() {
+    let good = batch(
+        "p",
+        vec![span(TR, "5000000000000001", None, "x", 1, 0, 1, kv(&[]))],
+    );
+    let no_trace = json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "5000000000000002", "startTimeUnixNano": "1"}]}]}]});
+    let text = format!(
+        "{good}\n\n{{\"resourceSpans\": [oops\n{no_trace}\n{{\"resourceSpans\":[]}}\n{{\"resourceSpans\": [{{\"scopeSpans\""
+    );
+    let p = read(&text, 0);
+    assert_eq!(p.spans.len(), 1);
+    let reasons: Vec<(u32, &str)> = p
+        .stats
+        .problems
+        .iter()
+        .map(|p| (p.line, p.reason.as_str()))
+        .collect();
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    assert_eq!(reasons[0].0, 3);
+    assert!(
+        reasons[0].1.starts_with("incomplete JSON document"),
+        "{reasons:?}"
+    );
+    assert_eq!(reasons[1], (4, "span without traceId"));
+    assert_eq!(reasons[2], (6, "incomplete JSON document at end of input"));
+    // 1 span + blank line + 3 broken + 1 empty batch.
+    assert_eq!(p.stats.lines, 6);
+    assert_eq!(p.stats.ignored, 2);
+    assert_eq!(p.stats.skipped, 3);
+}
+
+#[test]
+fn duplicate_spans_and_parent_cycles() {
+    let a = span(
+        TR,
+        "6000000000000001",
+        Some("6000000000000002"),
+        "a",
+        1,
+        0,
+        10,
+        kv(&[("openinference.span.kind", s("TOOL"))]),
+    );
+    let b = span(
+        TR,
+        "6000000000000002",
+        Some("6000000000000001"),
+        "b",
+        1,
+        0,
+        10,
+        kv(&[]),
+    );
+    let text = batch("p", vec![a.clone(), b, a]);
+    let (_, l) = linked(&[&text]);
+    assert_eq!(tool_calls(&l).len(), 1, "a span exported twice is one span");
+    assert_eq!(l.used.iter().filter(|u| **u).count(), 1);
+}

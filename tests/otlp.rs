@@ -1,0 +1,144 @@
+//! The OTLP traces that real agent frameworks wrote (fixtures/otlp-*/trace.jsonl, made by
+//! fixtures/otlp/generate/): each must yield the one tool call its generator made, under the
+//! run and step the tool itself saw (fixtures/otlp/runs/<case>.json), with exactly the two
+//! HTTP requests it sent as attempts, and never an LLM chat span among them.
+
+use idem_audit::classify::FailureClass;
+use idem_audit::event::EventKind;
+use idem_audit::ingest::otlp::{self, Span, link};
+use idem_audit::ingest::{Format, ParseOptions, source};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("otlp-")
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// What the test itself calls an LLM call, independently of the linker: any convention's
+/// chat or LLM marker.
+fn is_chat(s: &Span) -> bool {
+    let attr = |k: &str| s.attr_str(k).unwrap_or("");
+    attr("gen_ai.operation.name") == "chat"
+        || attr("openinference.span.kind") == "LLM"
+        || attr("langsmith.span.kind") == "llm"
+}
+
+#[test]
+fn each_framework_trace_yields_the_generators_call() {
+    let dirs = cases();
+    assert_eq!(dirs.len(), 10, "five frameworks × two variants: {dirs:?}");
+    for dir in dirs {
+        let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let record: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("../otlp/runs").join(format!("{case}.json")))
+                .unwrap(),
+        )
+        .unwrap();
+        let bytes = std::fs::read(dir.join("trace.jsonl")).unwrap();
+        assert_eq!(source::detect(&bytes, &[]), Some(Format::Otlp), "{case}");
+        let parsed = otlp::parse(&mut &bytes[..], 0, &ParseOptions::default()).unwrap();
+        assert_eq!(
+            parsed.stats.skipped, 0,
+            "{case}: {:?}",
+            parsed.stats.problems
+        );
+        let spans = parsed.spans;
+        let linked = link::link(&spans);
+
+        let calls: Vec<_> = linked
+            .events
+            .iter()
+            .filter_map(|(_, e)| match &e.kind {
+                EventKind::ToolCall(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 1, "{case}");
+        let call = calls[0];
+        assert_eq!(
+            call.call.run,
+            record["run"].as_str().unwrap(),
+            "{case}: run"
+        );
+        assert_eq!(
+            call.call.step as u64,
+            record["step"].as_u64().unwrap(),
+            "{case}: step"
+        );
+        assert_eq!(call.tool, "issue_refund", "{case}");
+        assert_eq!(call.args["order"], "A-88214", "{case}");
+        assert_eq!(call.args["amount_p"].as_i64(), Some(4500), "{case}");
+
+        let attempts: Vec<(usize, &idem_audit::event::Attempt)> = linked
+            .events
+            .iter()
+            .filter_map(|(i, e)| match &e.kind {
+                EventKind::Attempt(a) => Some((*i, a)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(attempts.len(), 2, "{case}: the two POSTs the tool sent");
+        assert!(
+            spans.iter().any(is_chat),
+            "{case}: the trace has LLM chat spans"
+        );
+        for (n, (span, a)) in attempts.iter().enumerate() {
+            assert!(
+                !is_chat(&spans[*span]),
+                "{case}: a chat span taken for an attempt"
+            );
+            assert_eq!(a.number, n as u32 + 1, "{case}");
+            assert_eq!(a.method.as_deref(), Some("POST"), "{case}");
+            assert!(a.url.as_deref().unwrap().ends_with("/v1/refunds"), "{case}");
+            assert_eq!(a.call.as_ref(), Some(&call.call), "{case}");
+        }
+        let (k1, k2) = (attempts[0].1.key.as_deref(), attempts[1].1.key.as_deref());
+        assert!(
+            k1.is_some() && k2.is_some() && k1 != k2,
+            "{case}: a fresh key per attempt"
+        );
+
+        let outcomes: Vec<FailureClass> = linked
+            .events
+            .iter()
+            .filter_map(|(_, e)| match &e.kind {
+                EventKind::Failure(f) => Some(f.class),
+                EventKind::Response(r) => Some(r.class),
+                _ => None,
+            })
+            .collect();
+        let fails = case.ends_with("-tool-fails");
+        let expected = if fails {
+            [FailureClass::Ambiguous, FailureClass::Ambiguous]
+        } else {
+            [FailureClass::Ambiguous, FailureClass::Success]
+        };
+        assert_eq!(
+            outcomes, expected,
+            "{case}: read timeout, then 201 or another timeout"
+        );
+        let ok = linked.events.iter().find_map(|(_, e)| match &e.kind {
+            EventKind::StepEnd(s) => Some(s.ok),
+            _ => None,
+        });
+        assert_eq!(ok, Some(!fails), "{case}: the tool's own outcome");
+        assert_eq!(
+            record["refunds"].as_array().unwrap().len(),
+            2,
+            "{case}: the service refunded twice"
+        );
+    }
+}
