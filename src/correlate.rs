@@ -654,8 +654,9 @@ fn match_effects(model: &mut Model) {
                 let order = e.order.as_deref()?;
                 let list = by_order.get(&(e.kind.as_str(), order))?;
                 let fits = |&&(_, id): &&(Timestamp, AttemptId)| attempt_fits(model, id, e);
-                latest_at_or_before(list, e.created, fits)
-                    .or_else(|| latest_at_or_before(list, e.created.plus(skew), fits))
+                let created = latest_instant(e.created, skew);
+                latest_at_or_before(list, created, fits)
+                    .or_else(|| latest_at_or_before(list, created.plus(skew), fits))
                     .map(|id| (id, MatchedBy::OrderAndTime))
             });
         matches.push(found);
@@ -750,6 +751,20 @@ fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
     e.created <= open_until.plus(model.max_skew)
 }
 
+/// A creation time written to the second (a settlement export's `Created (UTC)`) stands for
+/// some instant in that second: matching reads it as late in that second as `--max-skew`
+/// allows, so an attempt sent in the same second, a fraction after the printed time, still
+/// counts as sent before it (else two refunds a second apart are both pinned on the first
+/// attempt). With `--max-skew 0s` the printed time is taken as it is.
+fn latest_instant(t: Timestamp, skew: Duration) -> Timestamp {
+    const SEC: i64 = crate::time::NANOS_PER_SEC;
+    if t.0.rem_euclid(SEC) == 0 {
+        Timestamp(t.0.saturating_add(skew.0.clamp(0, SEC - 1)))
+    } else {
+        t
+    }
+}
+
 fn latest_at_or_before(
     list: &[(Timestamp, AttemptId)],
     limit: Timestamp,
@@ -830,6 +845,20 @@ fn integral_amount(v: &Value) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_to_the_second_may_be_late_in_its_second() {
+        let skew = Duration::from_secs(2);
+        let whole = Timestamp(1_764_684_009 * crate::time::NANOS_PER_SEC);
+        assert_eq!(latest_instant(whole, skew).0 - whole.0, 999_999_999);
+        assert_eq!(
+            latest_instant(whole, Duration::from_millis(300)).0 - whole.0,
+            300_000_000
+        );
+        assert_eq!(latest_instant(whole, Duration(0)), whole);
+        let precise = Timestamp(whole.0 + 1);
+        assert_eq!(latest_instant(precise, skew), precise);
+    }
 
     #[test]
     fn effect_kind_from_tool_or_url() {

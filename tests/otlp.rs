@@ -142,3 +142,60 @@ fn each_framework_trace_yields_the_generators_call() {
         );
     }
 }
+
+/// All ten runs (ten processes, two frameworks, five instrumentations) in one call: spans are
+/// linked only within their own resource and trace, so each run still gives exactly its own
+/// duplicate, with the refunds its service made.
+#[test]
+fn all_framework_traces_in_one_call_keep_their_runs_apart() {
+    let dirs = cases();
+    let out = assert_cmd::Command::cargo_bin("idem-audit")
+        .unwrap()
+        .arg("scan")
+        .args(&dirs)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut got: Vec<(String, u64, Vec<Value>)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "duplicate-effect")
+        .map(|f| {
+            assert_eq!(f["excess_minor"], 4500);
+            assert_eq!(f["cause"], "client-retry");
+            let run = f["run"].as_str().unwrap().to_string();
+            (
+                run,
+                f["step"].as_u64().unwrap(),
+                f["effects"].as_array().unwrap().clone(),
+            )
+        })
+        .collect();
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut want: Vec<(String, u64, Vec<Value>)> = dirs
+        .iter()
+        .map(|d| {
+            let case = d.file_name().unwrap().to_string_lossy().into_owned();
+            let path = d.join("../otlp/runs").join(format!("{case}.json"));
+            let r: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let run = r["run"].as_str().unwrap().to_string();
+            (
+                run,
+                r["step"].as_u64().unwrap(),
+                r["refunds"].as_array().unwrap().clone(),
+            )
+        })
+        .collect();
+    want.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(got, want);
+    for input in report["inputs"].as_array().unwrap() {
+        let n = |k: &str| input[k].as_u64().unwrap();
+        assert_eq!(
+            n("lines"),
+            n("events") + n("ignored") + n("skipped"),
+            "{input}"
+        );
+    }
+}
