@@ -239,6 +239,7 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     let line = line.as_str();
     if line.starts_with("{\"resourceSpans\"")
         || line.starts_with("{ \"resourceSpans\"")
+        || line.starts_with("{\"resource_spans\"")
         || (line == "{" && super::otlp::pretty_printed_head(head))
     {
         return Some(Format::Otlp);

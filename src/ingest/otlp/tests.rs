@@ -694,3 +694,28 @@ fn duplicate_spans_and_parent_cycles() {
     assert_eq!(tool_calls(&l).len(), 1, "a span exported twice is one span");
     assert_eq!(l.used.iter().filter(|u| **u).count(), 1);
 }
+
+/// Braces and escaped quotes inside strings do not confuse the document scanner, and a
+/// snake_case document (protobuf's field names) is read like a camelCase one.
+#[test]
+fn strings_with_braces_and_snake_case_fields() {
+    let doc = json!({"resource_spans": [{"scope_spans": [{"spans": [{
+        "trace_id": TR, "span_id": "7000000000000001", "name": "a } { \" ]", "kind": 3,
+        "start_time_unix_nano": "1000", "end_time_unix_nano": 2000,
+        "attributes": kv(&[("http.method", s("POST")), ("note", s("{\"unbalanced\": [")) ])
+    }]}]}]})
+    .to_string();
+    assert_eq!(
+        crate::ingest::source::detect(doc.as_bytes(), &[]),
+        Some(crate::ingest::Format::Otlp)
+    );
+    let p = read(&format!("{doc}\n{doc}"), 0);
+    assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+    assert_eq!(p.spans.len(), 2);
+    assert_eq!(p.spans[1].loc.line, 2);
+    assert_eq!(
+        (p.spans[0].start, p.spans[0].end),
+        (Timestamp(1000), Timestamp(2000))
+    );
+    assert_eq!(p.spans[0].kind, SpanKind::Client);
+}
