@@ -9,6 +9,7 @@ use crate::classify::FailureClass;
 use crate::correlate::{AttemptRec, Dispatch, EffectRec, Model};
 use crate::finding::{Cause, Finding, Severity};
 use crate::time::Duration;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub static RULE: Rule = Rule {
@@ -72,20 +73,30 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
                 .push(i);
         }
     }
-    for ((group, kind), effects) in by_group {
-        if effects.len() >= 2 {
-            out.push(call_finding(model, group, kind, effects));
+    by_group.retain(|_, effects| effects.len() >= 2);
+    // One pass over the calls for the groups that duplicated, not one per group.
+    let mut members: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    for (group, _) in by_group.keys() {
+        members.entry(*group).or_default();
+    }
+    for c in &model.calls {
+        if let Some(m) = members.get_mut(&c.group) {
+            m.extend(c.dispatches.iter().copied());
         }
+    }
+    for ((group, kind), effects) in by_group {
+        let dispatches = members.get(&group).cloned().unwrap_or_default();
+        out.push(call_finding(model, group, kind, effects, dispatches));
     }
 }
 
-fn call_finding(model: &Model, group: usize, kind: &str, effects: Vec<usize>) -> Finding {
-    let mut dispatches: Vec<usize> = model
-        .calls
-        .iter()
-        .filter(|c| c.group == group)
-        .flat_map(|c| c.dispatches.iter().copied())
-        .collect();
+fn call_finding(
+    model: &Model,
+    group: usize,
+    kind: &str,
+    effects: Vec<usize>,
+    mut dispatches: Vec<usize>,
+) -> Finding {
     dispatches.sort_by_key(|&d| (model.dispatches[d].first_at(), d));
     let evidence = Evidence::of(model, &dispatches, &effects);
     let cause = evidence.cause();

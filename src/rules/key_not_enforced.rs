@@ -3,7 +3,7 @@
 
 use super::support::{amount_text, attempt_evidence, call_finding, set_effects};
 use super::{Rule, Settings};
-use crate::correlate::Model;
+use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
 use std::collections::BTreeMap;
 
@@ -59,10 +59,18 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             by_key.entry((e.kind.as_str(), k)).or_default().push(i);
         }
     }
-    for ((kind, key), effects) in by_key {
-        if effects.len() < 2 {
-            continue;
+    by_key.retain(|_, effects| effects.len() >= 2);
+    // One pass over the attempts for the keys that duplicated, not one per key.
+    let mut keyed: BTreeMap<&str, Vec<&AttemptRec>> = BTreeMap::new();
+    for ((_, key), _) in by_key.iter() {
+        keyed.entry(key).or_default();
+    }
+    for (_, a) in model.attempts() {
+        if let Some(list) = a.key.as_deref().and_then(|k| keyed.get_mut(k)) {
+            list.push(a);
         }
+    }
+    for ((kind, key), effects) in by_key {
         let first_attempt = effects
             .iter()
             .filter_map(|&i| model.effects[i].matched)
@@ -75,10 +83,7 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             None => Finding::new(RULE.id, RULE.default_severity, String::new()),
         };
         f.key = Some(key.to_string());
-        for (_, a) in model
-            .attempts()
-            .filter(|(_, a)| a.key.as_deref() == Some(key))
-        {
+        for a in keyed.get(key).into_iter().flatten() {
             attempt_evidence(a, &mut f.evidence);
         }
         set_effects(&mut f, model, effects);
