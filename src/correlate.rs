@@ -676,6 +676,14 @@ fn match_effects(model: &mut Model) {
 /// re-planned lookup is harmless. Calls are visited in creation (time) order, so a call
 /// renumbered twice joins the group of the first.
 fn join_renumbered(model: &mut Model) {
+    // Which dispatches produced an effect, computed once: a scan per candidate would be
+    // quadratic on a month of logs.
+    let mut produced = vec![false; model.dispatches.len()];
+    for e in model.effects.iter().filter(|e| e.happened) {
+        if let Some(m) = e.matched {
+            produced[m.dispatch] = true;
+        }
+    }
     let mut by_shape: FxHashMap<(&str, &str, &str), Vec<usize>> = FxHashMap::default();
     for (i, c) in model.calls.iter().enumerate() {
         by_shape
@@ -700,9 +708,7 @@ fn join_renumbered(model: &mut Model) {
                 .flat_map(|&c| model.calls[c].dispatches.iter().map(move |&d| (c, d)))
                 .filter(|&(_, d)| {
                     let disp = &model.dispatches[d];
-                    disp.segment < seg
-                        && (disp.end.as_ref().is_some_and(|e| e.ok)
-                            || model.effects_of_dispatch(d).next().is_some())
+                    disp.segment < seg && (disp.end.as_ref().is_some_and(|e| e.ok) || produced[d])
                 })
                 .max_by_key(|&(_, d)| (model.dispatches[d].first_at(), d))
                 .map(|(c, _)| c);

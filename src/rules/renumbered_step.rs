@@ -1,7 +1,7 @@
 //! `renumbered-step`: after a resume, a completed step's call was issued again under another
 //! step number, so a key derived from the step changed.
 
-use super::support::{amount_text, dispatch_evidence, resume_evidence};
+use super::support::{amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence};
 use super::{Rule, Settings};
 use crate::correlate::Model;
 use crate::finding::{EffectRef, Finding, Severity};
@@ -43,6 +43,11 @@ Step 4's refund is issued again as step 5 under a new key.
 };
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    if model.calls.iter().all(|c| c.renumbered_from.is_none()) {
+        return;
+    }
+    let by_dispatch = effects_by_dispatch(model);
+    let effects_of = |d: &usize| by_dispatch.get(d).into_iter().flatten().copied();
     for call in &model.calls {
         let Some(orig) = call.renumbered_from else {
             continue;
@@ -61,16 +66,8 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             continue;
         };
         let (old, new) = (&model.dispatches[old_d], &model.dispatches[new_d]);
-        let before: Vec<usize> = original
-            .dispatches
-            .iter()
-            .flat_map(|&d| model.effects_of_dispatch(d))
-            .collect();
-        let after: Vec<usize> = call
-            .dispatches
-            .iter()
-            .flat_map(|&d| model.effects_of_dispatch(d))
-            .collect();
+        let before: Vec<usize> = original.dispatches.iter().flat_map(effects_of).collect();
+        let after: Vec<usize> = call.dispatches.iter().flat_map(effects_of).collect();
         let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
         f.run = Some(call.run.clone());
         f.step = Some(call.step);

@@ -1,9 +1,10 @@
 //! `resume-key-drift`: after a resume, the same step was issued again with a different key.
 
-use super::support::{amount_text, dispatch_evidence, resume_evidence};
+use super::support::{amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence};
 use super::{Rule, Settings};
 use crate::correlate::Model;
 use crate::finding::{EffectRef, Finding, Severity};
+use rustc_hash::FxHashMap;
 
 pub static RULE: Rule = Rule {
     id: "resume-key-drift",
@@ -40,6 +41,7 @@ Step 3's key came from the dispatch time, so the resume sent a new one.
 };
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    let mut drifts: Vec<(&str, usize, usize)> = Vec::new();
     for call in &model.calls {
         // The latest keyed dispatch so far; a dispatch in a later segment with another key
         // is a drift.
@@ -50,15 +52,29 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             if let Some(p) = last {
                 let prev = &model.dispatches[p];
                 if disp.segment > prev.segment && prev.key() != Some(key) {
-                    out.push(finding(model, call.run.as_str(), p, d));
+                    drifts.push((call.run.as_str(), p, d));
                 }
             }
             last = Some(d);
         }
     }
+    if drifts.is_empty() {
+        return;
+    }
+    let by_dispatch = effects_by_dispatch(model);
+    for (run, prev, next) in drifts {
+        out.push(finding(model, &by_dispatch, run, prev, next));
+    }
 }
 
-fn finding(model: &Model, run: &str, prev: usize, next: usize) -> Finding {
+fn finding(
+    model: &Model,
+    by_dispatch: &FxHashMap<usize, Vec<usize>>,
+    run: &str,
+    prev: usize,
+    next: usize,
+) -> Finding {
+    let effects_of = |d: usize| by_dispatch.get(&d).into_iter().flatten().copied();
     let (old, new) = (&model.dispatches[prev], &model.dispatches[next]);
     let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
     f.run = Some(run.to_string());
@@ -69,8 +85,8 @@ fn finding(model: &Model, run: &str, prev: usize, next: usize) -> Finding {
     dispatch_evidence(old, &mut f.evidence);
     dispatch_evidence(new, &mut f.evidence);
     resume_evidence(model, run, new.segment, &mut f.evidence);
-    let after: Vec<usize> = model.effects_of_dispatch(next).collect();
-    for i in model.effects_of_dispatch(prev).chain(after.iter().copied()) {
+    let after: Vec<usize> = effects_of(next).collect();
+    for i in effects_of(prev).chain(after.iter().copied()) {
         let e = &model.effects[i];
         f.evidence.extend(e.locs.iter().copied());
         f.effects.push(EffectRef {

@@ -325,3 +325,15 @@ pub fn call_of_key(model: &Model, key: &str) -> Option<(String, u32, String)> {
             (d.call.run.clone(), d.call.step, d.tool.clone())
         })
 }
+
+/// The effects that happened, per dispatch they were matched to, in effect order: built once
+/// by rules that look up several dispatches, rather than scanning every effect per lookup.
+pub fn effects_by_dispatch(model: &Model) -> rustc_hash::FxHashMap<usize, Vec<usize>> {
+    let mut out: rustc_hash::FxHashMap<usize, Vec<usize>> = Default::default();
+    for (i, e) in model.effects.iter().enumerate() {
+        if let (true, Some(m)) = (e.happened, e.matched) {
+            out.entry(m.dispatch).or_default().push(i);
+        }
+    }
+    out
+}
