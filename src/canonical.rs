@@ -56,7 +56,8 @@ fn write_value(value: &Value, out: &mut String, style: Style) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => write_number(&n.to_string(), out, style),
+        // The literal as written (`arbitrary_precision`): no allocation, no rounding.
+        Value::Number(n) => write_number(n.as_str(), out, style),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.push('[');

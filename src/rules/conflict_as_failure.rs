@@ -45,21 +45,20 @@ allow enough attempts to outlast the service's slowest effect.
 };
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
-    // When each run dispatched each of its steps, to tell an abandoned step.
-    let mut starts: BTreeMap<&str, Vec<(Timestamp, u32)>> = BTreeMap::new();
-    for d in &model.dispatches {
-        starts
-            .entry(d.call.run.as_str())
-            .or_default()
-            .push((d.first_at(), d.call.step));
-    }
+    // When each run dispatched each of its steps, to tell an abandoned step: built only if
+    // some conflict has no step end.
+    let mut starts: Option<BTreeMap<&str, Vec<(Timestamp, u32)>>> = None;
     for call in &model.calls {
         let Some(&last_d) = call.dispatches.last() else {
             continue;
         };
         let last = &model.dispatches[last_d];
-        let attempts = call_attempts(model, call);
-        let final_outcome = attempts.last().and_then(|a| a.outcome.as_ref());
+        let final_outcome = call
+            .dispatches
+            .iter()
+            .flat_map(|&d| &model.dispatches[d].attempts)
+            .last()
+            .and_then(|a| a.outcome.as_ref());
         let conflict_at = match (final_outcome, &last.end) {
             (Some(o), _) if o.class == FailureClass::Conflict => Some(o.at),
             (None, Some(end)) if !end.ok && end_says_conflict(end.error.as_deref()) => Some(end.at),
@@ -71,11 +70,16 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         let how = match &last.end {
             Some(end) if !end.ok => "the step ended failed".to_string(),
             Some(_) => continue,
-            None => match abandoned_for(last, conflict_at, &starts) {
+            None => match abandoned_for(
+                last,
+                conflict_at,
+                starts.get_or_insert_with(|| run_starts(model)),
+            ) {
                 Some(step) => format!("the run went on to step {step} without retrying"),
                 None => continue,
             },
         };
+        let attempts = call_attempts(model, call);
         let answer = final_outcome.map_or_else(|| "409 Conflict".to_string(), Outcome::describe);
         let tries = attempts
             .iter()
@@ -104,6 +108,17 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         f.evidence.extend(last.end.as_ref().map(|e| e.loc));
         out.push(f);
     }
+}
+
+fn run_starts(model: &Model) -> BTreeMap<&str, Vec<(Timestamp, u32)>> {
+    let mut starts: BTreeMap<&str, Vec<(Timestamp, u32)>> = BTreeMap::new();
+    for d in &model.dispatches {
+        starts
+            .entry(d.call.run.as_str())
+            .or_default()
+            .push((d.first_at(), d.call.step));
+    }
+    starts
 }
 
 fn end_says_conflict(error: Option<&str>) -> bool {

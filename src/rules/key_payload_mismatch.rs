@@ -7,7 +7,6 @@ use super::support::{
 use super::{Rule, Settings};
 use crate::correlate::{AttemptId, Model, Outcome, OutcomeKind};
 use crate::finding::{Finding, Severity};
-use std::collections::BTreeMap;
 
 pub static RULE: Rule = Rule {
     id: "key-payload-mismatch",
@@ -50,13 +49,18 @@ The key is derived from the order alone, so the second refund collides with the 
 };
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
-    let mut by_key: BTreeMap<&str, Vec<AttemptId>> = BTreeMap::new();
-    for (id, a) in model.attempts() {
-        if let Some(k) = a.key.as_deref() {
-            by_key.entry(k).or_default().push(id);
+    // One flat list sorted by key, not a map of vectors: one allocation for all attempts.
+    let mut keyed: Vec<(&str, AttemptId)> = model
+        .attempts()
+        .filter_map(|(id, a)| a.key.as_deref().map(|k| (k, id)))
+        .collect();
+    keyed.sort_unstable();
+    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+        let key = run[0].0;
+        let attempts: Vec<AttemptId> = run.iter().map(|r| r.1).collect();
+        if !worth_a_look(model, &attempts) {
+            continue;
         }
-    }
-    for (key, attempts) in by_key {
         // Distinct requests under this key, in first-sent order.
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &attempts {
@@ -185,6 +189,14 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         }
         out.push(f);
     }
+}
+
+/// Cheap test first: attempts from two dispatches under the key, or an answer refusing it.
+fn worth_a_look(model: &Model, attempts: &[AttemptId]) -> bool {
+    let first = attempts[0].dispatch;
+    attempts.iter().any(|&id| {
+        id.dispatch != first || model.attempt(id).outcome.as_ref().is_some_and(rejects_key)
+    })
 }
 
 /// A 422, or a 400 whose text names the idempotency key: the service's request-hash check.

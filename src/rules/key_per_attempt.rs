@@ -3,7 +3,7 @@
 
 use super::support::{and_list, attempt_evidence, call_finding};
 use super::{Rule, Settings};
-use crate::correlate::Model;
+use crate::correlate::{LogicalCall, Model};
 use crate::finding::{Finding, Severity};
 use std::collections::BTreeMap;
 
@@ -45,6 +45,9 @@ const KEYS_SHOWN: usize = 4;
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
     for call in &model.calls {
+        if !has_two_keys(model, call) {
+            continue;
+        }
         // Between two resumes; across a resume the drift is another rule's finding.
         let mut by_segment: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for &d in &call.dispatches {
@@ -94,6 +97,24 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// A cheap first look, without allocating: does any segment see two different keys?
+fn has_two_keys(model: &Model, call: &LogicalCall) -> bool {
+    let mut first: Option<(u32, &str)> = None;
+    for &d in &call.dispatches {
+        let disp = &model.dispatches[d];
+        for k in disp.attempts.iter().filter_map(|a| a.key.as_deref()) {
+            match first {
+                None => first = Some((disp.segment, k)),
+                Some((seg, k0)) if seg == disp.segment && k0 != k => return true,
+                // Another segment: the full check sorts it out.
+                Some((seg, _)) if seg != disp.segment => return true,
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -57,22 +57,23 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         let mut f: Option<Finding> = None;
         for &d in &call.dispatches {
             let disp = &model.dispatches[d];
-            if !has_args(disp) {
+            // Most calls carry no key, or no key-like argument: nothing is allocated for them.
+            if !has_args(disp) || disp.attempts.iter().all(|a| a.key.is_none()) {
                 continue;
             }
-            let mut supplied = Vec::new();
-            key_fields(&disp.args, "", &mut supplied);
             for a in &disp.attempts {
                 let Some(key) = a.key.as_deref() else {
                     continue;
                 };
-                let Some((field, _)) = supplied.iter().find(|(_, v)| v == key) else {
+                let Some(mut path) = find_key_field(&disp.args, key) else {
                     continue;
                 };
+                path.reverse();
                 let finding = f.get_or_insert_with(|| {
                     let message = format!(
-                        "attempt {} sent the key {key}, which is the model's `{field}` argument: a regenerated call will not reproduce it",
-                        a.number
+                        "attempt {} sent the key {key}, which is the model's `{}` argument: a regenerated call will not reproduce it",
+                        a.number,
+                        path.join(".")
                     );
                     let mut f = call_finding(&RULE, model, call, message);
                     f.key = Some(key.to_string());
@@ -86,39 +87,37 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
     }
 }
 
-/// Every key-like field at any depth, as (path, value).
-fn key_fields(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
+/// The path of a key-like field whose value is `key`, at any depth (innermost name first:
+/// built only on a match, so a call without one allocates nothing).
+fn find_key_field<'v>(v: &'v Value, key: &str) -> Option<Vec<&'v str>> {
     match v {
-        Value::Object(map) => {
-            for (k, child) in map {
-                let here = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
+        Value::Object(map) => map.iter().find_map(|(k, child)| {
+            let matches = is_key_field(k)
+                && match child {
+                    Value::String(s) => s == key,
+                    Value::Number(n) => n.as_str() == key,
+                    _ => false,
                 };
-                let value = match child {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Number(n) => Some(n.to_string()),
-                    _ => None,
-                };
-                if let Some(value) = value.filter(|_| is_key_field(k)) {
-                    out.push((here.clone(), value));
-                }
-                key_fields(child, &here, out);
+            if matches {
+                return Some(vec![k.as_str()]);
             }
-        }
-        Value::Array(items) => items.iter().for_each(|i| key_fields(i, path, out)),
-        _ => {}
+            let mut path = find_key_field(child, key)?;
+            path.push(k);
+            Some(path)
+        }),
+        Value::Array(items) => items.iter().find_map(|i| find_key_field(i, key)),
+        _ => None,
     }
 }
 
+/// Compares without allocating: this runs for every argument name of every keyed call.
 fn is_key_field(name: &str) -> bool {
-    let squashed: String = name
-        .chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    KEY_FIELDS.contains(&squashed.as_str())
+    let squashed = || {
+        name.bytes()
+            .filter(|b| *b != b'-' && *b != b'_')
+            .map(|b| b.to_ascii_lowercase())
+    };
+    KEY_FIELDS.iter().any(|k| squashed().eq(k.bytes()))
 }
 
 #[cfg(test)]

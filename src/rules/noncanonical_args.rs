@@ -5,7 +5,7 @@
 use super::support::{and_list, call_finding, has_args};
 use super::{Rule, Settings};
 use crate::canonical::{is_float_literal, python_dumps};
-use crate::correlate::Model;
+use crate::correlate::{Dispatch, Model};
 use crate::finding::{Finding, Severity};
 use serde_json::Value;
 
@@ -47,30 +47,18 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
     for call in &model.calls {
         let mut problems: Vec<String> = Vec::new();
         let mut evidence = Vec::new();
+        // (compact raw, Python form) of each spelling seen; only needed for re-dispatches.
         let mut spellings: Vec<(String, String)> = Vec::new();
+        let redispatched = call.dispatches.len() > 1;
         for &d in &call.dispatches {
             let disp = &model.dispatches[d];
             if !has_args(disp) {
                 continue;
             }
             let before = problems.len();
-            amount_problems(&disp.args, "", &mut problems);
-            let compact = compact_json(&disp.args_raw);
-            if let Some((first_raw, _)) = spellings.iter().find(|(c, _)| *c != compact) {
-                let what = if spellings
-                    .iter()
-                    .any(|(_, dumps)| *dumps != python_dumps(&disp.args))
-                {
-                    "number format"
-                } else {
-                    "key order"
-                };
-                problems.push(format!(
-                    "it was dispatched as {first_raw} and again as {compact}, which differ only in {what}"
-                ));
-            }
-            if !spellings.iter().any(|(c, _)| *c == compact) {
-                spellings.push((compact, python_dumps(&disp.args)));
+            amount_problems(&disp.args, &mut Vec::new(), &mut problems);
+            if redispatched {
+                respelled(disp, &mut spellings, &mut problems);
             }
             if problems.len() > before {
                 evidence.extend(disp.loc);
@@ -91,45 +79,85 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
     }
 }
 
-/// Amount fields holding a float or a string, as `amount_p is the float 4500.0`.
-fn amount_problems(v: &Value, path: &str, out: &mut Vec<String>) {
+/// A dispatch of the call whose raw arguments are spelled unlike an earlier one's.
+fn respelled(disp: &Dispatch, spellings: &mut Vec<(String, String)>, problems: &mut Vec<String>) {
+    let compact = compact_json(&disp.args_raw);
+    if spellings.iter().any(|(c, _)| *c == compact) {
+        return;
+    }
+    let dumps = python_dumps(&disp.args);
+    if let Some((first_raw, _)) = spellings.first() {
+        let what = if spellings.iter().any(|(_, d)| *d != dumps) {
+            "number format"
+        } else {
+            "key order"
+        };
+        problems.push(format!(
+            "it was dispatched as {first_raw} and again as {compact}, which differ only in {what}"
+        ));
+    }
+    spellings.push((compact, dumps));
+}
+
+/// Amount fields holding a float or a string, as `amount_p is the float 4500.0`. The path
+/// is a stack of borrowed names, joined only for a field that is reported.
+fn amount_problems(v: &Value, path: &mut Vec<String>, out: &mut Vec<String>) {
     match v {
         Value::Object(map) => {
             let money_object = map.contains_key("currency") || map.contains_key("currency_code");
             for (k, child) in map {
-                let here = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
                 if is_amount_field(k, money_object) {
+                    let here = || {
+                        let mut p = String::new();
+                        for part in path.iter().map(String::as_str).chain([k.as_str()]) {
+                            if !p.is_empty() && !part.starts_with('[') {
+                                p.push('.');
+                            }
+                            p.push_str(part);
+                        }
+                        p
+                    };
                     match child {
-                        Value::Number(n) if is_float_literal(&n.to_string()) => {
-                            out.push(format!("`{here}` is the float {n}"));
+                        Value::Number(n) if is_float_literal(n.as_str()) => {
+                            out.push(format!("`{}` is the float {n}", here()));
                         }
                         Value::String(s) if looks_numeric(s) => {
-                            out.push(format!("`{here}` is the string \"{s}\""));
+                            out.push(format!("`{}` is the string \"{s}\"", here()));
                         }
                         _ => {}
                     }
                 }
-                amount_problems(child, &here, out);
+                if matches!(child, Value::Object(_) | Value::Array(_)) {
+                    path.push(k.clone());
+                    amount_problems(child, path, out);
+                    path.pop();
+                }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                amount_problems(item, &format!("{path}[{i}]"), out);
+                if matches!(item, Value::Object(_) | Value::Array(_)) {
+                    path.push(format!("[{i}]"));
+                    amount_problems(item, path, out);
+                    path.pop();
+                }
             }
         }
         _ => {}
     }
 }
 
-/// `amount*` anywhere; `value`, `units`, `minor` beside a `currency`.
+/// `amount*` anywhere; `value`, `units`, `minor` beside a `currency`. Without allocating:
+/// this runs for every argument name of every call.
 fn is_amount_field(name: &str, money_object: bool) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with("amount")
-        || (money_object && matches!(lower.as_str(), "value" | "units" | "minor" | "minor_units"))
+    let starts_amount = name
+        .get(..6)
+        .is_some_and(|p| p.eq_ignore_ascii_case("amount"));
+    starts_amount
+        || (money_object
+            && ["value", "units", "minor", "minor_units"]
+                .iter()
+                .any(|f| name.eq_ignore_ascii_case(f)))
 }
 
 /// `4500`, `-12`, `45.00`, ` 7 `: a number in quotes.

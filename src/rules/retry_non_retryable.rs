@@ -1,7 +1,7 @@
 //! `retry-non-retryable`: a request sent again after a permanent failure (400, 401, 403, 404,
 //! 422), which will fail the same way.
 
-use super::support::{attempt_evidence, call_attempts, call_finding};
+use super::support::{attempt_evidence, call_finding};
 use super::{Rule, Settings};
 use crate::classify::FailureClass;
 use crate::correlate::Model;
@@ -42,11 +42,14 @@ retry `safe` failures freely, `ambiguous` ones only with an idempotency key, bac
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
     for call in &model.calls {
-        let attempts = call_attempts(model, call);
         let mut f: Option<Finding> = None;
         let mut retries = 0;
-        for pair in attempts.windows(2) {
-            let (failed, retry) = (pair[0], pair[1]);
+        let mut attempts = call
+            .dispatches
+            .iter()
+            .flat_map(|&d| &model.dispatches[d].attempts)
+            .peekable();
+        while let (Some(failed), Some(&retry)) = (attempts.next(), attempts.peek()) {
             let Some(o) = failed
                 .outcome
                 .as_ref()
