@@ -11,7 +11,11 @@ use crate::event::{
     StepEnd, ToolCall, state_means_not_happened,
 };
 use crate::money::{Currency, Money};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::io::{self, Read};
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
@@ -55,40 +59,51 @@ type Line = Option<(crate::time::Timestamp, EventKind)>;
 
 impl State {
     fn line(&mut self, bytes: &[u8], opts: &ParseOptions) -> Result<Line, String> {
-        let value: Value = match serde_json::from_slice(bytes) {
-            Ok(v) => v,
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.text_line(text, opts),
             // Invalid UTF-8 is replaced, not fatal (SPEC §9).
-            Err(_) if std::str::from_utf8(bytes).is_err() => {
-                serde_json::from_str(&String::from_utf8_lossy(bytes))
-                    .map_err(|e| format!("not JSON: {e}"))?
-            }
-            Err(e) => return Err(format!("not JSON: {e}")),
-        };
-        let Value::Object(m) = value else {
-            return Err("not a JSON object".into());
-        };
-        let f = Fields(&m);
+            Err(_) => self.text_line(&String::from_utf8_lossy(bytes), opts),
+        }
+    }
+
+    fn text_line(&mut self, text: &str, opts: &ParseOptions) -> Result<Line, String> {
+        // A struct deserializes from an array too: only an object is an event.
+        if !text.trim_start().starts_with('{') {
+            return Err(match serde_json::from_str::<IgnoredAny>(text) {
+                Ok(_) => "not a JSON object".into(),
+                Err(e) => format!("not JSON: {e}"),
+            });
+        }
+        let raw: Raw = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let f = Fields(raw);
         let Some(ty) = f.str("type")? else {
             return Err("no `type` field".into());
         };
-        let kind = match ty {
+        let kind = match ty.as_ref() {
             "tool_call" => {
                 let call = f.call()?.ok_or("a tool_call needs `run` and `step`")?;
                 let tool = f.str("tool")?.ok_or("a tool_call needs `tool`")?;
-                let (args_raw, args) = match m.get("args") {
-                    None | Some(Value::Null) => ("{}".to_string(), Value::Object(Map::new())),
+                let (args_raw, args) = match f.0.args {
+                    None => ("{}".to_string(), Value::Object(Map::new())),
                     // Arguments logged as a JSON string (as model APIs return them).
-                    Some(Value::String(s)) => {
-                        let v = serde_json::from_str(s)
+                    Some(r) if r.get().starts_with('"') => {
+                        let s: String = serde_json::from_str(r.get())
+                            .map_err(|e| format!("`args` is not JSON: {e}"))?;
+                        let v = serde_json::from_str(&s)
                             .map_err(|e| format!("`args` is a string but not JSON: {e}"))?;
-                        (s.clone(), v)
+                        (s, v)
                     }
-                    Some(v) => (v.to_string(), v.clone()),
+                    // As written, so rules can see its spelling (`4500.0`, key order).
+                    Some(r) => (
+                        r.get().to_string(),
+                        serde_json::from_str(r.get())
+                            .map_err(|e| format!("`args` is not JSON: {e}"))?,
+                    ),
                 };
                 self.last_call = Some(call.clone());
                 EventKind::ToolCall(ToolCall {
                     call,
-                    tool: tool.to_string(),
+                    tool: tool.into_owned(),
                     args_raw,
                     args,
                 })
@@ -104,8 +119,8 @@ impl State {
                 key: f.string("idempotency_key")?,
             }),
             "failure" => {
-                let error = f.str("error")?.unwrap_or("").to_string();
-                let message = f.str("message")?.unwrap_or("").to_string();
+                let error = f.string("error")?.unwrap_or_default();
+                let message = f.string("message")?.unwrap_or_default();
                 if error.is_empty() && message.is_empty() {
                     return Err("a failure needs `error` or `message`".into());
                 }
@@ -141,13 +156,16 @@ impl State {
                 let status = f.str("status")?.ok_or("a step_end needs `status`")?;
                 EventKind::StepEnd(StepEnd {
                     call,
-                    ok: matches!(status, "ok" | "success" | "succeeded" | "completed"),
+                    ok: matches!(
+                        status.as_ref(),
+                        "ok" | "success" | "succeeded" | "completed"
+                    ),
                     error: f.string("error")?,
                 })
             }
             "run" => {
                 let run = f.id("run")?.ok_or("a run event needs `run`")?;
-                let what = match f.str("event")?.ok_or("a run event needs `event`")? {
+                let what = match f.str("event")?.ok_or("a run event needs `event`")?.as_ref() {
                     "started" => Lifecycle::Started,
                     "crashed" => Lifecycle::Crashed,
                     "resumed" => Lifecycle::Resumed,
@@ -191,11 +209,16 @@ impl State {
     }
 
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
-        match f.0.get("ts") {
-            Some(Value::String(s)) => self.clock.parse(s.as_bytes(), opts, false),
+        match f.0.ts.map(RawValue::get) {
+            None => Err("no `ts` field".into()),
+            Some(t) if t.starts_with('"') => {
+                let s = f.str("ts")?.unwrap_or_default();
+                self.clock.parse(s.as_bytes(), opts, false)
+            }
             // A number is unix seconds, the other common structured-log spelling.
-            Some(Value::Number(n)) => self.clock.parse(n.to_string().as_bytes(), opts, true),
-            None | Some(Value::Null) => Err("no `ts` field".into()),
+            Some(t) if t.starts_with(|c: char| c.is_ascii_digit()) => {
+                self.clock.parse(t.as_bytes(), opts, true)
+            }
             Some(_) => Err("`ts` is not a timestamp string".into()),
         }
     }
@@ -206,32 +229,125 @@ impl State {
     }
 }
 
-/// Typed, `null`-tolerant access to an object's fields, with reasons that name the field.
-struct Fields<'a>(&'a Map<String, Value>);
+/// The fields the audit reads, borrowed from the line as raw JSON and read only when the
+/// event type needs them: a line that is no event allocates nothing, and unknown fields are
+/// passed over without being built. `null` deserializes as `None`, the same as absent.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Raw<'a> {
+    #[serde(borrow)]
+    ts: Option<&'a RawValue>,
+    #[serde(borrow, rename = "type")]
+    ty: Option<&'a RawValue>,
+    #[serde(borrow)]
+    run: Option<&'a RawValue>,
+    #[serde(borrow)]
+    step: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool: Option<&'a RawValue>,
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
+    #[serde(borrow)]
+    attempt: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow)]
+    url: Option<&'a RawValue>,
+    #[serde(borrow)]
+    idempotency_key: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow)]
+    status: Option<&'a RawValue>,
+    #[serde(borrow)]
+    effect_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    replayed: Option<&'a RawValue>,
+    #[serde(borrow)]
+    amount_minor: Option<&'a RawValue>,
+    #[serde(borrow)]
+    amount_p: Option<&'a RawValue>,
+    #[serde(borrow)]
+    currency: Option<&'a RawValue>,
+    #[serde(borrow)]
+    event: Option<&'a RawValue>,
+    #[serde(borrow)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    order: Option<&'a RawValue>,
+    #[serde(borrow)]
+    order_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    settled_at: Option<&'a RawValue>,
+    #[serde(borrow)]
+    state: Option<&'a RawValue>,
+    #[serde(borrow)]
+    state_at: Option<&'a RawValue>,
+}
 
-impl Fields<'_> {
-    fn get(&self, k: &str) -> Option<&Value> {
-        self.0.get(k).filter(|v| !v.is_null())
+/// Typed access to a line's fields, with reasons that name the field.
+struct Fields<'a>(Raw<'a>);
+
+impl<'a> Fields<'a> {
+    fn get(&self, k: &str) -> Option<&'a str> {
+        let r = &self.0;
+        let v = match k {
+            "ts" => r.ts,
+            "type" => r.ty,
+            "run" => r.run,
+            "step" => r.step,
+            "tool" => r.tool,
+            "attempt" => r.attempt,
+            "method" => r.method,
+            "url" => r.url,
+            "idempotency_key" => r.idempotency_key,
+            "error" => r.error,
+            "message" => r.message,
+            "status" => r.status,
+            "effect_id" => r.effect_id,
+            "replayed" => r.replayed,
+            "amount_minor" => r.amount_minor,
+            "amount_p" => r.amount_p,
+            "currency" => r.currency,
+            "event" => r.event,
+            "kind" => r.kind,
+            "order" => r.order,
+            "order_id" => r.order_id,
+            "settled_at" => r.settled_at,
+            "state" => r.state,
+            "state_at" => r.state_at,
+            _ => None,
+        };
+        v.map(RawValue::get)
     }
 
-    fn str(&self, k: &str) -> Result<Option<&str>, String> {
+    /// A JSON string, borrowed unless it holds escapes.
+    fn str(&self, k: &str) -> Result<Option<Cow<'a, str>>, String> {
         match self.get(k) {
             None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(t) if t.starts_with('"') => serde_json::from_str::<&str>(t)
+                .map(Cow::Borrowed)
+                .or_else(|_| serde_json::from_str::<String>(t).map(Cow::Owned))
+                .map(Some)
+                .map_err(|_| format!("`{k}` is not a string")),
             Some(_) => Err(format!("`{k}` is not a string")),
         }
     }
 
     fn string(&self, k: &str) -> Result<Option<String>, String> {
-        Ok(self.str(k)?.map(str::to_string))
+        Ok(self.str(k)?.map(Cow::into_owned))
     }
 
     /// An identifier written as a string or a number.
     fn id(&self, k: &str) -> Result<Option<String>, String> {
         match self.get(k) {
+            Some(t) if t.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => {
+                Ok(Some(t.to_string()))
+            }
+            Some(t) if t.starts_with('"') => self.string(k),
             None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(Value::Number(n)) => Ok(Some(n.to_string())),
             Some(_) => Err(format!("`{k}` is not a string or number")),
         }
     }
@@ -240,21 +356,19 @@ impl Fields<'_> {
         let bad = || format!("`{k}` is not a non-negative integer");
         match self.get(k) {
             None => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_u64()
-                .and_then(|v| u32::try_from(v).ok())
-                .map(Some)
-                .ok_or_else(bad),
-            Some(Value::String(s)) => s.trim().parse().map(Some).map_err(|_| bad()),
-            Some(_) => Err(bad()),
+            Some(t) if t.starts_with('"') => {
+                let s = self.str(k)?.unwrap_or_default();
+                s.trim().parse().map(Some).map_err(|_| bad())
+            }
+            Some(t) => t.parse().map(Some).map_err(|_| bad()),
         }
     }
 
     fn bool(&self, k: &str) -> Result<Option<bool>, String> {
         match self.get(k) {
             None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
+            Some("true" | "\"true\"") => Ok(Some(true)),
+            Some("false" | "\"false\"") => Ok(Some(false)),
             Some(_) => Err(format!("`{k}` is not true or false")),
         }
     }
@@ -271,11 +385,10 @@ impl Fields<'_> {
         let int = |k: &str| -> Result<Option<i64>, String> {
             match self.get(k) {
                 None => Ok(None),
-                Some(Value::Number(n)) => n
-                    .as_i64()
+                Some(t) => t
+                    .parse()
                     .map(Some)
-                    .ok_or_else(|| format!("`{k}` is not an integer number of minor units")),
-                Some(_) => Err(format!("`{k}` is not an integer number of minor units")),
+                    .map_err(|_| format!("`{k}` is not an integer number of minor units")),
             }
         };
         if let Some(p) = int("amount_p")? {
@@ -288,7 +401,7 @@ impl Fields<'_> {
             .str("currency")?
             .ok_or("`amount_minor` without `currency`")?;
         let currency =
-            Currency::parse(code).ok_or_else(|| format!("`{code}` is not a currency code"))?;
+            Currency::parse(&code).ok_or_else(|| format!("`{code}` is not a currency code"))?;
         Ok(Some(Money::new(minor, currency)))
     }
 }
@@ -396,5 +509,29 @@ mod tests {
             panic!()
         };
         assert_eq!(t.args["a"], 1);
+    }
+
+    #[test]
+    fn escapes_spelling_and_numeric_timestamps() {
+        let p = run(concat!(
+            r#"{"ts":1762178531,"type":"tool_\u0063all","run":7,"step":"2","tool":"issue\u005frefund","args":{"order":"A","amount_p":4500.0}}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"response","status":201,"replayed":"true","effect_id":null}"#,
+        ));
+        assert_eq!(p.stats.problems, vec![]);
+        let EventKind::ToolCall(t) = &p.events[0].kind else {
+            panic!()
+        };
+        assert_eq!((t.call.run.as_str(), t.call.step), ("7", 2));
+        assert_eq!(t.tool, "issue_refund");
+        assert_eq!(
+            t.args_raw, r#"{"order":"A","amount_p":4500.0}"#,
+            "kept as written"
+        );
+        assert_eq!(p.events[0].at.display(), "2025-11-03T14:02:11.000Z");
+        let EventKind::Response(r) = &p.events[1].kind else {
+            panic!()
+        };
+        assert!(r.replayed && r.effect_id.is_none());
     }
 }

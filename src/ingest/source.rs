@@ -56,7 +56,7 @@ pub fn resolve(paths: &[String], excludes: &[String]) -> Result<Vec<Input>, Inpu
         })?;
         if meta.is_dir() {
             let before = out.len();
-            walk(path, p, excludes, &mut out)?;
+            walk(path, p, excludes, &mut out, &mut Vec::new())?;
             if out.len() == before {
                 return Err(InputError {
                     path: p.clone(),
@@ -74,16 +74,24 @@ pub fn resolve(paths: &[String], excludes: &[String]) -> Result<Vec<Input>, Inpu
     Ok(out)
 }
 
+/// `ancestors` holds the real paths of the folders being walked, so that a symbolic link
+/// back up the tree is followed once, not forever.
 fn walk(
     dir: &Path,
     shown: &str,
     excludes: &[String],
     out: &mut Vec<Input>,
+    ancestors: &mut Vec<PathBuf>,
 ) -> Result<(), InputError> {
     let err = |e: io::Error| InputError {
         path: shown.to_string(),
         reason: io_reason(&e),
     };
+    let real = std::fs::canonicalize(dir).map_err(err)?;
+    if ancestors.contains(&real) {
+        return Ok(());
+    }
+    ancestors.push(real);
     let mut entries: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
         .map_err(err)?
         .filter_map(|e| e.ok())
@@ -104,7 +112,7 @@ fn walk(
             continue;
         }
         if path.is_dir() {
-            walk(&path, &shown_child, excludes, out)?;
+            walk(&path, &shown_child, excludes, out, ancestors)?;
         } else {
             out.push(Input {
                 display: shown_child,
@@ -113,6 +121,7 @@ fn walk(
             });
         }
     }
+    ancestors.pop();
     Ok(())
 }
 
@@ -265,5 +274,21 @@ mod tests {
         assert!(glob_match("logs/**", "logs/x/y.log"));
         assert!(glob_match("a?c", "abc"));
         assert!(!glob_match("a?c", "abbc"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_loop_is_walked_once() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("logs")).unwrap();
+        std::fs::write(dir.path().join("logs/a.log"), "x\n").unwrap();
+        std::os::unix::fs::symlink("..", dir.path().join("logs/up")).unwrap();
+        let root = dir.path().to_str().unwrap().to_string();
+        let found = resolve(&[root], &[]).unwrap();
+        let names: Vec<_> = found
+            .iter()
+            .map(|i| i.display.rsplit('/').next().unwrap())
+            .collect();
+        assert_eq!(names, ["a.log"]);
     }
 }
