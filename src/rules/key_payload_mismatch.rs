@@ -97,11 +97,20 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             ));
         }
         if let Some(&first) = rejected.first() {
-            let o = model.attempt(first).outcome.as_ref().map(Outcome::describe);
-            parts.push(format!(
-                "was refused by the service ({})",
-                o.unwrap_or_default()
-            ));
+            let o = model.attempt(first).outcome.as_ref();
+            let text = o.map(Outcome::describe).unwrap_or_default();
+            let names_key = o.is_some_and(|o| match &o.kind {
+                OutcomeKind::Response { message, .. } | OutcomeKind::Failure { message, .. } => {
+                    names_the_key(message)
+                }
+            });
+            parts.push(if names_key || o.and_then(Outcome::status) == Some(400) {
+                format!("was refused by the service ({text})")
+            } else {
+                format!(
+                    "got {text}, the answer of a service refusing a key reused with another body (if it is a validation error, the service should answer 400)"
+                )
+            });
         }
         let why = if payloads.len() >= 2 {
             "two different actions collide on one key"
@@ -200,35 +209,21 @@ fn worth_a_look(model: &Model, attempts: &[AttemptId]) -> bool {
 }
 
 /// A 422, or a 400 whose text names the idempotency key: the service's request-hash check.
-/// A 422 whose body gives another reason (`amount exceeds captured total`) is a validation
-/// failure, not a key rejection: that is `retry-non-retryable`'s business, if retried.
+/// Every 422 to a keyed request counts, whatever its body says (the issue's rule): a 422 is
+/// the status a service answers when a key comes back with another body, and a service that
+/// also uses it for validation makes key conflicts invisible in its own metrics.
 pub(crate) fn rejects_key(o: &Outcome) -> bool {
-    let (status, text, from_body) = match &o.kind {
+    let (status, text) = match &o.kind {
         OutcomeKind::Response {
             status, message, ..
-        } => (Some(*status), message.as_str(), true),
-        OutcomeKind::Failure { message, .. } => (leading_status(message), message.as_str(), false),
+        } => (Some(*status), message.as_str()),
+        OutcomeKind::Failure { message, .. } => (leading_status(message), message.as_str()),
     };
     match status {
-        Some(422) => names_the_key(text) || !from_body || other_reason(text).is_none(),
+        Some(422) => true,
         Some(400) => names_the_key(text),
         _ => false,
     }
-}
-
-/// The body's reason beyond the status text, if it gives one.
-fn other_reason(text: &str) -> Option<&str> {
-    let t = text.trim();
-    let rest = ["unprocessable entity", "unprocessable content"]
-        .iter()
-        .find_map(|p| {
-            t.get(..p.len())
-                .filter(|head| head.eq_ignore_ascii_case(p))
-                .map(|_| &t[p.len()..])
-        })
-        .unwrap_or(t);
-    let rest = rest.trim_matches(|c: char| c.is_whitespace() || c.is_ascii_punctuation());
-    (!rest.is_empty()).then_some(rest)
 }
 
 fn names_the_key(text: &str) -> bool {
@@ -300,12 +295,16 @@ mod tests {
             .response(200, "r", 2, status, text);
             let found = t.check(&RULE);
             assert_eq!(found.len(), 1, "{status}");
-            assert!(found[0].message.contains("refused"), "{}", found[0].message);
+            let m = &found[0].message;
+            assert!(
+                m.contains(&format!("{status} ")) && m.contains("refus"),
+                "{m}"
+            );
         }
     }
 
     #[test]
-    fn a_422_giving_another_reason_is_a_validation_failure() {
+    fn any_422_to_a_keyed_request_counts_and_says_what_a_422_means() {
         let mut t = Trace::new();
         t.tool_call(
             0,
@@ -322,11 +321,12 @@ mod tests {
             422,
             "Unprocessable Entity amount exceeds captured total",
         );
-        assert!(t.check(&RULE).is_empty());
-        assert_eq!(other_reason("Unprocessable Entity"), None);
-        assert_eq!(
-            other_reason("Unprocessable Entity: too big"),
-            Some("too big")
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("should answer 400"),
+            "{}",
+            found[0].message
         );
     }
 
