@@ -85,19 +85,26 @@ impl Columns {
 }
 
 /// Counts physical lines as the CSV reader consumes them, so that `lines = events + ignored +
-/// skipped` holds per physical line even when a quoted field spans several.
+/// skipped` holds per physical line even when a quoted field spans several. Like the reader,
+/// it ends a line at `\n`, `\r\n` or a lone `\r` (old Mac exports).
 pub(super) struct LineCounter<R> {
     pub inner: R,
-    pub newlines: u64,
+    pub ends: u64,
     pub last: Option<u8>,
 }
 
 impl<R: Read> Read for LineCounter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
-        if n > 0 {
-            self.last = Some(buf[n - 1]);
+        for &b in &buf[..n] {
+            // A `\r` ends a line unless a `\n` follows it; the `\n` then ends it.
+            if self.last == Some(b'\r') && b != b'\n' {
+                self.ends += 1;
+            }
+            if b == b'\n' {
+                self.ends += 1;
+            }
+            self.last = Some(b);
         }
         Ok(n)
     }
@@ -107,13 +114,14 @@ impl<R> LineCounter<R> {
     pub fn new(inner: R) -> Self {
         LineCounter {
             inner,
-            newlines: 0,
+            ends: 0,
             last: None,
         }
     }
 
     pub fn lines(&self) -> u64 {
-        self.newlines + u64::from(self.last.is_some_and(|b| b != b'\n'))
+        // A trailing `\r` ends the last line; any other last byte leaves one unterminated.
+        self.ends + u64::from(self.last.is_some_and(|b| b != b'\n'))
     }
 }
 

@@ -6,6 +6,8 @@ pub mod csv;
 pub mod jsonl;
 pub mod lines;
 pub mod otlp;
+#[cfg(test)]
+mod prop_tests;
 pub mod records;
 pub mod source;
 pub mod stamp;
