@@ -274,3 +274,35 @@ fn a_bad_period_is_a_usage_error() {
     let (code, _) = scan(&[MONTH, "--since", "2026-12-01", "--until", "2026-11-01"]);
     assert_eq!(code, Some(2));
 }
+
+#[test]
+fn consecutive_periods_add_up_to_their_union() {
+    let summary = |args: &[&str]| -> idem_audit::report::Summary {
+        let mut all = vec![MONTH, "--format", "json"];
+        all.extend(args);
+        serde_json::from_str::<Report>(&scan(&all).1)
+            .unwrap()
+            .summary
+    };
+    let whole = summary(&NOVEMBER);
+    let first = summary(&["--since", "2026-11-01", "--until", "2026-11-15T12:00:00Z"]);
+    let second = summary(&["--since", "2026-11-15T12:00:00Z", "--until", "2026-12-01"]);
+    assert!(first.duplicate_effects > 0 && second.duplicate_effects > 0);
+    assert_eq!(
+        first.duplicate_effects + second.duplicate_effects,
+        whole.duplicate_effects
+    );
+    assert_eq!(first.errors + second.errors, whole.errors);
+    let total = |s: &idem_audit::report::Summary| -> BTreeMap<String, i64> {
+        let mut m = BTreeMap::new();
+        for c in s.excess.iter().chain(&s.decision_excess) {
+            *m.entry(c.currency.clone()).or_insert(0) += c.amount_minor;
+        }
+        m
+    };
+    let mut halves = total(&first);
+    for (c, v) in total(&second) {
+        *halves.entry(c).or_insert(0) += v;
+    }
+    assert_eq!(halves, total(&whole));
+}

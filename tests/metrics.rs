@@ -190,3 +190,40 @@ fn conflicts_are_key_payload_mismatches_and_replays_include_a_200_for_a_complete
     assert_eq!(m.windows.len(), 1);
     assert_eq!(m.windows[0].conflicts, 1);
 }
+
+#[test]
+fn a_period_keeps_its_windows_judged_against_the_whole_input() {
+    let (_, out) = run(
+        "metrics",
+        &[
+            "fixtures/replay-spike",
+            "--since",
+            "2026-11-03T14:05:00Z",
+            "--until",
+            "2026-11-03T14:06:00Z",
+            "--format",
+            "json",
+        ],
+    );
+    let m: MetricsReport = serde_json::from_str(&out).unwrap();
+    assert_eq!(m.windows.len(), 1);
+    assert!(
+        m.windows[0].spike,
+        "the median is that of every window, not of the period's one"
+    );
+    assert_eq!(m.findings.len(), 1);
+    assert_eq!(m.totals.keyed_requests, m.windows[0].keyed_requests);
+    let (_, out) = run(
+        "metrics",
+        &[
+            "fixtures/replay-spike",
+            "--until",
+            "2026-11-03T14:05:00Z",
+            "--format",
+            "json",
+        ],
+    );
+    let m: MetricsReport = serde_json::from_str(&out).unwrap();
+    assert_eq!(m.windows.len(), 5);
+    assert!(m.findings.is_empty());
+}

@@ -133,6 +133,16 @@ fn the_incident_timeline_text() {
         "{out}"
     );
     insta::assert_snapshot!("incident_timeline", out);
+    let (_, csv) = timeline(&[
+        "fixtures/incident-a88214",
+        "--order",
+        "A-88214",
+        "--format",
+        "csv",
+    ]);
+    let mut rows = csv.lines();
+    assert_eq!(rows.next(), Some("at,path,line,side,what,text,findings"));
+    assert_eq!(rows.count(), 10);
 }
 
 #[test]
