@@ -392,4 +392,55 @@ mod tests {
         let e = config(&["--severity", "key-not-derived=warning"]).unwrap_err();
         assert!(e.contains("--key-scheme"), "{e}");
     }
+
+    #[test]
+    fn the_config_file_is_merged_under_the_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ci.toml");
+        std::fs::write(
+            &path,
+            "key-scheme = \"run-step-tool-args\"\nmax-skew = \"5s\"\nwindow = \"5m\"\n\
+             exclude = [\"*.md\"]\n[csv-map]\norder = \"Order Ref\"\nid = \"Refund\"\n\
+             [tool-kind]\nsend_money = \"payout\"\n[severity]\nunkeyed-retry = \"info\"\n",
+        )
+        .unwrap();
+        let p = path.to_str().unwrap();
+        let c = config(&[
+            "--config",
+            p,
+            "--csv-map",
+            "id=Refund ID",
+            "--max-skew",
+            "1s",
+        ])
+        .unwrap();
+        assert_eq!(c.config_file.as_deref(), Some(p));
+        assert_eq!(c.rules.key_scheme, Some(rules::KeyScheme::RunStepToolArgs));
+        let rule = rules::find("key-not-derived").unwrap();
+        assert_eq!(c.rules.level_of(rule), Level::On(Severity::Warning));
+        assert_eq!(c.rules.max_skew, Duration::from_secs(1), "the flag wins");
+        assert_eq!(
+            c.rules.window,
+            Duration::from_secs(300),
+            "the file beats the default"
+        );
+        assert_eq!(c.excludes, ["*.md"]);
+        assert_eq!(
+            c.parse.csv_map,
+            [
+                ("order".to_string(), "Order Ref".to_string()),
+                ("id".to_string(), "Refund ID".to_string())
+            ]
+        );
+        assert_eq!(
+            c.correlate.tool_kinds,
+            [("send_money".into(), "payout".into())]
+        );
+        assert_eq!(c.rules.levels["unkeyed-retry"], Level::On(Severity::Info));
+        let c = config(&["--config", p, "--severity", "unkeyed-retry=off"]).unwrap();
+        assert_eq!(c.rules.levels["unkeyed-retry"], Level::Off);
+        std::fs::write(&path, "key-scheme = \"uuid\"\n").unwrap();
+        let e = config(&["--config", p]).unwrap_err();
+        assert!(e.contains("key-scheme in") && e.contains("uuid"), "{e}");
+    }
 }
