@@ -79,7 +79,7 @@ pub struct Finding {
     pub effects: Vec<EffectRef>,
     pub currency: Option<Currency>,
     /// The sum of the effects beyond the first, in minor units of `currency`.
-    pub excess_minor: Option<i64>,
+    pub excess_minor: Option<i128>,
     pub message: String,
     /// Every line the finding rests on, sorted.
     pub evidence: Vec<Loc>,
@@ -110,7 +110,7 @@ impl Finding {
     }
 
     pub fn excess(&self) -> Option<Money> {
-        Some(Money::new(self.excess_minor?, self.currency?))
+        Some(Money::total(self.excess_minor?, self.currency?))
     }
 
     /// A stable identity for baselines: rule, order, run, step and effect ids, never line

@@ -6,7 +6,10 @@ use idem_audit::cmd;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match &cli.command {
         Command::Scan(args) => cmd::scan::run(args),
         Command::Key(args) => cmd::key::run(args),
@@ -24,4 +27,42 @@ fn main() -> ExitCode {
             ExitCode::from(cmd::EXIT_ERROR)
         }
     }
+}
+
+/// A wrong call is one line naming the flag or value and what is expected, exit 2; help and
+/// version print as clap writes them.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    eprintln!("idem-audit: {}", one_line(&e.render().to_string()));
+    ExitCode::from(cmd::EXIT_ERROR)
+}
+
+/// clap's first line (`error: invalid value 'xml' for '--input-format <FORMAT>'`), with the
+/// possible values or a tip from the lines after it.
+fn one_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut out = lines.next().unwrap_or("error: invalid call").to_string();
+    for l in lines {
+        if out.ends_with(':') {
+            // `the following required arguments were not provided:` names them next.
+            out.push(' ');
+            out.push_str(l);
+        } else if let Some(values) = l
+            .strip_prefix("[possible values: ")
+            .and_then(|v| v.strip_suffix(']'))
+        {
+            out.push_str(&format!("; expected one of: {values}"));
+        } else if let Some(tip) = l.strip_prefix("tip: ") {
+            out.push_str(&format!("; {tip}"));
+        }
+    }
+    out
 }

@@ -87,33 +87,34 @@ const TWO_DECIMAL: &[&str] = &[
 /// An amount in minor units of a currency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Money {
-    pub minor: i64,
+    /// i128, so that sums of any number of i64 amounts are exact (a parsed amount is i64).
+    pub minor: i128,
     pub currency: Currency,
 }
 
 impl Money {
     pub fn new(minor: i64, currency: Currency) -> Self {
+        Money {
+            minor: minor as i128,
+            currency,
+        }
+    }
+
+    /// A total: a sum of amounts, which may be beyond i64.
+    pub fn total(minor: i128, currency: Currency) -> Self {
         Money { minor, currency }
     }
 
     /// Major units as an exact decimal string: `45.00`, `-0.05`, `4500` for JPY.
     /// Unknown currencies are printed with two decimals, the common case.
     pub fn major_string(&self) -> String {
-        format_major(
-            self.minor as i128,
-            self.currency.exponent().unwrap_or(2),
-            false,
-        )
+        format_major(self.minor, self.currency.exponent().unwrap_or(2), false)
     }
 
     /// `GBP 15,300.00`: the table's style, with thousands separators.
     pub fn display(&self) -> String {
         let exp = self.currency.exponent().unwrap_or(2);
-        format!(
-            "{} {}",
-            self.currency,
-            format_major(self.minor as i128, exp, true)
-        )
+        format!("{} {}", self.currency, format_major(self.minor, exp, true))
     }
 }
 

@@ -25,7 +25,7 @@ fn scan(args: &[&str]) -> (Option<i32>, Report) {
     (out.status.code(), report)
 }
 
-fn gbp(minor: i64) -> Vec<CurrencyAmount> {
+fn gbp(minor: i128) -> Vec<CurrencyAmount> {
     vec![CurrencyAmount {
         currency: "GBP".into(),
         amount_minor: minor,

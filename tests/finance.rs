@@ -65,7 +65,7 @@ fn major(minor: i64) -> String {
     format!("{}.{:02}", minor / 100, minor % 100)
 }
 
-fn grouped(minor: i64) -> String {
+fn grouped(minor: i128) -> String {
     let whole = (minor / 100).to_string();
     let mut out = String::new();
     for (i, c) in whole.chars().enumerate() {
@@ -77,10 +77,10 @@ fn grouped(minor: i64) -> String {
     format!("{out}.{:02}", minor % 100)
 }
 
-fn sums(dups: &[Dup]) -> BTreeMap<String, i64> {
+fn sums(dups: &[Dup]) -> BTreeMap<String, i128> {
     let mut s = BTreeMap::new();
     for d in dups {
-        *s.entry(d.currency.clone()).or_insert(0) += d.excess_minor;
+        *s.entry(d.currency.clone()).or_insert(0) += i128::from(d.excess_minor);
     }
     s
 }
@@ -162,7 +162,7 @@ fn summary_excess_per_currency_equals_the_independent_sums() {
     let mut args = vec![MONTH, "--format", "json"];
     args.extend(NOVEMBER);
     let report: Report = serde_json::from_str(&scan(&args).1).unwrap();
-    let got: BTreeMap<String, i64> = report
+    let got: BTreeMap<String, i128> = report
         .summary
         .excess
         .iter()
@@ -209,7 +209,7 @@ fn summary_excess_per_currency_equals_the_independent_sums() {
     );
     assert!(!decisions.is_empty());
     let want_dec = sums(&decisions);
-    let got_dec: BTreeMap<String, i64> = report
+    let got_dec: BTreeMap<String, i128> = report
         .summary
         .decision_excess
         .iter()

@@ -91,21 +91,30 @@ pub(super) struct LineCounter<R> {
     pub inner: R,
     pub ends: u64,
     pub last: Option<u8>,
+    /// Bytes read so far.
+    offset: u64,
+    /// Offsets of the `\n` of `\r\n` endings not yet passed by the CSV reader (bounded by
+    /// its read-ahead): see [`LineCounter::line_of`].
+    crlf: std::collections::VecDeque<u64>,
 }
 
 impl<R: Read> Read for LineCounter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        for &b in &buf[..n] {
+        for (i, &b) in buf[..n].iter().enumerate() {
             // A `\r` ends a line unless a `\n` follows it; the `\n` then ends it.
             if self.last == Some(b'\r') && b != b'\n' {
                 self.ends += 1;
             }
             if b == b'\n' {
                 self.ends += 1;
+                if self.last == Some(b'\r') {
+                    self.crlf.push_back(self.offset + i as u64);
+                }
             }
             self.last = Some(b);
         }
+        self.offset += n as u64;
         Ok(n)
     }
 }
@@ -116,7 +125,20 @@ impl<R> LineCounter<R> {
             inner,
             ends: 0,
             last: None,
+            offset: 0,
+            crlf: std::collections::VecDeque::new(),
         }
+    }
+
+    /// The 1-based line a record starts on. The CSV reader notes a record's position before
+    /// it consumes the `\n` of the previous record's `\r\n`, so such a record's line is
+    /// one more than the reader says.
+    pub fn line_of(&mut self, pos: &csv::Position) -> u32 {
+        while self.crlf.front().is_some_and(|&o| o < pos.byte()) {
+            self.crlf.pop_front();
+        }
+        let on_newline = self.crlf.front() == Some(&pos.byte());
+        (pos.line() + u64::from(on_newline)) as u32
     }
 
     pub fn lines(&self) -> u64 {
@@ -157,7 +179,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut clock = Clock::new(opts);
     let mut row = csv::ByteRecord::new();
     while rdr.read_byte_record(&mut row).map_err(csv_error)? {
-        let line = row.position().map_or(0, |p| p.line()) as u32;
+        let line = row.position().map_or(0, |p| rdr.get_mut().line_of(p));
         if row.iter().all(|f| f.trim_ascii().is_empty()) {
             continue; // counted as ignored below
         }

@@ -1,6 +1,9 @@
 //! Splits a byte stream into lines in large blocks with memchr, without reading the input
 //! whole and without allocating per line. `\r\n` endings are trimmed; a last line without
-//! a newline is still a line.
+//! a newline is still a line. NUL bytes at either end of a line are trimmed too: a log that
+//! was being written when its machine crashed is often padded with NULs up to a block
+//! boundary, and the next line the restarted service wrote follows the padding on the same
+//! physical line; trimming keeps that line readable.
 
 use std::io::{self, Read};
 
@@ -51,7 +54,13 @@ pub fn for_each_line<R: Read + ?Sized>(
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.first() != Some(&0) && line.last() != Some(&0) {
+        return line;
+    }
+    let start = line.iter().position(|&b| b != 0).unwrap_or(line.len());
+    let end = line.iter().rposition(|&b| b != 0).map_or(start, |i| i + 1);
+    &line[start..end]
 }
 
 #[cfg(test)]
@@ -77,6 +86,19 @@ mod tests {
             ]
         );
         assert!(collect(b"").is_empty());
+    }
+
+    #[test]
+    fn trims_nul_padding_around_a_line() {
+        let lines = collect(b"\0\0\x0014:02:12  ok\0\0\r\n\0\0\nx\0y");
+        assert_eq!(
+            lines,
+            vec![
+                (1, b"14:02:12  ok".to_vec()),
+                (2, vec![]),
+                (3, b"x\0y".to_vec())
+            ]
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut clock = Clock::new(opts);
     let mut row = csv::ByteRecord::new();
     while rdr.read_byte_record(&mut row).map_err(csv_error)? {
-        let line = row.position().map_or(0, |p| p.line()) as u32;
+        let line = row.position().map_or(0, |p| rdr.get_mut().line_of(p));
         let field = |i: usize| -> Option<String> {
             let v = row.get(index[i]?)?;
             (!v.is_empty()).then(|| String::from_utf8_lossy(v).into_owned())

@@ -37,8 +37,23 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// Expands the command line's paths into inputs, in a deterministic order.
+/// Expands the command line's paths into inputs, in a deterministic order: sorted by the
+/// path shown (so the order of paths on the command line does not change the report), each
+/// input once (a file named twice, or named and inside a folder named, is read once).
 pub fn resolve(paths: &[String], excludes: &[String]) -> Result<Vec<Input>, InputError> {
+    let mut out = resolve_in_order(paths, excludes)?;
+    out.sort_by(|a, b| a.display.cmp(&b.display));
+    out.dedup_by(|later, kept| {
+        let same = later.display == kept.display;
+        if same {
+            kept.explicit |= later.explicit;
+        }
+        same
+    });
+    Ok(out)
+}
+
+fn resolve_in_order(paths: &[String], excludes: &[String]) -> Result<Vec<Input>, InputError> {
     let mut out = Vec::new();
     for p in paths {
         if p == "-" {

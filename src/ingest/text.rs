@@ -563,6 +563,10 @@ fn effect_line(f: &Fields, created: Local, tz_secs: i64) -> Result<Option<Effect
             order = Some(text(o.trim_ascii()).into_owned());
         } else if let Some(p) = pence(field) {
             amount = Some(Money::new(p, Currency::GBP));
+        } else if looks_like_pence(field) {
+            // `4500.5p`, or pence beyond i64: an amount that is there but cannot be read
+            // exactly is an error, never an effect without an amount.
+            return Err(format!("`{}` is not a whole number of pence", text(field)));
         } else {
             let (word, rest) = match field.iter().position(|&b| b == b' ') {
                 Some(sp) => (&field[..sp], field[sp + 1..].trim_ascii()),
@@ -630,6 +634,15 @@ fn pence(field: &[u8]) -> Option<i64> {
     }
     let v: i64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
     Some(if neg { -v } else { v })
+}
+
+/// A field shaped like `4500p` that [`pence`] could not read.
+fn looks_like_pence(field: &[u8]) -> bool {
+    field.strip_suffix(b"p").is_some_and(|d| {
+        d.iter().any(u8::is_ascii_digit)
+            && d.iter()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b','))
+    })
 }
 
 fn has_amount_token(f: &Fields) -> bool {

@@ -50,7 +50,7 @@ pub struct ProblemReport {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CurrencyAmount {
     pub currency: String,
-    pub amount_minor: i64,
+    pub amount_minor: i128,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -101,7 +101,7 @@ pub struct FindingReport {
     pub key: Option<String>,
     pub effects: Vec<String>,
     pub currency: Option<String>,
-    pub excess_minor: Option<i64>,
+    pub excess_minor: Option<i128>,
     pub first_effect_at: Option<String>,
     pub last_effect_at: Option<String>,
     pub message: String,
@@ -166,13 +166,13 @@ fn excess_of(findings: &[Finding], rule: &str) -> Vec<CurrencyAmount> {
     let mut sums: BTreeMap<Currency, i128> = BTreeMap::new();
     for f in findings.iter().filter(|f| f.rule == rule) {
         if let Some(m) = f.excess() {
-            *sums.entry(m.currency).or_default() += m.minor as i128;
+            *sums.entry(m.currency).or_default() += m.minor;
         }
     }
     sums.into_iter()
         .map(|(c, v)| CurrencyAmount {
             currency: c.to_string(),
-            amount_minor: v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            amount_minor: v,
         })
         .collect()
 }
@@ -215,6 +215,6 @@ pub fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
 }
 
 /// Money from a report's currency code and minor units, for renderers.
-pub fn money(currency: Option<&str>, minor: Option<i64>) -> Option<Money> {
-    Some(Money::new(minor?, Currency::parse(currency?)?))
+pub fn money(currency: Option<&str>, minor: Option<i128>) -> Option<Money> {
+    Some(Money::total(minor?, Currency::parse(currency?)?))
 }

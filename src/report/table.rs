@@ -127,7 +127,7 @@ fn amounts(list: &[CurrencyAmount]) -> String {
     }
     list.iter()
         .map(|a| match Currency::parse(&a.currency) {
-            Some(c) => Money::new(a.amount_minor, c).display(),
+            Some(c) => Money::total(a.amount_minor, c).display(),
             None => format!("{} {}", a.currency, a.amount_minor),
         })
         .collect::<Vec<_>>()

@@ -77,7 +77,7 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
             .for_each(|&i| source[i] = Source::Service(head));
     }
     // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
-    let mut buckets: BTreeMap<(&str, &str, Currency, i64), Vec<usize>> = BTreeMap::new();
+    let mut buckets: BTreeMap<(&str, &str, Currency, i128), Vec<usize>> = BTreeMap::new();
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(order), Some(m)) = (e.happened, &e.order, e.amount) {
             buckets

@@ -38,13 +38,14 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
         .find_map(|&i| model.effects[i].amount.map(|m| m.currency));
     f.currency = first_currency;
     if let Some(cur) = first_currency {
-        let excess: i64 = effects
+        // Exact: i128 holds any sum of i64 amounts, so nothing saturates or wraps.
+        let excess: i128 = effects
             .iter()
             .skip(1)
             .filter_map(|&i| model.effects[i].amount)
             .filter(|m| m.currency == cur)
             .map(|m| m.minor)
-            .fold(0i64, i64::saturating_add);
+            .sum();
         f.excess_minor = Some(excess);
     }
     for &i in &effects {
@@ -164,7 +165,7 @@ pub struct ServiceGroup {
 pub const SERVICE_ONLY_SLACK: Duration = Duration(5 * 1_000_000_000);
 
 /// (kind, order, (currency, minor units)).
-type OrderAmount<'m> = (&'m str, &'m str, (Currency, i64));
+type OrderAmount<'m> = (&'m str, &'m str, (Currency, i128));
 
 pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGroup> {
     let unmatched: Vec<usize> = (0..model.effects.len())

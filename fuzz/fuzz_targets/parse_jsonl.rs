@@ -1,0 +1,9 @@
+//! Any bytes parsed as jsonl: no panic, every line accounted for (`ingest::selfcheck`).
+#![no_main]
+
+use idem_audit::ingest::{Format, ParseOptions, selfcheck};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    selfcheck::check_parse(Format::Jsonl, data, &ParseOptions::default());
+});
