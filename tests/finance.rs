@@ -293,7 +293,7 @@ fn consecutive_periods_add_up_to_their_union() {
         whole.duplicate_effects
     );
     assert_eq!(first.errors + second.errors, whole.errors);
-    let total = |s: &idem_audit::report::Summary| -> BTreeMap<String, i64> {
+    let total = |s: &idem_audit::report::Summary| -> BTreeMap<String, i128> {
         let mut m = BTreeMap::new();
         for c in s.excess.iter().chain(&s.decision_excess) {
             *m.entry(c.currency.clone()).or_insert(0) += c.amount_minor;
