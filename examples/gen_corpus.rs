@@ -11,6 +11,8 @@
 //! there are keyed retries that the service replays, unkeyed retries that duplicate, gateway
 //! retries, step retries, resumes (correct and renumbered), duplicate decisions, legitimate
 //! repeats weeks apart, 422s, health checks and checkout charges no client trace covers.
+//! Fresh refund orders are numbered (`R-1000001`...), never drawn at random, so the only
+//! refunds that share an order are the ones planted; `truth.json` is then exact.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -55,6 +57,9 @@ struct Gen {
     bytes: u64,
     line: String,
     effect_seq: u64,
+    /// Fresh refund orders come from a counter, so that two unrelated refunds never share an
+    /// order by chance (which would plant a duplicate decision the truth does not list).
+    order_seq: u64,
     truth: Truth,
     /// Orders refunded earlier, with when: for legitimate repeats weeks later.
     past_orders: Vec<(String, i64, i64)>,
@@ -177,10 +182,13 @@ impl Gen {
                 let (o, a, _) = self.past_orders.swap_remove(i);
                 (o, a)
             }
-            _ => (
-                format!("A-{}", self.rng.below(900_000) + 100_000),
-                500 + 50 * self.rng.below(200) as i64,
-            ),
+            _ => {
+                self.order_seq += 1;
+                (
+                    format!("R-{}", 1_000_000 + self.order_seq),
+                    500 + 50 * self.rng.below(200) as i64,
+                )
+            }
         };
         if self.past_orders.len() < 5000 && self.rng.chance(50) {
             self.past_orders.push((order.clone(), amount, t));
@@ -212,6 +220,7 @@ impl Gen {
         let sent = t;
         let roll = self.rng.below(1000);
         let mut effects = Vec::new();
+        let mut end_step = step;
         if roll < 40 {
             // Ambiguous timeout; the refund lands anyway half of the time.
             let landed = self.rng.chance(500);
@@ -265,6 +274,64 @@ impl Gen {
                 t,
                 "422 Unprocessable Entity  error=amount_exceeds_capture",
             );
+        } else if roll < 65 {
+            // A step retry: attempt 1 times out but lands; the step fails and the framework
+            // dispatches it again. With the same key the service replays; without, it refunds
+            // again.
+            let kf = keyed.then_some(key.as_str());
+            effects.push(self.effect(sent + 80, &order, amount, kf));
+            t = sent + 10_000;
+            self.emit(
+                worker,
+                t,
+                "urllib3.exceptions.ReadTimeoutError: read timeout=10",
+            );
+            t += 2;
+            self.emit(
+                worker,
+                t,
+                &format!("agent run {run}  step {step}  failed  error=ReadTimeout"),
+            );
+            t += 700;
+            self.emit(
+                worker,
+                t,
+                &format!("agent run {run}  step {step}  tool=issue_refund  args={args}"),
+            );
+            t = self.second_dispatch(worker, t, &order, amount, kf, kf, &mut effects);
+        } else if roll < 75 {
+            // A crash after the refund landed, before the step was marked done; on resume
+            // the step is dispatched again, half of the time correctly (same step, same key:
+            // replayed) and half renumbered (another step, so a newly derived key).
+            let first_key = keyed.then_some(key.as_str());
+            let id = self.effect(sent + 90, &order, amount, first_key);
+            t = sent + 400;
+            self.emit(
+                worker,
+                t,
+                &format!("201 Created  refund_id={id}  amount_p={amount}"),
+            );
+            effects.push(id);
+            self.emit(worker, t + 50, &format!("agent run {run}  crashed"));
+            t += 4_000;
+            self.emit(worker, t, &format!("agent run {run}  resumed"));
+            t += 300;
+            let renumbered = self.rng.chance(500);
+            let drifted = format!("{key}r");
+            let kf = match (renumbered, keyed) {
+                (true, true) => Some(drifted.as_str()),
+                (_, true) => Some(key.as_str()),
+                (_, false) => None,
+            };
+            if renumbered {
+                end_step = step + 100;
+            }
+            self.emit(
+                worker,
+                t,
+                &format!("agent run {run}  step {end_step}  tool=issue_refund  args={args}"),
+            );
+            t = self.second_dispatch(worker, t, &order, amount, kf, first_key, &mut effects);
         } else {
             let id = self.effect(sent + 90, &order, amount, keyed.then_some(key.as_str()));
             t = sent + 300 + self.rng.below(900) as i64;
@@ -276,7 +343,7 @@ impl Gen {
             effects.push(id);
         }
         t += 3;
-        self.emit(worker, t, &format!("agent run {run}  step {step}  ok"));
+        self.emit(worker, t, &format!("agent run {run}  step {end_step}  ok"));
         if effects.len() > 1 {
             self.truth.delivery.push((order.clone(), effects.clone()));
         }
@@ -308,6 +375,47 @@ impl Gen {
             self.truth
                 .decision
                 .push((order, vec![effects[0].clone(), id]));
+        }
+        t
+    }
+}
+
+impl Gen {
+    /// Attempt 1 of a second dispatch of a refund whose first dispatch's refund landed as
+    /// `effects[0]`: replayed when it carries the key the refund was made with, else a new
+    /// refund. Returns when the response came.
+    fn second_dispatch(
+        &mut self,
+        worker: usize,
+        mut t: i64,
+        order: &str,
+        amount: i64,
+        key: Option<&str>,
+        first_key: Option<&str>,
+        effects: &mut Vec<String>,
+    ) -> i64 {
+        t += 15;
+        let key_field = key
+            .map(|k| format!("  idempotency_key={k}"))
+            .unwrap_or_default();
+        self.emit(
+            worker,
+            t,
+            &format!("POST https://payments.internal/v1/refunds  (attempt 1){key_field}"),
+        );
+        let replayed = key.is_some() && key == first_key;
+        t += 350;
+        if replayed {
+            let id = effects[0].clone();
+            self.emit(worker, t, &format!("200 OK  refund_id={id}  replayed=true"));
+        } else {
+            let id = self.effect(t - 200, order, amount, key);
+            self.emit(
+                worker,
+                t,
+                &format!("201 Created  refund_id={id}  amount_p={amount}"),
+            );
+            effects.push(id);
         }
         t
     }
@@ -348,6 +456,7 @@ fn main() -> std::io::Result<()> {
         bytes: 0,
         line: String::new(),
         effect_seq: 0,
+        order_seq: 0,
         truth: Truth::default(),
         past_orders: Vec::new(),
     };
