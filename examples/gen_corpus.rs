@@ -298,7 +298,7 @@ impl Gen {
                 t,
                 &format!("agent run {run}  step {step}  tool=issue_refund  args={args}"),
             );
-            t = self.second_dispatch(worker, t, &order, amount, kf, kf, &mut effects);
+            t = self.second_dispatch(worker, t, (&order, amount), kf, kf, &mut effects);
         } else if roll < 75 {
             // A crash after the refund landed, before the step was marked done; on resume
             // the step is dispatched again, half of the time correctly (same step, same key:
@@ -331,7 +331,7 @@ impl Gen {
                 t,
                 &format!("agent run {run}  step {end_step}  tool=issue_refund  args={args}"),
             );
-            t = self.second_dispatch(worker, t, &order, amount, kf, first_key, &mut effects);
+            t = self.second_dispatch(worker, t, (&order, amount), kf, first_key, &mut effects);
         } else {
             let id = self.effect(sent + 90, &order, amount, keyed.then_some(key.as_str()));
             t = sent + 300 + self.rng.below(900) as i64;
@@ -388,8 +388,7 @@ impl Gen {
         &mut self,
         worker: usize,
         mut t: i64,
-        order: &str,
-        amount: i64,
+        (order, amount): (&str, i64),
         key: Option<&str>,
         first_key: Option<&str>,
         effects: &mut Vec<String>,

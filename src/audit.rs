@@ -8,6 +8,7 @@ use crate::finding::Finding;
 use crate::ingest::otlp::{Span, link};
 use crate::ingest::source::{self, InputError, Outcome};
 use crate::period;
+use crate::progress::Progress;
 use crate::report::{InputReport, Metrics, ProblemReport};
 use crate::rules;
 use crate::time::Timestamp;
@@ -50,13 +51,19 @@ impl Audit {
 /// Runs the whole audit. Fails only when the paths themselves cannot be resolved.
 pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
     let inputs = source::resolve(&cfg.paths, &cfg.excludes)?;
-    let outcomes = match cfg.threads {
-        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-            Ok(pool) => pool.install(|| source::read_all(&inputs, cfg.forced_format, &cfg.parse)),
-            Err(_) => source::read_all(&inputs, cfg.forced_format, &cfg.parse),
-        },
-        None => source::read_all(&inputs, cfg.forced_format, &cfg.parse),
-    };
+    // Every parallel stage (parsing, sorting, rules) runs in the one pool `--threads` sizes.
+    match cfg
+        .threads
+        .and_then(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().ok())
+    {
+        Some(pool) => pool.install(|| run_inputs(cfg, inputs)),
+        None => run_inputs(cfg, inputs),
+    }
+}
+
+fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, InputError> {
+    let progress = Progress::start(&inputs, cfg.progress);
+    let outcomes = source::read_all(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
     let mut events: Vec<Event> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
@@ -106,6 +113,7 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
     let model = correlate(events, &cfg.correlate);
     let findings = rules::run_all(&model, &cfg.rules);
     let findings = period::filter(findings, &model, &cfg.period);
+    progress.finish();
     Ok(Audit {
         inputs: reports,
         model,

@@ -22,6 +22,8 @@ pub struct AuditConfig {
     pub strict: bool,
     pub quiet: bool,
     pub threads: Option<usize>,
+    /// Show a progress bar on standard error (set by commands: a terminal, not `--quiet`).
+    pub progress: bool,
     /// `--since` / `--until`: the period effects must be created in (until exclusive).
     pub period: Period,
     /// `fail-on` from the config file; a `--fail-on` flag wins over it.
@@ -209,6 +211,7 @@ impl AuditConfig {
             strict: a.strict,
             quiet: a.quiet,
             threads: a.threads,
+            progress: false,
             period,
             fail_on,
             config_file,

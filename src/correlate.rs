@@ -299,7 +299,12 @@ impl Model {
 /// Builds the model from every input's events.
 pub fn correlate(mut events: Vec<Event>, opts: &CorrelateOptions) -> Model {
     // Time order, then input order: a dispatch precedes its attempts even across files.
-    events.sort_by_key(|e| (e.at, e.loc));
+    // A stable sort: events of one span share a time and a line and keep the parser's order,
+    // whatever the thread count.
+    {
+        use rayon::prelude::*;
+        events.par_sort_by_key(|e| (e.at, e.loc));
+    }
     let mut b = Builder::new(opts);
     for ev in events {
         b.add(ev);

@@ -18,6 +18,7 @@ pub mod ingest;
 pub mod metrics;
 pub mod money;
 pub mod period;
+pub mod progress;
 pub mod report;
 pub mod rules;
 pub mod time;

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One input to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,21 +178,47 @@ pub enum Outcome {
 }
 
 /// Reads every input, in parallel, returning results in input order.
-pub fn read_all(inputs: &[Input], forced: Option<Format>, opts: &ParseOptions) -> Vec<Outcome> {
+/// `read` counts the bytes read from the inputs (before decompression), for progress.
+pub fn read_all(
+    inputs: &[Input],
+    forced: Option<Format>,
+    opts: &ParseOptions,
+    read: &AtomicU64,
+) -> Vec<Outcome> {
     inputs
         .par_iter()
         .enumerate()
-        .map(|(i, input)| read_one(input, i as u32, forced, opts))
+        .map(|(i, input)| read_one(input, i as u32, forced, opts, read))
         .collect()
+}
+
+/// A reader that adds what it reads to a shared count.
+struct Counting<'a, R> {
+    inner: R,
+    read: &'a AtomicU64,
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 const SNIFF_BYTES: usize = 64 * 1024;
 
-fn read_one(input: &Input, index: u32, forced: Option<Format>, opts: &ParseOptions) -> Outcome {
-    let raw: Box<dyn Read + Send> = match &input.origin {
+fn read_one(
+    input: &Input,
+    index: u32,
+    forced: Option<Format>,
+    opts: &ParseOptions,
+    read: &AtomicU64,
+) -> Outcome {
+    let raw: Box<dyn Read + Send + '_> = match &input.origin {
         Origin::Stdin => Box::new(io::stdin()),
         Origin::File(p) => match File::open(p) {
-            Ok(f) => Box::new(f),
+            Ok(f) => Box::new(Counting { inner: f, read }),
             Err(e) => return Outcome::Unreadable(io_reason(&e)),
         },
     };
@@ -220,7 +247,7 @@ fn read_one(input: &Input, index: u32, forced: Option<Format>, opts: &ParseOptio
 }
 
 /// Wraps the reader in a gzip decoder when the stream starts with gzip's magic bytes.
-fn decompressing(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+fn decompressing<'a>(mut raw: Box<dyn Read + Send + 'a>) -> io::Result<Box<dyn Read + Send + 'a>> {
     let mut magic = [0u8; 2];
     let mut got = 0;
     while got < 2 {

@@ -139,21 +139,28 @@ impl Settings {
 }
 
 /// Runs every enabled rule and returns the findings in report order.
+/// Rules are pure functions of the model, so they run in parallel; their findings are
+/// concatenated in registry order and then sorted, so the result is the same whatever the
+/// thread count.
 pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
-    let mut all = Vec::new();
-    for rule in registry() {
-        let Level::On(severity) = settings.level_of(rule) else {
-            continue;
-        };
-        let mut found = Vec::new();
-        (rule.check)(model, settings, &mut found);
-        for mut f in found {
-            f.severity = severity;
-            f.evidence.sort();
-            f.evidence.dedup();
-            all.push(f);
-        }
-    }
+    use rayon::prelude::*;
+    let per_rule: Vec<Vec<Finding>> = registry()
+        .par_iter()
+        .map(|rule| {
+            let Level::On(severity) = settings.level_of(rule) else {
+                return Vec::new();
+            };
+            let mut found = Vec::new();
+            (rule.check)(model, settings, &mut found);
+            for f in &mut found {
+                f.severity = severity;
+                f.evidence.sort();
+                f.evidence.dedup();
+            }
+            found
+        })
+        .collect();
+    let mut all: Vec<Finding> = per_rule.into_iter().flatten().collect();
     all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     all
 }
