@@ -63,7 +63,8 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
 
 fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, InputError> {
     let progress = Progress::start(&inputs, cfg.progress);
-    let outcomes = source::read_all(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
+    let outcomes =
+        source::read_all_counting(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
     let mut events: Vec<Event> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());

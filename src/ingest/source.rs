@@ -178,8 +178,13 @@ pub enum Outcome {
 }
 
 /// Reads every input, in parallel, returning results in input order.
-/// `read` counts the bytes read from the inputs (before decompression), for progress.
-pub fn read_all(
+pub fn read_all(inputs: &[Input], forced: Option<Format>, opts: &ParseOptions) -> Vec<Outcome> {
+    read_all_counting(inputs, forced, opts, &AtomicU64::new(0))
+}
+
+/// [`read_all`], adding the bytes read from the inputs (before decompression) to `read`, for
+/// a progress bar.
+pub fn read_all_counting(
     inputs: &[Input],
     forced: Option<Format>,
     opts: &ParseOptions,
