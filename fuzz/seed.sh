@@ -9,4 +9,4 @@ target=parse_csv;     seed $target fixtures/*/*.csv fixtures/hostile/*.csv
 target=parse_records; seed $target fixtures/records*/*.csv
 target=parse_otlp;    seed $target fixtures/otlp*/*.json fixtures/otlp*/*.jsonl
 target=detect;        seed $target fixtures/*/* fixtures/hostile/*
-target=canonical;     seed $target fixtures/*/*.json
+target=canonical;     seed $target fixtures/*/*.json fixtures/*.expect.json fixtures/hostile/*.jsonl

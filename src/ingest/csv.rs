@@ -368,6 +368,23 @@ mod tests {
     }
 
     #[test]
+    fn crlf_rows_cite_the_line_they_start_on() {
+        // Found by the evidence test: the reader placed each row after a `\r\n` one line
+        // early, so findings cited the header.
+        let p = run(
+            "id,order_id,amount,currency,created\r\n\
+             rf_1,A-1,45.00,GBP,2026-11-03 14:02:11\r\n\
+             rf_2,\"A\r\n2\",45.00,GBP,2026-11-03 14:02:12\r\n\
+             rf_3,A-3,45.00,GBP,2026-11-03 14:02:13\n\
+             rf_4,A-4,45.00,GBP,2026-11-03 14:02:14\r\n",
+            &[],
+        );
+        let lines: Vec<u32> = p.events.iter().map(|e| e.loc.line).collect();
+        assert_eq!(lines, [2, 3, 5, 6]);
+        assert_eq!(p.stats.lines, 6);
+    }
+
+    #[test]
     fn mapped_columns_and_quoted_fields_spanning_lines() {
         let p = run(
             "Ref,Order Ref,amount_p,When,Note\n\
