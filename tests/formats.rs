@@ -6,27 +6,10 @@
 use assert_cmd::Command;
 use idem_audit::report::{FindingReport, Report};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel)
-}
-
-fn scan(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("idem-audit")
-        .unwrap()
-        .arg("scan")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{fixture, scan};
 
 fn report(paths: &[&Path], extra: &[&str]) -> Report {
     let mut args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();

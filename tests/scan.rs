@@ -3,27 +3,9 @@
 
 use assert_cmd::Command;
 use idem_audit::report::Report;
-use std::path::PathBuf;
 
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel)
-}
-
-fn scan(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("idem-audit")
-        .unwrap()
-        .arg("scan")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{fixture, scan};
 
 fn incident_json() -> Report {
     let trace = fixture("incident-a88214/trace.log");
