@@ -67,6 +67,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         source::read_all_counting(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
     let mut events: Vec<Event> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
+    let mut attrs = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
     for (input, outcome) in inputs.iter().zip(outcomes) {
@@ -98,6 +99,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                     .collect();
                 events.extend(parsed.events);
                 spans.extend(parsed.spans);
+                attrs.extend(parsed.attrs);
             }
             Outcome::NotALog(why) => report.note = Some(why),
             Outcome::Unreadable(why) => {
@@ -111,7 +113,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         reports.push(report);
     }
     link_spans(&spans, &mut events, &mut reports);
-    let model = correlate(events, &cfg.correlate);
+    let mut model = correlate(events, &cfg.correlate);
+    model.attrs = attrs.into_iter().collect();
     let findings = rules::run_all(&model, &cfg.rules);
     let findings = period::filter(findings, &model, &cfg.period);
     progress.finish();

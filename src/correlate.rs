@@ -4,7 +4,7 @@
 
 use crate::canonical::canonical;
 use crate::classify::FailureClass;
-use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc};
+use crate::event::{Attrs, CallRef, Event, EventKind, Lifecycle, Loc};
 use crate::money::{Currency, Money};
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
@@ -242,6 +242,9 @@ pub struct Model {
     /// The newest event of any kind: "now" for rules that ask how old something is.
     pub latest_event: Option<Timestamp>,
     pub max_skew: Duration,
+    /// Input attributes of events (JSON Lines' unknown fields), by where they were read:
+    /// carried for display only, no rule reads them.
+    pub attrs: FxHashMap<Loc, Attrs>,
 }
 
 impl Model {

@@ -15,6 +15,10 @@ pub struct Loc {
     pub line: u32,
 }
 
+/// Fields an input gave an event beyond what the audit reads (`reason`, `agent`...), as
+/// name and value text, in input order: for people reading a timeline, never for rules.
+pub type Attrs = Vec<(String, String)>;
+
 /// One thing that happened, at a time, read from one line (or span, or row).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {

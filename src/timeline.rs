@@ -4,7 +4,7 @@
 
 use crate::config::Period;
 use crate::correlate::{Dispatch, MatchedBy, Model, OutcomeKind};
-use crate::event::{Lifecycle, Loc};
+use crate::event::{Attrs, Lifecycle, Loc};
 use crate::finding::Finding;
 use crate::rules::support::amount_text;
 use crate::time::Timestamp;
@@ -46,6 +46,8 @@ pub struct Entry {
     /// `settlement`, `record`.
     pub what: &'static str,
     pub text: String,
+    /// The input's own attributes of the event (JSON Lines' unknown fields).
+    pub attrs: Attrs,
     /// Indexes into [`Timeline::findings`] of the findings that cite this line.
     pub findings: Vec<usize>,
 }
@@ -132,6 +134,14 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
         ));
     }
     entries.retain(|e| period.contains(e.at));
+    // A line's attributes go with the first thing it says, not again with its settlement.
+    for e in &mut entries {
+        if e.what != "settlement"
+            && let Some(a) = model.attrs.get(&e.loc)
+        {
+            e.attrs = a.clone();
+        }
+    }
     // Time order; at equal times, input order, then the order built (creation before settlement).
     entries.sort_by_key(|e| (e.at, e.loc));
 
@@ -168,6 +178,7 @@ fn entry(at: Timestamp, loc: Loc, side: Side, what: &'static str, text: String) 
         side,
         what,
         text,
+        attrs: Attrs::new(),
         findings: Vec::new(),
     }
 }

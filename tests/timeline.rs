@@ -182,3 +182,39 @@ fn by_run_and_by_key_and_nothing() {
     // One of --order, --run, --key is required.
     assert_eq!(timeline(&["fixtures/incident-a88214"]).0, Some(2));
 }
+
+#[test]
+fn unknown_jsonl_fields_show_as_attributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("effects.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","effect_id":"rf_1","kind":"refund","order":"A-1","amount_minor":4500,"currency":"GBP","settled_at":"2026-11-03T14:02:20Z","reason":"requested_by_customer"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:03:11Z","type":"effect","effect_id":"rf_2","kind":"refund","order":"A-1","amount_minor":4500,"currency":"GBP"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let (code, out) = timeline(&[p, "--order", "A-1", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let report: TimelineReport = serde_json::from_str(&out).unwrap();
+    let attrs: Vec<_> = report
+        .entries
+        .iter()
+        .map(|e| (e.what.as_str(), e.attrs.get("reason").map(String::as_str)))
+        .collect();
+    assert_eq!(
+        attrs,
+        vec![
+            ("effect", Some("requested_by_customer")),
+            ("settlement", None),
+            ("effect", None)
+        ]
+    );
+    let (_, text) = timeline(&[p, "--order", "A-1"]);
+    assert!(text.contains("{reason=requested_by_customer}"), "{text}");
+    assert_eq!(text.matches("reason=").count(), 1, "{text}");
+}

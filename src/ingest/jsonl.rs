@@ -1,5 +1,5 @@
 //! JSON Lines (SPEC §3.2): one object per line, `type` says which event it is. Unknown
-//! fields are accepted and ignored; `null` is the same as absent; an unknown `type` is
+//! fields are kept as the event's attributes (shown by `timeline`, read by no rule); `null` is the same as absent; an unknown `type` is
 //! ignored like an unrecognised text line; a line that is not a JSON object, or an event
 //! missing what it needs, is skipped with the reason.
 
@@ -7,7 +7,7 @@ use super::stamp::Clock;
 use super::{ParseOptions, Parsed, lines::for_each_line};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::{
-    Attempt, CallRef, Effect, Event, EventKind, Failure, Lifecycle, Loc, Response, RunEvent,
+    Attempt, Attrs, CallRef, Effect, Event, EventKind, Failure, Lifecycle, Loc, Response, RunEvent,
     StepEnd, ToolCall, state_means_not_happened,
 };
 use crate::money::{Currency, Money};
@@ -31,16 +31,16 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             return;
         }
         match st.line(bytes, opts) {
-            Ok(Some((at, kind))) => {
+            Ok(Some((at, kind, attrs))) => {
                 out.stats.events += 1;
-                out.events.push(Event {
-                    at,
-                    loc: Loc {
-                        input,
-                        line: line_no,
-                    },
-                    kind,
-                });
+                let loc = Loc {
+                    input,
+                    line: line_no,
+                };
+                if !attrs.is_empty() {
+                    out.attrs.push((loc, attrs));
+                }
+                out.events.push(Event { at, loc, kind });
             }
             Ok(None) => out.stats.ignored += 1,
             Err(why) => out.stats.skip(line_no, why),
@@ -55,7 +55,7 @@ struct State {
     last_call: Option<CallRef>,
 }
 
-type Line = Option<(crate::time::Timestamp, EventKind)>;
+type Line = Option<(crate::time::Timestamp, EventKind, Attrs)>;
 
 impl State {
     fn line(&mut self, bytes: &[u8], opts: &ParseOptions) -> Result<Line, String> {
@@ -83,11 +83,11 @@ impl State {
             "tool_call" => {
                 let call = f.call()?.ok_or("a tool_call needs `run` and `step`")?;
                 let tool = f.str("tool")?.ok_or("a tool_call needs `tool`")?;
-                let (args_raw, args) = match f.0.args {
+                let (args_raw, args) = match f.get("args") {
                     None => ("{}".to_string(), Value::Object(Map::new())),
                     // Arguments logged as a JSON string (as model APIs return them).
-                    Some(r) if r.get().starts_with('"') => {
-                        let s: String = serde_json::from_str(r.get())
+                    Some(r) if r.starts_with('"') => {
+                        let s: String = serde_json::from_str(r)
                             .map_err(|e| format!("`args` is not JSON: {e}"))?;
                         let v = serde_json::from_str(&s)
                             .map_err(|e| format!("`args` is a string but not JSON: {e}"))?;
@@ -95,9 +95,8 @@ impl State {
                     }
                     // As written, so rules can see its spelling (`4500.0`, key order).
                     Some(r) => (
-                        r.get().to_string(),
-                        serde_json::from_str(r.get())
-                            .map_err(|e| format!("`args` is not JSON: {e}"))?,
+                        r.to_string(),
+                        serde_json::from_str(r).map_err(|e| format!("`args` is not JSON: {e}"))?,
                     ),
                 };
                 self.last_call = Some(call.clone());
@@ -205,11 +204,11 @@ impl State {
             // `healthcheck`, `log`...: a line of the log, not an event of the audit.
             _ => return Ok(None),
         };
-        Ok(Some((self.stamp(&f, opts)?, kind)))
+        Ok(Some((self.stamp(&f, opts)?, kind, f.attrs())))
     }
 
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
-        match f.0.ts.map(RawValue::get) {
+        match f.get("ts") {
             None => Err("no `ts` field".into()),
             Some(t) if t.starts_with('"') => {
                 let s = f.str("ts")?.unwrap_or_default();
@@ -230,61 +229,75 @@ impl State {
 }
 
 /// The fields the audit reads, borrowed from the line as raw JSON and read only when the
-/// event type needs them: a line that is no event allocates nothing, and unknown fields are
-/// passed over without being built. `null` deserializes as `None`, the same as absent.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// event type needs them: a line that is no event builds nothing. `null` deserializes as
+/// `None`, the same as absent.
+#[derive(Default)]
 struct Raw<'a> {
-    #[serde(borrow)]
-    ts: Option<&'a RawValue>,
-    #[serde(borrow, rename = "type")]
-    ty: Option<&'a RawValue>,
-    #[serde(borrow)]
-    run: Option<&'a RawValue>,
-    #[serde(borrow)]
-    step: Option<&'a RawValue>,
-    #[serde(borrow)]
-    tool: Option<&'a RawValue>,
-    #[serde(borrow)]
-    args: Option<&'a RawValue>,
-    #[serde(borrow)]
-    attempt: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Option<&'a RawValue>,
-    #[serde(borrow)]
-    url: Option<&'a RawValue>,
-    #[serde(borrow)]
-    idempotency_key: Option<&'a RawValue>,
-    #[serde(borrow)]
-    error: Option<&'a RawValue>,
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow)]
-    status: Option<&'a RawValue>,
-    #[serde(borrow)]
-    effect_id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    replayed: Option<&'a RawValue>,
-    #[serde(borrow)]
-    amount_minor: Option<&'a RawValue>,
-    #[serde(borrow)]
-    amount_p: Option<&'a RawValue>,
-    #[serde(borrow)]
-    currency: Option<&'a RawValue>,
-    #[serde(borrow)]
-    event: Option<&'a RawValue>,
-    #[serde(borrow)]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow)]
-    order: Option<&'a RawValue>,
-    #[serde(borrow)]
-    order_id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    settled_at: Option<&'a RawValue>,
-    #[serde(borrow)]
-    state: Option<&'a RawValue>,
-    #[serde(borrow)]
-    state_at: Option<&'a RawValue>,
+    known: [Option<&'a RawValue>; KNOWN.len()],
+    /// Fields the audit does not read, in line order: kept as attributes (SPEC §3.2).
+    extra: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
+/// Every field name the audit reads; `Raw::known` holds them in this order.
+const KNOWN: [&str; 25] = [
+    "ts",
+    "type",
+    "run",
+    "step",
+    "tool",
+    "args",
+    "attempt",
+    "method",
+    "url",
+    "idempotency_key",
+    "error",
+    "message",
+    "status",
+    "effect_id",
+    "replayed",
+    "amount_minor",
+    "amount_p",
+    "currency",
+    "event",
+    "kind",
+    "order",
+    "order_id",
+    "settled_at",
+    "state",
+    "state_at",
+];
+
+/// A key borrowed from the line unless it holds escapes.
+#[derive(Deserialize)]
+struct Key<'a>(#[serde(borrow)] Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Raw<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Raw<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Raw<'de>, M::Error> {
+                let mut raw = Raw::default();
+                while let Some(Key(k)) = m.next_key::<Key>()? {
+                    let v: &RawValue = m.next_value()?;
+                    match KNOWN.iter().position(|n| *n == k) {
+                        // `null` is absent, as for a known field.
+                        Some(i) => raw.known[i] = (v.get() != "null").then_some(v),
+                        None if v.get() == "null" => {}
+                        None => raw.extra.push((k, v)),
+                    }
+                }
+                Ok(raw)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// Typed access to a line's fields, with reasons that name the field.
@@ -292,35 +305,22 @@ struct Fields<'a>(Raw<'a>);
 
 impl<'a> Fields<'a> {
     fn get(&self, k: &str) -> Option<&'a str> {
-        let r = &self.0;
-        let v = match k {
-            "ts" => r.ts,
-            "type" => r.ty,
-            "run" => r.run,
-            "step" => r.step,
-            "tool" => r.tool,
-            "attempt" => r.attempt,
-            "method" => r.method,
-            "url" => r.url,
-            "idempotency_key" => r.idempotency_key,
-            "error" => r.error,
-            "message" => r.message,
-            "status" => r.status,
-            "effect_id" => r.effect_id,
-            "replayed" => r.replayed,
-            "amount_minor" => r.amount_minor,
-            "amount_p" => r.amount_p,
-            "currency" => r.currency,
-            "event" => r.event,
-            "kind" => r.kind,
-            "order" => r.order,
-            "order_id" => r.order_id,
-            "settled_at" => r.settled_at,
-            "state" => r.state,
-            "state_at" => r.state_at,
-            _ => None,
-        };
-        v.map(RawValue::get)
+        let i = KNOWN.iter().position(|n| *n == k)?;
+        self.0.known[i].map(RawValue::get)
+    }
+
+    /// The fields the audit does not read, as `name`, value (a string unquoted, anything
+    /// else as its JSON text).
+    fn attrs(&self) -> Attrs {
+        self.0
+            .extra
+            .iter()
+            .map(|(k, v)| {
+                let text =
+                    serde_json::from_str::<String>(v.get()).unwrap_or_else(|_| v.get().to_string());
+                (k.to_string(), text)
+            })
+            .collect()
     }
 
     /// A JSON string, borrowed unless it holds escapes.
@@ -460,6 +460,37 @@ mod tests {
         assert_eq!(e.state.as_deref(), Some("settled"));
         assert!(e.happened && e.state_at.is_some());
         assert_eq!(p.events[6].at.display(), "2026-11-03T14:02:11.501Z");
+    }
+
+    #[test]
+    fn unknown_fields_are_kept_as_attributes() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","effect_id":"rf_1","kind":"refund","reason":"requested_by_customer","meta":{"agent":"billing"},"retries":2,"note":null,"re\u0061son2":"x"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:12Z","type":"run","run":"7f3a","event":"started"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:13Z","type":"healthcheck","latency_ms":9}"#,
+            "\n",
+        ));
+        assert_eq!(p.stats.events, 2);
+        let pairs = |v: &[(&str, &str)]| -> Attrs {
+            v.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            p.attrs,
+            vec![(
+                p.events[0].loc,
+                pairs(&[
+                    ("reason", "requested_by_customer"),
+                    ("meta", r#"{"agent":"billing"}"#),
+                    ("retries", "2"),
+                    ("reason2", "x"),
+                ])
+            )],
+            "strings unquoted, other values as JSON, nulls dropped; a line with none has none"
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod source;
 pub mod stamp;
 pub mod text;
 
-use crate::event::Event;
+use crate::event::{Attrs, Event, Loc};
 use chrono::{FixedOffset, NaiveDate};
 use serde::Serialize;
 
@@ -101,6 +101,8 @@ pub struct Parsed {
     pub stats: InputStats,
     /// OTLP spans, turned into events only once every input is read ([`otlp::link`]).
     pub spans: Vec<otlp::Span>,
+    /// Attributes of the events that have any, by where they were read.
+    pub attrs: Vec<(Loc, Attrs)>,
 }
 
 /// Parses one input of a known format.

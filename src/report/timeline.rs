@@ -4,6 +4,7 @@
 use super::{FindingReport, finding_report};
 use crate::timeline::{Side, Timeline};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 pub const SCHEMA: &str = "idem-audit.timeline.v1";
@@ -26,7 +27,21 @@ pub struct EntryReport {
     pub side: Side,
     pub what: String,
     pub text: String,
+    /// The input's own fields of the event beyond those the audit reads, when it has any.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
     pub findings: Vec<usize>,
+}
+
+impl EntryReport {
+    /// The text, then the attributes as `{name=value, ...}` for the line-oriented renderers.
+    fn text_with_attrs(&self) -> String {
+        if self.attrs.is_empty() {
+            return self.text.clone();
+        }
+        let attrs: Vec<String> = self.attrs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{}  {{{}}}", self.text, attrs.join(", "))
+    }
 }
 
 pub fn build(t: &Timeline, paths: &[&str]) -> TimelineReport {
@@ -44,6 +59,7 @@ pub fn build(t: &Timeline, paths: &[&str]) -> TimelineReport {
                 side: e.side,
                 what: e.what.to_string(),
                 text: e.text.clone(),
+                attrs: e.attrs.iter().cloned().collect(),
                 findings: e.findings.iter().map(|n| n + 1).collect(),
             })
             .collect(),
@@ -72,7 +88,7 @@ pub fn render_csv(r: &TimelineReport) -> Vec<u8> {
             &e.line.to_string(),
             side(e.side),
             &e.what,
-            &e.text,
+            &e.text_with_attrs(),
             &marks.join(";"),
         ]);
     }
@@ -117,7 +133,7 @@ pub fn render_text(r: &TimelineReport) -> Vec<u8> {
             e.at,
             source(e),
             side(e.side),
-            e.text
+            e.text_with_attrs()
         );
     }
     if !r.findings.is_empty() {
