@@ -9,6 +9,7 @@ use crate::ingest::otlp::{Span, link};
 use crate::ingest::source::{self, InputError, Outcome};
 use crate::period;
 use crate::progress::Progress;
+use crate::relevance::{self, Dropped};
 use crate::report::{InputReport, Metrics, ProblemReport};
 use crate::rules;
 use crate::time::Timestamp;
@@ -68,6 +69,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let mut events: Vec<Event> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
     let mut attrs = Vec::new();
+    let mut dropped = Dropped::default();
+    let mut deferred: Vec<(String, Vec<Event>)> = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
     for (input, outcome) in inputs.iter().zip(outcomes) {
@@ -100,6 +103,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                 events.extend(parsed.events);
                 spans.extend(parsed.spans);
                 attrs.extend(parsed.attrs);
+                dropped.merge(&parsed.dropped);
+                deferred.extend(parsed.deferred);
             }
             Outcome::NotALog(why) => report.note = Some(why),
             Outcome::Unreadable(why) => {
@@ -113,8 +118,15 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         reports.push(report);
     }
     link_spans(&spans, &mut events, &mut reports);
+    relevance::restore_resumed(&mut events, deferred);
     let mut model = correlate(events, &cfg.correlate);
     model.attrs = attrs.into_iter().collect();
+    // Dropped calls still show where the client traces begin and end.
+    if let Some((first, last)) = dropped.span {
+        let (a, b) = model.client_span.unwrap_or((first, last));
+        model.client_span = Some((a.min(first), b.max(last)));
+        model.latest_event = model.latest_event.max(Some(last));
+    }
     let findings = rules::run_all(&model, &cfg.rules);
     let findings = period::filter(findings, &model, &cfg.period);
     progress.finish();

@@ -147,6 +147,11 @@ pub struct InputArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+
+    /// Keep every call in memory, even those no rule can use (idle lookups and emails are
+    /// otherwise dropped as they are read). Slower; the findings are the same.
+    #[arg(long)]
+    pub keep_idle_calls: bool,
 }
 
 #[derive(Args, Debug, Clone)]

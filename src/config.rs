@@ -7,6 +7,7 @@ pub mod file;
 use crate::cli::{FailOn, InputArgs, InputFormat, KeyScheme};
 use crate::correlate::CorrelateOptions;
 use crate::ingest::{Format, ParseOptions};
+use crate::relevance::Relevance;
 use crate::rules::{self, Level, Settings};
 use crate::time::{Duration, Timestamp};
 use chrono::{FixedOffset, NaiveDate};
@@ -202,7 +203,14 @@ impl AuditConfig {
                 InputFormat::Otlp => Format::Otlp,
                 InputFormat::Records => Format::Records,
             }),
-            parse: ParseOptions { date, tz, csv_map },
+            parse: ParseOptions {
+                date,
+                tz,
+                csv_map,
+                relevance: (!a.keep_idle_calls).then(|| Relevance {
+                    tool_kinds: tool_kinds.clone(),
+                }),
+            },
             correlate: CorrelateOptions {
                 max_skew,
                 tool_kinds,

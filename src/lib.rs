@@ -1,6 +1,7 @@
 //! idem-audit: finds side effects that happened more than once, and why.
 //!
-//! The pipeline, one module per stage: [`ingest`] (bytes → [`event`]s) → [`correlate`]
+//! The pipeline, one module per stage: [`ingest`] (bytes → [`event`]s, with [`relevance`]
+//! dropping the calls no rule needs as they are read) → [`correlate`]
 //! (events → logical calls, attempts, effects and their matches) → [`rules`] (the model →
 //! [`finding`]s) → [`report`] (findings → bytes). Commands in [`cmd`] wire them together.
 
@@ -19,6 +20,7 @@ pub mod metrics;
 pub mod money;
 pub mod period;
 pub mod progress;
+pub mod relevance;
 pub mod report;
 pub mod rules;
 pub mod time;

@@ -4,6 +4,7 @@
 //! An expectation file holds: `args` (extra flags), `inputs` (paths inside the case folder;
 //! default: the folder itself), `exit`, `findings` (each a set of fields a finding must have;
 //! with `exhaustive`, these are all the findings) and `absent` (field sets no finding may match).
+//! Every case must also give the same bytes with `--keep-idle-calls`.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -48,8 +49,18 @@ fn check_case(expect_path: &Path) -> Result<(), String> {
     {
         cmd.arg(a.as_str().unwrap());
     }
+    let mut keep_all = Command::new(cmd.get_program());
+    keep_all.args(cmd.get_args()).arg("--keep-idle-calls");
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
+    // Dropping idle calls while reading is an optimisation: it must never change a report.
+    let unpruned = keep_all.output().unwrap();
+    if unpruned.stdout != out.stdout {
+        return Err(format!(
+            "{name}: the report differs with --keep-idle-calls:\n{}\n---\n{stdout}",
+            String::from_utf8_lossy(&unpruned.stdout)
+        ));
+    }
     let report: Value = serde_json::from_str(&stdout).map_err(|e| {
         format!(
             "{name}: output is not JSON ({e}): {stdout}\n{}",

@@ -9,7 +9,9 @@ use crate::report::timeline as render;
 use crate::timeline::{self, Subject};
 
 pub fn run(args: &TimelineArgs) -> anyhow::Result<u8> {
-    let cfg = AuditConfig::from_args(&args.input).map_err(anyhow::Error::msg)?;
+    let mut cfg = AuditConfig::from_args(&args.input).map_err(anyhow::Error::msg)?;
+    // A timeline shows every line of its subject, idle or not.
+    cfg.parse.relevance = None;
     let subject = match (&args.order, &args.run, &args.key) {
         (Some(o), _, _) => Subject::Order(o.clone()),
         (_, Some(r), _) => Subject::Run(r.clone()),

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use std::io::{self, Read};
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
-    let mut out = Parsed::default();
+    let mut out = Parsed::new(opts);
     let mut st = State {
         clock: Clock::new(opts),
         last_call: None,
@@ -40,7 +40,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
                 if !attrs.is_empty() {
                     out.attrs.push((loc, attrs));
                 }
-                out.events.push(Event { at, loc, kind });
+                out.push(Event { at, loc, kind });
             }
             Ok(None) => out.stats.ignored += 1,
             Err(why) => out.stats.skip(line_no, why),

@@ -15,6 +15,7 @@ pub mod stamp;
 pub mod text;
 
 use crate::event::{Attrs, Event, Loc};
+use crate::relevance::{Dropped, Filter, Relevance};
 use chrono::{FixedOffset, NaiveDate};
 use serde::Serialize;
 
@@ -52,6 +53,9 @@ pub struct ParseOptions {
     pub tz: FixedOffset,
     /// `--csv-map field=Column` entries.
     pub csv_map: Vec<(String, String)>,
+    /// Drop the events of calls no rule needs as they are read ([`crate::relevance`]);
+    /// `None` keeps every event (`timeline`, `--keep-idle-calls`).
+    pub relevance: Option<Relevance>,
 }
 
 impl Default for ParseOptions {
@@ -60,6 +64,7 @@ impl Default for ParseOptions {
             date: None,
             tz: FixedOffset::east_opt(0).expect("zero offset"),
             csv_map: Vec::new(),
+            relevance: None,
         }
     }
 }
@@ -103,6 +108,39 @@ pub struct Parsed {
     pub spans: Vec<otlp::Span>,
     /// Attributes of the events that have any, by where they were read.
     pub attrs: Vec<(Loc, Attrs)>,
+    /// Set when idle calls are dropped as they are read; its findings move to `dropped`
+    /// and `deferred` when the input ends.
+    filter: Option<Box<Filter>>,
+    pub dropped: Dropped,
+    /// Events of idle calls that matter only if their run (the `String`) was resumed.
+    pub deferred: Vec<(String, Vec<Event>)>,
+}
+
+impl Parsed {
+    pub fn new(opts: &ParseOptions) -> Self {
+        Parsed {
+            filter: opts.relevance.clone().map(|r| Box::new(Filter::new(r))),
+            ..Parsed::default()
+        }
+    }
+
+    /// Adds an event, unless the filter holds or drops it.
+    pub fn push(&mut self, ev: Event) {
+        match &mut self.filter {
+            Some(f) => f.push(ev, &mut self.events),
+            None => self.events.push(ev),
+        }
+    }
+
+    /// The input has ended: open calls are released, the filter's accounts taken.
+    fn finish(mut self) -> Self {
+        if let Some(mut f) = self.filter.take() {
+            f.finish(&mut self.events);
+            self.dropped = f.dropped;
+            self.deferred = f.deferred;
+        }
+        self
+    }
 }
 
 /// Parses one input of a known format.
@@ -112,13 +150,14 @@ pub fn parse(
     input: u32,
     opts: &ParseOptions,
 ) -> std::io::Result<Parsed> {
-    match format {
+    let parsed = match format {
         Format::Text => text::parse(reader, input, opts),
         Format::Jsonl => jsonl::parse(reader, input, opts),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),
         Format::Otlp => otlp::parse(reader, input, opts),
-    }
+    };
+    parsed.map(Parsed::finish)
 }
 
 /// A first line that is a JSON object with a `type` (or a timestamp) is JSON Lines; a stray

@@ -66,7 +66,7 @@ impl TextParser {
             first_tod: None,
             current_call: None,
             last_attempt: FxHashMap::default(),
-            out: Parsed::default(),
+            out: Parsed::new(opts),
         }
     }
 
@@ -87,7 +87,7 @@ impl TextParser {
         match verdict {
             Verdict::Event(at, kind) => {
                 self.out.stats.events += 1;
-                self.out.events.push(Event {
+                self.out.push(Event {
                     at,
                     loc: Loc {
                         input: self.input,

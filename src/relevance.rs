@@ -1,0 +1,232 @@
+//! Which client calls can matter to the audit, decided right after parsing so that a month
+//! of lookups and emails is never held in memory (issue 6). Most calls in an agent trace
+//! are idle: a single GET that got a 2xx, no key, a step that ended ok. No rule can fire on
+//! one, and no effect can be matched to one, so their events are dropped as soon as the
+//! step ends; only their times are kept, for the span the client traces cover.
+//!
+//! A call with a non-idempotent request (a POST that sent an email) is idle too unless its
+//! run was resumed: then `renumbered-step` compares it with what the run did after the
+//! resume. Such calls are *deferred* per run and restored once every input has been read,
+//! for the runs that have a resume anywhere in the inputs.
+//!
+//! Anything else keeps every event: a tool or URL naming an effect kind, arguments with an
+//! amount or currency (for `noncanonical-args`), a key, a retry, a failure, a non-2xx
+//! answer, an effect id, a second dispatch of the step, a step that did not end ok, or a
+//! call still open at the end of its input. The decision is per input: events of one call
+//! spread over several inputs are kept whole in each (an attempt without its tool call is
+//! always kept).
+
+use crate::correlate::effect_kind_of;
+use crate::event::{CallRef, Event, EventKind, Lifecycle};
+use crate::time::Timestamp;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+/// What decides relevance: `--tool-kind` mappings, as correlation uses them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Relevance {
+    pub tool_kinds: Vec<(String, String)>,
+}
+
+/// The calls an input had that no rule needs, for the accounting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dropped {
+    pub calls: u64,
+    pub events: u64,
+    /// Earliest and latest time of a dropped or deferred event.
+    pub span: Option<(Timestamp, Timestamp)>,
+}
+
+impl Dropped {
+    pub fn merge(&mut self, other: &Dropped) {
+        self.calls += other.calls;
+        self.events += other.events;
+        if let Some((a, b)) = other.span {
+            self.widen(a);
+            self.widen(b);
+        }
+    }
+
+    fn widen(&mut self, at: Timestamp) {
+        self.span = Some(match self.span {
+            None => (at, at),
+            Some((a, b)) => (a.min(at), b.max(at)),
+        });
+    }
+}
+
+/// A call whose events are held until its step ends.
+#[derive(Debug, Default)]
+struct Pending {
+    events: Vec<Event>,
+    attempts: u32,
+    answered: bool,
+    /// Every attempt was GET, HEAD or OPTIONS.
+    safe: bool,
+}
+
+/// Streams one input's events, passing on those that can matter.
+#[derive(Debug)]
+pub struct Filter {
+    relevance: Relevance,
+    pending: FxHashMap<CallRef, Pending>,
+    /// Calls found relevant: the rest of their events pass straight on.
+    kept: FxHashSet<CallRef>,
+    /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
+    pub deferred: Vec<(String, Vec<Event>)>,
+    pub dropped: Dropped,
+}
+
+impl Filter {
+    pub fn new(relevance: Relevance) -> Self {
+        Filter {
+            relevance,
+            pending: FxHashMap::default(),
+            kept: FxHashSet::default(),
+            deferred: Vec::new(),
+            dropped: Dropped::default(),
+        }
+    }
+
+    pub fn push(&mut self, ev: Event, out: &mut Vec<Event>) {
+        let Some(call) = ev.kind.call() else {
+            return out.push(ev);
+        };
+        if self.kept.contains(call) {
+            return out.push(ev);
+        }
+        let call = call.clone();
+        match self.pending.contains_key(&call) {
+            false => match &ev.kind {
+                EventKind::ToolCall(t) if self.idle_tool(&t.tool, &t.args_raw) => {
+                    let mut p = Pending {
+                        safe: true,
+                        ..Pending::default()
+                    };
+                    p.events.push(ev);
+                    self.pending.insert(call, p);
+                }
+                _ => self.keep(call, Vec::new(), ev, out),
+            },
+            true => {
+                if !self.still_idle(&call, &ev) {
+                    let held = self.pending.remove(&call).map(|p| p.events);
+                    return self.keep(call, held.unwrap_or_default(), ev, out);
+                }
+                let p = self.pending.get_mut(&call).expect("checked above");
+                let ended = matches!(ev.kind, EventKind::StepEnd(_));
+                p.events.push(ev);
+                if ended {
+                    let p = self.pending.remove(&call).expect("checked above");
+                    self.retire(call, p);
+                }
+            }
+        }
+    }
+
+    /// The end of the input: calls still open are kept, since later inputs may go on.
+    pub fn finish(&mut self, out: &mut Vec<Event>) {
+        let mut open: Vec<_> = self.pending.drain().flat_map(|(_, p)| p.events).collect();
+        // The map's order is arbitrary; correlation sorts anyway, but keep `out` stable.
+        open.sort_by_key(|e| e.loc);
+        out.extend(open);
+    }
+
+    fn keep(&mut self, call: CallRef, held: Vec<Event>, ev: Event, out: &mut Vec<Event>) {
+        out.extend(held);
+        out.push(ev);
+        self.kept.insert(call);
+    }
+
+    fn idle_tool(&self, tool: &str, args_raw: &str) -> bool {
+        effect_kind_of(tool, None, &self.relevance.tool_kinds).is_none()
+            && !contains_ignore_case(args_raw, "amount")
+            && !contains_ignore_case(args_raw, "currency")
+    }
+
+    /// Whether the call is still idle with `ev` added to what it has shown so far.
+    fn still_idle(&mut self, call: &CallRef, ev: &Event) -> bool {
+        let p = self.pending.get_mut(call).expect("pending call");
+        match &ev.kind {
+            // A second dispatch of the step: a step retry or a resume.
+            EventKind::ToolCall(_) | EventKind::Failure(_) | EventKind::Run(_) => false,
+            EventKind::Attempt(a) => {
+                p.attempts += 1;
+                let url_kind = effect_kind_of("", a.url.as_deref(), &[]);
+                p.safe &= a.method.as_deref().is_some_and(|m| {
+                    ["GET", "HEAD", "OPTIONS"]
+                        .iter()
+                        .any(|s| m.eq_ignore_ascii_case(s))
+                });
+                p.attempts == 1 && a.number == 1 && a.key.is_none() && url_kind.is_none()
+            }
+            EventKind::Response(r) => {
+                let idle = p.attempts == 1
+                    && !p.answered
+                    && (200..300).contains(&r.status)
+                    && r.effect_id.is_none()
+                    && !r.replayed
+                    && r.amount.is_none();
+                p.answered = true;
+                idle
+            }
+            EventKind::StepEnd(s) => s.ok && p.answered == (p.attempts == 1),
+            EventKind::Effect(_) | EventKind::Record(_) => true,
+        }
+    }
+
+    fn retire(&mut self, call: CallRef, p: Pending) {
+        self.dropped.calls += 1;
+        self.dropped.events += p.events.len() as u64;
+        for e in &p.events {
+            self.dropped.widen(e.at);
+        }
+        if !p.safe && p.attempts > 0 {
+            let mut events = p.events;
+            // The parsed arguments are the bulk of a call; they are parsed again from
+            // `args_raw` (which they were parsed from) if the run turns out to be resumed.
+            for e in &mut events {
+                if let EventKind::ToolCall(t) = &mut e.kind {
+                    t.args = Value::Null;
+                }
+            }
+            self.deferred.push((call.run, events));
+        }
+    }
+}
+
+/// Deferred idle calls matter only to runs resumed somewhere in the inputs: theirs are
+/// added to `events`, the rest dropped.
+pub fn restore_resumed(events: &mut Vec<Event>, deferred: Vec<(String, Vec<Event>)>) {
+    if deferred.is_empty() {
+        return;
+    }
+    let resumed: FxHashSet<&str> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Run(r) if r.what == Lifecycle::Resumed => Some(r.run.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut restored: Vec<Event> = deferred
+        .into_iter()
+        .filter(|(run, _)| resumed.contains(run.as_str()))
+        .flat_map(|(_, evs)| evs)
+        .collect();
+    for e in &mut restored {
+        if let EventKind::ToolCall(t) = &mut e.kind {
+            // It parsed when read, so it parses now; `Null` only if that ever changed.
+            t.args = serde_json::from_str(&t.args_raw).unwrap_or(Value::Null);
+        }
+    }
+    events.extend(restored);
+}
+
+fn contains_ignore_case(hay: &str, needle: &str) -> bool {
+    hay.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,141 @@
+use super::*;
+use crate::ingest::{Format, ParseOptions, Parsed, parse};
+
+fn read(text: &str) -> Parsed {
+    let opts = ParseOptions {
+        relevance: Some(Relevance::default()),
+        ..ParseOptions::default()
+    };
+    parse(Format::Text, &mut text.as_bytes(), 0, &opts).unwrap()
+}
+
+fn lines(events: &[Event]) -> Vec<u32> {
+    let mut l: Vec<u32> = events.iter().map(|e| e.loc.line).collect();
+    l.sort();
+    l.dedup();
+    l
+}
+
+const LOOKUP: &str = "\
+2026-11-01T00:00:04.085Z  agent run r1  step 2  tool=lookup_order  args={\"order\":\"A-1\"}
+2026-11-01T00:00:04.095Z  GET https://orders.internal/v1/orders  (attempt 1)
+2026-11-01T00:00:04.418Z  200 OK
+2026-11-01T00:00:04.420Z  agent run r1  step 2  ok
+";
+
+#[test]
+fn an_idle_lookup_is_dropped_but_its_time_is_kept() {
+    let p = read(LOOKUP);
+    assert!(p.events.is_empty(), "{:?}", p.events);
+    assert!(p.deferred.is_empty());
+    assert_eq!((p.dropped.calls, p.dropped.events), (1, 4));
+    let (first, last) = p.dropped.span.unwrap();
+    assert_eq!(first.display(), "2026-11-01T00:00:04.085Z");
+    assert_eq!(last.display(), "2026-11-01T00:00:04.420Z");
+    assert_eq!(
+        p.stats.events, 4,
+        "dropped lines still count as events read"
+    );
+}
+
+#[test]
+fn anything_a_rule_reads_keeps_the_call() {
+    let variants = [
+        // a tool naming an effect kind
+        LOOKUP.replace("lookup_order", "issue_refund"),
+        // a URL naming one
+        LOOKUP.replace("/v1/orders", "/v1/refunds"),
+        // an amount in the arguments (noncanonical-args)
+        LOOKUP.replace(r#"{"order":"A-1"}"#, r#"{"order":"A-1","amount":4.5}"#),
+        // a key
+        LOOKUP.replace("(attempt 1)", "Idempotency-Key: k1  (attempt 1)"),
+        // a non-2xx answer
+        LOOKUP.replace("200 OK", "404 Not Found"),
+        // a step that failed
+        LOOKUP.replace("step 2  ok", "step 2  failed  error=boom"),
+    ];
+    for v in variants {
+        let p = read(&v);
+        assert_eq!(lines(&p.events), vec![1, 2, 3, 4], "{v}");
+        assert_eq!(p.dropped.calls, 0, "{v}");
+    }
+}
+
+#[test]
+fn a_retry_or_a_second_dispatch_keeps_every_line() {
+    let retry = LOOKUP.replace(
+        "2026-11-01T00:00:04.418Z  200 OK\n",
+        "2026-11-01T00:00:14.095Z  ReadTimeoutError: read timeout=10\n\
+         2026-11-01T00:00:14.195Z  GET https://orders.internal/v1/orders  (attempt 2)\n\
+         2026-11-01T00:00:14.418Z  200 OK\n",
+    );
+    assert_eq!(lines(&read(&retry).events), vec![1, 2, 3, 4, 5, 6]);
+
+    let again = format!("{LOOKUP}{}", LOOKUP.replace("00:00:04", "00:00:09"));
+    let p = read(&again);
+    assert!(
+        p.events.is_empty() && p.dropped.calls == 2,
+        "a dispatch that ended ok and idle is forgotten: the next is judged on its own"
+    );
+    let overlapping = LOOKUP.replace(
+        "2026-11-01T00:00:04.418Z  200 OK\n",
+        "2026-11-01T00:00:04.418Z  200 OK\n\
+         2026-11-01T00:00:04.419Z  agent run r1  step 2  tool=lookup_order  args={\"order\":\"A-1\"}\n",
+    );
+    assert_eq!(lines(&read(&overlapping).events), vec![1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_call_still_open_at_the_end_is_kept() {
+    let open: String = LOOKUP.lines().take(3).map(|l| format!("{l}\n")).collect();
+    assert_eq!(lines(&read(&open).events), vec![1, 2, 3]);
+}
+
+const EMAIL: &str = "\
+2026-11-01T00:00:01.000Z  agent run r1  started
+2026-11-01T00:00:02.546Z  agent run r1  step 1  tool=send_email  args={\"order\":\"A-1\"}
+2026-11-01T00:00:02.556Z  POST https://mail.internal/v1/emails  (attempt 1)
+2026-11-01T00:00:02.701Z  200 OK
+2026-11-01T00:00:02.703Z  agent run r1  step 1  ok
+";
+
+#[test]
+fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
+    let p = read(EMAIL);
+    assert_eq!(lines(&p.events), vec![1], "only the run's start");
+    assert_eq!(p.deferred.len(), 1);
+    assert_eq!(p.deferred[0].0, "r1");
+    assert_eq!(p.deferred[0].1.len(), 4);
+
+    let mut events = p.events.clone();
+    restore_resumed(&mut events, p.deferred.clone());
+    assert_eq!(lines(&events), vec![1], "not resumed: dropped");
+
+    let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
+    let p = read(&resumed);
+    let mut events = p.events.clone();
+    restore_resumed(&mut events, p.deferred);
+    assert_eq!(lines(&events), vec![1, 2, 3, 4, 5, 6]);
+    let args = events.iter().find_map(|e| match &e.kind {
+        EventKind::ToolCall(t) => Some(t.args.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        args,
+        Some(serde_json::json!({"order": "A-1"})),
+        "parsed again"
+    );
+}
+
+#[test]
+fn without_relevance_every_event_is_kept() {
+    let p = parse(
+        Format::Text,
+        &mut LOOKUP.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(p.events.len(), 4);
+    assert_eq!(p.dropped, Dropped::default());
+}
