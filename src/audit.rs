@@ -66,7 +66,15 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let progress = Progress::start(&inputs, cfg.progress);
     let outcomes =
         source::read_all_counting(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
-    let mut events: Vec<Event> = Vec::new();
+    // Sized once: the events are the bulk of memory, and growing by doubling copies them.
+    let total: usize = outcomes
+        .iter()
+        .map(|o| match o {
+            Outcome::Parsed(_, p) => p.events.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut events: Vec<Event> = Vec::with_capacity(total);
     let mut spans: Vec<Span> = Vec::new();
     let mut attrs = Vec::new();
     let mut dropped = Dropped::default();

@@ -803,19 +803,37 @@ pub fn effect_kind_of(
     if let Some((_, kind)) = tool_kinds.iter().find(|(t, _)| t == tool) {
         return Some(kind.clone());
     }
-    let tool_lc = tool.to_ascii_lowercase();
     let path = url.map(|u| {
         let no_scheme = u.split_once("://").map_or(u, |(_, rest)| rest);
         let path = no_scheme.find('/').map_or("", |i| &no_scheme[i..]);
-        path.split(['?', '#'])
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase()
+        path.split(['?', '#']).next().unwrap_or("")
     });
+    let named = kinds_named_in(tool) | path.map_or(0, kinds_named_in);
     KNOWN_KINDS
         .iter()
-        .find(|k| tool_lc.contains(*k) || path.as_deref().is_some_and(|p| p.contains(*k)))
-        .map(|k| k.to_string())
+        .enumerate()
+        .find(|(i, _)| named & (1 << i) != 0)
+        .map(|(_, k)| k.to_string())
+}
+
+/// Which of [`KNOWN_KINDS`] `text` names, any case, as a bit per kind. Without allocating:
+/// this runs for every tool call and request read.
+fn kinds_named_in(text: &str) -> u32 {
+    let b = text.as_bytes();
+    let mut named = 0;
+    for i in 0..b.len() {
+        if !matches!(b[i].to_ascii_lowercase(), b'r' | b'c' | b'p' | b't') {
+            continue;
+        }
+        for (k, kind) in KNOWN_KINDS.iter().enumerate() {
+            if b[i..].len() >= kind.len()
+                && b[i..i + kind.len()].eq_ignore_ascii_case(kind.as_bytes())
+            {
+                named |= 1 << k;
+            }
+        }
+    }
+    named
 }
 
 /// The order and amount a call's arguments name, for matching by order and time.
@@ -887,6 +905,15 @@ mod tests {
         assert_eq!(
             effect_kind_of("lookup_customer", Some("https://crm/v1/customers"), &[]),
             None
+        );
+        assert_eq!(
+            effect_kind_of("IssueRefund", None, &[]).as_deref(),
+            Some("refund")
+        );
+        assert_eq!(
+            effect_kind_of("capture_charge", Some("https://p/v1/REFUNDS"), &[]).as_deref(),
+            Some("refund"),
+            "the first kind of the list named anywhere"
         );
         let map = vec![("send_money".to_string(), "payout".to_string())];
         assert_eq!(

@@ -95,30 +95,39 @@ impl Filter {
         if self.kept.contains(call) {
             return out.push(ev);
         }
-        let call = call.clone();
-        match self.pending.contains_key(&call) {
-            false => match &ev.kind {
+        // Looked up by reference: a call's run is cloned once, not once per line.
+        match self.pending.get_mut(call) {
+            None => match &ev.kind {
                 EventKind::ToolCall(t) if self.idle_tool(&t.tool, &t.args_raw) => {
-                    let mut p = Pending {
-                        safe: true,
-                        ..Pending::default()
-                    };
-                    p.events.push(ev);
-                    self.pending.insert(call, p);
+                    let call = call.clone();
+                    self.pending.insert(
+                        call,
+                        Pending {
+                            events: vec![ev],
+                            safe: true,
+                            ..Pending::default()
+                        },
+                    );
                 }
-                _ => self.keep(call, Vec::new(), ev, out),
+                _ => {
+                    self.kept.insert(call.clone());
+                    out.push(ev);
+                }
             },
-            true => {
-                if !self.still_idle(&call, &ev) {
-                    let held = self.pending.remove(&call).map(|p| p.events);
-                    return self.keep(call, held.unwrap_or_default(), ev, out);
-                }
-                let p = self.pending.get_mut(&call).expect("checked above");
+            Some(p) => {
+                let idle = still_idle(p, &ev);
                 let ended = matches!(ev.kind, EventKind::StepEnd(_));
-                p.events.push(ev);
-                if ended {
-                    let p = self.pending.remove(&call).expect("checked above");
+                if idle && !ended {
+                    return p.events.push(ev);
+                }
+                let (call, mut p) = self.pending.remove_entry(call).expect("pending");
+                if idle {
+                    p.events.push(ev);
                     self.retire(call, p);
+                } else {
+                    out.extend(p.events);
+                    out.push(ev);
+                    self.kept.insert(call);
                 }
             }
         }
@@ -132,47 +141,10 @@ impl Filter {
         out.extend(open);
     }
 
-    fn keep(&mut self, call: CallRef, held: Vec<Event>, ev: Event, out: &mut Vec<Event>) {
-        out.extend(held);
-        out.push(ev);
-        self.kept.insert(call);
-    }
-
     fn idle_tool(&self, tool: &str, args_raw: &str) -> bool {
         effect_kind_of(tool, None, &self.relevance.tool_kinds).is_none()
             && !contains_ignore_case(args_raw, "amount")
             && !contains_ignore_case(args_raw, "currency")
-    }
-
-    /// Whether the call is still idle with `ev` added to what it has shown so far.
-    fn still_idle(&mut self, call: &CallRef, ev: &Event) -> bool {
-        let p = self.pending.get_mut(call).expect("pending call");
-        match &ev.kind {
-            // A second dispatch of the step: a step retry or a resume.
-            EventKind::ToolCall(_) | EventKind::Failure(_) | EventKind::Run(_) => false,
-            EventKind::Attempt(a) => {
-                p.attempts += 1;
-                let url_kind = effect_kind_of("", a.url.as_deref(), &[]);
-                p.safe &= a.method.as_deref().is_some_and(|m| {
-                    ["GET", "HEAD", "OPTIONS"]
-                        .iter()
-                        .any(|s| m.eq_ignore_ascii_case(s))
-                });
-                p.attempts == 1 && a.number == 1 && a.key.is_none() && url_kind.is_none()
-            }
-            EventKind::Response(r) => {
-                let idle = p.attempts == 1
-                    && !p.answered
-                    && (200..300).contains(&r.status)
-                    && r.effect_id.is_none()
-                    && !r.replayed
-                    && r.amount.is_none();
-                p.answered = true;
-                idle
-            }
-            EventKind::StepEnd(s) => s.ok && p.answered == (p.attempts == 1),
-            EventKind::Effect(_) | EventKind::Record(_) => true,
-        }
     }
 
     fn retire(&mut self, call: CallRef, p: Pending) {
@@ -220,6 +192,36 @@ pub fn restore_resumed(events: &mut Vec<Event>, deferred: Vec<(String, Vec<Event
         }
     }
     events.extend(restored);
+}
+
+/// Whether the call is still idle with `ev` added to what it has shown so far.
+fn still_idle(p: &mut Pending, ev: &Event) -> bool {
+    match &ev.kind {
+        // A second dispatch of the step: a step retry or a resume.
+        EventKind::ToolCall(_) | EventKind::Failure(_) | EventKind::Run(_) => false,
+        EventKind::Attempt(a) => {
+            p.attempts += 1;
+            let url_kind = effect_kind_of("", a.url.as_deref(), &[]);
+            p.safe &= a.method.as_deref().is_some_and(|m| {
+                ["GET", "HEAD", "OPTIONS"]
+                    .iter()
+                    .any(|s| m.eq_ignore_ascii_case(s))
+            });
+            p.attempts == 1 && a.number == 1 && a.key.is_none() && url_kind.is_none()
+        }
+        EventKind::Response(r) => {
+            let idle = p.attempts == 1
+                && !p.answered
+                && (200..300).contains(&r.status)
+                && r.effect_id.is_none()
+                && !r.replayed
+                && r.amount.is_none();
+            p.answered = true;
+            idle
+        }
+        EventKind::StepEnd(s) => s.ok && p.answered == (p.attempts == 1),
+        EventKind::Effect(_) | EventKind::Record(_) => true,
+    }
 }
 
 fn contains_ignore_case(hay: &str, needle: &str) -> bool {

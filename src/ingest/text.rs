@@ -682,8 +682,12 @@ fn parse_u32(b: &[u8]) -> Option<u32> {
 }
 
 /// Bytes as text; invalid UTF-8 is replaced, never fatal.
+/// Invalid UTF-8 replaced; the valid case (nearly every field) checked by the faster path.
 fn text(b: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(b)
+    match std::str::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
 }
 
 #[cfg(test)]
