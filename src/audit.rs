@@ -78,7 +78,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let mut spans: Vec<Span> = Vec::new();
     let mut attrs = Vec::new();
     let mut dropped = Dropped::default();
-    let mut deferred: Vec<(String, Vec<Event>)> = Vec::new();
+    let mut deferred = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
     for (input, outcome) in inputs.iter().zip(outcomes) {

@@ -20,7 +20,6 @@ use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle};
 use crate::time::Timestamp;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::Value;
 
 /// What decides relevance: `--tool-kind` mappings, as correlation uses them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -73,7 +72,7 @@ pub struct Filter {
     /// Calls found relevant: the rest of their events pass straight on.
     kept: FxHashSet<CallRef>,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
-    pub deferred: Vec<(String, Vec<Event>)>,
+    pub deferred: Vec<Deferred>,
     pub dropped: Dropped,
 }
 
@@ -154,22 +153,14 @@ impl Filter {
             self.dropped.widen(e.at);
         }
         if !p.safe && p.attempts > 0 {
-            let mut events = p.events;
-            // The parsed arguments are the bulk of a call; they are parsed again from
-            // `args_raw` (which they were parsed from) if the run turns out to be resumed.
-            for e in &mut events {
-                if let EventKind::ToolCall(t) = &mut e.kind {
-                    t.args = Value::Null;
-                }
-            }
-            self.deferred.push((call.run, events));
+            self.deferred.push(Deferred::pack(call, p.events));
         }
     }
 }
 
 /// Deferred idle calls matter only to runs resumed somewhere in the inputs: theirs are
 /// added to `events`, the rest dropped.
-pub fn restore_resumed(events: &mut Vec<Event>, deferred: Vec<(String, Vec<Event>)>) {
+pub fn restore_resumed(events: &mut Vec<Event>, deferred: Vec<Deferred>) {
     if deferred.is_empty() {
         return;
     }
@@ -180,17 +171,11 @@ pub fn restore_resumed(events: &mut Vec<Event>, deferred: Vec<(String, Vec<Event
             _ => None,
         })
         .collect();
-    let mut restored: Vec<Event> = deferred
+    let restored: Vec<Event> = deferred
         .into_iter()
-        .filter(|(run, _)| resumed.contains(run.as_str()))
-        .flat_map(|(_, evs)| evs)
+        .filter(|d| resumed.contains(d.run()))
+        .flat_map(Deferred::into_events)
         .collect();
-    for e in &mut restored {
-        if let EventKind::ToolCall(t) = &mut e.kind {
-            // It parsed when read, so it parses now; `Null` only if that ever changed.
-            t.args = serde_json::from_str(&t.args_raw).unwrap_or(Value::Null);
-        }
-    }
     events.extend(restored);
 }
 
@@ -229,6 +214,9 @@ fn contains_ignore_case(hay: &str, needle: &str) -> bool {
         .windows(needle.len())
         .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
+
+mod deferred;
+pub use deferred::Deferred;
 
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,7 @@ pub mod stamp;
 pub mod text;
 
 use crate::event::{Attrs, Event, Loc};
-use crate::relevance::{Dropped, Filter, Relevance};
+use crate::relevance::{Deferred, Dropped, Filter, Relevance};
 use chrono::{FixedOffset, NaiveDate};
 use serde::Serialize;
 
@@ -113,7 +113,7 @@ pub struct Parsed {
     filter: Option<Box<Filter>>,
     pub dropped: Dropped,
     /// Events of idle calls that matter only if their run (the `String`) was resumed.
-    pub deferred: Vec<(String, Vec<Event>)>,
+    pub deferred: Vec<Deferred>,
 }
 
 impl Parsed {

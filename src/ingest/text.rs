@@ -243,6 +243,8 @@ impl TextParser {
             Some(b"failed") => false,
             _ => return Ok(None),
         };
+        // The step is over: a month of calls must not pile up here.
+        self.last_attempt.remove(&call);
         Ok(Some(EventKind::StepEnd(StepEnd {
             call,
             ok,
@@ -281,7 +283,12 @@ impl TextParser {
         let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
         let call = self.call_of(f)?;
         if let Some(c) = &call {
-            self.last_attempt.insert(c.clone(), number);
+            match self.last_attempt.get_mut(c) {
+                Some(n) => *n = number,
+                None => {
+                    self.last_attempt.insert(c.clone(), number);
+                }
+            }
         }
         let key = f
             .token(b"idempotency_key")

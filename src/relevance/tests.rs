@@ -104,8 +104,22 @@ fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
     let p = read(EMAIL);
     assert_eq!(lines(&p.events), vec![1], "only the run's start");
     assert_eq!(p.deferred.len(), 1);
-    assert_eq!(p.deferred[0].0, "r1");
-    assert_eq!(p.deferred[0].1.len(), 4);
+    assert_eq!(p.deferred[0].run(), "r1");
+    assert!(
+        matches!(p.deferred[0], Deferred::Packed(_)),
+        "the usual shape is packed"
+    );
+    let unpacked = p.deferred[0].clone().into_events();
+    let mut unfiltered = parse(
+        Format::Text,
+        &mut EMAIL.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap()
+    .events;
+    unfiltered.remove(0);
+    assert_eq!(unpacked, unfiltered, "unpacked exactly as read");
 
     let mut events = p.events.clone();
     restore_resumed(&mut events, p.deferred.clone());
@@ -138,4 +152,22 @@ fn without_relevance_every_event_is_kept() {
     .unwrap();
     assert_eq!(p.events.len(), 4);
     assert_eq!(p.dropped, Dropped::default());
+}
+
+#[test]
+fn an_unusual_shape_is_deferred_as_it_was_read() {
+    let events = parse(
+        Format::Text,
+        &mut EMAIL.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap()
+    .events;
+    let call = events[1].kind.call().unwrap().clone();
+    let three = events[1..4].to_vec();
+    let d = Deferred::pack(call, three.clone());
+    assert!(matches!(d, Deferred::Loose(..)));
+    assert_eq!(d.run(), "r1");
+    assert_eq!(d.into_events(), three);
 }

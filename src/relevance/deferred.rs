@@ -1,0 +1,146 @@
+//! An idle call set aside until every input is read, in a third of the memory of its events:
+//! a month of emails is held this way. The usual shape (a tool call, one request, its
+//! answer, the step's end) is packed; anything else is kept as events.
+
+use crate::classify::FailureClass;
+use crate::event::{Attempt, CallRef, Event, EventKind, Loc, Response, StepEnd, ToolCall};
+use crate::time::Timestamp;
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Deferred {
+    Packed(Box<PackedCall>),
+    Loose(String, Vec<Event>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackedCall {
+    call: CallRef,
+    tool: Box<str>,
+    /// The arguments as written; parsed again on restoring (they were parsed from it).
+    args_raw: Box<str>,
+    number: u32,
+    method: Option<Box<str>>,
+    url: Option<Box<str>>,
+    status: u16,
+    class: FailureClass,
+    answers: Option<u32>,
+    message: Box<str>,
+    end_error: Option<Box<str>>,
+    /// Time and line of the tool call, the request, the answer and the step's end.
+    stamps: [(Timestamp, Loc); 4],
+}
+
+impl Deferred {
+    pub fn run(&self) -> &str {
+        match self {
+            Deferred::Packed(p) => &p.call.run,
+            Deferred::Loose(run, _) => run,
+        }
+    }
+
+    pub fn pack(call: CallRef, events: Vec<Event>) -> Deferred {
+        let [a, b, c, d] = match <[Event; 4]>::try_from(events) {
+            Ok(four) => four,
+            Err(events) => return Deferred::Loose(call.run, events),
+        };
+        let stamps = [(a.at, a.loc), (b.at, b.loc), (c.at, c.loc), (d.at, d.loc)];
+        let same = |c: &Option<CallRef>| c.as_ref() == Some(&call);
+        match (a.kind, b.kind, c.kind, d.kind) {
+            (
+                EventKind::ToolCall(t),
+                EventKind::Attempt(at),
+                EventKind::Response(r),
+                EventKind::StepEnd(e),
+            ) if t.call == call
+                && same(&at.call)
+                && same(&r.call)
+                && e.call == call
+                && at.key.is_none()
+                && r.effect_id.is_none()
+                && !r.replayed
+                && r.amount.is_none()
+                && e.ok =>
+            {
+                Deferred::Packed(Box::new(PackedCall {
+                    call,
+                    tool: t.tool.into(),
+                    args_raw: t.args_raw.into(),
+                    number: at.number,
+                    method: at.method.map(Into::into),
+                    url: at.url.map(Into::into),
+                    status: r.status,
+                    class: r.class,
+                    answers: r.attempt,
+                    message: r.message.into(),
+                    end_error: e.error.map(Into::into),
+                    stamps,
+                }))
+            }
+            (ka, kb, kc, kd) => {
+                let events = [ka, kb, kc, kd]
+                    .into_iter()
+                    .zip(stamps)
+                    .map(|(kind, (at, loc))| Event { at, loc, kind })
+                    .collect();
+                Deferred::Loose(call.run, events)
+            }
+        }
+    }
+
+    /// The events again, as read.
+    pub fn into_events(self) -> Vec<Event> {
+        let p = match self {
+            Deferred::Loose(_, events) => return events,
+            Deferred::Packed(p) => *p,
+        };
+        let ev = |i: usize, kind| Event {
+            at: p.stamps[i].0,
+            loc: p.stamps[i].1,
+            kind,
+        };
+        let call = || Some(p.call.clone());
+        vec![
+            ev(
+                0,
+                EventKind::ToolCall(ToolCall {
+                    call: p.call.clone(),
+                    tool: p.tool.to_string(),
+                    args: serde_json::from_str(&p.args_raw).unwrap_or(Value::Null),
+                    args_raw: p.args_raw.to_string(),
+                }),
+            ),
+            ev(
+                1,
+                EventKind::Attempt(Attempt {
+                    call: call(),
+                    number: p.number,
+                    method: p.method.as_deref().map(String::from),
+                    url: p.url.as_deref().map(String::from),
+                    key: None,
+                }),
+            ),
+            ev(
+                2,
+                EventKind::Response(Response {
+                    call: call(),
+                    attempt: p.answers,
+                    status: p.status,
+                    class: p.class,
+                    effect_id: None,
+                    replayed: false,
+                    amount: None,
+                    message: p.message.to_string(),
+                }),
+            ),
+            ev(
+                3,
+                EventKind::StepEnd(StepEnd {
+                    call: p.call.clone(),
+                    ok: true,
+                    error: p.end_error.as_deref().map(String::from),
+                }),
+            ),
+        ]
+    }
+}
