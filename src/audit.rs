@@ -66,15 +66,9 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let progress = Progress::start(&inputs, cfg.progress);
     let outcomes =
         source::read_all_counting(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
-    // Sized once: the events are the bulk of memory, and growing by doubling copies them.
-    let total: usize = outcomes
-        .iter()
-        .map(|o| match o {
-            Outcome::Parsed(_, p) => p.events.len(),
-            _ => 0,
-        })
-        .sum();
-    let mut events: Vec<Event> = Vec::with_capacity(total);
+    // Each input's events, joined once at the end: growing one vector by doubling would
+    // copy the bulk of memory several times.
+    let mut parts: Vec<Vec<Event>> = Vec::with_capacity(inputs.len() + 2);
     let mut spans: Vec<Span> = Vec::new();
     let mut attrs = Vec::new();
     let mut dropped = Dropped::default();
@@ -108,7 +102,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                         reason: p.reason,
                     })
                     .collect();
-                events.extend(parsed.events);
+                parts.push(parsed.events);
                 spans.extend(parsed.spans);
                 attrs.extend(parsed.attrs);
                 dropped.merge(&parsed.dropped);
@@ -125,8 +119,13 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         }
         reports.push(report);
     }
-    link_spans(&spans, &mut events, &mut reports);
-    relevance::restore_resumed(&mut events, deferred);
+    parts.push(link_spans(&spans, &mut reports));
+    let restored = relevance::restore_resumed(&parts, deferred);
+    parts.push(restored);
+    let mut events: Vec<Event> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        events.extend(part);
+    }
     let mut model = correlate(events, &cfg.correlate);
     model.attrs = attrs.into_iter().collect();
     // Dropped calls still show where the client traces begin and end.
@@ -150,9 +149,9 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
 /// OTLP spans from every input become events only now: a trace's spans are spread over lines
 /// and files, children before parents. Each span counts once for its input, as events when
 /// it became some and as ignored otherwise.
-fn link_spans(spans: &[Span], events: &mut Vec<Event>, reports: &mut [InputReport]) {
+fn link_spans(spans: &[Span], reports: &mut [InputReport]) -> Vec<Event> {
     if spans.is_empty() {
-        return;
+        return Vec::new();
     }
     let linked = link::link(spans);
     for (span, used) in spans.iter().zip(&linked.used) {
@@ -164,5 +163,5 @@ fn link_spans(spans: &[Span], events: &mut Vec<Event>, reports: &mut [InputRepor
             }
         }
     }
-    events.extend(linked.events.into_iter().map(|(_, e)| e));
+    linked.events.into_iter().map(|(_, e)| e).collect()
 }

@@ -351,7 +351,8 @@ impl<'o> Builder<'o> {
         let (at, loc) = (ev.at, ev.loc);
         match ev.kind {
             EventKind::ToolCall(t) => {
-                let d = self.new_dispatch(t.call, t.tool, t.args_raw, t.args, Some((at, loc)));
+                let args = t.parsed_args();
+                let d = self.new_dispatch(t.call, t.tool, t.args_raw, args, Some((at, loc)));
                 self.refresh_kind(d, None);
             }
             EventKind::Attempt(a) => {

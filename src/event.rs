@@ -54,8 +54,22 @@ pub struct ToolCall {
     pub tool: String,
     /// The arguments as written, for rules that look at their spelling.
     pub args_raw: String,
-    /// The arguments parsed (JSON), for canonical comparison and field lookup.
+    /// The arguments parsed (JSON), for canonical comparison and field lookup. A parser
+    /// may leave this `Null` when `args_raw` is the JSON it stands for: most calls are
+    /// dropped as idle before anything reads them ([`ToolCall::parsed_args`] parses then).
     pub args: serde_json::Value,
+}
+
+impl ToolCall {
+    /// The arguments as JSON, parsing `args_raw` if the parser left them unparsed.
+    pub fn parsed_args(&self) -> serde_json::Value {
+        match &self.args {
+            serde_json::Value::Null => {
+                serde_json::from_str(&self.args_raw).unwrap_or(serde_json::Value::Null)
+            }
+            v => v.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

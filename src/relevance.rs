@@ -99,10 +99,13 @@ impl Filter {
             None => match &ev.kind {
                 EventKind::ToolCall(t) if self.idle_tool(&t.tool, &t.args_raw) => {
                     let call = call.clone();
+                    // A tool call, a request, its answer, the step's end.
+                    let mut events = Vec::with_capacity(4);
+                    events.push(ev);
                     self.pending.insert(
                         call,
                         Pending {
-                            events: vec![ev],
+                            events,
                             safe: true,
                             ..Pending::default()
                         },
@@ -158,25 +161,25 @@ impl Filter {
     }
 }
 
-/// Deferred idle calls matter only to runs resumed somewhere in the inputs: theirs are
-/// added to `events`, the rest dropped.
-pub fn restore_resumed(events: &mut Vec<Event>, deferred: Vec<Deferred>) {
+/// Deferred idle calls matter only to runs resumed somewhere in the inputs (`parts`, the
+/// events of each): the events of theirs, the rest dropped.
+pub fn restore_resumed(parts: &[Vec<Event>], deferred: Vec<Deferred>) -> Vec<Event> {
     if deferred.is_empty() {
-        return;
+        return Vec::new();
     }
-    let resumed: FxHashSet<&str> = events
+    let resumed: FxHashSet<&str> = parts
         .iter()
+        .flatten()
         .filter_map(|e| match &e.kind {
             EventKind::Run(r) if r.what == Lifecycle::Resumed => Some(r.run.as_str()),
             _ => None,
         })
         .collect();
-    let restored: Vec<Event> = deferred
+    deferred
         .into_iter()
         .filter(|d| resumed.contains(d.run()))
         .flat_map(Deferred::into_events)
-        .collect();
-    events.extend(restored);
+        .collect()
 }
 
 /// Whether the call is still idle with `ev` added to what it has shown so far.

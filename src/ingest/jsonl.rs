@@ -13,8 +13,8 @@ use crate::event::{
 use crate::money::{Currency, Money};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::io::{self, Read};
 
@@ -83,28 +83,26 @@ impl State {
             "tool_call" => {
                 let call = f.call()?.ok_or("a tool_call needs `run` and `step`")?;
                 let tool = f.str("tool")?.ok_or("a tool_call needs `tool`")?;
-                let (args_raw, args) = match f.get("args") {
-                    None => ("{}".to_string(), Value::Object(Map::new())),
+                // Checked here without building them: correlation parses the calls it keeps.
+                let args_raw = match f.get("args") {
+                    None => "{}".to_string(),
                     // Arguments logged as a JSON string (as model APIs return them).
                     Some(r) if r.starts_with('"') => {
                         let s: String = serde_json::from_str(r)
                             .map_err(|e| format!("`args` is not JSON: {e}"))?;
-                        let v = serde_json::from_str(&s)
+                        serde_json::from_str::<IgnoredAny>(&s)
                             .map_err(|e| format!("`args` is a string but not JSON: {e}"))?;
-                        (s, v)
+                        s
                     }
                     // As written, so rules can see its spelling (`4500.0`, key order).
-                    Some(r) => (
-                        r.to_string(),
-                        serde_json::from_str(r).map_err(|e| format!("`args` is not JSON: {e}"))?,
-                    ),
+                    Some(r) => r.to_string(),
                 };
                 self.last_call = Some(call.clone());
                 EventKind::ToolCall(ToolCall {
                     call,
                     tool: tool.into_owned(),
                     args_raw,
-                    args,
+                    args: Value::Null,
                 })
             }
             "attempt" => EventKind::Attempt(Attempt {
@@ -539,7 +537,7 @@ mod tests {
         let EventKind::ToolCall(t) = &p.events[1].kind else {
             panic!()
         };
-        assert_eq!(t.args["a"], 1);
+        assert_eq!(t.parsed_args()["a"], 1);
     }
 
     #[test]

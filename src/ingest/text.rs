@@ -13,6 +13,7 @@ use crate::time::{
 };
 use chrono::Datelike;
 use rustc_hash::FxHashMap;
+use serde::de::IgnoredAny;
 use std::borrow::Cow;
 use std::io::{self, Read};
 
@@ -226,8 +227,9 @@ impl TextParser {
             }
             // No default: the arguments are part of the logical call and of its key.
             let raw = f.token(b"args").ok_or("tool call without `args=`")?;
-            let args = serde_json::from_slice(raw)
-                .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(raw)))
+            // Checked here without building them: correlation parses the calls it keeps.
+            serde_json::from_slice::<IgnoredAny>(raw)
+                .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
                 .map_err(|e| format!("tool call args are not JSON: {e}"))?;
             self.current_call = Some(call.clone());
             self.last_attempt.remove(&call);
@@ -235,7 +237,7 @@ impl TextParser {
                 call,
                 tool: text(tool).into_owned(),
                 args_raw: text(raw).into_owned(),
-                args,
+                args: serde_json::Value::Null,
             })));
         }
         let ok = match f.plain.get(2).copied() {

@@ -17,7 +17,7 @@ pub enum Deferred {
 pub struct PackedCall {
     call: CallRef,
     tool: Box<str>,
-    /// The arguments as written; parsed again on restoring (they were parsed from it).
+    /// The arguments as written; correlation parses them.
     args_raw: Box<str>,
     number: u32,
     method: Option<Box<str>>,
@@ -106,7 +106,7 @@ impl Deferred {
                 EventKind::ToolCall(ToolCall {
                     call: p.call.clone(),
                     tool: p.tool.to_string(),
-                    args: serde_json::from_str(&p.args_raw).unwrap_or(Value::Null),
+                    args: Value::Null,
                     args_raw: p.args_raw.to_string(),
                 }),
             ),

@@ -121,17 +121,16 @@ fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
     unfiltered.remove(0);
     assert_eq!(unpacked, unfiltered, "unpacked exactly as read");
 
-    let mut events = p.events.clone();
-    restore_resumed(&mut events, p.deferred.clone());
-    assert_eq!(lines(&events), vec![1], "not resumed: dropped");
+    let restored = restore_resumed(std::slice::from_ref(&p.events), p.deferred.clone());
+    assert!(restored.is_empty(), "not resumed: dropped");
 
     let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
     let p = read(&resumed);
-    let mut events = p.events.clone();
-    restore_resumed(&mut events, p.deferred);
+    let mut events = restore_resumed(std::slice::from_ref(&p.events), p.deferred);
+    events.extend(p.events);
     assert_eq!(lines(&events), vec![1, 2, 3, 4, 5, 6]);
     let args = events.iter().find_map(|e| match &e.kind {
-        EventKind::ToolCall(t) => Some(t.args.clone()),
+        EventKind::ToolCall(t) => Some(t.parsed_args()),
         _ => None,
     });
     assert_eq!(

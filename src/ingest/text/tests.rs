@@ -37,7 +37,7 @@ fn parses_the_incident_trace() {
         EventKind::ToolCall(t) => {
             assert_eq!(t.call, call);
             assert_eq!(t.tool, "issue_refund");
-            assert_eq!(t.args["amount_p"], 4500);
+            assert_eq!(t.parsed_args()["amount_p"], 4500);
             assert_eq!(t.args_raw, r#"{"order":"A-88214","amount_p":4500}"#);
         }
         other => panic!("{other:?}"),
