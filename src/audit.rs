@@ -120,7 +120,15 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         reports.push(report);
     }
     parts.push(link_spans(&spans, &mut reports));
-    let restored = relevance::restore_resumed(&parts, deferred);
+    let restored = relevance::restore_resumed(&parts, deferred, |lines| {
+        let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
+        for (input, why) in problems {
+            if let Some(r) = reports.get_mut(input as usize) {
+                r.note = Some(why);
+            }
+        }
+        events
+    });
     parts.push(restored);
     let mut events: Vec<Event> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
     for part in parts {

@@ -19,7 +19,9 @@
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle};
 use crate::time::Timestamp;
-use rustc_hash::{FxHashMap, FxHashSet};
+use hashbrown::{Equivalent, HashMap, HashSet};
+use rustc_hash::{FxBuildHasher, FxHashSet};
+use std::hash::{BuildHasher, Hash};
 
 /// What decides relevance: `--tool-kind` mappings, as correlation uses them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,9 +70,9 @@ struct Pending {
 #[derive(Debug)]
 pub struct Filter {
     relevance: Relevance,
-    pending: FxHashMap<CallRef, Pending>,
+    pending: HashMap<CallRef, Pending, FxBuildHasher>,
     /// Calls found relevant: the rest of their events pass straight on.
-    kept: FxHashSet<CallRef>,
+    kept: HashSet<CallRef, FxBuildHasher>,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
     pub deferred: Vec<Deferred>,
     pub dropped: Dropped,
@@ -80,8 +82,8 @@ impl Filter {
     pub fn new(relevance: Relevance) -> Self {
         Filter {
             relevance,
-            pending: FxHashMap::default(),
-            kept: FxHashSet::default(),
+            pending: HashMap::default(),
+            kept: HashSet::default(),
             deferred: Vec::new(),
             dropped: Dropped::default(),
         }
@@ -143,7 +145,24 @@ impl Filter {
         out.extend(open);
     }
 
-    fn idle_tool(&self, tool: &str, args_raw: &str) -> bool {
+    /// Whether the filter holds or keeps events of the call: a parser that judges idle
+    /// calls itself ([`crate::ingest::text`]) must leave those to [`Filter::push`].
+    pub fn knows(&self, run: &str, step: u32) -> bool {
+        let key = CallKey { run, step };
+        self.kept.contains(&key) || self.pending.contains_key(&key)
+    }
+
+    /// An idle call a parser judged and dropped itself: only its count and times are kept.
+    pub fn dropped_idle(&mut self, events: u64, times: impl Iterator<Item = Timestamp>) {
+        self.dropped.calls += 1;
+        self.dropped.events += events;
+        for at in times {
+            self.dropped.widen(at);
+        }
+    }
+
+    /// A call with no tool naming an effect kind and no amount or currency in its arguments.
+    pub fn idle_tool(&self, tool: &str, args_raw: &str) -> bool {
         effect_kind_of(tool, None, &self.relevance.tool_kinds).is_none()
             && !contains_ignore_case(args_raw, "amount")
             && !contains_ignore_case(args_raw, "currency")
@@ -161,9 +180,33 @@ impl Filter {
     }
 }
 
+/// A call looked up by borrowed parts; hashes as [`CallRef`] does.
+#[derive(Hash)]
+struct CallKey<'a> {
+    run: &'a str,
+    step: u32,
+}
+
+impl Equivalent<CallRef> for CallKey<'_> {
+    fn equivalent(&self, key: &CallRef) -> bool {
+        self.step == key.step && self.run == key.run
+    }
+}
+
+/// The hash [`Deferred::Lines`] keeps of a run id instead of the id itself.
+pub fn run_hash(run: &str) -> u64 {
+    FxBuildHasher.hash_one(run)
+}
+
 /// Deferred idle calls matter only to runs resumed somewhere in the inputs (`parts`, the
-/// events of each): the events of theirs, the rest dropped.
-pub fn restore_resumed(parts: &[Vec<Event>], deferred: Vec<Deferred>) -> Vec<Event> {
+/// events of each): the events of theirs, the rest dropped. Calls kept as lines of a file
+/// are read again by `reread`, given those of resumed runs (and, rarely, of a run whose
+/// id hashes alike, which are dropped after reading).
+pub fn restore_resumed(
+    parts: &[Vec<Event>],
+    deferred: Vec<Deferred>,
+    reread: impl FnOnce(Vec<DeferredLines>) -> Vec<Event>,
+) -> Vec<Event> {
     if deferred.is_empty() {
         return Vec::new();
     }
@@ -175,11 +218,26 @@ pub fn restore_resumed(parts: &[Vec<Event>], deferred: Vec<Deferred>) -> Vec<Eve
             _ => None,
         })
         .collect();
-    deferred
-        .into_iter()
-        .filter(|d| resumed.contains(d.run()))
-        .flat_map(Deferred::into_events)
-        .collect()
+    let hashes: FxHashSet<u64> = resumed.iter().map(|r| run_hash(r)).collect();
+    let mut restored = Vec::new();
+    let mut lines = Vec::new();
+    for d in deferred {
+        match d {
+            Deferred::Lines(l) if hashes.contains(&l.run_hash) => lines.push(l),
+            Deferred::Lines(_) => {}
+            d if resumed.contains(d.run()) => restored.extend(d.into_events()),
+            _ => {}
+        }
+    }
+    if !lines.is_empty() {
+        let of_resumed = reread(lines).into_iter().filter(|e| {
+            e.kind
+                .call()
+                .is_none_or(|c| resumed.contains(c.run.as_str()))
+        });
+        restored.extend(of_resumed);
+    }
+    restored
 }
 
 /// Whether the call is still idle with `ev` added to what it has shown so far.
@@ -219,7 +277,7 @@ fn contains_ignore_case(hay: &str, needle: &str) -> bool {
 }
 
 mod deferred;
-pub use deferred::Deferred;
+pub use deferred::{Deferred, DeferredLines};
 
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@
 //! physical line; trimming keeps that line readable.
 
 use std::io::{self, Read};
+use std::ops::Range;
 
 const BLOCK: usize = 1 << 20;
 
@@ -14,15 +15,27 @@ pub fn for_each_line<R: Read + ?Sized>(
     reader: &mut R,
     mut each: impl FnMut(u32, &[u8]),
 ) -> io::Result<u32> {
+    for_each_line_at(reader, |n, _, line| each(n, line))
+}
+
+/// [`for_each_line`], also giving where each line lies in the stream: from its first byte
+/// to the first byte of the next line (its newline included), so that a caller can read
+/// a run of lines again later.
+pub fn for_each_line_at<R: Read + ?Sized>(
+    reader: &mut R,
+    mut each: impl FnMut(u32, Range<u64>, &[u8]),
+) -> io::Result<u32> {
     let mut buf: Vec<u8> = vec![0; BLOCK];
     let mut start = 0; // first byte of the pending (unterminated) line
     let mut end = 0; // bytes filled
+    let mut base: u64 = 0; // stream offset of buf[0]
     let mut line_no: u32 = 0;
     loop {
         if end == buf.len() {
             if start > 0 {
                 buf.copy_within(start..end, 0);
                 end -= start;
+                base += start as u64;
                 start = 0;
             } else {
                 // One line longer than the buffer: grow rather than cut it.
@@ -41,14 +54,16 @@ pub fn for_each_line<R: Read + ?Sized>(
         while let Some(pos) = memchr::memchr(b'\n', &buf[search..end]) {
             let nl = search + pos;
             line_no = line_no.saturating_add(1);
-            each(line_no, trim_cr(&buf[start..nl]));
+            let span = base + start as u64..base + nl as u64 + 1;
+            each(line_no, span, trim_cr(&buf[start..nl]));
             start = nl + 1;
             search = start;
         }
     }
     if start < end {
         line_no = line_no.saturating_add(1);
-        each(line_no, trim_cr(&buf[start..end]));
+        let span = base + start as u64..base + end as u64;
+        each(line_no, span, trim_cr(&buf[start..end]));
     }
     Ok(line_no)
 }
@@ -99,6 +114,31 @@ mod tests {
                 (3, b"x\0y".to_vec())
             ]
         );
+    }
+
+    #[test]
+    fn spans_cover_the_stream_and_read_back_each_line() {
+        let input = b"one\r\ntwo\n\nthree";
+        let mut spans = Vec::new();
+        for_each_line_at(&mut &input[..], |n, span, _| spans.push((n, span))).unwrap();
+        assert_eq!(spans, vec![(1, 0..5), (2, 5..9), (3, 9..10), (4, 10..15)]);
+        let third = &input[spans[3].1.start as usize..spans[3].1.end as usize];
+        assert_eq!(third, b"three");
+    }
+
+    #[test]
+    fn spans_stay_right_across_blocks() {
+        let mut input = Vec::new();
+        while input.len() < BLOCK * 2 + 100 {
+            input.extend_from_slice(format!("line {}\n", input.len()).as_bytes());
+        }
+        let mut ok = true;
+        for_each_line_at(&mut &input[..], |_, span, line| {
+            let raw = &input[span.start as usize..span.end as usize];
+            ok &= raw.strip_suffix(b"\n").unwrap_or(raw) == line;
+        })
+        .unwrap();
+        assert!(ok);
     }
 
     #[test]

@@ -150,8 +150,20 @@ pub fn parse(
     input: u32,
     opts: &ParseOptions,
 ) -> std::io::Result<Parsed> {
+    parse_input(format, reader, input, opts, false)
+}
+
+/// [`parse`], told whether the input is a plain file that can be read again at an offset
+/// (the text parser then keeps a place in the file instead of some events).
+pub fn parse_input(
+    format: Format,
+    reader: &mut dyn std::io::Read,
+    input: u32,
+    opts: &ParseOptions,
+    rereadable: bool,
+) -> std::io::Result<Parsed> {
     let parsed = match format {
-        Format::Text => text::parse(reader, input, opts),
+        Format::Text => text::parse_input(reader, input, opts, rereadable),
         Format::Jsonl => jsonl::parse(reader, input, opts),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),

@@ -3,6 +3,8 @@
 //! fly, and each input's format detected from its first non-blank line.
 
 use super::{Format, ParseOptions, Parsed};
+use crate::event::Event;
+use crate::relevance::DeferredLines;
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, Cursor, Read};
@@ -177,6 +179,50 @@ pub enum Outcome {
     Unreadable(String),
 }
 
+/// The lines of deferred calls ([`DeferredLines`]) read again from their files, as events.
+/// A file that can no longer be read (or changed under the scan) gives what it still can,
+/// with a problem for its report.
+pub fn reread_deferred(
+    inputs: &[Input],
+    mut wanted: Vec<DeferredLines>,
+    opts: &ParseOptions,
+) -> (Vec<Event>, Vec<(u32, String)>) {
+    use std::io::{Seek, SeekFrom};
+    wanted.sort_by_key(|d| (d.input, d.offset));
+    let mut events = Vec::new();
+    let mut problems = Vec::new();
+    for group in wanted.chunk_by(|a, b| a.input == b.input) {
+        let input = group[0].input;
+        let Some(Input {
+            origin: Origin::File(path),
+            ..
+        }) = inputs.get(input as usize)
+        else {
+            continue;
+        };
+        let read = |file: &mut File, d: &DeferredLines, buf: &mut Vec<u8>| {
+            buf.resize(d.len as usize, 0);
+            file.seek(SeekFrom::Start(d.offset))?;
+            file.read_exact(buf)
+        };
+        let mut buf = Vec::new();
+        let result = File::open(path).and_then(|mut file| {
+            for d in group {
+                read(&mut file, d, &mut buf)?;
+                events.extend(super::text::reread(&buf, input, d.first_line, opts));
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            problems.push((
+                input,
+                format!("could not read the file again for a resumed run: {e}"),
+            ));
+        }
+    }
+    (events, problems)
+}
+
 /// Reads every input, in parallel, returning results in input order.
 pub fn read_all(inputs: &[Input], forced: Option<Format>, opts: &ParseOptions) -> Vec<Outcome> {
     read_all_counting(inputs, forced, opts, &AtomicU64::new(0))
@@ -227,10 +273,11 @@ fn read_one(
             Err(e) => return Outcome::Unreadable(io_reason(&e)),
         },
     };
-    let mut reader = match decompressing(raw) {
+    let (mut reader, gzip) = match decompressing(raw) {
         Ok(r) => r,
         Err(e) => return Outcome::Unreadable(e.to_string()),
     };
+    let rereadable = !gzip && matches!(input.origin, Origin::File(_));
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     if let Err(e) = (&mut reader)
         .take(SNIFF_BYTES as u64)
@@ -245,14 +292,16 @@ fn read_one(
         None => return Outcome::NotALog("not a recognised log format; passed over".into()),
     };
     let mut all = Cursor::new(head).chain(reader);
-    match super::parse(format, &mut all, index, opts) {
+    match super::parse_input(format, &mut all, index, opts, rereadable) {
         Ok(parsed) => Outcome::Parsed(format, parsed),
         Err(e) => Outcome::Unreadable(e.to_string()),
     }
 }
 
-/// Wraps the reader in a gzip decoder when the stream starts with gzip's magic bytes.
-fn decompressing<'a>(mut raw: Box<dyn Read + Send + 'a>) -> io::Result<Box<dyn Read + Send + 'a>> {
+/// Wraps the reader in a gzip decoder when the stream starts with gzip's magic bytes (and
+/// says so).
+type Reader<'a> = Box<dyn Read + Send + 'a>;
+fn decompressing(mut raw: Reader<'_>) -> io::Result<(Reader<'_>, bool)> {
     let mut magic = [0u8; 2];
     let mut got = 0;
     while got < 2 {
@@ -265,9 +314,9 @@ fn decompressing<'a>(mut raw: Box<dyn Read + Send + 'a>) -> io::Result<Box<dyn R
     }
     let replay = Cursor::new(magic[..got].to_vec()).chain(raw);
     if got == 2 && magic == [0x1f, 0x8b] {
-        Ok(Box::new(flate2::read::MultiGzDecoder::new(replay)))
+        Ok((Box::new(flate2::read::MultiGzDecoder::new(replay)), true))
     } else {
-        Ok(Box::new(replay))
+        Ok((Box::new(replay), false))
     }
 }
 

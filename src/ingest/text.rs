@@ -3,7 +3,7 @@
 //! events; it resolves which call a line belongs to (the file's latest tool call, unless
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
-use super::lines::for_each_line;
+use super::lines::for_each_line_at;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
@@ -16,21 +16,41 @@ use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
 use std::io::{self, Read};
+use std::ops::Range;
 
 const HALF_DAY: i64 = NANOS_PER_DAY / 2;
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
-    let mut p = TextParser::new(input, opts);
-    let lines = for_each_line(reader, |n, line| p.line(n, line))?;
+    parse_input(reader, input, opts, false)
+}
+
+/// [`parse`], told whether the input is a plain file whose bytes can be read again at an
+/// offset (then idle calls a resume could make matter are kept as a place in the file).
+pub fn parse_input(
+    reader: &mut dyn Read,
+    input: u32,
+    opts: &ParseOptions,
+    rereadable: bool,
+) -> io::Result<Parsed> {
+    let mut p = TextParser::new(input, opts, rereadable);
+    let lines = for_each_line_at(reader, |n, span, line| p.line(n, span, line))?;
+    if p.idle.is_active() {
+        // Still open at the end: the filter keeps it, as later inputs may go on.
+        p.replay_idle();
+    }
     p.out.stats.lines = lines as u64;
     Ok(p.out)
 }
+
+pub use idle::reread;
 
 /// What a line turned out to be.
 enum Verdict {
     Event(Timestamp, EventKind),
     Ignored,
     Skipped(String),
+    /// Part of an idle call, counted when the call is settled ([`idle`]).
+    Held,
 }
 
 struct TextParser {
@@ -48,11 +68,13 @@ struct TextParser {
     first_tod: Option<i64>,
     current_call: Option<CallRef>,
     last_attempt: FxHashMap<CallRef, u32>,
+    idle: idle::IdleCall,
+    rereadable: bool,
     out: Parsed,
 }
 
 impl TextParser {
-    fn new(input: u32, opts: &ParseOptions) -> Self {
+    fn new(input: u32, opts: &ParseOptions, rereadable: bool) -> Self {
         let date_base = opts
             .date
             .and_then(|d| days_from_civil(d.year() as i64, d.month() as i64, d.day() as i64))
@@ -67,14 +89,20 @@ impl TextParser {
             first_tod: None,
             current_call: None,
             last_attempt: FxHashMap::default(),
+            idle: idle::IdleCall::default(),
+            rereadable,
             out: Parsed::new(opts),
         }
     }
 
-    fn line(&mut self, n: u32, raw: &[u8]) {
+    fn line(&mut self, n: u32, span: Range<u64>, raw: &[u8]) {
         let line = raw.trim_ascii();
         let verdict = if line.is_empty() {
             Verdict::Ignored
+        } else if self.idle.is_active() && (line.starts_with(b"#") || line.starts_with(b"---")) {
+            // Comments and sections change how later lines read: settle the held call first.
+            self.replay_idle();
+            return self.line(n, span, raw);
         } else if line.starts_with(b"#") {
             self.comment(line)
         } else if line.starts_with(b"---") {
@@ -83,8 +111,12 @@ impl TextParser {
             self.day_offset = 0;
             Verdict::Ignored
         } else {
-            self.message_line(line)
+            self.message_line(n, &span, line)
         };
+        self.count(n, verdict);
+    }
+
+    fn count(&mut self, n: u32, verdict: Verdict) {
         match verdict {
             Verdict::Event(at, kind) => {
                 self.out.stats.events += 1;
@@ -99,6 +131,7 @@ impl TextParser {
             }
             Verdict::Ignored => self.out.stats.ignored += 1,
             Verdict::Skipped(why) => self.out.stats.skip(n, why),
+            Verdict::Held => {}
         }
     }
 
@@ -131,7 +164,7 @@ impl TextParser {
         Verdict::Ignored
     }
 
-    fn message_line(&mut self, line: &[u8]) -> Verdict {
+    fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8]) -> Verdict {
         let Some((stamp, used)) = parse_stamp(line, self.tz_secs) else {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
         };
@@ -145,8 +178,21 @@ impl TextParser {
             Stamp::TimeOfDay(_) if !self.dated => 0,
             _ => self.tz_secs * NANOS_PER_SEC,
         };
-        let fields = Fields::split(rest.trim_ascii());
-        match self.classify(&fields, Local { at, shift }) {
+        let msg = rest.trim_ascii();
+        let fields = Fields::split(msg);
+        let local = Local { at, shift };
+        let held = self.hold_if_idle(idle::LineIn {
+            n,
+            span,
+            at: local,
+            dated: matches!(stamp, Stamp::Instant(_)),
+            msg,
+            fields: &fields,
+        });
+        if let Some(verdict) = held {
+            return verdict;
+        }
+        match self.classify(&fields, local) {
             Ok(Some(kind)) => Verdict::Event(at, kind),
             Ok(None) => Verdict::Ignored,
             Err(why) => Verdict::Skipped(why),
@@ -699,5 +745,6 @@ fn text(b: &[u8]) -> Cow<'_, str> {
     }
 }
 
+mod idle;
 #[cfg(test)]
 mod tests;

@@ -121,12 +121,14 @@ fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
     unfiltered.remove(0);
     assert_eq!(unpacked, unfiltered, "unpacked exactly as read");
 
-    let restored = restore_resumed(std::slice::from_ref(&p.events), p.deferred.clone());
+    let restored = restore_resumed(std::slice::from_ref(&p.events), p.deferred.clone(), |_| {
+        Vec::new()
+    });
     assert!(restored.is_empty(), "not resumed: dropped");
 
     let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
     let p = read(&resumed);
-    let mut events = restore_resumed(std::slice::from_ref(&p.events), p.deferred);
+    let mut events = restore_resumed(std::slice::from_ref(&p.events), p.deferred, |_| Vec::new());
     events.extend(p.events);
     assert_eq!(lines(&events), vec![1, 2, 3, 4, 5, 6]);
     let args = events.iter().find_map(|e| match &e.kind {
@@ -169,4 +171,60 @@ fn an_unusual_shape_is_deferred_as_it_was_read() {
     assert!(matches!(d, Deferred::Loose(..)));
     assert_eq!(d.run(), "r1");
     assert_eq!(d.into_events(), three);
+}
+
+#[test]
+fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
+    use crate::ingest::source::{self, Input, Origin, Outcome};
+    let dir = tempfile::tempdir().unwrap();
+    let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
+    let path = dir.path().join("agent.log");
+    std::fs::write(&path, &resumed).unwrap();
+    let inputs = vec![Input {
+        display: "agent.log".into(),
+        origin: Origin::File(path),
+        explicit: true,
+    }];
+    let opts = ParseOptions {
+        relevance: Some(Relevance::default()),
+        ..ParseOptions::default()
+    };
+    let Some(Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
+        panic!("not parsed");
+    };
+    assert!(
+        matches!(p.deferred.as_slice(), [Deferred::Lines(l)] if l.first_line == 2),
+        "{:?}",
+        p.deferred
+    );
+    assert_eq!(p.stats.events, 6, "held lines still count as events read");
+    let restored = restore_resumed(std::slice::from_ref(&p.events), p.deferred, |lines| {
+        source::reread_deferred(&inputs, lines, &opts).0
+    });
+    let all = parse(
+        Format::Text,
+        &mut resumed.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap()
+    .events;
+    assert_eq!(
+        restored,
+        all[1..5].to_vec(),
+        "read again exactly as first read"
+    );
+}
+
+#[test]
+fn lines_of_a_run_that_was_not_resumed_are_not_read_again() {
+    let d = Deferred::Lines(DeferredLines {
+        input: 0,
+        first_line: 2,
+        offset: 0,
+        len: 10,
+        run_hash: run_hash("r1"),
+    });
+    let restored = restore_resumed(&[Vec::new()], vec![d], |_| panic!("read again"));
+    assert!(restored.is_empty());
 }

@@ -1,0 +1,286 @@
+//! Idle calls judged on the bytes (issue 6). Most calls in a month of traces are a lookup or
+//! an email: a tool call, one request, a 2xx answer, the step's end. [`crate::relevance`]
+//! drops them once they are events; building those events first (a dozen strings a call)
+//! was most of the parse. Here the parser holds the lines of such a call as bytes while
+//! each new line keeps it idle, by the same tests as [`crate::relevance::Filter`]: when its
+//! step ends ok it is dropped (or deferred) without an event being built, and the moment
+//! a line says it matters, the held lines are replayed through the ordinary path, in order,
+//! so the filter sees exactly what it would have seen.
+//!
+//! Only the plain shape is held: the calls a filter already knows of, lines with `run=` or
+//! `step=`, failures, retries, keys and effect ids all take the ordinary path.
+
+use super::{EFFECT_ID_TOKENS, parse_u32};
+use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
+use crate::correlate::effect_kind_of;
+use crate::event::{CallRef, Event};
+use crate::ingest::lines::for_each_line_at;
+use crate::relevance::{Deferred, DeferredLines, run_hash};
+use serde::de::IgnoredAny;
+use std::ops::Range;
+
+/// The held call. Its buffers are reused from call to call.
+#[derive(Default)]
+pub(super) struct IdleCall {
+    active: bool,
+    run: String,
+    step: u32,
+    /// The held lines' messages (after the timestamp), back to back.
+    raw: Vec<u8>,
+    lines: Vec<HeldLine>,
+    attempts: u32,
+    answered: bool,
+    /// Every request was GET, HEAD or OPTIONS: nothing to compare after a resume.
+    safe: bool,
+    /// Every timestamp carried its date, so the lines read the same out of context.
+    dated: bool,
+    /// Bytes of the file the held lines span, for reading them again.
+    span: Range<u64>,
+}
+
+#[derive(Clone)]
+struct HeldLine {
+    n: u32,
+    at: Local,
+    msg: Range<usize>,
+}
+
+/// One line as [`TextParser::message_line`] has split it.
+pub(super) struct LineIn<'a, 'f> {
+    pub n: u32,
+    pub span: &'a Range<u64>,
+    pub at: Local,
+    pub dated: bool,
+    pub msg: &'a [u8],
+    pub fields: &'f Fields<'a>,
+}
+
+impl IdleCall {
+    pub(super) fn is_active(&self) -> bool {
+        self.active
+    }
+}
+
+impl TextParser {
+    /// Holds the line if it starts or continues an idle call (`Some(Held)`); replays a held
+    /// call the line shows to matter. `None`: the ordinary path reads the line.
+    pub(super) fn hold_if_idle(&mut self, l: LineIn) -> Option<Verdict> {
+        self.out.filter.as_ref()?;
+        if self.idle.active {
+            match self.continues_idle(&l) {
+                Some(true) => {
+                    self.hold(&l);
+                    return Some(Verdict::Held);
+                }
+                Some(false) => {
+                    self.hold(&l);
+                    self.retire_idle(l.span.end);
+                    return Some(Verdict::Held);
+                }
+                None => self.replay_idle(),
+            }
+        }
+        if self.starts_idle(&l) {
+            self.hold(&l);
+            return Some(Verdict::Held);
+        }
+        None
+    }
+
+    /// A tool call that the filter would hold: an idle tool, valid JSON arguments, and a
+    /// call the filter has not seen.
+    fn starts_idle(&mut self, l: &LineIn) -> bool {
+        let f = l.fields;
+        let Some((run, step)) = agent_step(f) else {
+            return false;
+        };
+        let (Some(tool), Some(args)) = (f.token(b"tool"), f.token(b"args")) else {
+            return false;
+        };
+        let (Ok(run), Ok(tool), Ok(args)) = (
+            std::str::from_utf8(run),
+            std::str::from_utf8(tool),
+            std::str::from_utf8(args),
+        ) else {
+            return false;
+        };
+        let filter = self.out.filter.as_ref().expect("filtering");
+        if tool.is_empty()
+            || !filter.idle_tool(tool, args)
+            || filter.knows(run, step)
+            || serde_json::from_str::<IgnoredAny>(args).is_err()
+        {
+            return false;
+        }
+        let idle = &mut self.idle;
+        idle.active = true;
+        idle.run.clear();
+        idle.run.push_str(run);
+        idle.step = step;
+        idle.raw.clear();
+        idle.lines.clear();
+        idle.attempts = 0;
+        idle.answered = false;
+        idle.safe = true;
+        idle.dated = true;
+        idle.span = l.span.clone();
+        true
+    }
+
+    /// `Some(true)`: the call is still idle; `Some(false)`: its step ended and it stayed
+    /// idle; `None`: the line is not the plain next line of an idle call.
+    fn continues_idle(&mut self, l: &LineIn) -> Option<bool> {
+        let f = l.fields;
+        if f.token(b"run").is_some() || f.token(b"step").is_some() {
+            return None;
+        }
+        let first = *f.plain.first()?;
+        let idle = &mut self.idle;
+        if let Some((method, url)) = http_request(first) {
+            let number = f.plain.iter().find_map(|p| {
+                p.strip_prefix(b"(attempt ")
+                    .and_then(|r| r.strip_suffix(b")"))
+            })?;
+            let number = parse_u32(number.trim_ascii())?;
+            let keyed = f.token(b"idempotency_key").is_some()
+                || f.token(b"idempotency-key").is_some()
+                || f.header(b"idempotency-key").is_some();
+            let url = std::str::from_utf8(url).ok()?;
+            idle.attempts += 1;
+            idle.safe &= [&b"GET"[..], b"HEAD", b"OPTIONS"].contains(&method);
+            let plain = idle.attempts == 1
+                && number == 1
+                && !keyed
+                && effect_kind_of("", Some(url), &[]).is_none();
+            return plain.then_some(true);
+        }
+        if let Some((status, _)) = status_line(first) {
+            let plain = idle.attempts == 1
+                && !idle.answered
+                && (200..300).contains(&status)
+                && EFFECT_ID_TOKENS
+                    .iter()
+                    .all(|t| f.token(t.as_bytes()).is_none())
+                && !f
+                    .token(b"replayed")
+                    .is_some_and(|v| v.eq_ignore_ascii_case(b"true"))
+                && f.token(b"amount_p").is_none()
+                && f.token(b"amount_minor").is_none();
+            idle.answered = true;
+            return plain.then_some(true);
+        }
+        let (run, step) = agent_step(f)?;
+        let ended_ok = run == idle.run.as_bytes()
+            && step == idle.step
+            && f.token(b"tool").is_none()
+            && f.plain.get(2).copied() == Some(&b"ok"[..])
+            && idle.answered == (idle.attempts == 1);
+        ended_ok.then_some(false)
+    }
+
+    fn hold(&mut self, l: &LineIn) {
+        let idle = &mut self.idle;
+        let start = idle.raw.len();
+        idle.raw.extend_from_slice(l.msg);
+        idle.lines.push(HeldLine {
+            n: l.n,
+            at: l.at,
+            msg: start..idle.raw.len(),
+        });
+        idle.dated &= l.dated;
+    }
+
+    /// The call ended idle: counted and dropped, or deferred if a resume could make its
+    /// POST matter. Afterwards the parser is where the ordinary path would leave it.
+    fn retire_idle(&mut self, end: u64) {
+        self.set_current_call();
+        let idle = &mut self.idle;
+        idle.active = false;
+        let unsafe_request = !idle.safe && idle.attempts > 0;
+        if unsafe_request && !(self.rereadable && idle.dated) {
+            // Not readable again (standard input, gzip, time-only stamps): as events.
+            return self.replay_idle();
+        }
+        let n = idle.lines.len() as u64;
+        self.out.stats.events += n;
+        let filter = self.out.filter.as_mut().expect("filtering");
+        filter.dropped_idle(n, idle.lines.iter().map(|h| h.at.at));
+        if unsafe_request {
+            let first = &idle.lines[0];
+            filter.deferred.push(Deferred::Lines(DeferredLines {
+                input: self.input,
+                first_line: first.n,
+                offset: idle.span.start,
+                len: u32::try_from(end - idle.span.start).unwrap_or(u32::MAX),
+                run_hash: run_hash(&idle.run),
+            }));
+        }
+    }
+
+    /// The ordinary path for every held line, in order.
+    pub(super) fn replay_idle(&mut self) {
+        self.idle.active = false;
+        let raw = std::mem::take(&mut self.idle.raw);
+        let lines = std::mem::take(&mut self.idle.lines);
+        for h in &lines {
+            let fields = Fields::split(&raw[h.msg.clone()]);
+            let verdict = match self.classify(&fields, h.at) {
+                Ok(Some(kind)) => Verdict::Event(h.at.at, kind),
+                Ok(None) => Verdict::Ignored,
+                Err(why) => Verdict::Skipped(why),
+            };
+            self.count(h.n, verdict);
+        }
+        self.idle.raw = raw;
+        self.idle.lines = lines;
+    }
+
+    /// The ordinary path makes a tool call the current call; so does a held one.
+    fn set_current_call(&mut self) {
+        let idle = &self.idle;
+        match &mut self.current_call {
+            Some(c) => {
+                c.run.clear();
+                c.run.push_str(&idle.run);
+                c.step = idle.step;
+            }
+            None => {
+                self.current_call = Some(CallRef {
+                    run: idle.run.clone(),
+                    step: idle.step,
+                })
+            }
+        }
+        if !self.last_attempt.is_empty()
+            && let Some(c) = &self.current_call
+        {
+            self.last_attempt.remove(c);
+        }
+    }
+}
+
+/// `agent run ID  step N  ...`: the run and step, when the line has that shape.
+fn agent_step<'a>(f: &Fields<'a>) -> Option<(&'a [u8], u32)> {
+    let run = f.plain.first()?.strip_prefix(b"agent run ")?.trim_ascii();
+    if run.is_empty() || run.contains(&b' ') {
+        return None;
+    }
+    let step = f.plain.get(1)?.strip_prefix(b"step ")?;
+    Some((run, parse_u32(step.trim_ascii())?))
+}
+
+/// Reads again the lines of deferred calls (`bytes`, from `first_line` on) as the text
+/// parser does without a filter: every event, located as when first read.
+pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &super::ParseOptions) -> Vec<Event> {
+    let opts = super::ParseOptions {
+        relevance: None,
+        ..opts.clone()
+    };
+    let mut p = TextParser::new(input, &opts, false);
+    let before = first_line.saturating_sub(1);
+    // Reading from memory cannot fail.
+    let _ = for_each_line_at(&mut &bytes[..], |k, span, line| {
+        p.line(before.saturating_add(k), span, line)
+    });
+    p.out.events
+}
