@@ -163,9 +163,12 @@ impl Filter {
 
     /// A call with no tool naming an effect kind and no amount or currency in its arguments.
     pub fn idle_tool(&self, tool: &str, args_raw: &str) -> bool {
-        effect_kind_of(tool, None, &self.relevance.tool_kinds).is_none()
-            && !contains_ignore_case(args_raw, "amount")
-            && !contains_ignore_case(args_raw, "currency")
+        !self.tool_names_effect(tool) && !args_name_money(args_raw)
+    }
+
+    /// The tool names an effect kind (by `--tool-kind` or by its name).
+    pub fn tool_names_effect(&self, tool: &str) -> bool {
+        effect_kind_of(tool, None, &self.relevance.tool_kinds).is_some()
     }
 
     fn retire(&mut self, call: CallRef, p: Pending) {
@@ -268,6 +271,11 @@ fn still_idle(p: &mut Pending, ev: &Event) -> bool {
         EventKind::StepEnd(s) => s.ok && p.answered == (p.attempts == 1),
         EventKind::Effect(_) | EventKind::Record(_) => true,
     }
+}
+
+/// Arguments with an amount or a currency: `noncanonical-args` reads them.
+pub fn args_name_money(args_raw: &str) -> bool {
+    contains_ignore_case(args_raw, "amount") || contains_ignore_case(args_raw, "currency")
 }
 
 fn contains_ignore_case(hay: &str, needle: &str) -> bool {

@@ -166,13 +166,29 @@ pub fn parse_time_of_day(b: &[u8]) -> Option<(i64, usize)> {
     }
 }
 
-/// Days since the epoch of a proleptic Gregorian date (chrono does the calendar).
+/// Days since the epoch of a proleptic Gregorian date; `None` for no such date. Plain
+/// arithmetic (Howard Hinnant's `days_from_civil`): it runs for every dated line, and
+/// building a chrono date there was a visible part of a scan.
 pub fn days_from_civil(y: i64, m: i64, d: i64) -> Option<i64> {
-    let date = chrono::NaiveDate::from_ymd_opt(y as i32, m as u32, d as u32)?;
-    Some(
-        date.signed_duration_since(chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?)
-            .num_days(),
-    )
+    if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+        return None;
+    }
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    Some(era * 146_097 + day_of_era - 719_468)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// `YYYY-MM-DD` at the start of `b`: days since the epoch.
@@ -212,7 +228,37 @@ fn parse_offset(b: &[u8]) -> Option<(i64, usize)> {
 /// A timestamp at the start of `b`: `HH:MM:SS[.fff]` or
 /// `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH[:MM]]`. Offset-less instants are in `tz_secs`.
 pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
-    if let Some(days) = parse_date(b) {
+    parse_stamp_with(b, tz_secs, parse_date)
+}
+
+/// The last date read, to skip the calendar on the next line of the same day.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DateCache {
+    text: [u8; 10],
+    days: i64,
+}
+
+impl DateCache {
+    /// [`parse_stamp`], reading a date the same as the last one's from the cache.
+    pub fn parse_stamp(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
+        parse_stamp_with(b, tz_secs, |b| {
+            if b.get(..10) == Some(&self.text[..]) {
+                return Some(self.days);
+            }
+            let days = parse_date(b)?;
+            self.text.copy_from_slice(&b[..10]);
+            self.days = days;
+            Some(days)
+        })
+    }
+}
+
+fn parse_stamp_with(
+    b: &[u8],
+    tz_secs: i64,
+    date: impl FnOnce(&[u8]) -> Option<i64>,
+) -> Option<(Stamp, usize)> {
+    if let Some(days) = date(b) {
         let sep = *b.get(10)?;
         if sep != b'T' && sep != b't' && sep != b' ' {
             return None;
@@ -241,6 +287,7 @@ pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
 #[cfg(test)]
 mod parse_tests {
     use super::*;
+    use chrono::Datelike;
 
     #[test]
     fn parses_both_spellings() {
@@ -299,6 +346,40 @@ mod parse_tests {
         assert_eq!(parse_stamp(b"2262-04-11T23:47:16.854775807-23:59", 0), None);
         assert_eq!(days_from_civil(1970, 1, 2), Some(1));
         assert_eq!(days_from_civil(1969, 12, 31), Some(-1));
+        assert_eq!(days_from_civil(2023, 2, 29), None);
+        assert_eq!(days_from_civil(2026, 13, 1), None);
+        assert_eq!(days_from_civil(2026, 4, 31), None);
+    }
+
+    #[test]
+    fn the_date_cache_reads_as_parse_stamp_does() {
+        let mut cache = DateCache::default();
+        for line in [
+            "2026-11-01T00:00:02.546Z  a",
+            "2026-11-01T23:59:59Z",
+            "2026-11-02 00:00:01+01:00",
+            "0000000000",
+            "2026-11-31T00:00:00Z",
+            "2026-11-02T00:00:01",
+            "14:02:11.402  x",
+        ] {
+            assert_eq!(
+                cache.parse_stamp(line.as_bytes(), 3600),
+                parse_stamp(line.as_bytes(), 3600),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn days_from_civil_agrees_with_chrono_day_by_day() {
+        let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+        let mut date = chrono::NaiveDate::from_ymd_opt(1599, 12, 1).unwrap();
+        while date.year() < 2401 {
+            let ours = days_from_civil(date.year() as i64, date.month() as i64, date.day() as i64);
+            assert_eq!(ours, Some((date - epoch).num_days()), "{date}");
+            date = date.succ_opt().unwrap();
+        }
         assert_eq!(parse_date(b"2026-13-01"), None);
     }
 }

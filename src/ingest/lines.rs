@@ -68,6 +68,22 @@ pub fn for_each_line_at<R: Read + ?Sized>(
     Ok(line_no)
 }
 
+/// [`for_each_line_at`] over bytes already in memory, without a read buffer.
+pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8])) -> u32 {
+    let mut line_no: u32 = 0;
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p + 1);
+        line_no = line_no.saturating_add(1);
+        let line = bytes[start..end]
+            .strip_suffix(b"\n")
+            .unwrap_or(&bytes[start..end]);
+        each(line_no, start as u64..end as u64, trim_cr(line));
+        start = end;
+    }
+    line_no
+}
+
 fn trim_cr(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.first() != Some(&0) && line.last() != Some(&0) {
@@ -124,6 +140,16 @@ mod tests {
         assert_eq!(spans, vec![(1, 0..5), (2, 5..9), (3, 9..10), (4, 10..15)]);
         let third = &input[spans[3].1.start as usize..spans[3].1.end as usize];
         assert_eq!(third, b"three");
+    }
+
+    #[test]
+    fn lines_in_memory_split_as_read_lines_do() {
+        let input = b"one\r\ntwo\n\n\0three\0";
+        let mut read = Vec::new();
+        for_each_line_at(&mut &input[..], |n, s, l| read.push((n, s, l.to_vec()))).unwrap();
+        let mut in_memory = Vec::new();
+        for_each_line_in(input, |n, s, l| in_memory.push((n, s, l.to_vec())));
+        assert_eq!(read, in_memory);
     }
 
     #[test]

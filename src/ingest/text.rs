@@ -9,13 +9,15 @@ use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
 use crate::money::{Currency, Money};
 use crate::time::{
-    NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, days_from_civil, parse_date, parse_stamp,
+    DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, days_from_civil, parse_date,
+    parse_stamp,
 };
 use chrono::Datelike;
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
 use std::io::{self, Read};
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 const HALF_DAY: i64 = NANOS_PER_DAY / 2;
@@ -70,6 +72,7 @@ struct TextParser {
     last_attempt: FxHashMap<CallRef, u32>,
     idle: idle::IdleCall,
     rereadable: bool,
+    dates: DateCache,
     out: Parsed,
 }
 
@@ -91,6 +94,7 @@ impl TextParser {
             last_attempt: FxHashMap::default(),
             idle: idle::IdleCall::default(),
             rereadable,
+            dates: DateCache::default(),
             out: Parsed::new(opts),
         }
     }
@@ -165,7 +169,7 @@ impl TextParser {
     }
 
     fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8]) -> Verdict {
-        let Some((stamp, used)) = parse_stamp(line, self.tz_secs) else {
+        let Some((stamp, used)) = self.dates.parse_stamp(line, self.tz_secs) else {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
         };
         let rest = &line[used..];
@@ -438,32 +442,36 @@ const EFFECT_ID_TOKENS: &[&str] = &[
 
 /// At most `N` items on the stack: splitting a line must not touch the heap, since most
 /// lines of a real log become no event. Items past `N` are dropped (no message shape has
-/// anywhere near that many fields).
-struct Few<T: Copy + Default, const N: usize> {
-    items: [T; N],
+/// anywhere near that many fields). The slots start uninitialised: zeroing a kilobyte of
+/// them for every line was a visible part of the parse.
+struct Few<T: Copy, const N: usize> {
+    items: [MaybeUninit<T>; N],
     len: usize,
 }
 
-impl<T: Copy + Default, const N: usize> Few<T, N> {
+impl<T: Copy, const N: usize> Few<T, N> {
     fn new() -> Self {
         Few {
-            items: [T::default(); N],
+            items: [const { MaybeUninit::uninit() }; N],
             len: 0,
         }
     }
 
     fn push(&mut self, item: T) {
         if let Some(slot) = self.items.get_mut(self.len) {
-            *slot = item;
+            slot.write(item);
             self.len += 1;
         }
     }
 }
 
-impl<T: Copy + Default, const N: usize> std::ops::Deref for Few<T, N> {
+impl<T: Copy, const N: usize> std::ops::Deref for Few<T, N> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        &self.items[..self.len]
+        let init = &self.items[..self.len];
+        // SAFETY: the first `len` slots were written by `push`, and `MaybeUninit<T>` has
+        // the layout of `T`.
+        unsafe { std::slice::from_raw_parts(init.as_ptr().cast::<T>(), init.len()) }
     }
 }
 
@@ -477,32 +485,26 @@ struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     fn split(msg: &'a [u8]) -> Self {
-        let mut plain = Few::new();
-        let mut tokens = Few::new();
+        let mut fields = Fields {
+            plain: Few::new(),
+            tokens: Few::new(),
+        };
         let mut start = 0;
-        let mut i = 0;
-        while i <= msg.len() {
-            let at_gap = i + 1 < msg.len() && msg[i] == b' ' && msg[i + 1] == b' ';
-            if i == msg.len() || at_gap || msg[i] == b'\t' {
-                let field = msg[start..i].trim_ascii();
-                if !field.is_empty() {
-                    match token(field) {
-                        Some(t) => tokens.push(t),
-                        None => plain.push(field),
-                    }
+        while start < msg.len() {
+            let end = next_gap(msg, start).unwrap_or(msg.len());
+            let field = msg[start..end].trim_ascii();
+            if !field.is_empty() {
+                match token(field) {
+                    Some(t) => fields.tokens.push(t),
+                    None => fields.plain.push(field),
                 }
-                while i < msg.len() && (msg[i] == b' ' || msg[i] == b'\t') {
-                    i += 1;
-                }
-                start = i;
-                if i == msg.len() {
-                    break;
-                }
-                continue;
             }
-            i += 1;
+            start = end;
+            while start < msg.len() && matches!(msg[start], b' ' | b'\t') {
+                start += 1;
+            }
         }
-        Fields { plain, tokens }
+        fields
     }
 
     fn token(&self, name: &[u8]) -> Option<&'a [u8]> {
@@ -521,6 +523,18 @@ impl<'a> Fields<'a> {
                 .then(|| p[colon + 1..].trim_ascii())
                 .filter(|v| !v.is_empty())
         })
+    }
+}
+
+/// Where the field starting at `from` ends: at a tab or at two spaces. Searched for with
+/// memchr: this runs over every byte of every line.
+fn next_gap(msg: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let i = from + memchr::memchr2(b' ', b'\t', &msg[from..])?;
+        if msg[i] == b'\t' || msg.get(i + 1) == Some(&b' ') {
+            return Some(i);
+        }
+        from = i + 1;
     }
 }
 

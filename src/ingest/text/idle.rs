@@ -14,8 +14,9 @@ use super::{EFFECT_ID_TOKENS, parse_u32};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event};
-use crate::ingest::lines::for_each_line_at;
-use crate::relevance::{Deferred, DeferredLines, run_hash};
+use crate::ingest::lines::for_each_line_in;
+use crate::relevance::{Deferred, DeferredLines, args_name_money, run_hash};
+use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::ops::Range;
 
@@ -36,6 +37,30 @@ pub(super) struct IdleCall {
     dated: bool,
     /// Bytes of the file the held lines span, for reading them again.
     span: Range<u64>,
+    /// Whether a tool name, or a URL, names an effect kind: a month of traces has a few
+    /// dozen tools and URLs, and the answer is looked up rather than searched for.
+    tool_kind: ShapeCache,
+    url_kind: ShapeCache,
+}
+
+/// Answers per distinct text, forgotten when too many (URLs with ids in their path).
+#[derive(Default)]
+struct ShapeCache(FxHashMap<Box<[u8]>, bool>);
+
+impl ShapeCache {
+    const MAX: usize = 4096;
+
+    fn get(&mut self, text: &str, compute: impl FnOnce(&str) -> bool) -> bool {
+        if let Some(&v) = self.0.get(text.as_bytes()) {
+            return v;
+        }
+        let v = compute(text);
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
+        }
+        self.0.insert(text.as_bytes().into(), v);
+        v
+    }
 }
 
 #[derive(Clone)]
@@ -106,7 +131,11 @@ impl TextParser {
         };
         let filter = self.out.filter.as_ref().expect("filtering");
         if tool.is_empty()
-            || !filter.idle_tool(tool, args)
+            || self
+                .idle
+                .tool_kind
+                .get(tool, |t| filter.tool_names_effect(t))
+            || args_name_money(args)
             || filter.knows(run, step)
             || serde_json::from_str::<IgnoredAny>(args).is_err()
         {
@@ -151,7 +180,9 @@ impl TextParser {
             let plain = idle.attempts == 1
                 && number == 1
                 && !keyed
-                && effect_kind_of("", Some(url), &[]).is_none();
+                && !idle
+                    .url_kind
+                    .get(url, |u| effect_kind_of("", Some(u), &[]).is_some());
             return plain.then_some(true);
         }
         if let Some((status, _)) = status_line(first) {
@@ -278,8 +309,7 @@ pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &super::ParseOpti
     };
     let mut p = TextParser::new(input, &opts, false);
     let before = first_line.saturating_sub(1);
-    // Reading from memory cannot fail.
-    let _ = for_each_line_at(&mut &bytes[..], |k, span, line| {
+    for_each_line_in(bytes, |k, span, line| {
         p.line(before.saturating_add(k), span, line)
     });
     p.out.events
