@@ -2,7 +2,7 @@
 //! correlate → run the rules. Commands decide what to render from the result.
 
 use crate::config::{AuditConfig, Period};
-use crate::correlate::{Model, correlate};
+use crate::correlate::{Model, correlate_parts};
 use crate::event::Event;
 use crate::finding::Finding;
 use crate::ingest::otlp::{Span, link};
@@ -66,8 +66,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let progress = Progress::start(&inputs, cfg.progress);
     let outcomes =
         source::read_all_counting(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
-    // Each input's events, joined once at the end: growing one vector by doubling would
-    // copy the bulk of memory several times.
+    // Each input's events, kept apart: correlation merges them in time order.
     let mut parts: Vec<Vec<Event>> = Vec::with_capacity(inputs.len() + 2);
     let mut spans: Vec<Span> = Vec::new();
     let mut attrs = Vec::new();
@@ -130,11 +129,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         events
     });
     parts.push(restored);
-    let mut events: Vec<Event> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for part in parts {
-        events.extend(part);
-    }
-    let mut model = correlate(events, &cfg.correlate);
+    let mut model = correlate_parts(parts, &cfg.correlate);
     model.attrs = attrs.into_iter().collect();
     // Dropped calls still show where the client traces begin and end.
     if let Some((first, last)) = dropped.span {

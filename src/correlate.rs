@@ -300,19 +300,59 @@ impl Model {
 }
 
 /// Builds the model from every input's events.
-pub fn correlate(mut events: Vec<Event>, opts: &CorrelateOptions) -> Model {
-    // Time order, then input order: a dispatch precedes its attempts even across files.
-    // A stable sort: events of one span share a time and a line and keep the parser's order,
-    // whatever the thread count.
+pub fn correlate(events: Vec<Event>, opts: &CorrelateOptions) -> Model {
+    correlate_parts(vec![events], opts)
+}
+
+/// Builds the model from events in parts (one per input, say), in the order a stable sort
+/// of all of them by time and place would give: time order, then input order, so that a
+/// dispatch precedes its attempts even across files, and events of one span (which share a
+/// time and a line) keep the parser's order whatever the thread count. Each part is sorted
+/// on its own and the parts merged as the model is built: joining them first, and a sort's
+/// buffer beside that, were twice the events' memory.
+pub fn correlate_parts(mut parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Model {
     {
         use rayon::prelude::*;
-        events.par_sort_by_key(|e| (e.at, e.loc));
+        for part in &mut parts {
+            if !part.is_sorted_by_key(|e| (e.at, e.loc)) {
+                part.par_sort_by_key(|e| (e.at, e.loc));
+            }
+        }
     }
     let mut b = Builder::new(opts);
-    for ev in events {
-        b.add(ev);
-    }
+    b.reserve(&parts);
+    merge_in_order(parts, |ev| b.add(ev));
     b.finish()
+}
+
+/// Calls `each` with every event of the sorted `parts`, by (time, place, part).
+fn merge_in_order(parts: Vec<Vec<Event>>, mut each: impl FnMut(Event)) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut iters: Vec<_> = parts
+        .into_iter()
+        .map(|p| p.into_iter().peekable())
+        .collect();
+    let mut heads = BinaryHeap::with_capacity(iters.len());
+    for (i, it) in iters.iter_mut().enumerate() {
+        if let Some(e) = it.peek() {
+            heads.push(Reverse((e.at, e.loc, i)));
+        }
+    }
+    while let Some(Reverse((_, _, i))) = heads.pop() {
+        let it = &mut iters[i];
+        let Some(ev) = it.next() else { continue };
+        each(ev);
+        // The rest of the part while it stays ahead of every other part's next event.
+        while let Some(next) = it.peek() {
+            let key = (next.at, next.loc, i);
+            if heads.peek().is_some_and(|Reverse(h)| *h < key) {
+                heads.push(Reverse(key));
+                break;
+            }
+            each(it.next().expect("peeked"));
+        }
+    }
 }
 
 struct Builder<'o> {
@@ -339,6 +379,25 @@ impl<'o> Builder<'o> {
             effect_index: FxHashMap::default(),
             resumes: FxHashMap::default(),
         }
+    }
+
+    /// Room for every dispatch and effect the events can make, taken once: growing the
+    /// model's vectors and maps by doubling copied and faulted in most of its memory again.
+    fn reserve(&mut self, parts: &[Vec<Event>]) {
+        let (mut dispatches, mut effects) = (0, 0);
+        for e in parts.iter().flatten() {
+            match e.kind {
+                EventKind::ToolCall(_) => dispatches += 1,
+                EventKind::Effect(_) => effects += 1,
+                _ => {}
+            }
+        }
+        self.model.dispatches.reserve(dispatches);
+        self.model.calls.reserve(dispatches);
+        self.latest.reserve(dispatches);
+        self.call_index.reserve(dispatches);
+        self.model.effects.reserve(effects);
+        self.effect_index.reserve(effects);
     }
 
     fn add(&mut self, ev: Event) {
@@ -878,6 +937,35 @@ fn integral_amount(v: &Value) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_merge_as_a_stable_sort_of_them_all_would_order_them() {
+        use crate::event::{Lifecycle, RunEvent};
+        // Times with ties inside and across parts; the run id records where each came from.
+        let ev = |part: usize, i: usize, at: i64, line: u32| Event {
+            at: Timestamp(at),
+            loc: Loc { input: 0, line },
+            kind: EventKind::Run(RunEvent {
+                run: format!("{part}.{i}"),
+                what: Lifecycle::Started,
+            }),
+        };
+        let mut parts = Vec::new();
+        for p in 0..4usize {
+            let part: Vec<Event> = (0..50usize)
+                .map(|i| ev(p, i, ((i * 7 + p * 3) % 11) as i64, (i % 3) as u32))
+                .collect();
+            parts.push(part);
+        }
+        let mut expected: Vec<Event> = parts.iter().flatten().cloned().collect();
+        expected.sort_by_key(|e| (e.at, e.loc));
+        for part in &mut parts {
+            part.sort_by_key(|e| (e.at, e.loc));
+        }
+        let mut merged = Vec::new();
+        merge_in_order(parts, |e| merged.push(e));
+        assert_eq!(merged, expected);
+    }
 
     #[test]
     fn a_time_to_the_second_may_be_late_in_its_second() {
