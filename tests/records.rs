@@ -1,6 +1,6 @@
-//! Idempotency-record dumps end to end (SPEC §3.5): the record rules give the same findings
-//! over thousands of records as they did when they scanned every effect and attempt per
-//! record.
+//! Idempotency-record dumps end to end (SPEC §3.5): `--stuck-after` decides which
+//! `in_progress` records are stuck, and the record rules give the same findings over
+//! thousands of records as they did when they scanned every effect and attempt per record.
 
 use idem_audit::report::Report;
 use std::collections::BTreeMap;
@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 mod common;
-use common::scan;
+use common::{fixture, scan};
 
 fn report(paths: &[&Path], extra: &[&str]) -> Report {
     let mut args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
@@ -17,6 +17,43 @@ fn report(paths: &[&Path], extra: &[&str]) -> Report {
     let (code, stdout, stderr) = scan(&args);
     assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {stderr}");
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The keys of the `record-stuck` findings on fixture record-stuck, with `extra` flags.
+fn stuck_keys(extra: &[&str]) -> Vec<String> {
+    let r = report(
+        &[
+            &fixture("records/stuck.csv"),
+            &fixture("record-stuck/effects.jsonl"),
+        ],
+        extra,
+    );
+    let mut keys: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "record-stuck")
+        .map(|f| f.key.clone().unwrap())
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// The dump's two `in_progress` records were created 29 min 28.9 s (`9f1c...`) and
+/// 2 min 40.3 s (`4a8d...`) before the newest event (14:31:40.300).
+#[test]
+fn stuck_after_decides_which_in_progress_records_are_stuck() {
+    const OLD: &str = "9f1c2a7e4b0d8c3f6a5e1d2c3b4a5f60";
+    const RECENT: &str = "4a8d2e6c1b9f3a7e5d0c8b6a4f2e1d3c";
+    // The default, 5 min: only the old one.
+    assert_eq!(stuck_keys(&[]), [OLD]);
+    // Shorter than the recent one's age: it is stuck too.
+    assert_eq!(stuck_keys(&["--stuck-after", "2m"]), [RECENT, OLD]);
+    assert_eq!(stuck_keys(&["--stuck-after", "160s"]), [RECENT, OLD]);
+    // Just longer than its age: not stuck.
+    assert_eq!(stuck_keys(&["--stuck-after", "161s"]), [OLD]);
+    // Longer than the old one's age: nothing is stuck.
+    assert_eq!(stuck_keys(&["--stuck-after", "30m"]), Vec::<String>::new());
+    assert_eq!(stuck_keys(&["--stuck-after", "1h"]), Vec::<String>::new());
 }
 
 /// `n` refunds, each a keyed call answered with an effect id (every fifth shares one with
