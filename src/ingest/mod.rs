@@ -172,13 +172,20 @@ pub fn parse_input(
     parsed.map(Parsed::finish)
 }
 
-/// A first line that is a JSON object with a `type` (or a timestamp) is JSON Lines; a stray
+/// A line that is a JSON object with a `type` (or a timestamp) is a JSON Lines event; a stray
 /// JSON document (a `truth.json`) is not.
-pub fn looks_like_jsonl(first_line: &str) -> bool {
-    match serde_json::from_str::<serde_json::Value>(first_line) {
+pub fn looks_like_jsonl(line: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(line) {
         Ok(serde_json::Value::Object(m)) => m.contains_key("type") || m.contains_key("ts"),
         _ => false,
     }
+}
+
+/// The opening of an OTLP/JSON export batch: `{"resourceSpans"...`.
+pub fn looks_like_otlp_batch(line: &str) -> bool {
+    line.starts_with("{\"resourceSpans\"")
+        || line.starts_with("{ \"resourceSpans\"")
+        || line.starts_with("{\"resource_spans\"")
 }
 
 /// A CSV header naming an effect id and a money column (by default spelling or
@@ -213,12 +220,17 @@ pub fn looks_like_text_log(head: &[u8]) -> bool {
         // Only blank lines and comments: an empty log, still a log.
         return true;
     };
-    let digits = |s: &[u8], pattern: &[u8]| {
-        s.len() >= pattern.len()
-            && pattern.iter().zip(s).all(|(p, c)| match p {
+    line.starts_with(b"---") || starts_with_timestamp(line)
+}
+
+/// `HH:MM:SS...` or `YYYY-MM-DD...`: how every event line of a text log starts (SPEC §3.1).
+pub fn starts_with_timestamp(line: &[u8]) -> bool {
+    let digits = |pattern: &[u8]| {
+        line.len() >= pattern.len()
+            && pattern.iter().zip(line).all(|(p, c)| match p {
                 b'9' => c.is_ascii_digit(),
                 _ => p == c,
             })
     };
-    line.starts_with(b"---") || digits(line, b"99:99:99") || digits(line, b"9999-99-99")
+    digits(b"99:99:99") || digits(b"9999-99-99")
 }

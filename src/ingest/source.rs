@@ -1,6 +1,7 @@
 //! Where inputs come from (SPEC §3): paths resolved to files (folders recursively, in a fixed
 //! order, skipping dotfiles and `--exclude` globs), standard input, gzip decompressed on the
-//! fly, and each input's format detected from its first non-blank line.
+//! fly, and each input's format detected from its first non-blank line (or, when that line is
+//! damaged, the few after it).
 
 use super::{Format, ParseOptions, Parsed};
 use crate::event::Event;
@@ -338,24 +339,80 @@ fn fallback(head: &[u8]) -> Format {
     }
 }
 
-/// Detects a format from the first non-blank line (SPEC §3); `None` when it is no log at all.
+/// How many lines detection reads when the first one is no recognised format.
+pub const DETECT_LINES: usize = 5;
+
+/// Detects a format (SPEC §3); `None` when it is no log at all. The first non-blank line
+/// decides, as the SPEC says, when it is recognisable. When it is not, the first
+/// [`DETECT_LINES`] lines of content decide: a log whose first line is damaged (cut by a
+/// rotation, half-written by a crash) is still a log, and passing it over would lose every
+/// event in it (§9); its bad line is then skipped and reported by the parser.
 pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     let line = first_line(head)?;
     let line = line.as_str();
-    if line.starts_with("{\"resourceSpans\"")
-        || line.starts_with("{ \"resourceSpans\"")
-        || line.starts_with("{\"resource_spans\"")
-        || (line == "{" && super::otlp::pretty_printed_head(head))
+    if super::looks_like_otlp_batch(line) || (line == "{" && super::otlp::pretty_printed_head(head))
     {
         return Some(Format::Otlp);
     }
     if line.starts_with('{') {
-        return super::looks_like_jsonl(line).then_some(Format::Jsonl);
+        if super::looks_like_jsonl(line) {
+            return Some(Format::Jsonl);
+        }
+    } else {
+        if let Some(f) = super::detect_csv_header(line, csv_map) {
+            return Some(f);
+        }
+        if super::looks_like_text_log(head) {
+            return Some(Format::Text);
+        }
     }
-    if let Some(f) = super::detect_csv_header(line, csv_map) {
-        return Some(f);
+    detect_past_first_line(head)
+}
+
+/// The format of at least half of the first [`DETECT_LINES`] lines of content (comments and
+/// `---` lines, which a README has too, do not count either way), or `None`. Only line-wise
+/// formats can be told this way: a CSV export or a pretty-printed document needs its first line.
+/// A README or a stray JSON document has no such majority; a log with one bad line does.
+fn detect_past_first_line(head: &[u8]) -> Option<Format> {
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    // A head cut at [`SNIFF_BYTES`] may end inside a line, which proves nothing either way.
+    let cut = head.len() >= SNIFF_BYTES && !head.ends_with(b"\n");
+    let mut segments = head.split(|&b| b == b'\n').peekable();
+    let mut votes: Vec<Option<Format>> = Vec::with_capacity(DETECT_LINES);
+    while votes.len() < DETECT_LINES {
+        let Some(raw) = segments.next() else { break };
+        let last = segments.peek().is_none();
+        let line = raw.trim_ascii();
+        if line.is_empty() || line.starts_with(b"#") || line.starts_with(b"---") {
+            continue;
+        }
+        let vote = line_format(line);
+        if vote.is_some() || !(last && cut) {
+            votes.push(vote);
+        }
     }
-    super::looks_like_text_log(head).then_some(Format::Text)
+    let mut best: Option<(Format, usize)> = None;
+    for f in votes.iter().flatten() {
+        let n = votes.iter().filter(|v| **v == Some(*f)).count();
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((*f, n));
+        }
+    }
+    best.filter(|&(_, n)| 2 * n >= votes.len()).map(|(f, _)| f)
+}
+
+/// The format one line of content belongs to, if it is an event line of a line-wise format.
+fn line_format(line: &[u8]) -> Option<Format> {
+    if line.starts_with(b"{") {
+        let text = String::from_utf8_lossy(line);
+        if super::looks_like_otlp_batch(&text) {
+            Some(Format::Otlp)
+        } else {
+            super::looks_like_jsonl(&text).then_some(Format::Jsonl)
+        }
+    } else {
+        super::starts_with_timestamp(line).then_some(Format::Text)
+    }
 }
 
 #[cfg(test)]
@@ -370,6 +427,51 @@ mod tests {
         assert!(glob_match("logs/**", "logs/x/y.log"));
         assert!(glob_match("a?c", "abc"));
         assert!(!glob_match("a?c", "abbc"));
+    }
+
+    #[test]
+    fn a_damaged_first_line_is_looked_past_by_the_majority_of_the_next() {
+        let jsonl = r#"{"ts":"2026-11-03T14:02:11Z","type":"effect"}"#;
+        let otlp = r#"{"resourceSpans":[]}"#;
+        let det = |text: &str| detect(text.as_bytes(), &[]);
+        assert_eq!(
+            det(&format!("{{\"ts\":\"20\n{jsonl}\n{jsonl}\n")),
+            Some(Format::Jsonl)
+        );
+        assert_eq!(det(&format!("garbage\n{jsonl}\n")), Some(Format::Jsonl));
+        assert_eq!(det(&format!("\0\0\0{otlp}\n{otlp}\n")), Some(Format::Otlp));
+        assert_eq!(
+            det("# exported by hand\n2.418  ok\n14:02:11.402  a\n14:02:12  b\n"),
+            Some(Format::Text)
+        );
+        // Two bad lines of five still leave a majority; three do not.
+        let ts = "14:02:11.402  healthcheck ok";
+        assert_eq!(
+            det(&format!("a\nb\n{ts}\n{ts}\n{ts}\n")),
+            Some(Format::Text)
+        );
+        assert_eq!(det(&format!("a\nb\nc\n{ts}\n{ts}\n{ts}\n")), None);
+        // Prose with a dated line, a setext heading and a JSON document are no logs.
+        assert_eq!(
+            det("Notes\n---\nSee below.\n2026-11-03: refunded twice\n"),
+            None
+        );
+        assert_eq!(det("{\n  \"expected\": [\"rf_1\"]\n}\n"), None);
+        assert_eq!(det("{\"expected\":[\"rf_1\"]}\n"), None);
+        // Only the first line can be a CSV header.
+        assert_eq!(det("rows:\nid,amount,currency\nrf_1,1.00,GBP\n"), None);
+    }
+
+    #[test]
+    fn a_line_cut_by_the_end_of_the_head_does_not_count_against_a_log() {
+        let event = r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","pad":"x"}"#;
+        let mut head = format!("oops\n{event}\n").into_bytes();
+        while head.len() < SNIFF_BYTES {
+            head.extend_from_slice(event.as_bytes());
+        }
+        head.truncate(SNIFF_BYTES);
+        // "oops", then one event and one cut line: one vote each, unless the cut is discounted.
+        assert_eq!(detect(&head, &[]), Some(Format::Jsonl));
     }
 
     #[cfg(unix)]

@@ -201,7 +201,10 @@ impl<'m> Evidence<'m> {
 
     /// The segment after a resume with effects on both sides of it: effects produced by
     /// dispatches of two segments, or created before and after the resume (a key the
-    /// service did not enforce pins both effects on the first attempt).
+    /// service did not enforce pins both effects on the first attempt). Creation times are
+    /// the service's clock and the resume the client's, so the resume may lie up to
+    /// `--max-skew` outside the effects' span (SPEC §3.6), provided the call reached the
+    /// service on both sides of it: else the effects all came from one side.
     fn resume_between(&self) -> Option<u32> {
         let segments: BTreeSet<u32> = self.dispatches.iter().map(|&d| self.segment(d)).collect();
         if segments.len() < 2 {
@@ -212,10 +215,20 @@ impl<'m> Evidence<'m> {
             return producing.iter().nth(1).copied();
         }
         let (first, last) = (self.effects.first()?.created, self.effects.last()?.created);
+        let skew = self.model.max_skew;
+        let reached_on = |after: bool, s: u32| {
+            self.dispatches.iter().any(|&d| {
+                (self.segment(d) >= s) == after && reaching(&self.model.dispatches[d]) > 0
+            })
+        };
         segments.iter().copied().filter(|&s| s > 0).find(|&s| {
-            self.model
-                .resume_at(self.run, s)
-                .is_some_and(|r| first < r && r <= last)
+            self.model.resume_at(self.run, s).is_some_and(|r| {
+                (first < r && r <= last)
+                    || (first < r.plus(skew)
+                        && r.minus(skew) <= last
+                        && reached_on(false, s)
+                        && reached_on(true, s))
+            })
         })
     }
 
@@ -589,5 +602,51 @@ mod tests {
             "{}",
             f.message
         );
+    }
+    /// The service's clock runs 1.6 s behind the agent's: the second refund, made by the
+    /// dispatch after the resume, is stamped 0.5 s before the resume. Within `--max-skew`
+    /// (2 s by default) of it, it is on the far side of the resume all the same.
+    #[test]
+    fn effects_straddling_a_resume_within_the_skew_are_a_resume() {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "r", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:00.010"), "r", 4, 1, Some("k"))
+            .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, Some("k"))
+            .run_event(t(0, "09:00:00.500"), "r", Lifecycle::Crashed)
+            .run_event(t(0, "09:01:00"), "r", Lifecycle::Resumed)
+            .tool_call(t(0, "09:01:00.100"), "r", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:01:00.110"), "r", 4, 1, Some("k"))
+            .refund(t(0, "09:00:59.500"), "rf_2", "A-88214", 4500, Some("k"))
+            .step_end(t(0, "09:01:02"), "r", 4, None);
+        let f = dup(&tr);
+        assert_eq!(ids(&f), ["rf_1", "rf_2"]);
+        assert_eq!(f.cause, Some(Cause::Resume), "{}", f.message);
+        assert!(
+            f.message.contains("after the resume step 4 was re-issued"),
+            "{}",
+            f.message
+        );
+    }
+    /// A client retry just before a crash, the run resumed a second later, its re-issue
+    /// answered 409: the effects are within the skew of the resume, but only the dispatch
+    /// before it reached the service, so the resume is not between them.
+    #[test]
+    fn a_client_retry_just_before_a_resume_is_still_a_client_retry() {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "r", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:00.010"), "r", 4, 1, None)
+            .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, None)
+            .timeout(t(0, "09:00:10.010"), "r", 4)
+            .attempt(t(0, "09:00:10.500"), "r", 4, 2, None)
+            .refund(t(0, "09:00:10.600"), "rf_2", "A-88214", 4500, None)
+            .run_event(t(0, "09:00:10.800"), "r", Lifecycle::Crashed)
+            .run_event(t(0, "09:00:11.500"), "r", Lifecycle::Resumed)
+            .tool_call(t(0, "09:00:11.600"), "r", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:11.610"), "r", 4, 1, None)
+            .response(t(0, "09:00:11.700"), "r", 4, 409, "Conflict")
+            .step_end(t(0, "09:00:11.710"), "r", 4, Some("409 Conflict"));
+        let f = dup(&tr);
+        assert_eq!(ids(&f), ["rf_1", "rf_2"]);
+        assert_eq!(f.cause, Some(Cause::ClientRetry), "{}", f.message);
     }
 }

@@ -2,11 +2,12 @@
 //! a keyed request the service rejected for its key (422, or a 400 naming the key).
 
 use super::support::{
-    and_list, attempt_evidence, call_finding, has_args, record_effects, record_strings,
+    RecordIndex, and_list, attempt_evidence, call_finding, has_args, record_strings,
 };
 use super::{Rule, Settings};
 use crate::correlate::{AttemptId, Model, Outcome, OutcomeKind};
 use crate::finding::{Finding, Severity};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub static RULE: Rule = Rule {
     id: "key-payload-mismatch",
@@ -136,31 +137,46 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
 /// answered from one record collided on its key: the later ones got the first's response and
 /// their own effect never happened.
 fn check_records(model: &Model, out: &mut Vec<Finding>) {
-    let reported: Vec<String> = out
+    if model.records.is_empty() {
+        return;
+    }
+    let reported: FxHashSet<&str> = out
         .iter()
         .filter(|f| f.rule == RULE.id)
-        .filter_map(|f| f.key.clone())
+        .filter_map(|f| f.key.as_deref())
         .collect();
+    let index = RecordIndex::new(model);
+    // Attempts by the effect id their response names, in attempt order.
+    let mut by_effect_id: FxHashMap<&str, Vec<AttemptId>> = FxHashMap::default();
+    for (id, a) in model.attempts() {
+        if let Some(o) = &a.outcome
+            && let OutcomeKind::Response {
+                effect_id: Some(e), ..
+            } = &o.kind
+        {
+            by_effect_id.entry(e.as_str()).or_default().push(id);
+        }
+    }
+    let mut found = Vec::new();
     for rec in &model.records {
-        if reported.contains(&rec.key) {
+        if reported.contains(rec.key.as_str()) {
             continue;
         }
         let mut named = record_strings(rec);
         named.extend(
-            record_effects(model, rec)
+            index
+                .record_effects(rec)
                 .into_iter()
                 .map(|i| model.effects[i].id.clone()),
         );
-        let answered: Vec<AttemptId> = model
-            .attempts()
-            .filter(|(_, a)| {
-                a.outcome.as_ref().is_some_and(|o| {
-                    matches!(&o.kind, OutcomeKind::Response { effect_id: Some(e), .. }
-                        if named.contains(e))
-                })
-            })
-            .map(|(id, _)| id)
+        let mut answered: Vec<AttemptId> = named
+            .iter()
+            .filter_map(|e| by_effect_id.get(e.as_str()))
+            .flatten()
+            .copied()
             .collect();
+        answered.sort_unstable();
+        answered.dedup();
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &answered {
             let d = &model.dispatches[id.dispatch];
@@ -196,8 +212,9 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
             f.evidence.extend(model.dispatches[id.dispatch].loc);
             attempt_evidence(model.attempt(id), &mut f.evidence);
         }
-        out.push(f);
+        found.push(f);
     }
+    out.extend(found);
 }
 
 /// Cheap test first: attempts from two dispatches under the key, or an answer refusing it.

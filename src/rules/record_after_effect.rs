@@ -1,7 +1,7 @@
 //! `record-after-effect`: the idempotency record for a key was written after the effect that
 //! carries that key.
 
-use super::support::{call_of_key, record_effects, set_effects};
+use super::support::{RecordIndex, set_effects};
 use super::{Rule, Settings};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
@@ -40,11 +40,16 @@ The record was created 0.4 s after the refund it guards.
 };
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    if model.records.is_empty() {
+        return;
+    }
+    let index = RecordIndex::new(model);
     for rec in &model.records {
         if rec.created.is_dateless() {
             continue;
         }
-        let earlier: Vec<usize> = record_effects(model, rec)
+        let earlier: Vec<usize> = index
+            .record_effects(rec)
             .into_iter()
             .filter(|&i| {
                 let e = &model.effects[i];
@@ -72,7 +77,7 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             ),
         );
         f.key = Some(rec.key.clone());
-        if let Some((run, step, tool)) = call_of_key(model, &rec.key) {
+        if let Some((run, step, tool)) = index.call_of_key(&rec.key) {
             f.run = Some(run);
             f.step = Some(step);
             f.tool = Some(tool).filter(|t| !t.is_empty());

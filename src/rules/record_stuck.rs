@@ -1,6 +1,6 @@
 //! `record-stuck`: an idempotency record still `in_progress` long after it was created.
 
-use super::support::{call_of_key, record_effects, set_effects, span_text};
+use super::support::{RecordIndex, set_effects, span_text};
 use super::{Rule, Settings};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
@@ -40,6 +40,8 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
     let Some(now) = model.latest_event else {
         return;
     };
+    // Built for the first stuck record only: most dumps have none.
+    let mut index: Option<RecordIndex> = None;
     for rec in &model.records {
         let age = now.since(rec.created);
         if rec.status != "in_progress" || age <= settings.stuck_after || rec.created.is_dateless() {
@@ -56,13 +58,14 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
             ),
         );
         f.key = Some(rec.key.clone());
-        if let Some((run, step, tool)) = call_of_key(model, &rec.key) {
+        let index = index.get_or_insert_with(|| RecordIndex::new(model));
+        if let Some((run, step, tool)) = index.call_of_key(&rec.key) {
             f.run = Some(run);
             f.step = Some(step);
             f.tool = Some(tool).filter(|t| !t.is_empty());
         }
         f.evidence.push(rec.loc);
-        let effects = record_effects(model, rec);
+        let effects = index.record_effects(rec);
         if !effects.is_empty() {
             set_effects(&mut f, model, effects);
             f.excess_minor = None;

@@ -3,12 +3,13 @@
 
 use crate::classify::FailureClass;
 use crate::correlate::{
-    AttemptRec, Dispatch, EffectRec, LogicalCall, Model, OutcomeKind, RecordRec,
+    AttemptId, AttemptRec, Dispatch, EffectRec, LogicalCall, Model, OutcomeKind, RecordRec,
 };
 use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
 use crate::money::{Currency, Money};
-use crate::time::Duration;
+use crate::time::{Duration, Timestamp};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 /// Every line of a dispatch: its tool call, attempts, outcomes and step end.
@@ -274,23 +275,77 @@ pub fn resume_evidence(model: &Model, run: &str, segment: u32, out: &mut Vec<Loc
     }
 }
 
-/// The effects an idempotency record stands for: logged with its key, matched to an attempt
-/// sent with its key, or named (by effect id) in the response it stored.
-pub fn record_effects(model: &Model, rec: &RecordRec) -> Vec<usize> {
-    let named = record_strings(rec);
-    let key = rec.key.as_str();
-    model
-        .effects
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| {
-            e.key.as_deref() == Some(key)
-                || e.matched
-                    .is_some_and(|m| model.attempt(m).key.as_deref() == Some(key))
-                || named.contains(&e.id)
+/// What the record rules look up per idempotency record, indexed once per check: a scan of
+/// every effect and attempt per record is quadratic, minutes on a month of records.
+pub struct RecordIndex<'m> {
+    /// Effects logged with a key, or matched to an attempt sent with it, in effect order.
+    effects_by_key: FxHashMap<&'m str, Vec<usize>>,
+    /// Effects by effect id (one id may name effects of several kinds), in effect order.
+    effects_by_id: FxHashMap<&'m str, Vec<usize>>,
+    /// The first attempt sent with each key: (sent at, attempt), the least of both.
+    first_attempt: FxHashMap<&'m str, (Timestamp, AttemptId)>,
+    model: &'m Model,
+}
+
+impl<'m> RecordIndex<'m> {
+    pub fn new(model: &'m Model) -> Self {
+        let mut effects_by_key: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        let mut effects_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (i, e) in model.effects.iter().enumerate() {
+            let logged = e.key.as_deref();
+            if let Some(k) = logged {
+                effects_by_key.entry(k).or_default().push(i);
+            }
+            if let Some(m) = e.matched
+                && let Some(k) = model.attempt(m).key.as_deref()
+                && logged != Some(k)
+            {
+                effects_by_key.entry(k).or_default().push(i);
+            }
+            effects_by_id.entry(e.id.as_str()).or_default().push(i);
+        }
+        let mut first_attempt: FxHashMap<&str, (Timestamp, AttemptId)> = FxHashMap::default();
+        for (id, a) in model.attempts() {
+            if let Some(k) = a.key.as_deref() {
+                let slot = first_attempt.entry(k).or_insert((a.at, id));
+                if (a.at, id) < *slot {
+                    *slot = (a.at, id);
+                }
+            }
+        }
+        RecordIndex {
+            effects_by_key,
+            effects_by_id,
+            first_attempt,
+            model,
+        }
+    }
+
+    /// The effects a record stands for, in effect order: logged with its key, matched to an
+    /// attempt sent with its key, or named (by effect id) in the response it stored.
+    pub fn record_effects(&self, rec: &RecordRec) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .effects_by_key
+            .get(rec.key.as_str())
+            .cloned()
+            .unwrap_or_default();
+        for named in record_strings(rec) {
+            if let Some(found) = self.effects_by_id.get(named.as_str()) {
+                out.extend(found);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The run, step and tool of the first attempt sent with `key`, for findings about a key.
+    pub fn call_of_key(&self, key: &str) -> Option<(String, u32, String)> {
+        self.first_attempt.get(key).map(|&(_, id)| {
+            let d = &self.model.dispatches[id.dispatch];
+            (d.call.run.clone(), d.call.step, d.tool.clone())
         })
-        .map(|(i, _)| i)
-        .collect()
+    }
 }
 
 /// Every string in the response a record stored (effect ids among them).
@@ -315,26 +370,108 @@ fn strings_in(v: &serde_json::Value, out: &mut Vec<String>) {
     }
 }
 
-/// The run and step of the first attempt sent with `key`, for findings about a key.
-pub fn call_of_key(model: &Model, key: &str) -> Option<(String, u32, String)> {
-    model
-        .attempts()
-        .filter(|(_, a)| a.key.as_deref() == Some(key))
-        .min_by_key(|(id, a)| (a.at, *id))
-        .map(|(id, _)| {
-            let d = &model.dispatches[id.dispatch];
-            (d.call.run.clone(), d.call.step, d.tool.clone())
-        })
-}
-
 /// The effects that happened, per dispatch they were matched to, in effect order: built once
 /// by rules that look up several dispatches, rather than scanning every effect per lookup.
-pub fn effects_by_dispatch(model: &Model) -> rustc_hash::FxHashMap<usize, Vec<usize>> {
-    let mut out: rustc_hash::FxHashMap<usize, Vec<usize>> = Default::default();
+pub fn effects_by_dispatch(model: &Model) -> FxHashMap<usize, Vec<usize>> {
+    let mut out: FxHashMap<usize, Vec<usize>> = Default::default();
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(m)) = (e.happened, e.matched) {
             out.entry(m.dispatch).or_default().push(i);
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::Trace;
+
+    /// What [`RecordIndex::record_effects`] replaced: every effect scanned per record.
+    fn record_effects_by_scan(model: &Model, rec: &RecordRec) -> Vec<usize> {
+        let named = record_strings(rec);
+        let key = rec.key.as_str();
+        (0..model.effects.len())
+            .filter(|&i| {
+                let e = &model.effects[i];
+                e.key.as_deref() == Some(key)
+                    || e.matched
+                        .is_some_and(|m| model.attempt(m).key.as_deref() == Some(key))
+                    || named.contains(&e.id)
+            })
+            .collect()
+    }
+
+    /// What [`RecordIndex::call_of_key`] replaced: every attempt scanned per key.
+    fn call_of_key_by_scan(model: &Model, key: &str) -> Option<(String, u32, String)> {
+        model
+            .attempts()
+            .filter(|(_, a)| a.key.as_deref() == Some(key))
+            .min_by_key(|(id, a)| (a.at, *id))
+            .map(|(id, _)| {
+                let d = &model.dispatches[id.dispatch];
+                (d.call.run.clone(), d.call.step, d.tool.clone())
+            })
+    }
+
+    /// Thousands of records whose keys are shared by several attempts, logged on effects
+    /// other than the ones their attempts matched, and whose responses name effects by id:
+    /// the index answers exactly what the scans did.
+    #[test]
+    fn the_record_index_answers_what_scanning_every_effect_did() {
+        const N: usize = 3000;
+        let mut t = Trace::new();
+        for i in 0..N {
+            let ms = (i as i64) * 1000;
+            let run = format!("r{}", i % 700);
+            let step = (i / 700) as u32 + 1;
+            let args = format!(r#"{{"order":"A-{}","amount_p":{}}}"#, i % 97, 100 + i % 3);
+            let attempt_key = format!("k{}", i % 1200);
+            let logged_key = format!("k{}", (i * 7) % 1300);
+            t.tool_call(ms, &run, step, "issue_refund", &args)
+                .attempt(ms + 1, &run, step, 1, Some(&attempt_key))
+                .created(ms + 5, &run, step, &format!("rf_{}", i / 2), i % 3 == 0)
+                .refund(
+                    ms + 3,
+                    &format!("rf_{i}"),
+                    &format!("A-{}", i % 97),
+                    100 + (i % 3) as i64,
+                    (i % 4 != 0).then_some(logged_key.as_str()),
+                );
+        }
+        for j in 0..N {
+            let response = format!(
+                r#"{{"refund_id":"rf_{}","also":["rf_{}"]}}"#,
+                (j * 13) % N,
+                j
+            );
+            let status = if j % 5 == 0 {
+                "in_progress"
+            } else {
+                "completed"
+            };
+            t.record(
+                (j as i64) * 1000 + 500,
+                &format!("k{}", j % 1400),
+                status,
+                (j % 6 != 0).then_some(response.as_str()),
+            );
+        }
+        let model = t.model();
+        assert_eq!(model.records.len(), N);
+        let index = RecordIndex::new(&model);
+        let mut nonempty = 0;
+        for rec in &model.records {
+            let found = index.record_effects(rec);
+            assert_eq!(found, record_effects_by_scan(&model, rec), "{}", rec.key);
+            nonempty += usize::from(!found.is_empty());
+            assert_eq!(
+                index.call_of_key(&rec.key),
+                call_of_key_by_scan(&model, &rec.key),
+                "{}",
+                rec.key
+            );
+        }
+        assert!(nonempty > N / 2, "the case exercises the lookups");
+    }
 }

@@ -182,6 +182,25 @@ impl Trace {
         )
     }
 
+    /// A row of the service's idempotency records, created at `ms`.
+    pub fn record(
+        &mut self,
+        ms: i64,
+        key: &str,
+        status: &str,
+        response: Option<&str>,
+    ) -> &mut Self {
+        self.push(
+            ms,
+            EventKind::Record(Record {
+                key: key.into(),
+                request_hash: None,
+                status: status.into(),
+                response: response.map(Into::into),
+            }),
+        )
+    }
+
     pub fn model(&self) -> Model {
         correlate(self.events.clone(), &CorrelateOptions::default())
     }
