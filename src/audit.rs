@@ -72,6 +72,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let mut attrs = Vec::new();
     let mut dropped = Dropped::default();
     let mut deferred = Vec::new();
+    let mut started = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
     for (input, outcome) in inputs.iter().zip(outcomes) {
@@ -87,6 +88,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         };
         match outcome {
             Outcome::Parsed(format, parsed) => {
+                let parsed = *parsed;
                 let s = parsed.stats;
                 report.format = Some(format.as_str().to_string());
                 report.lines = s.lines;
@@ -106,6 +108,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                 attrs.extend(parsed.attrs);
                 dropped.merge(&parsed.dropped);
                 deferred.extend(parsed.deferred);
+                started.extend(parsed.started);
             }
             Outcome::NotALog(why) => report.note = Some(why),
             Outcome::Unreadable(why) => {
@@ -119,6 +122,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         reports.push(report);
     }
     parts.push(link_spans(&spans, &mut reports));
+    let starts = relevance::restore_started(&parts, started);
+    parts.push(starts);
     let restored = relevance::restore_resumed(&parts, deferred, |lines| {
         let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
         for (input, why) in problems {

@@ -17,7 +17,7 @@
 //! always kept).
 
 use crate::correlate::effect_kind_of;
-use crate::event::{CallRef, Event, EventKind, Lifecycle};
+use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
 use crate::time::Timestamp;
 use hashbrown::{Equivalent, HashMap, HashSet};
 use rustc_hash::{FxBuildHasher, FxHashSet};
@@ -75,6 +75,9 @@ pub struct Filter {
     kept: HashSet<CallRef, FxBuildHasher>,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
     pub deferred: Vec<Deferred>,
+    /// Runs' `started` events: needed only for a run that crashed (a start after a crash
+    /// is a resume in all but name), and a month of runs has hardly any.
+    pub started: Vec<HeldStart>,
     pub dropped: Dropped,
 }
 
@@ -85,12 +88,23 @@ impl Filter {
             pending: HashMap::default(),
             kept: HashSet::default(),
             deferred: Vec::new(),
+            started: Vec::new(),
             dropped: Dropped::default(),
         }
     }
 
     pub fn push(&mut self, ev: Event, out: &mut Vec<Event>) {
         let Some(call) = ev.kind.call() else {
+            if let EventKind::Run(r) = &ev.kind
+                && r.what == Lifecycle::Started
+            {
+                self.dropped.widen(ev.at);
+                return self.started.push(HeldStart {
+                    run: r.run.as_str().into(),
+                    at: ev.at,
+                    loc: ev.loc,
+                });
+            }
             return out.push(ev);
         };
         if self.kept.contains(call) {
@@ -181,6 +195,39 @@ impl Filter {
             self.deferred.push(Deferred::pack(call, p.events));
         }
     }
+}
+
+/// A run's `started` event, set aside in a fraction of an event's size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldStart {
+    run: Box<str>,
+    at: Timestamp,
+    loc: Loc,
+}
+
+/// The `started` events of runs that crashed somewhere in the inputs (`parts`), as events;
+/// the rest are dropped.
+pub fn restore_started(parts: &[Vec<Event>], started: Vec<HeldStart>) -> Vec<Event> {
+    let crashed: FxHashSet<&str> = parts
+        .iter()
+        .flatten()
+        .filter_map(|e| match &e.kind {
+            EventKind::Run(r) if r.what == Lifecycle::Crashed => Some(r.run.as_str()),
+            _ => None,
+        })
+        .collect();
+    started
+        .into_iter()
+        .filter(|s| crashed.contains(&*s.run))
+        .map(|s| Event {
+            at: s.at,
+            loc: s.loc,
+            kind: EventKind::Run(RunEvent {
+                run: s.run.into(),
+                what: Lifecycle::Started,
+            }),
+        })
+        .collect()
 }
 
 /// A call looked up by borrowed parts; hashes as [`CallRef`] does.

@@ -15,7 +15,7 @@ pub mod stamp;
 pub mod text;
 
 use crate::event::{Attrs, Event, Loc};
-use crate::relevance::{Deferred, Dropped, Filter, Relevance};
+use crate::relevance::{Deferred, Dropped, Filter, HeldStart, Relevance};
 use chrono::{FixedOffset, NaiveDate};
 use serde::Serialize;
 
@@ -114,6 +114,8 @@ pub struct Parsed {
     pub dropped: Dropped,
     /// Events of idle calls that matter only if their run (the `String`) was resumed.
     pub deferred: Vec<Deferred>,
+    /// Runs' `started` events, which matter only for runs that crashed.
+    pub started: Vec<HeldStart>,
 }
 
 impl Parsed {
@@ -138,6 +140,7 @@ impl Parsed {
             f.finish(&mut self.events);
             self.dropped = f.dropped;
             self.deferred = f.deferred;
+            self.started = f.started;
         }
         self
     }

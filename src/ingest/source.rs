@@ -174,7 +174,7 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 /// What reading one input gave: its format and events, or why it was passed over.
 #[derive(Debug)]
 pub enum Outcome {
-    Parsed(Format, Parsed),
+    Parsed(Format, Box<Parsed>),
     /// A file found in a folder whose content is no recognised format.
     NotALog(String),
     Unreadable(String),
@@ -294,7 +294,7 @@ fn read_one(
     };
     let mut all = Cursor::new(head).chain(reader);
     match super::parse_input(format, &mut all, index, opts, rereadable) {
-        Ok(parsed) => Outcome::Parsed(format, parsed),
+        Ok(parsed) => Outcome::Parsed(format, Box::new(parsed)),
         Err(e) => Outcome::Unreadable(e.to_string()),
     }
 }

@@ -102,7 +102,8 @@ const EMAIL: &str = "\
 #[test]
 fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
     let p = read(EMAIL);
-    assert_eq!(lines(&p.events), vec![1], "only the run's start");
+    assert!(p.events.is_empty(), "{:?}", p.events);
+    assert_eq!(p.started.len(), 1, "the run's start, set aside");
     assert_eq!(p.deferred.len(), 1);
     assert_eq!(p.deferred[0].run(), "r1");
     assert!(
@@ -130,7 +131,7 @@ fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
     let p = read(&resumed);
     let mut events = restore_resumed(std::slice::from_ref(&p.events), p.deferred, |_| Vec::new());
     events.extend(p.events);
-    assert_eq!(lines(&events), vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(lines(&events), vec![2, 3, 4, 5, 6]);
     let args = events.iter().find_map(|e| match &e.kind {
         EventKind::ToolCall(t) => Some(t.parsed_args()),
         _ => None,
@@ -227,4 +228,33 @@ fn lines_of_a_run_that_was_not_resumed_are_not_read_again() {
     });
     let restored = restore_resumed(&[Vec::new()], vec![d], |_| panic!("read again"));
     assert!(restored.is_empty());
+}
+
+#[test]
+fn a_runs_start_is_kept_only_if_the_run_crashed_somewhere() {
+    let trace = "\
+2026-11-01T00:00:01.000Z  agent run r1  started
+2026-11-01T00:00:01.000Z  agent run r2  started
+2026-11-01T00:00:05.000Z  agent run r2  crashed
+";
+    let p = read(trace);
+    assert_eq!(lines(&p.events), vec![3], "the crash passes");
+    assert_eq!(p.started.len(), 2);
+    assert_eq!(
+        p.dropped.span.map(|(a, _)| a.display()),
+        Some("2026-11-01T00:00:01.000Z".into()),
+        "a start still marks where the client traces begin"
+    );
+    let starts = restore_started(std::slice::from_ref(&p.events), p.started.clone());
+    assert_eq!(lines(&starts), vec![2], "r2's start, not r1's");
+    let unfiltered = parse(
+        Format::Text,
+        &mut trace.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap()
+    .events;
+    assert_eq!(starts[0], unfiltered[1], "restored exactly as read");
+    assert!(restore_started(&[Vec::new()], p.started).is_empty());
 }
