@@ -9,6 +9,7 @@ use crate::money::{Currency, Money};
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How long after an attempt that got no answer its effect may still be created and
@@ -137,7 +138,12 @@ pub struct Dispatch {
     pub call: CallRef,
     pub tool: String,
     pub args_raw: String,
-    pub args: Value,
+    /// The arguments as a value when the parser gave one; `None` when `args_raw` is their
+    /// JSON, read again by [`Dispatch::args`]: the parsed arguments of a month of refunds
+    /// were a fifth of the model's memory, and few rules look at them.
+    given_args: Option<Value>,
+    /// The arguments were JSON `null` or missing (an implied dispatch).
+    args_null: bool,
     pub canonical: String,
     /// The tool-call event; `None` when attempts arrived without one.
     pub at: Option<Timestamp>,
@@ -155,6 +161,19 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
+    /// The arguments as JSON (`Null` when there were none, or they were not JSON).
+    pub fn args(&self) -> Cow<'_, Value> {
+        match &self.given_args {
+            Some(v) => Cow::Borrowed(v),
+            None if self.args_null => Cow::Owned(Value::Null),
+            None => Cow::Owned(serde_json::from_str(&self.args_raw).unwrap_or(Value::Null)),
+        }
+    }
+
+    pub fn args_are_null(&self) -> bool {
+        self.args_null
+    }
+
     /// The key the dispatch was sent with: that of its first keyed attempt.
     pub fn key(&self) -> Option<&str> {
         self.attempts.iter().find_map(|a| a.key.as_deref())
@@ -410,8 +429,10 @@ impl<'o> Builder<'o> {
         let (at, loc) = (ev.at, ev.loc);
         match ev.kind {
             EventKind::ToolCall(t) => {
+                let given = !t.args.is_null();
                 let args = t.parsed_args();
-                let d = self.new_dispatch(t.call, t.tool, t.args_raw, args, Some((at, loc)));
+                let at_loc = Some((at, loc));
+                let d = self.new_dispatch(t.call, t.tool, t.args_raw, (args, given), at_loc);
                 self.refresh_kind(d, None);
             }
             EventKind::Attempt(a) => {
@@ -421,8 +442,8 @@ impl<'o> Builder<'o> {
                 // whose tool-call line was not logged.
                 let d = if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
                     let prev = &self.model.dispatches[d];
-                    let (tool, raw, args) =
-                        (prev.tool.clone(), prev.args_raw.clone(), prev.args.clone());
+                    let (tool, raw) = (prev.tool.clone(), prev.args_raw.clone());
+                    let args = (prev.args().into_owned(), prev.given_args.is_some());
                     self.new_dispatch(call, tool, raw, args, None)
                 } else {
                     d
@@ -515,7 +536,7 @@ impl<'o> Builder<'o> {
         call: CallRef,
         tool: String,
         args_raw: String,
-        args: Value,
+        (args, given): (Value, bool),
         event: Option<(Timestamp, Loc)>,
     ) -> usize {
         let canonical = canonical(&args);
@@ -542,7 +563,8 @@ impl<'o> Builder<'o> {
             call,
             tool,
             args_raw,
-            args,
+            args_null: args.is_null(),
+            given_args: given.then_some(args),
             canonical,
             at: event.map(|e| e.0),
             loc: event.map(|e| e.1),
@@ -565,7 +587,7 @@ impl<'o> Builder<'o> {
                 call.clone(),
                 String::new(),
                 String::new(),
-                Value::Null,
+                (Value::Null, false),
                 None,
             ),
         }

@@ -53,8 +53,9 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
                 continue;
             }
             let (run, step, tool) = (&disp.call.run, disp.call.step, &disp.tool);
-            let expected = reference_key(run, step, tool, &disp.args, false);
-            let normalized = reference_key(run, step, tool, &disp.args, true);
+            let args = disp.args();
+            let expected = reference_key(run, step, tool, &args, false);
+            let normalized = reference_key(run, step, tool, &args, true);
             for a in &disp.attempts {
                 let Some(key) = a.key.as_deref() else {
                     continue;

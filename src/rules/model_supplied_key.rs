@@ -61,11 +61,12 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             if !has_args(disp) || disp.attempts.iter().all(|a| a.key.is_none()) {
                 continue;
             }
+            let args = disp.args();
             for a in &disp.attempts {
                 let Some(key) = a.key.as_deref() else {
                     continue;
                 };
-                let Some(mut path) = find_key_field(&disp.args, key) else {
+                let Some(mut path) = find_key_field(&args, key) else {
                     continue;
                 };
                 path.reverse();

@@ -56,7 +56,7 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
                 continue;
             }
             let before = problems.len();
-            amount_problems(&disp.args, &mut Vec::new(), &mut problems);
+            amount_problems(&disp.args(), &mut Vec::new(), &mut problems);
             if redispatched {
                 respelled(disp, &mut spellings, &mut problems);
             }
@@ -85,7 +85,7 @@ fn respelled(disp: &Dispatch, spellings: &mut Vec<(String, String)>, problems: &
     if spellings.iter().any(|(c, _)| *c == compact) {
         return;
     }
-    let dumps = python_dumps(&disp.args);
+    let dumps = python_dumps(&disp.args());
     if let Some((first_raw, _)) = spellings.first() {
         let what = if spellings.iter().any(|(_, d)| *d != dumps) {
             "number format"

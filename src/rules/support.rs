@@ -141,7 +141,7 @@ pub fn call_attempts<'m>(model: &'m Model, call: &LogicalCall) -> Vec<&'m Attemp
 
 /// Does the dispatch carry the arguments the agent gave (rather than an implied, empty call)?
 pub fn has_args(d: &Dispatch) -> bool {
-    d.loc.is_some() || !d.args.is_null()
+    d.loc.is_some() || !d.args_are_null()
 }
 
 /// A list for messages: `a`, `a and b`, `a, b and c`.
