@@ -7,19 +7,9 @@ use idem_audit::ingest::csv::FIELDS;
 use idem_audit::ingest::{Format, ParseOptions, parse, source};
 use idem_audit::money::{Currency, Money};
 use idem_audit::report::Report;
-use std::path::Path;
 
 mod common;
-use common::{fixture, scan};
-
-fn report(paths: &[&Path], extra: &[&str]) -> Report {
-    let mut args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
-    args.extend(["--format", "json"]);
-    args.extend(extra);
-    let (code, stdout, stderr) = scan(&args);
-    assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {stderr}");
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
+use common::{fixture, report};
 
 fn rules(r: &Report, rule: &str) -> Vec<Vec<String>> {
     r.findings

@@ -9,16 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 mod common;
-use common::{fixture, scan};
-
-fn report(paths: &[&Path], extra: &[&str]) -> Report {
-    let mut args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
-    args.extend(["--format", "json"]);
-    args.extend(extra);
-    let (code, stdout, stderr) = scan(&args);
-    assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {stderr}");
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
+use common::{fixture, report, scan};
 
 fn duplicate(r: &Report) -> &FindingReport {
     let dups: Vec<_> = r

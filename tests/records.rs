@@ -2,22 +2,12 @@
 //! `in_progress` records are stuck, and the record rules give the same findings over
 //! thousands of records as they did when they scanned every effect and attempt per record.
 
-use idem_audit::report::Report;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
 mod common;
-use common::{fixture, scan};
-
-fn report(paths: &[&Path], extra: &[&str]) -> Report {
-    let mut args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
-    args.extend(["--format", "json"]);
-    args.extend(extra);
-    let (code, stdout, stderr) = scan(&args);
-    assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {stderr}");
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
+use common::{fixture, report};
 
 /// The keys of the `record-stuck` findings on fixture record-stuck, with `extra` flags.
 fn stuck_keys(extra: &[&str]) -> Vec<String> {

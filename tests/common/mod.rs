@@ -2,7 +2,8 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use assert_cmd::Command;
-use std::path::PathBuf;
+use idem_audit::report::Report;
+use std::path::{Path, PathBuf};
 
 pub fn fixture(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -23,4 +24,14 @@ pub fn scan(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `idem-audit scan PATHS --format json EXTRA`, which must exit 0 or 1, as a report.
+pub fn report(paths: &[&Path], extra: &[&str]) -> Report {
+    let mut args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    args.extend(["--format", "json"]);
+    args.extend(extra);
+    let (code, stdout, stderr) = scan(&args);
+    assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
