@@ -16,6 +16,7 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::io::{self, Read};
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
@@ -75,7 +76,7 @@ impl State {
             });
         }
         let raw: Raw = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-        let f = Fields(raw);
+        let f = Fields(raw, Cell::new(0));
         let Some(ty) = f.str("type")? else {
             return Err("no `type` field".into());
         };
@@ -298,26 +299,37 @@ impl<'de> Deserialize<'de> for Raw<'de> {
     }
 }
 
-/// Typed access to a line's fields, with reasons that name the field.
-struct Fields<'a>(Raw<'a>);
+/// Typed access to a line's fields, with reasons that name the field; remembers which
+/// known fields were read (a bit per [`KNOWN`] entry).
+struct Fields<'a>(Raw<'a>, Cell<u32>);
 
 impl<'a> Fields<'a> {
     fn get(&self, k: &str) -> Option<&'a str> {
         let i = KNOWN.iter().position(|n| *n == k)?;
+        self.1.set(self.1.get() | 1 << i);
         self.0.known[i].map(RawValue::get)
     }
 
-    /// The fields the audit does not read, as `name`, value (a string unquoted, anything
-    /// else as its JSON text).
+    /// The fields the audit did not read, as `name`, value (a string unquoted, anything
+    /// else as its JSON text): the unknown ones in line order, then the known names this
+    /// event type has no use for (an `order` on a response). Called once the event is built.
     fn attrs(&self) -> Attrs {
+        let read = self.1.get();
+        let unread_known = KNOWN
+            .iter()
+            .zip(&self.0.known)
+            .enumerate()
+            .filter(|(i, _)| read & (1 << i) == 0)
+            .filter_map(|(_, (k, v))| Some((Cow::Borrowed(*k), (*v)?)));
+        let text = |v: &RawValue| {
+            serde_json::from_str::<String>(v.get()).unwrap_or_else(|_| v.get().to_string())
+        };
         self.0
             .extra
             .iter()
-            .map(|(k, v)| {
-                let text =
-                    serde_json::from_str::<String>(v.get()).unwrap_or_else(|_| v.get().to_string());
-                (k.to_string(), text)
-            })
+            .map(|(k, v)| (k.clone(), *v))
+            .chain(unread_known)
+            .map(|(k, v)| (k.to_string(), text(v)))
             .collect()
     }
 
@@ -489,6 +501,21 @@ mod tests {
             )],
             "strings unquoted, other values as JSON, nulls dropped; a line with none has none"
         );
+    }
+
+    #[test]
+    fn known_fields_an_event_type_does_not_read_are_kept_too() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"run","run":"7f3a","event":"started","order":"A-1","agent":"billing"}"#,
+            "\n",
+        ));
+        assert_eq!(p.stats.events, 1);
+        let attrs: Vec<(&str, &str)> = p.attrs[0]
+            .1
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(attrs, [("agent", "billing"), ("order", "A-1")]);
     }
 
     #[test]
