@@ -205,17 +205,22 @@ pub struct HeldStart {
     loc: Loc,
 }
 
-/// The `started` events of runs that crashed somewhere in the inputs (`parts`), as events;
-/// the rest are dropped.
-pub fn restore_started(parts: &[Vec<Event>], started: Vec<HeldStart>) -> Vec<Event> {
-    let crashed: FxHashSet<&str> = parts
+/// The runs with a `what` event in the inputs (`parts`).
+fn runs_that(parts: &[Vec<Event>], what: Lifecycle) -> FxHashSet<&str> {
+    parts
         .iter()
         .flatten()
         .filter_map(|e| match &e.kind {
-            EventKind::Run(r) if r.what == Lifecycle::Crashed => Some(r.run.as_str()),
+            EventKind::Run(r) if r.what == what => Some(r.run.as_str()),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The `started` events of runs that crashed somewhere in the inputs (`parts`), as events;
+/// the rest are dropped.
+pub fn restore_started(parts: &[Vec<Event>], started: Vec<HeldStart>) -> Vec<Event> {
+    let crashed = runs_that(parts, Lifecycle::Crashed);
     started
         .into_iter()
         .filter(|s| crashed.contains(&*s.run))
@@ -260,14 +265,7 @@ pub fn restore_resumed(
     if deferred.is_empty() {
         return Vec::new();
     }
-    let resumed: FxHashSet<&str> = parts
-        .iter()
-        .flatten()
-        .filter_map(|e| match &e.kind {
-            EventKind::Run(r) if r.what == Lifecycle::Resumed => Some(r.run.as_str()),
-            _ => None,
-        })
-        .collect();
+    let resumed = runs_that(parts, Lifecycle::Resumed);
     let hashes: FxHashSet<u64> = resumed.iter().map(|r| run_hash(r)).collect();
     let mut restored = Vec::new();
     let mut lines = Vec::new();
