@@ -9,7 +9,7 @@ use idem_audit::money::{Currency, Money};
 use idem_audit::report::Report;
 
 mod common;
-use common::{fixture, report};
+use common::{duplicate, fixture, report};
 
 fn rules(r: &Report, rule: &str) -> Vec<Vec<String>> {
     r.findings
@@ -221,15 +221,10 @@ fn csv_map_reads_an_export_with_other_column_names() {
     let csv = r.inputs.iter().find(|i| i.path.ends_with(".csv")).unwrap();
     assert_eq!(csv.format.as_deref(), Some("csv"));
     assert_eq!((csv.lines, csv.events, csv.skipped), (3, 2, 0));
-    let dups: Vec<_> = r
-        .findings
-        .iter()
-        .filter(|f| f.rule == "duplicate-effect")
-        .collect();
-    assert_eq!(dups.len(), 1, "{:#?}", r.findings);
-    assert_eq!(dups[0].effects, ["rf_8XM1", "rf_9KQ2"]);
-    assert_eq!(dups[0].cause.as_deref(), Some("client-retry"));
-    assert_eq!(dups[0].excess_minor, Some(4500));
+    let dup = duplicate(&r);
+    assert_eq!(dup.effects, ["rf_8XM1", "rf_9KQ2"]);
+    assert_eq!(dup.cause.as_deref(), Some("client-retry"));
+    assert_eq!(dup.excess_minor, Some(4500));
     // Without the map the export is no effect export: nothing in it is read as an effect.
     let r = report(&[&trace, &export], &[]);
     let csv = r.inputs.iter().find(|i| i.path.ends_with(".csv")).unwrap();

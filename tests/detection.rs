@@ -6,7 +6,7 @@ use idem_audit::report::Report;
 use std::path::Path;
 
 mod common;
-use common::{fixture, scan};
+use common::{duplicate, fixture, scan};
 
 /// `scan DIR --format json [extra]`: the report and standard error.
 fn scan_dir(dir: &Path, extra: &[&str]) -> (Option<i32>, Report, String) {
@@ -49,14 +49,9 @@ fn assert_read_past_line_one(dir: &Path, name: &str, format: &str, reason: &str)
     );
     let shown = format!("{}:1: skipped: {reason}", input.path);
     assert!(stderr.contains(&shown), "{stderr}");
-    let dups: Vec<_> = r
-        .findings
-        .iter()
-        .filter(|f| f.rule == "duplicate-effect")
-        .collect();
-    assert_eq!(dups.len(), 1, "{:#?}", r.findings);
-    assert_eq!(dups[0].effects, ["rf_8XM1", "rf_9KQ2"]);
-    assert_eq!(dups[0].cause.as_deref(), Some("client-retry"));
+    let dup = duplicate(&r);
+    assert_eq!(dup.effects, ["rf_8XM1", "rf_9KQ2"]);
+    assert_eq!(dup.cause.as_deref(), Some("client-retry"));
     let (strict, _, stderr) = scan(&[dir.to_str().unwrap(), "--strict"]);
     assert_eq!(strict, Some(2), "{stderr}");
 }

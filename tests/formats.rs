@@ -9,17 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 mod common;
-use common::{fixture, report, scan};
-
-fn duplicate(r: &Report) -> &FindingReport {
-    let dups: Vec<_> = r
-        .findings
-        .iter()
-        .filter(|f| f.rule == "duplicate-effect")
-        .collect();
-    assert_eq!(dups.len(), 1, "{:#?}", r.findings);
-    dups[0]
-}
+use common::{duplicate, fixture, report, scan};
 
 /// What must agree between two spellings of one incident.
 fn essentials(f: &FindingReport) -> impl PartialEq + std::fmt::Debug {

@@ -2,7 +2,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use assert_cmd::Command;
-use idem_audit::report::Report;
+use idem_audit::report::{FindingReport, Report};
 use std::path::{Path, PathBuf};
 
 pub fn fixture(rel: &str) -> PathBuf {
@@ -34,4 +34,15 @@ pub fn report(paths: &[&Path], extra: &[&str]) -> Report {
     let (code, stdout, stderr) = scan(&args);
     assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {stderr}");
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The report's one `duplicate-effect` finding (fails the test unless there is exactly one).
+pub fn duplicate(r: &Report) -> &FindingReport {
+    let dups: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "duplicate-effect")
+        .collect();
+    assert_eq!(dups.len(), 1, "{:#?}", r.findings);
+    dups[0]
 }
