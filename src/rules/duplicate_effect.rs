@@ -577,20 +577,27 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_resume_that_reuses_an_unenforced_key_is_a_resume() {
-        // Both effects carry the key, so both match the first attempt; they straddle the
-        // resume, and the call was dispatched on both sides of it.
+    /// A keyed refund of step 4, a crash and a resume at 09:01:00, then step 4 dispatched,
+    /// sent and refunded again at the `redo` times (tool call, attempt, refund).
+    fn keyed_refund_across_resume(redo: [&str; 3]) -> Trace {
         let mut tr = Trace::default();
         tr.tool_call(t(0, "09:00:00"), "r", 4, "issue_refund", ARGS)
             .attempt(t(0, "09:00:00.010"), "r", 4, 1, Some("k"))
             .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, Some("k"))
             .run_event(t(0, "09:00:00.500"), "r", Lifecycle::Crashed)
             .run_event(t(0, "09:01:00"), "r", Lifecycle::Resumed)
-            .tool_call(t(0, "09:01:01"), "r", 4, "issue_refund", ARGS)
-            .attempt(t(0, "09:01:01.010"), "r", 4, 1, Some("k"))
-            .refund(t(0, "09:01:01.100"), "rf_2", "A-88214", 4500, Some("k"))
+            .tool_call(t(0, redo[0]), "r", 4, "issue_refund", ARGS)
+            .attempt(t(0, redo[1]), "r", 4, 1, Some("k"))
+            .refund(t(0, redo[2]), "rf_2", "A-88214", 4500, Some("k"))
             .step_end(t(0, "09:01:02"), "r", 4, None);
+        tr
+    }
+
+    #[test]
+    fn a_resume_that_reuses_an_unenforced_key_is_a_resume() {
+        // Both effects carry the key, so both match the first attempt; they straddle the
+        // resume, and the call was dispatched on both sides of it.
+        let tr = keyed_refund_across_resume(["09:01:01", "09:01:01.010", "09:01:01.100"]);
         let f = dup(&tr);
         assert_eq!(f.cause, Some(Cause::Resume));
         assert!(
@@ -608,16 +615,7 @@ mod tests {
     /// (2 s by default) of it, it is on the far side of the resume all the same.
     #[test]
     fn effects_straddling_a_resume_within_the_skew_are_a_resume() {
-        let mut tr = Trace::default();
-        tr.tool_call(t(0, "09:00:00"), "r", 4, "issue_refund", ARGS)
-            .attempt(t(0, "09:00:00.010"), "r", 4, 1, Some("k"))
-            .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, Some("k"))
-            .run_event(t(0, "09:00:00.500"), "r", Lifecycle::Crashed)
-            .run_event(t(0, "09:01:00"), "r", Lifecycle::Resumed)
-            .tool_call(t(0, "09:01:00.100"), "r", 4, "issue_refund", ARGS)
-            .attempt(t(0, "09:01:00.110"), "r", 4, 1, Some("k"))
-            .refund(t(0, "09:00:59.500"), "rf_2", "A-88214", 4500, Some("k"))
-            .step_end(t(0, "09:01:02"), "r", 4, None);
+        let tr = keyed_refund_across_resume(["09:01:00.100", "09:01:00.110", "09:00:59.500"]);
         let f = dup(&tr);
         assert_eq!(ids(&f), ["rf_1", "rf_2"]);
         assert_eq!(f.cause, Some(Cause::Resume), "{}", f.message);
