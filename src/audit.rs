@@ -72,6 +72,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let mut attrs = Vec::new();
     let mut dropped = Dropped::default();
     let mut deferred = Vec::new();
+    let mut deferred_lines = Vec::new();
     let mut started = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
@@ -103,12 +104,15 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                         reason: p.reason,
                     })
                     .collect();
-                parts.push(parsed.events);
                 spans.extend(parsed.spans);
                 attrs.extend(parsed.attrs);
                 dropped.merge(&parsed.dropped);
                 deferred.extend(parsed.deferred);
+                // Kept per input: joining them would copy a month of emails' places.
+                deferred_lines.push(parsed.deferred_lines);
                 started.extend(parsed.started);
+                parts.extend(parsed.sealed);
+                parts.push(parsed.events);
             }
             Outcome::NotALog(why) => report.note = Some(why),
             Outcome::Unreadable(why) => {
@@ -124,7 +128,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     parts.push(link_spans(&spans, &mut reports));
     let starts = relevance::restore_started(&parts, started);
     parts.push(starts);
-    let restored = relevance::restore_resumed(&parts, deferred, |lines| {
+    let lines = deferred_lines.into_iter().flatten();
+    let restored = relevance::restore_resumed(&parts, deferred, lines, |lines| {
         let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
         for (input, why) in problems {
             if let Some(r) = reports.get_mut(input as usize) {

@@ -75,6 +75,8 @@ pub struct Filter {
     kept: HashSet<CallRef, FxBuildHasher>,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
     pub deferred: Vec<Deferred>,
+    /// The same, kept as where their lines lie in a file (by a parser that can say).
+    pub deferred_lines: Vec<DeferredLines>,
     /// Runs' `started` events: needed only for a run that crashed (a start after a crash
     /// is a resume in all but name), and a month of runs has hardly any.
     pub started: Vec<HeldStart>,
@@ -88,6 +90,7 @@ impl Filter {
             pending: HashMap::default(),
             kept: HashSet::default(),
             deferred: Vec::new(),
+            deferred_lines: Vec::new(),
             started: Vec::new(),
             dropped: Dropped::default(),
         }
@@ -248,9 +251,11 @@ impl Equivalent<CallRef> for CallKey<'_> {
     }
 }
 
-/// The hash [`Deferred::Lines`] keeps of a run id instead of the id itself.
-pub fn run_hash(run: &str) -> u64 {
-    FxBuildHasher.hash_one(run)
+/// The hash [`DeferredLines`] keeps of a run id instead of the id itself. Runs that hash
+/// alike are told apart once their lines are read again.
+pub fn run_hash(run: &str) -> u32 {
+    let h = FxBuildHasher.hash_one(run);
+    (h >> 32) as u32 ^ h as u32
 }
 
 /// Deferred idle calls matter only to runs resumed somewhere in the inputs (`parts`, the
@@ -260,23 +265,23 @@ pub fn run_hash(run: &str) -> u64 {
 pub fn restore_resumed(
     parts: &[Vec<Event>],
     deferred: Vec<Deferred>,
+    lines: impl IntoIterator<Item = DeferredLines>,
     reread: impl FnOnce(Vec<DeferredLines>) -> Vec<Event>,
 ) -> Vec<Event> {
-    if deferred.is_empty() {
+    let resumed = runs_that(parts, Lifecycle::Resumed);
+    if resumed.is_empty() {
         return Vec::new();
     }
-    let resumed = runs_that(parts, Lifecycle::Resumed);
-    let hashes: FxHashSet<u64> = resumed.iter().map(|r| run_hash(r)).collect();
-    let mut restored = Vec::new();
-    let mut lines = Vec::new();
-    for d in deferred {
-        match d {
-            Deferred::Lines(l) if hashes.contains(&l.run_hash) => lines.push(l),
-            Deferred::Lines(_) => {}
-            d if resumed.contains(d.run()) => restored.extend(d.into_events()),
-            _ => {}
-        }
-    }
+    let mut restored: Vec<Event> = deferred
+        .into_iter()
+        .filter(|d| resumed.contains(d.run()))
+        .flat_map(Deferred::into_events)
+        .collect();
+    let hashes: FxHashSet<u32> = resumed.iter().map(|r| run_hash(r)).collect();
+    let lines: Vec<DeferredLines> = lines
+        .into_iter()
+        .filter(|l| hashes.contains(&l.run_hash))
+        .collect();
     if !lines.is_empty() {
         let of_resumed = reread(lines).into_iter().filter(|e| {
             e.kind

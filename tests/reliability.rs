@@ -260,7 +260,7 @@ fn event_lines(inputs: &[String], opts: &ParseOptions) -> BTreeSet<(String, u32)
     let mut spans = Vec::new();
     for outcome in outcomes {
         if let Outcome::Parsed(_, parsed) = outcome {
-            for e in &parsed.events {
+            for e in parsed.all_events() {
                 set.insert((resolved[e.loc.input as usize].display.clone(), e.loc.line));
             }
             spans.extend(parsed.spans);

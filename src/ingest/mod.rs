@@ -15,9 +15,12 @@ pub mod stamp;
 pub mod text;
 
 use crate::event::{Attrs, Event, Loc};
-use crate::relevance::{Deferred, Dropped, Filter, HeldStart, Relevance};
+use crate::relevance::{Deferred, DeferredLines, Dropped, Filter, HeldStart, Relevance};
 use chrono::{FixedOffset, NaiveDate};
 use serde::Serialize;
+
+/// Events per block of [`Parsed::sealed`] (about 13 MiB).
+pub const EVENT_BLOCK: usize = 1 << 16;
 
 /// How many problems are kept per input for the report; all of them are counted.
 pub const MAX_PROBLEMS_KEPT: usize = 20;
@@ -102,7 +105,12 @@ impl InputStats {
 /// What one parser produced from one input.
 #[derive(Debug, Default)]
 pub struct Parsed {
+    /// The events, in the order read: those of `sealed` first, then these.
     pub events: Vec<Event>,
+    /// Full blocks of [`EVENT_BLOCK`] events, when idle calls are dropped (a scan): a
+    /// month's events in blocks of fixed size are never copied to grow, and correlation
+    /// frees each block once it has been read.
+    pub sealed: Vec<Vec<Event>>,
     pub stats: InputStats,
     /// OTLP spans, turned into events only once every input is read ([`otlp::link`]).
     pub spans: Vec<otlp::Span>,
@@ -114,6 +122,8 @@ pub struct Parsed {
     pub dropped: Dropped,
     /// Events of idle calls that matter only if their run (the `String`) was resumed.
     pub deferred: Vec<Deferred>,
+    /// The same, as places in the input to read again.
+    pub deferred_lines: Vec<DeferredLines>,
     /// Runs' `started` events, which matter only for runs that crashed.
     pub started: Vec<HeldStart>,
 }
@@ -129,9 +139,21 @@ impl Parsed {
     /// Adds an event, unless the filter holds or drops it.
     pub fn push(&mut self, ev: Event) {
         match &mut self.filter {
-            Some(f) => f.push(ev, &mut self.events),
+            Some(f) => {
+                f.push(ev, &mut self.events);
+                // A few events short of full: a held call's release adds several at once.
+                if self.events.len() + 64 >= EVENT_BLOCK {
+                    let full = std::mem::replace(&mut self.events, Vec::with_capacity(EVENT_BLOCK));
+                    self.sealed.push(full);
+                }
+            }
             None => self.events.push(ev),
         }
+    }
+
+    /// Every event, in the order read.
+    pub fn all_events(&self) -> impl Iterator<Item = &Event> {
+        self.sealed.iter().flatten().chain(&self.events)
     }
 
     /// The input has ended: open calls are released, the filter's accounts taken.
@@ -140,6 +162,7 @@ impl Parsed {
             f.finish(&mut self.events);
             self.dropped = f.dropped;
             self.deferred = f.deferred;
+            self.deferred_lines = f.deferred_lines;
             self.started = f.started;
         }
         self

@@ -35,9 +35,9 @@ pub fn check_parse(format: Format, data: &[u8], opts: &ParseOptions) -> InputSta
         // have panicked, which is all there is to check then.
         Err(_) => return InputStats::default(),
     };
-    let mut stats = parsed.stats;
+    let mut stats = parsed.stats.clone();
     let mut max_line = 0u32;
-    for e in &parsed.events {
+    for e in parsed.all_events() {
         max_line = max_line.max(e.loc.line);
         assert!(e.loc.line >= 1, "{format:?}: event at line 0");
     }

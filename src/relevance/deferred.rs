@@ -11,21 +11,20 @@ use serde_json::Value;
 pub enum Deferred {
     Packed(Box<PackedCall>),
     Loose(String, Vec<Event>),
-    /// Where the call's lines lie in a file that can be read again: a few bytes instead of
-    /// its events, for the idle POSTs (emails) that fill a month of traces.
-    Lines(DeferredLines),
 }
 
-/// A run of lines of one input, from the call's tool-call line to its step's end.
+/// Where a deferred call's lines lie in a file that can be read again, from its tool-call
+/// line to its step's end: 24 bytes instead of its events, for the idle POSTs (emails) that
+/// fill a month of traces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeferredLines {
-    pub input: u32,
-    pub first_line: u32,
     /// Byte offset of the first line and length of the run, in the file as stored.
     pub offset: u64,
     pub len: u32,
+    pub input: u32,
+    pub first_line: u32,
     /// [`super::run_hash`] of the call's run.
-    pub run_hash: u64,
+    pub run_hash: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -47,12 +46,10 @@ pub struct PackedCall {
 }
 
 impl Deferred {
-    /// The run of a call kept as events (a call kept as lines has only a hash of it).
     pub fn run(&self) -> &str {
         match self {
             Deferred::Packed(p) => &p.call.run,
             Deferred::Loose(run, _) => run,
-            Deferred::Lines(_) => "",
         }
     }
 
@@ -109,7 +106,6 @@ impl Deferred {
     pub fn into_events(self) -> Vec<Event> {
         let p = match self {
             Deferred::Loose(_, events) => return events,
-            Deferred::Lines(_) => return Vec::new(),
             Deferred::Packed(p) => *p,
         };
         let ev = |i: usize, kind| Event {

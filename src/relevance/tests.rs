@@ -122,14 +122,19 @@ fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
     unfiltered.remove(0);
     assert_eq!(unpacked, unfiltered, "unpacked exactly as read");
 
-    let restored = restore_resumed(std::slice::from_ref(&p.events), p.deferred.clone(), |_| {
-        Vec::new()
-    });
+    let restored = restore_resumed(
+        std::slice::from_ref(&p.events),
+        p.deferred.clone(),
+        [],
+        |_| Vec::new(),
+    );
     assert!(restored.is_empty(), "not resumed: dropped");
 
     let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
     let p = read(&resumed);
-    let mut events = restore_resumed(std::slice::from_ref(&p.events), p.deferred, |_| Vec::new());
+    let mut events = restore_resumed(std::slice::from_ref(&p.events), p.deferred, [], |_| {
+        Vec::new()
+    });
     events.extend(p.events);
     assert_eq!(lines(&events), vec![2, 3, 4, 5, 6]);
     let args = events.iter().find_map(|e| match &e.kind {
@@ -193,15 +198,19 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
     let Some(Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
         panic!("not parsed");
     };
+    assert!(p.deferred.is_empty(), "{:?}", p.deferred);
     assert!(
-        matches!(p.deferred.as_slice(), [Deferred::Lines(l)] if l.first_line == 2),
+        matches!(p.deferred_lines.as_slice(), [l] if l.first_line == 2),
         "{:?}",
-        p.deferred
+        p.deferred_lines
     );
     assert_eq!(p.stats.events, 6, "held lines still count as events read");
-    let restored = restore_resumed(std::slice::from_ref(&p.events), p.deferred, |lines| {
-        source::reread_deferred(&inputs, lines, &opts).0
-    });
+    let restored = restore_resumed(
+        std::slice::from_ref(&p.events),
+        p.deferred,
+        p.deferred_lines,
+        |lines| source::reread_deferred(&inputs, lines, &opts).0,
+    );
     let all = parse(
         Format::Text,
         &mut resumed.as_bytes(),
@@ -219,14 +228,23 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
 
 #[test]
 fn lines_of_a_run_that_was_not_resumed_are_not_read_again() {
-    let d = Deferred::Lines(DeferredLines {
-        input: 0,
-        first_line: 2,
+    let d = DeferredLines {
         offset: 0,
         len: 10,
+        input: 0,
+        first_line: 2,
         run_hash: run_hash("r1"),
-    });
-    let restored = restore_resumed(&[Vec::new()], vec![d], |_| panic!("read again"));
+    };
+    let other_resumed = Event {
+        at: Default::default(),
+        loc: Loc { input: 0, line: 1 },
+        kind: EventKind::Run(RunEvent {
+            run: "r2".into(),
+            what: Lifecycle::Resumed,
+        }),
+    };
+    let parts = [vec![other_resumed]];
+    let restored = restore_resumed(&parts, Vec::new(), [d], |_| panic!("read again"));
     assert!(restored.is_empty());
 }
 

@@ -15,7 +15,7 @@ use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event};
 use crate::ingest::lines::for_each_line_in;
-use crate::relevance::{Deferred, DeferredLines, args_name_money, run_hash};
+use crate::relevance::{DeferredLines, args_name_money, run_hash};
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::ops::Range;
@@ -238,13 +238,13 @@ impl TextParser {
         filter.dropped_idle(n, idle.lines.iter().map(|h| h.at.at));
         if unsafe_request {
             let first = &idle.lines[0];
-            filter.deferred.push(Deferred::Lines(DeferredLines {
-                input: self.input,
-                first_line: first.n,
+            filter.deferred_lines.push(DeferredLines {
                 offset: idle.span.start,
                 len: u32::try_from(end - idle.span.start).unwrap_or(u32::MAX),
+                input: self.input,
+                first_line: first.n,
                 run_hash: run_hash(&idle.run),
-            }));
+            });
         }
     }
 
