@@ -7,10 +7,13 @@ use crate::classify::FailureClass;
 use crate::event::{Attrs, CallRef, Event, EventKind, Lifecycle, Loc};
 use crate::money::{Currency, Money};
 use crate::time::{Duration, Timestamp};
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::BuildHasher;
 
 /// How long after an attempt that got no answer its effect may still be created and
 /// credited to it: long enough for a slow service, short enough that a later, unrelated
@@ -381,11 +384,14 @@ fn merge_in_order(parts: Vec<Vec<Event>>, mut each: impl FnMut(Event)) {
 struct Builder<'o> {
     opts: &'o CorrelateOptions,
     model: Model,
+    // Indexes into the model that hash and compare what the model holds, rather than
+    // keeping copies of its strings as keys.
     /// The latest dispatch of each (run, step).
-    latest: FxHashMap<CallRef, usize>,
+    latest: HashTable<usize>,
     /// (run, step, tool, canonical) → logical call.
-    call_index: FxHashMap<(String, u32, String, String), usize>,
-    effect_index: FxHashMap<(String, String), usize>,
+    call_index: HashTable<usize>,
+    /// (kind, id) → effect.
+    effect_index: HashTable<usize>,
     resumes: FxHashMap<String, u32>,
 }
 
@@ -397,9 +403,9 @@ impl<'o> Builder<'o> {
                 max_skew: opts.max_skew,
                 ..Model::default()
             },
-            latest: FxHashMap::default(),
-            call_index: FxHashMap::default(),
-            effect_index: FxHashMap::default(),
+            latest: HashTable::new(),
+            call_index: HashTable::new(),
+            effect_index: HashTable::new(),
             resumes: FxHashMap::default(),
         }
     }
@@ -417,10 +423,15 @@ impl<'o> Builder<'o> {
         }
         self.model.dispatches.reserve(dispatches);
         self.model.calls.reserve(dispatches);
-        self.latest.reserve(dispatches);
-        self.call_index.reserve(dispatches);
+        let dispatch_hash = |d: &usize| hash_call(&self.model.dispatches[*d].call);
+        self.latest.reserve(dispatches, dispatch_hash);
+        let calls = &self.model.calls;
+        self.call_index
+            .reserve(dispatches, |&i| hash_logical(&calls[i]));
         self.model.effects.reserve(effects);
-        self.effect_index.reserve(effects);
+        let all = &self.model.effects;
+        self.effect_index
+            .reserve(effects, |&i| hash_effect(&all[i].kind, &all[i].id));
     }
 
     fn add(&mut self, ev: Event) {
@@ -545,10 +556,17 @@ impl<'o> Builder<'o> {
     ) -> usize {
         let canonical = canonical(&args);
         let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
-        let key = (call.run.clone(), call.step, tool.clone(), canonical.clone());
         let next_call = self.model.calls.len();
-        let logical = *self.call_index.entry(key).or_insert(next_call);
+        let calls = &self.model.calls;
+        let hash = FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
+        let found = self.call_index.find(hash, |&i| {
+            let c = &calls[i];
+            c.step == call.step && c.run == call.run && c.tool == tool && c.canonical == canonical
+        });
+        let logical = found.copied().unwrap_or(next_call);
         if logical == next_call {
+            self.call_index
+                .insert_unique(hash, next_call, |&i| hash_logical(&calls[i]));
             self.model.calls.push(LogicalCall {
                 run: call.run.clone(),
                 step: call.step,
@@ -562,7 +580,17 @@ impl<'o> Builder<'o> {
         let d = self.model.dispatches.len();
         self.model.calls[logical].dispatches.push(d);
         let (order, amount) = order_and_amount(&args);
-        self.latest.insert(call.clone(), d);
+        let dispatches = &self.model.dispatches;
+        match self.latest.entry(
+            hash_call(&call),
+            |&e| dispatches[e].call == call,
+            |&e| hash_call(&dispatches[e].call),
+        ) {
+            Entry::Occupied(mut o) => *o.get_mut() = d,
+            Entry::Vacant(v) => {
+                v.insert(d);
+            }
+        }
         self.model.dispatches.push(Dispatch {
             call,
             tool,
@@ -587,7 +615,11 @@ impl<'o> Builder<'o> {
 
     /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
     fn dispatch_for(&mut self, call: &CallRef, _at: Timestamp) -> usize {
-        match self.latest.get(call) {
+        let dispatches = &self.model.dispatches;
+        match self
+            .latest
+            .find(hash_call(call), |&d| dispatches[d].call == *call)
+        {
             Some(&d) => d,
             None => self.new_dispatch(
                 call.clone(),
@@ -646,8 +678,12 @@ impl<'o> Builder<'o> {
     }
 
     fn add_effect(&mut self, e: crate::event::Effect, at: Timestamp, loc: Loc) {
-        let key = (e.kind.clone(), e.id.clone());
-        if let Some(&i) = self.effect_index.get(&key) {
+        let hash = hash_effect(&e.kind, &e.id);
+        let effects = &self.model.effects;
+        let found = self.effect_index.find(hash, |&i| {
+            effects[i].id == e.id && effects[i].kind == e.kind
+        });
+        if let Some(&i) = found {
             // The same effect logged again (a replica, an export): merge, never duplicate.
             let rec = &mut self.model.effects[i];
             rec.created = rec.created.min(at);
@@ -662,7 +698,9 @@ impl<'o> Builder<'o> {
             rec.locs.push(loc);
             return;
         }
-        self.effect_index.insert(key, self.model.effects.len());
+        self.effect_index.insert_unique(hash, effects.len(), |&i| {
+            hash_effect(&effects[i].kind, &effects[i].id)
+        });
         self.model.effects.push(EffectRec {
             kind: e.kind,
             id: e.id,
@@ -691,6 +729,23 @@ impl<'o> Builder<'o> {
         join_renumbered(&mut self.model);
         self.model
     }
+}
+
+fn hash_call(call: &CallRef) -> u64 {
+    FxBuildHasher.hash_one((call.run.as_str(), call.step))
+}
+
+fn hash_logical(c: &LogicalCall) -> u64 {
+    FxBuildHasher.hash_one((
+        c.run.as_str(),
+        c.step,
+        c.tool.as_str(),
+        c.canonical.as_str(),
+    ))
+}
+
+fn hash_effect(kind: &str, id: &str) -> u64 {
+    FxBuildHasher.hash_one((kind, id))
 }
 
 fn orphan_call(loc: Loc) -> CallRef {

@@ -183,13 +183,17 @@ impl TextParser {
             _ => self.tz_secs * NANOS_PER_SEC,
         };
         let msg = rest.trim_ascii();
-        let fields = Fields::split(msg);
         let local = Local { at, shift };
+        let dated = matches!(stamp, Stamp::Instant(_));
+        if let Some(verdict) = self.continue_idle_plainly(n, span, local, dated, msg) {
+            return verdict;
+        }
+        let fields = Fields::split(msg);
         let held = self.hold_if_idle(idle::LineIn {
             n,
             span,
             at: local,
-            dated: matches!(stamp, Stamp::Instant(_)),
+            dated,
             msg,
             fields: &fields,
         });

@@ -276,3 +276,28 @@ fn a_runs_start_is_kept_only_if_the_run_crashed_somewhere() {
     assert_eq!(starts[0], unfiltered[1], "restored exactly as read");
     assert!(restore_started(&[Vec::new()], p.started).is_empty());
 }
+
+#[test]
+fn lines_near_the_plain_shape_are_judged_in_full() {
+    // Each differs from the plain idle call in one place the shortcut does not read.
+    let variants = [
+        LOOKUP.replace("200 OK", "200 OK  refund_id=rf_1"),
+        LOOKUP.replace("200 OK", "200 OK  replayed=true"),
+        LOOKUP.replace("200 OK", "200 OK  amount_p=4500"),
+        LOOKUP.replace("(attempt 1)", "(attempt 2)"),
+        LOOKUP.replace("(attempt 1)", "idempotency_key=k1  (attempt 1)"),
+        LOOKUP.replace("/v1/orders  (attempt 1)", "/v1/refunds  (attempt 1)"),
+        LOOKUP.replace("step 2  ok", "step 2  failed"),
+    ];
+    for v in variants {
+        let p = read(&v);
+        assert_eq!(lines(&p.events), vec![1, 2, 3, 4], "{v}");
+    }
+    // Spelled with other spacing, the plain call is still idle.
+    let spaced = LOOKUP
+        .replace("200 OK", "200   OK")
+        .replace("  (attempt 1)", "    (attempt 1)");
+    let p = read(&spaced);
+    assert!(p.events.is_empty(), "{:?}", p.events);
+    assert_eq!(p.dropped.calls, 1);
+}

@@ -37,6 +37,8 @@ pub(super) struct IdleCall {
     dated: bool,
     /// Bytes of the file the held lines span, for reading them again.
     span: Range<u64>,
+    /// The message of the plain end of its step (`agent run R  step N  ok`).
+    end_line: Vec<u8>,
     /// Whether a tool name, or a URL, names an effect kind: a month of traces has a few
     /// dozen tools and URLs, and the answer is looked up rather than searched for.
     tool_kind: ShapeCache,
@@ -94,11 +96,11 @@ impl TextParser {
         if self.idle.active {
             match self.continues_idle(&l) {
                 Some(true) => {
-                    self.hold(&l);
+                    self.hold(l.n, l.at, l.dated, l.msg);
                     return Some(Verdict::Held);
                 }
                 Some(false) => {
-                    self.hold(&l);
+                    self.hold(l.n, l.at, l.dated, l.msg);
                     self.retire_idle(l.span.end);
                     return Some(Verdict::Held);
                 }
@@ -106,7 +108,7 @@ impl TextParser {
             }
         }
         if self.starts_idle(&l) {
-            self.hold(&l);
+            self.hold(l.n, l.at, l.dated, l.msg);
             return Some(Verdict::Held);
         }
         None
@@ -153,7 +155,54 @@ impl TextParser {
         idle.safe = true;
         idle.dated = true;
         idle.span = l.span.clone();
+        idle.end_line.clear();
+        idle.end_line.extend_from_slice(b"agent run ");
+        idle.end_line.extend_from_slice(run.as_bytes());
+        idle.end_line
+            .extend_from_slice(format!("  step {step}  ok").as_bytes());
         true
+    }
+
+    /// The usual next lines of a held call (`POST url  (attempt 1)`, `200 OK`, the step's
+    /// `ok`) recognised without splitting them into fields: three lines in four of a month
+    /// of traces. `None` leaves the line to [`TextParser::hold_if_idle`], which decides
+    /// every case, these included, the same way.
+    pub(super) fn continue_idle_plainly(
+        &mut self,
+        n: u32,
+        span: &Range<u64>,
+        at: Local,
+        dated: bool,
+        msg: &[u8],
+    ) -> Option<Verdict> {
+        let idle = &mut self.idle;
+        if !idle.active || self.out.filter.is_none() {
+            return None;
+        }
+        let ended = msg == idle.end_line.as_slice();
+        if ended {
+            if idle.answered != (idle.attempts == 1) {
+                return None;
+            }
+        } else if let Some(status) = plain_answer(msg) {
+            if idle.attempts != 1 || idle.answered || !(200..300).contains(&status) {
+                return None;
+            }
+            idle.answered = true;
+        } else if let Some((method, url)) = plain_first_request(msg) {
+            if idle.attempts != 0 || idle.url_kind.get(url, url_names_effect) {
+                return None;
+            }
+            idle.attempts = 1;
+            idle.safe &= [&b"GET"[..], b"HEAD", b"OPTIONS"].contains(&method);
+        } else {
+            return None;
+        }
+        self.hold(n, at, dated, msg);
+        if ended {
+            self.retire_idle(span.end);
+        }
+        Some(Verdict::Held)
     }
 
     /// `Some(true)`: the call is still idle; `Some(false)`: its step ended and it stayed
@@ -180,9 +229,7 @@ impl TextParser {
             let plain = idle.attempts == 1
                 && number == 1
                 && !keyed
-                && !idle
-                    .url_kind
-                    .get(url, |u| effect_kind_of("", Some(u), &[]).is_some());
+                && !idle.url_kind.get(url, url_names_effect);
             return plain.then_some(true);
         }
         if let Some((status, _)) = status_line(first) {
@@ -209,16 +256,16 @@ impl TextParser {
         ended_ok.then_some(false)
     }
 
-    fn hold(&mut self, l: &LineIn) {
+    fn hold(&mut self, n: u32, at: Local, dated: bool, msg: &[u8]) {
         let idle = &mut self.idle;
         let start = idle.raw.len();
-        idle.raw.extend_from_slice(l.msg);
+        idle.raw.extend_from_slice(msg);
         idle.lines.push(HeldLine {
-            n: l.n,
-            at: l.at,
+            n,
+            at,
             msg: start..idle.raw.len(),
         });
-        idle.dated &= l.dated;
+        idle.dated &= dated;
     }
 
     /// The call ended idle: counted and dropped, or deferred if a resume could make its
@@ -288,6 +335,31 @@ impl TextParser {
             self.last_attempt.remove(c);
         }
     }
+}
+
+fn url_names_effect(url: &str) -> bool {
+    effect_kind_of("", Some(url), &[]).is_some()
+}
+
+/// `200 OK`: a status line without a `name=value` token.
+fn plain_answer(msg: &[u8]) -> Option<u16> {
+    if memchr::memchr(b'=', msg).is_some() || (msg.len() > 3 && msg[3] != b' ') {
+        return None;
+    }
+    status_line(msg.get(..3)?).map(|(status, _)| status)
+}
+
+/// `POST https://...  (attempt 1)` and nothing else: method and URL.
+fn plain_first_request(msg: &[u8]) -> Option<(&[u8], &str)> {
+    if memchr::memchr(b'\t', msg).is_some() {
+        return None;
+    }
+    let gap = memchr::memmem::find(msg, b"  ")?;
+    if msg[gap..].trim_ascii() != b"(attempt 1)" {
+        return None;
+    }
+    let (method, url) = http_request(msg[..gap].trim_ascii())?;
+    Some((method, std::str::from_utf8(url).ok()?))
 }
 
 /// `agent run ID  step N  ...`: the run and step, when the line has that shape.
