@@ -135,28 +135,32 @@ fn digits(b: &[u8], n: usize) -> Option<i64> {
 }
 
 /// `HH:MM:SS[.fff...]` at the start of `b`: nanoseconds since midnight and bytes consumed.
+/// Read byte by byte at fixed places: this runs for every line.
 pub fn parse_time_of_day(b: &[u8]) -> Option<(i64, usize)> {
-    let h = digits(b, 2)?;
-    let m = digits(b.get(3..)?, 2)?;
-    let s = digits(b.get(6..)?, 2)?;
-    if b[2] != b':' || b[5] != b':' || h > 23 || m > 59 || s > 60 {
+    let &[h1, h2, c1, m1, m2, c2, s1, s2, ..] = b else {
+        return None;
+    };
+    let two = |a: u8, b: u8| {
+        (a.is_ascii_digit() && b.is_ascii_digit()).then(|| ((a - b'0') * 10 + (b - b'0')) as i64)
+    };
+    let (h, m, s) = (two(h1, h2)?, two(m1, m2)?, two(s1, s2)?);
+    if c1 != b':' || c2 != b':' || h > 23 || m > 59 || s > 60 {
         return None;
     }
     let mut nanos = (h * 3600 + m * 60 + s) * NANOS_PER_SEC;
     let mut used = 8;
     if matches!(b.get(8), Some(b'.') | Some(b',')) {
-        // No allocation: this runs for nearly every line. Digits past the ninth are read
-        // and dropped.
+        // Digits past the ninth are read and dropped.
         let frac = &b[9..];
         let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
         if n == 0 {
             return None;
         }
-        let mut scale = NANOS_PER_SEC / 10;
+        let mut value = 0i64;
         for &c in &frac[..n.min(9)] {
-            nanos += (c - b'0') as i64 * scale;
-            scale /= 10;
+            value = value * 10 + (c - b'0') as i64;
         }
+        nanos += value * 10i64.pow(9 - n.min(9) as u32);
         used = 9 + n;
     }
     // A time must end at a word boundary: `14:02:11.402x` is no time.

@@ -158,8 +158,9 @@ impl TextParser {
         idle.end_line.clear();
         idle.end_line.extend_from_slice(b"agent run ");
         idle.end_line.extend_from_slice(run.as_bytes());
-        idle.end_line
-            .extend_from_slice(format!("  step {step}  ok").as_bytes());
+        idle.end_line.extend_from_slice(b"  step ");
+        push_decimal(&mut idle.end_line, step);
+        idle.end_line.extend_from_slice(b"  ok");
         true
     }
 
@@ -337,6 +338,21 @@ impl TextParser {
     }
 }
 
+/// `n` in decimal, without the formatting machinery (once per held call).
+fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
 fn url_names_effect(url: &str) -> bool {
     effect_kind_of("", Some(url), &[]).is_some()
 }
@@ -354,7 +370,8 @@ fn plain_first_request(msg: &[u8]) -> Option<(&[u8], &str)> {
     if memchr::memchr(b'\t', msg).is_some() {
         return None;
     }
-    let gap = memchr::memmem::find(msg, b"  ")?;
+    // The first two spaces in a row; a searcher built per line costs more than this.
+    let gap = msg.windows(2).position(|w| w == b"  ")?;
     if msg[gap..].trim_ascii() != b"(attempt 1)" {
         return None;
     }
