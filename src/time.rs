@@ -240,20 +240,52 @@ pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
 pub struct DateCache {
     text: [u8; 10],
     days: i64,
+    known: bool,
 }
 
 impl DateCache {
     /// [`parse_stamp`], reading a date the same as the last one's from the cache.
     pub fn parse_stamp(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
+        if let Some(at) = self.same_day_millis_utc(b) {
+            return Some((Stamp::Instant(at), 24));
+        }
         parse_stamp_with(b, tz_secs, |b| {
-            if b.get(..10) == Some(&self.text[..]) {
+            if self.known && b.get(..10) == Some(&self.text[..]) {
                 return Some(self.days);
             }
             let days = parse_date(b)?;
             self.text.copy_from_slice(&b[..10]);
             self.days = days;
+            self.known = true;
             Some(days)
         })
+    }
+}
+
+impl DateCache {
+    /// The commonest spelling, `YYYY-MM-DDTHH:MM:SS.fffZ` on the cached day, read at fixed
+    /// places; anything else is left to the general reading, which gives the same answer.
+    fn same_day_millis_utc(&self, b: &[u8]) -> Option<Timestamp> {
+        let t = b.get(..24).filter(|_| self.known)?;
+        if t[..10] != self.text || t[10] != b'T' || t[13] != b':' || t[16] != b':' {
+            return None;
+        }
+        if t[19] != b'.' || t[23] != b'Z' {
+            return None;
+        }
+        let d = |i: usize| t[i].is_ascii_digit().then(|| (t[i] - b'0') as i64);
+        let (h, m, sec) = (
+            d(11)? * 10 + d(12)?,
+            d(14)? * 10 + d(15)?,
+            d(17)? * 10 + d(18)?,
+        );
+        let ms = d(20)? * 100 + d(21)? * 10 + d(22)?;
+        if h > 23 || m > 59 || sec > 60 {
+            return None;
+        }
+        let tod = (h * 3600 + m * 60 + sec) * NANOS_PER_SEC + ms * 1_000_000;
+        let nanos = self.days.checked_mul(NANOS_PER_DAY)?.checked_add(tod)?;
+        Some(Timestamp(nanos))
     }
 }
 
@@ -359,7 +391,13 @@ mod parse_tests {
     fn the_date_cache_reads_as_parse_stamp_does() {
         let mut cache = DateCache::default();
         for line in [
+            "\0\0\0\0\0\0\0\0\0\0T00:00:02.546Z",
             "2026-11-01T00:00:02.546Z  a",
+            "2026-11-01T00:00:02.546Z",
+            "2026-11-01T00:00:02.546Z5",
+            "2026-11-01T24:00:02.546Z",
+            "2026-11-01T00:00:02.5467Z",
+            "2026-11-01T00:00:02.546+01:00",
             "2026-11-01T23:59:59Z",
             "2026-11-02 00:00:01+01:00",
             "0000000000",

@@ -616,3 +616,46 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn gaps_found_a_word_at_a_time_are_where_a_byte_loop_finds_them() {
+    let naive = |msg: &[u8], from: usize| {
+        (from..msg.len())
+            .find(|&j| msg[j] == b'\t' || (msg[j] == b' ' && msg.get(j + 1) == Some(&b' ')))
+    };
+    let alphabet = [b' ', b'\t', b'a', 0xa0];
+    let check = |msg: &[u8]| {
+        for from in 0..=msg.len() {
+            assert_eq!(next_gap(msg, from), naive(msg, from), "{msg:?} from {from}");
+        }
+    };
+    // Every string of up to 9 bytes over space, tab, `a` and a high byte...
+    for len in 0..=9u32 {
+        for code in 0..4usize.pow(len) {
+            let msg: Vec<u8> = (0..len)
+                .map(|k| alphabet[code / 4usize.pow(k) % 4])
+                .collect();
+            check(&msg);
+        }
+    }
+    // ...and longer ones, several words long, from a fixed pseudo-random sequence.
+    let mut x: u64 = 7;
+    for _ in 0..3000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let len = (x >> 58) as usize + 9;
+        let msg: Vec<u8> = (0..len)
+            .map(|k| {
+                let r = x.rotate_left(k as u32 * 7) ^ (k as u64).wrapping_mul(0x9e37_79b9);
+                // Mostly letters, so that gaps are rare enough to reach later words.
+                if r.is_multiple_of(5) {
+                    alphabet[(r >> 8) as usize % 2]
+                } else {
+                    b'a'
+                }
+            })
+            .collect();
+        check(&msg);
+    }
+}
