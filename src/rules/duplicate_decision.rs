@@ -2,14 +2,15 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, service_only_groups, set_effects,
-    sort_by_creation, span_text,
+    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, in_key_order, service_only_groups,
+    set_effects, sort_by_creation, span_text,
 };
 use super::{Rule, Settings};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use crate::money::Currency;
 use crate::time::Duration;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 pub static RULE: Rule = Rule {
@@ -77,7 +78,7 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
             .for_each(|&i| source[i] = Source::Service(head));
     }
     // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
-    let mut buckets: BTreeMap<(&str, &str, Currency, i128), Vec<usize>> = BTreeMap::new();
+    let mut buckets: FxHashMap<(&str, &str, Currency, i128), Vec<usize>> = FxHashMap::default();
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(order), Some(m)) = (e.happened, &e.order, e.amount) {
             buckets
@@ -87,7 +88,8 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
         }
     }
     let delivery_gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
-    for ((kind, order, _, _), mut effects) in buckets {
+    // A bucket of one effect is one decision: only the others, in key order.
+    for ((kind, order, _, _), mut effects) in in_key_order(buckets) {
         sort_by_creation(model, &mut effects);
         let decisions = decisions(model, &effects, &mut source, delivery_gap);
         if decisions.len() < 2 {

@@ -5,6 +5,7 @@ use super::support::{amount_text, attempt_evidence, call_finding, set_effects};
 use super::{Rule, Settings};
 use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 pub static RULE: Rule = Rule {
@@ -46,7 +47,9 @@ Both attempts carried one key and the service refunded twice.
 };
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
-    let mut by_key: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    // Hashed, not ordered: most keyed effects are alone under their key; the few that are
+    // not are put in (kind, key) order below.
+    let mut by_key: FxHashMap<(&str, &str), Vec<usize>> = FxHashMap::default();
     for (i, e) in model.effects.iter().enumerate() {
         if !e.happened {
             continue;
@@ -59,7 +62,11 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             by_key.entry((e.kind.as_str(), k)).or_default().push(i);
         }
     }
-    by_key.retain(|_, effects| effects.len() >= 2);
+    let mut by_key: Vec<((&str, &str), Vec<usize>)> = by_key
+        .into_iter()
+        .filter(|(_, effects)| effects.len() >= 2)
+        .collect();
+    by_key.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     // One pass over the attempts for the keys that duplicated, not one per key.
     let mut keyed: BTreeMap<&str, Vec<&AttemptRec>> = BTreeMap::new();
     for ((_, key), _) in by_key.iter() {

@@ -10,7 +10,6 @@ use crate::finding::{EffectRef, Finding};
 use crate::money::{Currency, Money};
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
 
 /// Every line of a dispatch: its tool call, attempts, outcomes and step end.
 pub fn dispatch_evidence(d: &Dispatch, out: &mut Vec<Loc>) {
@@ -172,7 +171,9 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
     let unmatched: Vec<usize> = (0..model.effects.len())
         .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_none())
         .collect();
-    let mut by_key: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    // Hashed, then the groups of two or more put in key order: ordering every unmatched
+    // effect by its strings was most of this on a month of logs.
+    let mut by_key: FxHashMap<(&str, &str), Vec<usize>> = FxHashMap::default();
     for &i in &unmatched {
         let e = &model.effects[i];
         if let Some(k) = &e.key {
@@ -184,7 +185,7 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
     }
     let mut out = Vec::new();
     let mut grouped = vec![false; model.effects.len()];
-    for ((_, key), effects) in by_key {
+    for ((_, key), effects) in in_key_order(by_key) {
         if effects.len() > 1 {
             effects.iter().for_each(|&i| grouped[i] = true);
             out.push(ServiceGroup {
@@ -193,7 +194,7 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
             });
         }
     }
-    let mut by_order: BTreeMap<OrderAmount, Vec<usize>> = BTreeMap::new();
+    let mut by_order: FxHashMap<OrderAmount, Vec<usize>> = FxHashMap::default();
     for &i in unmatched.iter().filter(|&&i| !grouped[i]) {
         let e = &model.effects[i];
         if let (Some(order), Some(m)) = (&e.order, e.amount) {
@@ -204,7 +205,7 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
         }
     }
     let gap = Duration(max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
-    for (_, mut effects) in by_order {
+    for (_, mut effects) in in_key_order(by_order) {
         sort_by_creation(model, &mut effects);
         for cluster in clusters(model, &effects, gap) {
             out.push(ServiceGroup {
@@ -214,6 +215,13 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
         }
     }
     out
+}
+
+/// The groups of two or more, in key order.
+pub fn in_key_order<K: Ord>(groups: FxHashMap<K, Vec<usize>>) -> Vec<(K, Vec<usize>)> {
+    let mut groups: Vec<_> = groups.into_iter().filter(|(_, g)| g.len() > 1).collect();
+    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    groups
 }
 
 pub fn sort_by_creation(model: &Model, effects: &mut [usize]) {
