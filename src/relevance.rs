@@ -324,14 +324,18 @@ fn still_idle(p: &mut Pending, ev: &Event) -> bool {
 }
 
 /// Arguments with an amount or a currency: `noncanonical-args` reads them.
+/// One pass, comparing only where a word could start (this runs for every tool call).
 pub fn args_name_money(args_raw: &str) -> bool {
-    contains_ignore_case(args_raw, "amount") || contains_ignore_case(args_raw, "currency")
-}
-
-fn contains_ignore_case(hay: &str, needle: &str) -> bool {
-    hay.as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+    let b = args_raw.as_bytes();
+    let at = |i: usize, word: &[u8]| {
+        b.get(i..i + word.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(word))
+    };
+    (0..b.len()).any(|i| match b[i] | 0x20 {
+        b'a' => at(i, b"amount"),
+        b'c' => at(i, b"currency"),
+        _ => false,
+    })
 }
 
 mod deferred;

@@ -301,3 +301,14 @@ fn lines_near_the_plain_shape_are_judged_in_full() {
     assert!(p.events.is_empty(), "{:?}", p.events);
     assert_eq!(p.dropped.calls, 1);
 }
+
+#[test]
+fn money_is_named_in_arguments_in_any_case() {
+    assert!(args_name_money(r#"{"order":"A-1","amount_p":4500}"#));
+    assert!(args_name_money(r#"{"Currency":"gbp"}"#));
+    assert!(args_name_money(r#"{"refundAMOUNT":1}"#));
+    assert!(!args_name_money(
+        r#"{"order":"A-1","amoun":1,"currenc":"x"}"#
+    ));
+    assert!(!args_name_money(""));
+}
