@@ -188,6 +188,10 @@ impl TextParser {
         if let Some(verdict) = self.continue_idle_plainly(n, span, local, dated, msg) {
             return verdict;
         }
+        if self.start_idle_plainly(span, msg) {
+            self.hold_line(n, local, dated, msg);
+            return Verdict::Held;
+        }
         let fields = Fields::split(msg);
         let held = self.hold_if_idle(idle::LineIn {
             n,
@@ -505,6 +509,7 @@ impl<'a> Fields<'a> {
         fields
     }
 
+    /// As [`FieldIter`] reads a field (the two must agree).
     fn push(&mut self, field: &'a [u8]) {
         let field = field.trim_ascii();
         if field.is_empty() {
@@ -532,6 +537,45 @@ impl<'a> Fields<'a> {
                 .then(|| p[colon + 1..].trim_ascii())
                 .filter(|v| !v.is_empty())
         })
+    }
+}
+
+/// A message's fields one by one, trimmed, empty ones skipped: what [`Fields::split`]
+/// keeps (a test checks they agree), for readers that need only the first few.
+struct FieldIter<'a> {
+    msg: &'a [u8],
+    start: usize,
+}
+
+impl<'a> FieldIter<'a> {
+    fn new(msg: &'a [u8]) -> Self {
+        FieldIter { msg, start: 0 }
+    }
+}
+
+impl<'a> Iterator for FieldIter<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let msg = self.msg;
+        while self.start <= msg.len() {
+            let (field, next) = match next_gap(msg, self.start) {
+                Some(gap) => {
+                    let mut next = gap + 1;
+                    while next < msg.len() && matches!(msg[next], b' ' | b'\t') {
+                        next += 1;
+                    }
+                    (&msg[self.start..gap], next)
+                }
+                None => (&msg[self.start..], msg.len() + 1),
+            };
+            self.start = next;
+            let field = field.trim_ascii();
+            if !field.is_empty() {
+                return Some(field);
+            }
+        }
+        None
     }
 }
 

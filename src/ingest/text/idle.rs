@@ -11,7 +11,7 @@
 //! `step=`, failures, retries, keys and effect ids all take the ordinary path.
 
 use super::{EFFECT_ID_TOKENS, parse_u32};
-use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
+use super::{FieldIter, Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event};
 use crate::ingest::lines::for_each_line_in;
@@ -96,11 +96,11 @@ impl TextParser {
         if self.idle.active {
             match self.continues_idle(&l) {
                 Some(true) => {
-                    self.hold(l.n, l.at, l.dated, l.msg);
+                    self.hold_line(l.n, l.at, l.dated, l.msg);
                     return Some(Verdict::Held);
                 }
                 Some(false) => {
-                    self.hold(l.n, l.at, l.dated, l.msg);
+                    self.hold_line(l.n, l.at, l.dated, l.msg);
                     self.retire_idle(l.span.end);
                     return Some(Verdict::Held);
                 }
@@ -108,7 +108,7 @@ impl TextParser {
             }
         }
         if self.starts_idle(&l) {
-            self.hold(l.n, l.at, l.dated, l.msg);
+            self.hold_line(l.n, l.at, l.dated, l.msg);
             return Some(Verdict::Held);
         }
         None
@@ -124,6 +124,40 @@ impl TextParser {
         let (Some(tool), Some(args)) = (f.token(b"tool"), f.token(b"args")) else {
             return false;
         };
+        self.start_idle(run, step, tool, args, l.span)
+    }
+
+    /// [`TextParser::starts_idle`] for the usual spelling, `agent run R  step N  tool=T
+    /// args=A`, read without splitting the whole line; `false` leaves the line to it.
+    pub(super) fn start_idle_plainly(&mut self, span: &Range<u64>, msg: &[u8]) -> bool {
+        if self.idle.active || self.out.filter.is_none() || !msg.starts_with(b"agent run ") {
+            return false;
+        }
+        let mut fields = FieldIter::new(msg);
+        let (Some(first), Some(second), Some(third), Some(fourth)) =
+            (fields.next(), fields.next(), fields.next(), fields.next())
+        else {
+            return false;
+        };
+        let Some((run, step)) = run_and_step(first, second) else {
+            return false;
+        };
+        let (Some(tool), Some(args)) =
+            (third.strip_prefix(b"tool="), fourth.strip_prefix(b"args="))
+        else {
+            return false;
+        };
+        self.start_idle(run, step, tool, args, span)
+    }
+
+    fn start_idle(
+        &mut self,
+        run: &[u8],
+        step: u32,
+        tool: &[u8],
+        args: &[u8],
+        span: &Range<u64>,
+    ) -> bool {
         let (Ok(run), Ok(tool), Ok(args)) = (
             std::str::from_utf8(run),
             std::str::from_utf8(tool),
@@ -154,7 +188,7 @@ impl TextParser {
         idle.answered = false;
         idle.safe = true;
         idle.dated = true;
-        idle.span = l.span.clone();
+        idle.span = span.clone();
         idle.end_line.clear();
         idle.end_line.extend_from_slice(b"agent run ");
         idle.end_line.extend_from_slice(run.as_bytes());
@@ -199,7 +233,7 @@ impl TextParser {
         } else {
             return None;
         }
-        self.hold(n, at, dated, msg);
+        self.hold_line(n, at, dated, msg);
         if ended {
             self.retire_idle(span.end);
         }
@@ -257,7 +291,7 @@ impl TextParser {
         ended_ok.then_some(false)
     }
 
-    fn hold(&mut self, n: u32, at: Local, dated: bool, msg: &[u8]) {
+    pub(super) fn hold_line(&mut self, n: u32, at: Local, dated: bool, msg: &[u8]) {
         let idle = &mut self.idle;
         let start = idle.raw.len();
         idle.raw.extend_from_slice(msg);
@@ -381,11 +415,16 @@ fn plain_first_request(msg: &[u8]) -> Option<(&[u8], &str)> {
 
 /// `agent run ID  step N  ...`: the run and step, when the line has that shape.
 fn agent_step<'a>(f: &Fields<'a>) -> Option<(&'a [u8], u32)> {
-    let run = f.plain.first()?.strip_prefix(b"agent run ")?.trim_ascii();
+    run_and_step(f.plain.first()?, f.plain.get(1)?)
+}
+
+/// The run and step from the first two fields, `agent run ID` and `step N`.
+fn run_and_step<'a>(first: &'a [u8], second: &[u8]) -> Option<(&'a [u8], u32)> {
+    let run = first.strip_prefix(b"agent run ")?.trim_ascii();
     if run.is_empty() || run.contains(&b' ') {
         return None;
     }
-    let step = f.plain.get(1)?.strip_prefix(b"step ")?;
+    let step = second.strip_prefix(b"step ")?;
     Some((run, parse_u32(step.trim_ascii())?))
 }
 

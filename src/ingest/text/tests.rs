@@ -659,3 +659,27 @@ fn gaps_found_a_word_at_a_time_are_where_a_byte_loop_finds_them() {
         check(&msg);
     }
 }
+
+#[test]
+fn the_field_iterator_reads_the_fields_split_keeps() {
+    for msg in [
+        "agent run r1  step 2  tool=lookup_order  args={\"order\":\"A-1\"}",
+        "  agent run r1 \t step 2\t\ttool=x   args={}  ",
+        "POST https://x/v1  (attempt 1)",
+        "",
+        "   ",
+        "a\tb  c d  e=f\t \tg",
+    ] {
+        let split = Fields::split(msg.as_bytes());
+        let mut plain = Vec::new();
+        let mut tokens = Vec::new();
+        for f in FieldIter::new(msg.as_bytes()) {
+            match token(f) {
+                Some(t) => tokens.push(t),
+                None => plain.push(f),
+            }
+        }
+        assert_eq!(&*split.plain, plain.as_slice(), "{msg:?}");
+        assert_eq!(&*split.tokens, tokens.as_slice(), "{msg:?}");
+    }
+}
