@@ -341,10 +341,36 @@ pub fn correlate_parts(mut parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> M
             }
         }
     }
+    // Client events and the service's effects and records build separate parts of the
+    // model until matching: when no input mixes the two (agent traces in some files,
+    // service logs in others), the two sides are merged and built on two threads.
+    let side = |p: &Vec<Event>| {
+        let client = p.iter().filter(|e| e.kind.is_client_side()).count();
+        (client > 0, client < p.len())
+    };
+    let sides: Vec<(bool, bool)> = parts.iter().map(side).collect();
+    if sides.iter().any(|&(client, service)| client && service) {
+        return build(parts, opts).finish();
+    }
+    let (client, service): (Vec<_>, Vec<_>) = parts
+        .into_iter()
+        .zip(sides)
+        .partition(|(_, (client, _))| *client);
+    let unzip = |v: Vec<(Vec<Event>, _)>| v.into_iter().map(|(p, _)| p).collect::<Vec<_>>();
+    let (client, service) = (unzip(client), unzip(service));
+    let (mut b, s) = rayon::join(|| build(client, opts), || build(service, opts));
+    b.model.effects = s.model.effects;
+    b.model.records = s.model.records;
+    b.model.latest_event = b.model.latest_event.max(s.model.latest_event);
+    b.finish()
+}
+
+/// A builder that has read every event of `parts`, in order.
+fn build(parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Builder<'_> {
     let mut b = Builder::new(opts);
     b.reserve(&parts);
     merge_in_order(parts, |ev| b.add(ev));
-    b.finish()
+    b
 }
 
 /// Calls `each` with every event of the sorted `parts`, by (time, place, part).
@@ -1020,6 +1046,27 @@ fn integral_amount(v: &Value) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_and_service_parts_built_apart_give_the_model_built_together() {
+        let trace = include_str!("../fixtures/incident-a88214/trace.log");
+        let parsed = crate::ingest::text::parse(
+            &mut trace.as_bytes(),
+            0,
+            &crate::ingest::ParseOptions::default(),
+        )
+        .unwrap();
+        let (client, service): (Vec<Event>, Vec<Event>) = parsed
+            .events
+            .iter()
+            .cloned()
+            .partition(|e| e.kind.is_client_side());
+        assert!(!client.is_empty() && !service.is_empty());
+        let opts = CorrelateOptions::default();
+        let together = correlate(parsed.events, &opts);
+        let apart = correlate_parts(vec![service, client], &opts);
+        assert_eq!(format!("{apart:?}"), format!("{together:?}"));
+    }
 
     #[test]
     fn parts_merge_as_a_stable_sort_of_them_all_would_order_them() {
