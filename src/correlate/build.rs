@@ -1,0 +1,388 @@
+//! The model built event by event: dispatches and logical calls from client events, effects
+//! merged by (kind, id) from the service's. Matching comes after, in [`super::matching`].
+
+use super::kinds::{effect_kind_of, order_and_amount};
+use super::matching::{join_renumbered, match_effects};
+use super::*;
+use crate::canonical::canonical;
+use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc};
+use crate::time::Timestamp;
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use serde_json::Value;
+use std::hash::BuildHasher;
+
+pub(super) struct Builder<'o> {
+    opts: &'o CorrelateOptions,
+    pub(super) model: Model,
+    // Indexes into the model that hash and compare what the model holds, rather than
+    // keeping copies of its strings as keys.
+    /// The latest dispatch of each (run, step).
+    latest: HashTable<usize>,
+    /// (run, step, tool, canonical) → logical call.
+    call_index: HashTable<usize>,
+    /// (kind, id) → effect.
+    effect_index: HashTable<usize>,
+    resumes: FxHashMap<String, u32>,
+}
+
+impl<'o> Builder<'o> {
+    pub(super) fn new(opts: &'o CorrelateOptions) -> Self {
+        Builder {
+            opts,
+            model: Model {
+                max_skew: opts.max_skew,
+                ..Model::default()
+            },
+            latest: HashTable::new(),
+            call_index: HashTable::new(),
+            effect_index: HashTable::new(),
+            resumes: FxHashMap::default(),
+        }
+    }
+
+    /// Room for every dispatch and effect the events can make, taken once: growing the
+    /// model's vectors and maps by doubling copied and faulted in most of its memory again.
+    pub(super) fn reserve(&mut self, parts: &[Vec<Event>]) {
+        let (mut dispatches, mut effects) = (0, 0);
+        for e in parts.iter().flatten() {
+            match e.kind {
+                EventKind::ToolCall(_) => dispatches += 1,
+                EventKind::Effect(_) => effects += 1,
+                _ => {}
+            }
+        }
+        self.model.dispatches.reserve(dispatches);
+        self.model.calls.reserve(dispatches);
+        let dispatch_hash = |d: &usize| hash_call(&self.model.dispatches[*d].call);
+        self.latest.reserve(dispatches, dispatch_hash);
+        let calls = &self.model.calls;
+        self.call_index
+            .reserve(dispatches, |&i| hash_logical(&calls[i]));
+        self.model.effects.reserve(effects);
+        let all = &self.model.effects;
+        self.effect_index
+            .reserve(effects, |&i| hash_effect(&all[i].kind, &all[i].id));
+    }
+
+    pub(super) fn add(&mut self, ev: Event) {
+        self.model.latest_event = self.model.latest_event.max(Some(ev.at));
+        if ev.kind.is_client_side() {
+            let span = self.model.client_span.get_or_insert((ev.at, ev.at));
+            span.0 = span.0.min(ev.at);
+            span.1 = span.1.max(ev.at);
+        }
+        let (at, loc) = (ev.at, ev.loc);
+        match ev.kind {
+            EventKind::ToolCall(t) => {
+                let given = !t.args.is_null();
+                let args = t.parsed_args();
+                let at_loc = Some((at, loc));
+                let d = self.new_dispatch(t.call, t.tool, t.args_raw, (args, given), at_loc);
+                self.refresh_kind(d, None);
+            }
+            EventKind::Attempt(a) => {
+                let call = a.call.unwrap_or_else(|| orphan_call(loc));
+                let d = self.dispatch_for(&call, at);
+                // A new attempt 1 on a dispatch that already has attempts is a re-dispatch
+                // whose tool-call line was not logged.
+                let d = if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
+                    let prev = &self.model.dispatches[d];
+                    let (tool, raw) = (prev.tool.clone(), prev.args_raw.clone());
+                    let args = (prev.args().into_owned(), prev.given_args.is_some());
+                    self.new_dispatch(call, tool, raw, args, None)
+                } else {
+                    d
+                };
+                self.refresh_kind(d, a.url.as_deref());
+                self.model.dispatches[d].attempts.push(AttemptRec {
+                    number: a.number,
+                    at,
+                    loc,
+                    method: a.method,
+                    url: a.url,
+                    key: a.key,
+                    outcome: None,
+                });
+            }
+            EventKind::Failure(f) => {
+                let outcome = Outcome {
+                    at,
+                    loc,
+                    class: f.class,
+                    kind: OutcomeKind::Failure {
+                        error: f.error,
+                        message: f.message,
+                    },
+                };
+                self.attach_outcome(f.call, f.attempt, outcome, loc);
+            }
+            EventKind::Response(r) => {
+                let outcome = Outcome {
+                    at,
+                    loc,
+                    class: r.class,
+                    kind: OutcomeKind::Response {
+                        status: r.status,
+                        effect_id: r.effect_id,
+                        replayed: r.replayed,
+                        message: r.message,
+                    },
+                };
+                self.attach_outcome(r.call, r.attempt, outcome, loc);
+            }
+            EventKind::StepEnd(s) => {
+                let d = self.dispatch_for(&s.call, at);
+                self.model.dispatches[d].end = Some(StepEndRec {
+                    at,
+                    loc,
+                    ok: s.ok,
+                    error: s.error,
+                });
+            }
+            EventKind::Run(r) => {
+                // A `started` after a crash, with no `resumed` between, is a restart of a run
+                // whose id survived: a resume in all but name.
+                let last = self
+                    .model
+                    .runs
+                    .get(&r.run)
+                    .and_then(|v| v.last())
+                    .map(|e| e.what);
+                let opens_segment = r.what == Lifecycle::Resumed
+                    || (r.what == Lifecycle::Started && last == Some(Lifecycle::Crashed));
+                if opens_segment {
+                    *self.resumes.entry(r.run.clone()).or_default() += 1;
+                    self.model
+                        .resumes
+                        .entry(r.run.clone())
+                        .or_default()
+                        .push(at);
+                }
+                self.model.runs.entry(r.run).or_default().push(RunEventRec {
+                    at,
+                    loc,
+                    what: r.what,
+                });
+            }
+            EventKind::Effect(e) => self.add_effect(e, at, loc),
+            EventKind::Record(r) => self.model.records.push(RecordRec {
+                key: r.key,
+                request_hash: r.request_hash,
+                status: r.status,
+                response: r.response,
+                created: at,
+                loc,
+            }),
+        }
+    }
+
+    fn new_dispatch(
+        &mut self,
+        call: CallRef,
+        tool: String,
+        args_raw: String,
+        (args, given): (Value, bool),
+        event: Option<(Timestamp, Loc)>,
+    ) -> usize {
+        let canonical = canonical(&args);
+        let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
+        let next_call = self.model.calls.len();
+        let calls = &self.model.calls;
+        let hash = FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
+        let found = self.call_index.find(hash, |&i| {
+            let c = &calls[i];
+            c.step == call.step && c.run == call.run && c.tool == tool && c.canonical == canonical
+        });
+        let logical = found.copied().unwrap_or(next_call);
+        if logical == next_call {
+            self.call_index
+                .insert_unique(hash, next_call, |&i| hash_logical(&calls[i]));
+            self.model.calls.push(LogicalCall {
+                run: call.run.clone(),
+                step: call.step,
+                tool: tool.clone(),
+                canonical: canonical.clone(),
+                dispatches: Vec::new(),
+                group: logical,
+                renumbered_from: None,
+            });
+        }
+        let d = self.model.dispatches.len();
+        self.model.calls[logical].dispatches.push(d);
+        let (order, amount) = order_and_amount(&args);
+        let dispatches = &self.model.dispatches;
+        match self.latest.entry(
+            hash_call(&call),
+            |&e| dispatches[e].call == call,
+            |&e| hash_call(&dispatches[e].call),
+        ) {
+            Entry::Occupied(mut o) => *o.get_mut() = d,
+            Entry::Vacant(v) => {
+                v.insert(d);
+            }
+        }
+        self.model.dispatches.push(Dispatch {
+            call,
+            tool,
+            args_raw,
+            args_null: args.is_null(),
+            given_args: given.then_some(args),
+            canonical,
+            at: event.map(|e| e.0),
+            loc: event.map(|e| e.1),
+            segment,
+            // Most dispatches have one attempt; a first push would make room for four
+            // (700 bytes), a fifth of the model's memory on a month of refunds.
+            attempts: Vec::with_capacity(1),
+            end: None,
+            effect_kind: None,
+            order,
+            amount,
+            logical,
+        });
+        d
+    }
+
+    /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
+    fn dispatch_for(&mut self, call: &CallRef, _at: Timestamp) -> usize {
+        let dispatches = &self.model.dispatches;
+        match self
+            .latest
+            .find(hash_call(call), |&d| dispatches[d].call == *call)
+        {
+            Some(&d) => d,
+            None => self.new_dispatch(
+                call.clone(),
+                String::new(),
+                String::new(),
+                (Value::Null, false),
+                None,
+            ),
+        }
+    }
+
+    fn refresh_kind(&mut self, d: usize, url: Option<&str>) {
+        let disp = &self.model.dispatches[d];
+        if disp.effect_kind.is_some() {
+            return;
+        }
+        let kind = effect_kind_of(&disp.tool, url, &self.opts.tool_kinds);
+        if let Some(k) = &kind {
+            self.model.client_kinds.insert(k.clone());
+        }
+        self.model.dispatches[d].effect_kind = kind;
+    }
+
+    fn attach_outcome(
+        &mut self,
+        call: Option<CallRef>,
+        attempt: Option<u32>,
+        outcome: Outcome,
+        loc: Loc,
+    ) {
+        let call = call.unwrap_or_else(|| orphan_call(loc));
+        let d = self.dispatch_for(&call, outcome.at);
+        let attempts = &mut self.model.dispatches[d].attempts;
+        let slot = match attempt {
+            Some(n) => attempts.iter().rposition(|a| a.number == n),
+            None => attempts.iter().rposition(|a| a.outcome.is_none()),
+        }
+        .or(attempts.len().checked_sub(1));
+        match slot {
+            Some(i) if attempts[i].outcome.is_none() => attempts[i].outcome = Some(outcome),
+            _ => {
+                // An outcome with no attempt logged: imply the attempt, so the outcome is
+                // still evidence (its time is the best guess of when it was sent).
+                let number = attempt.unwrap_or(attempts.len() as u32 + 1);
+                attempts.push(AttemptRec {
+                    number,
+                    at: outcome.at,
+                    loc: outcome.loc,
+                    method: None,
+                    url: None,
+                    key: None,
+                    outcome: Some(outcome),
+                });
+            }
+        }
+    }
+
+    fn add_effect(&mut self, e: crate::event::Effect, at: Timestamp, loc: Loc) {
+        let hash = hash_effect(&e.kind, &e.id);
+        let effects = &self.model.effects;
+        let found = self.effect_index.find(hash, |&i| {
+            effects[i].id == e.id && effects[i].kind == e.kind
+        });
+        if let Some(&i) = found {
+            // The same effect logged again (a replica, an export): merge, never duplicate.
+            let rec = &mut self.model.effects[i];
+            rec.created = rec.created.min(at);
+            rec.order = rec.order.take().or(e.order);
+            rec.amount = rec.amount.or(e.amount);
+            rec.key = rec.key.take().or(e.key);
+            if e.state.is_some() && (rec.state_at.is_none() || e.state_at > rec.state_at) {
+                rec.state = e.state;
+                rec.state_at = e.state_at;
+                rec.happened = e.happened;
+            }
+            rec.locs.push(loc);
+            return;
+        }
+        self.effect_index.insert_unique(hash, effects.len(), |&i| {
+            hash_effect(&effects[i].kind, &effects[i].id)
+        });
+        self.model.effects.push(EffectRec {
+            kind: e.kind,
+            id: e.id,
+            order: e.order,
+            amount: e.amount,
+            key: e.key,
+            created: at,
+            state: e.state,
+            state_at: e.state_at,
+            happened: e.happened,
+            locs: vec![loc],
+            matched: None,
+            matched_by: None,
+        });
+    }
+
+    pub(super) fn finish(mut self) -> Model {
+        for call in &mut self.model.calls {
+            call.dispatches
+                .sort_by_key(|&d| self.model.dispatches[d].first_at());
+        }
+        for e in &mut self.model.effects {
+            e.locs.sort();
+        }
+        match_effects(&mut self.model);
+        join_renumbered(&mut self.model);
+        self.model
+    }
+}
+
+fn hash_call(call: &CallRef) -> u64 {
+    FxBuildHasher.hash_one((call.run.as_str(), call.step))
+}
+
+fn hash_logical(c: &LogicalCall) -> u64 {
+    FxBuildHasher.hash_one((
+        c.run.as_str(),
+        c.step,
+        c.tool.as_str(),
+        c.canonical.as_str(),
+    ))
+}
+
+fn hash_effect(kind: &str, id: &str) -> u64 {
+    FxBuildHasher.hash_one((kind, id))
+}
+
+fn orphan_call(loc: Loc) -> CallRef {
+    CallRef {
+        run: format!("?{}", loc.input),
+        step: 0,
+    }
+}

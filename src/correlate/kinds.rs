@@ -1,0 +1,91 @@
+//! What a call's tool, URL and arguments say: the kind of effect it produces, its order and
+//! its amount.
+
+use crate::money::{Currency, Money};
+use serde_json::Value;
+
+/// Effect kinds recognised in tool names and URL paths, singular.
+const KNOWN_KINDS: &[&str] = &[
+    "refund", "charge", "payout", "payment", "transfer", "capture", "credit",
+];
+
+/// Which kind of effect a call produces: `--tool-kind` first, then a known kind named in
+/// the tool (`issue_refund`) or the URL path (`/v1/refunds`).
+pub fn effect_kind_of(
+    tool: &str,
+    url: Option<&str>,
+    tool_kinds: &[(String, String)],
+) -> Option<String> {
+    if let Some((_, kind)) = tool_kinds.iter().find(|(t, _)| t == tool) {
+        return Some(kind.clone());
+    }
+    let path = url.map(|u| {
+        let no_scheme = u.split_once("://").map_or(u, |(_, rest)| rest);
+        let path = no_scheme.find('/').map_or("", |i| &no_scheme[i..]);
+        path.split(['?', '#']).next().unwrap_or("")
+    });
+    let named = kinds_named_in(tool) | path.map_or(0, kinds_named_in);
+    KNOWN_KINDS
+        .iter()
+        .enumerate()
+        .find(|(i, _)| named & (1 << i) != 0)
+        .map(|(_, k)| k.to_string())
+}
+
+/// Which of [`KNOWN_KINDS`] `text` names, any case, as a bit per kind. Without allocating:
+/// this runs for every tool call and request read.
+fn kinds_named_in(text: &str) -> u32 {
+    let b = text.as_bytes();
+    let mut named = 0;
+    for i in 0..b.len() {
+        if !matches!(b[i].to_ascii_lowercase(), b'r' | b'c' | b'p' | b't') {
+            continue;
+        }
+        for (k, kind) in KNOWN_KINDS.iter().enumerate() {
+            if b[i..].len() >= kind.len()
+                && b[i..i + kind.len()].eq_ignore_ascii_case(kind.as_bytes())
+            {
+                named |= 1 << k;
+            }
+        }
+    }
+    named
+}
+
+/// The order and amount a call's arguments name, for matching by order and time.
+pub fn order_and_amount(args: &Value) -> (Option<String>, Option<Money>) {
+    let Value::Object(map) = args else {
+        return (None, None);
+    };
+    let order = ["order", "order_id", "orderId", "order_ref"]
+        .iter()
+        .find_map(|k| match map.get(*k) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        });
+    let currency = map
+        .get("currency")
+        .and_then(Value::as_str)
+        .and_then(Currency::parse);
+    let int_of = |k: &str| map.get(k).and_then(integral_amount);
+    let amount = if let Some(p) = int_of("amount_p") {
+        Some(Money::new(p, Currency::GBP))
+    } else {
+        int_of("amount_minor").map(|m| Money::new(m, currency.unwrap_or(Currency::GBP)))
+    };
+    (order, amount)
+}
+
+/// An integer amount, accepting `4500.0` and `"4500"` (which other rules flag).
+fn integral_amount(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
