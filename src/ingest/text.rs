@@ -17,7 +17,6 @@ use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
 use std::io::{self, Read};
-use std::mem::MaybeUninit;
 use std::ops::Range;
 
 const HALF_DAY: i64 = NANOS_PER_DAY / 2;
@@ -448,171 +447,6 @@ const EFFECT_ID_TOKENS: &[&str] = &[
     "credit_id",
 ];
 
-/// At most `N` items on the stack: splitting a line must not touch the heap, since most
-/// lines of a real log become no event. Items past `N` are dropped (no message shape has
-/// anywhere near that many fields). The slots start uninitialised: zeroing a kilobyte of
-/// them for every line was a visible part of the parse.
-struct Few<T: Copy, const N: usize> {
-    items: [MaybeUninit<T>; N],
-    len: usize,
-}
-
-impl<T: Copy, const N: usize> Few<T, N> {
-    fn new() -> Self {
-        Few {
-            items: [const { MaybeUninit::uninit() }; N],
-            len: 0,
-        }
-    }
-
-    fn push(&mut self, item: T) {
-        if let Some(slot) = self.items.get_mut(self.len) {
-            slot.write(item);
-            self.len += 1;
-        }
-    }
-}
-
-impl<T: Copy, const N: usize> std::ops::Deref for Few<T, N> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        let init = &self.items[..self.len];
-        // SAFETY: the first `len` slots were written by `push`, and `MaybeUninit<T>` has
-        // the layout of `T`.
-        unsafe { std::slice::from_raw_parts(init.as_ptr().cast::<T>(), init.len()) }
-    }
-}
-
-const MAX_FIELDS: usize = 24;
-
-/// A message split into plain fields and `name=value` tokens.
-struct Fields<'a> {
-    plain: Few<&'a [u8], MAX_FIELDS>,
-    tokens: Few<(&'a [u8], &'a [u8]), MAX_FIELDS>,
-}
-
-impl<'a> Fields<'a> {
-    fn split(msg: &'a [u8]) -> Self {
-        let mut fields = Fields {
-            plain: Few::new(),
-            tokens: Few::new(),
-        };
-        let mut start = 0;
-        while let Some(gap) = next_gap(msg, start) {
-            fields.push(&msg[start..gap]);
-            start = gap + 1;
-            while start < msg.len() && matches!(msg[start], b' ' | b'\t') {
-                start += 1;
-            }
-        }
-        fields.push(&msg[start..]);
-        fields
-    }
-
-    /// As [`FieldIter`] reads a field (the two must agree).
-    fn push(&mut self, field: &'a [u8]) {
-        let field = field.trim_ascii();
-        if field.is_empty() {
-            return;
-        }
-        match token(field) {
-            Some(t) => self.tokens.push(t),
-            None => self.plain.push(field),
-        }
-    }
-
-    fn token(&self, name: &[u8]) -> Option<&'a [u8]> {
-        self.tokens
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| *v)
-    }
-
-    /// `Idempotency-Key: VALUE` written as a header field.
-    fn header(&self, name: &[u8]) -> Option<&'a [u8]> {
-        self.plain.iter().find_map(|p| {
-            let colon = p.iter().position(|&b| b == b':')?;
-            p[..colon]
-                .eq_ignore_ascii_case(name)
-                .then(|| p[colon + 1..].trim_ascii())
-                .filter(|v| !v.is_empty())
-        })
-    }
-}
-
-/// A message's fields one by one, trimmed, empty ones skipped: what [`Fields::split`]
-/// keeps (a test checks they agree), for readers that need only the first few.
-struct FieldIter<'a> {
-    msg: &'a [u8],
-    start: usize,
-}
-
-impl<'a> FieldIter<'a> {
-    fn new(msg: &'a [u8]) -> Self {
-        FieldIter { msg, start: 0 }
-    }
-}
-
-impl<'a> Iterator for FieldIter<'a> {
-    type Item = &'a [u8];
-
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let msg = self.msg;
-        while self.start <= msg.len() {
-            let (field, next) = match next_gap(msg, self.start) {
-                Some(gap) => {
-                    let mut next = gap + 1;
-                    while next < msg.len() && matches!(msg[next], b' ' | b'\t') {
-                        next += 1;
-                    }
-                    (&msg[self.start..gap], next)
-                }
-                None => (&msg[self.start..], msg.len() + 1),
-            };
-            self.start = next;
-            let field = field.trim_ascii();
-            if !field.is_empty() {
-                return Some(field);
-            }
-        }
-        None
-    }
-}
-
-/// Where the field starting at `from` ends: at a tab, or at a space followed by another.
-/// Eight bytes at a time (this runs over every byte of every line): a word's lanes equal
-/// to a space, and those of the word one byte on, give the places where two spaces meet.
-fn next_gap(msg: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    // High bit of each byte lane that equals `c` (exact: no carries between lanes).
-    let lanes_equal = |w: u64, c: u8| {
-        let x = w ^ (ONES * c as u64);
-        !(((x & !(ONES << 7)) + !(ONES << 7)) | x) & (ONES << 7)
-    };
-    let mut i = from;
-    while i + 9 <= msg.len() {
-        let word = |at: usize| u64::from_le_bytes(msg[at..at + 8].try_into().expect("8 bytes"));
-        let (here, next) = (word(i), word(i + 1));
-        let hits = (lanes_equal(here, b' ') & lanes_equal(next, b' ')) | lanes_equal(here, b'\t');
-        if hits != 0 {
-            return Some(i + hits.trailing_zeros() as usize / 8);
-        }
-        i += 8;
-    }
-    (i..msg.len()).find(|&j| msg[j] == b'\t' || (msg[j] == b' ' && msg.get(j + 1) == Some(&b' ')))
-}
-
-/// A whole field of the form `name=value`, `name` being a word.
-fn token(field: &[u8]) -> Option<(&[u8], &[u8])> {
-    let eq = field.iter().position(|&b| b == b'=')?;
-    let name = &field[..eq];
-    let is_name = !name.is_empty()
-        && name
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    is_name.then(|| (name, &field[eq + 1..]))
-}
-
 const METHODS: &[&[u8]] = &[
     b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
 ];
@@ -823,6 +657,9 @@ fn text(b: &[u8]) -> Cow<'_, str> {
     }
 }
 
+mod fields;
 mod idle;
 #[cfg(test)]
 mod tests;
+
+use fields::{FieldIter, Fields};

@@ -1,0 +1,242 @@
+//! A message split into fields: two or more spaces, or a tab, end one (SPEC §3.1), and a
+//! field `name=value` is a token. Done for most lines of every log, so on the stack and a
+//! word at a time.
+
+use std::mem::MaybeUninit;
+
+/// At most `N` items on the stack: splitting a line must not touch the heap, since most
+/// lines of a real log become no event. Items past `N` are dropped (no message shape has
+/// anywhere near that many fields). The slots start uninitialised: zeroing a kilobyte of
+/// them for every line was a visible part of the parse.
+pub(super) struct Few<T: Copy, const N: usize> {
+    items: [MaybeUninit<T>; N],
+    len: usize,
+}
+
+impl<T: Copy, const N: usize> Few<T, N> {
+    fn new() -> Self {
+        Few {
+            items: [const { MaybeUninit::uninit() }; N],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            slot.write(item);
+            self.len += 1;
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::Deref for Few<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        let init = &self.items[..self.len];
+        // SAFETY: the first `len` slots were written by `push`, and `MaybeUninit<T>` has
+        // the layout of `T`.
+        unsafe { std::slice::from_raw_parts(init.as_ptr().cast::<T>(), init.len()) }
+    }
+}
+
+const MAX_FIELDS: usize = 24;
+
+/// A message split into plain fields and `name=value` tokens.
+pub(super) struct Fields<'a> {
+    pub(super) plain: Few<&'a [u8], MAX_FIELDS>,
+    pub(super) tokens: Few<(&'a [u8], &'a [u8]), MAX_FIELDS>,
+}
+
+impl<'a> Fields<'a> {
+    pub(super) fn split(msg: &'a [u8]) -> Self {
+        let mut fields = Fields {
+            plain: Few::new(),
+            tokens: Few::new(),
+        };
+        let mut start = 0;
+        while let Some(gap) = next_gap(msg, start) {
+            fields.push(&msg[start..gap]);
+            start = gap + 1;
+            while start < msg.len() && matches!(msg[start], b' ' | b'\t') {
+                start += 1;
+            }
+        }
+        fields.push(&msg[start..]);
+        fields
+    }
+
+    /// As [`FieldIter`] reads a field (the two must agree).
+    fn push(&mut self, field: &'a [u8]) {
+        let field = field.trim_ascii();
+        if field.is_empty() {
+            return;
+        }
+        match token(field) {
+            Some(t) => self.tokens.push(t),
+            None => self.plain.push(field),
+        }
+    }
+
+    pub(super) fn token(&self, name: &[u8]) -> Option<&'a [u8]> {
+        self.tokens
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| *v)
+    }
+
+    /// `Idempotency-Key: VALUE` written as a header field.
+    pub(super) fn header(&self, name: &[u8]) -> Option<&'a [u8]> {
+        self.plain.iter().find_map(|p| {
+            let colon = p.iter().position(|&b| b == b':')?;
+            p[..colon]
+                .eq_ignore_ascii_case(name)
+                .then(|| p[colon + 1..].trim_ascii())
+                .filter(|v| !v.is_empty())
+        })
+    }
+}
+
+/// A message's fields one by one, trimmed, empty ones skipped: what [`Fields::split`]
+/// keeps (a test checks they agree), for readers that need only the first few.
+pub(super) struct FieldIter<'a> {
+    msg: &'a [u8],
+    start: usize,
+}
+
+impl<'a> FieldIter<'a> {
+    pub(super) fn new(msg: &'a [u8]) -> Self {
+        FieldIter { msg, start: 0 }
+    }
+}
+
+impl<'a> Iterator for FieldIter<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let msg = self.msg;
+        while self.start <= msg.len() {
+            let (field, next) = match next_gap(msg, self.start) {
+                Some(gap) => {
+                    let mut next = gap + 1;
+                    while next < msg.len() && matches!(msg[next], b' ' | b'\t') {
+                        next += 1;
+                    }
+                    (&msg[self.start..gap], next)
+                }
+                None => (&msg[self.start..], msg.len() + 1),
+            };
+            self.start = next;
+            let field = field.trim_ascii();
+            if !field.is_empty() {
+                return Some(field);
+            }
+        }
+        None
+    }
+}
+
+/// Where the field starting at `from` ends: at a tab, or at a space followed by another.
+/// Eight bytes at a time (this runs over every byte of every line): a word's lanes equal
+/// to a space, and those of the word one byte on, give the places where two spaces meet.
+pub(super) fn next_gap(msg: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // High bit of each byte lane that equals `c` (exact: no carries between lanes).
+    let lanes_equal = |w: u64, c: u8| {
+        let x = w ^ (ONES * c as u64);
+        !(((x & !(ONES << 7)) + !(ONES << 7)) | x) & (ONES << 7)
+    };
+    let mut i = from;
+    while i + 9 <= msg.len() {
+        let word = |at: usize| u64::from_le_bytes(msg[at..at + 8].try_into().expect("8 bytes"));
+        let (here, next) = (word(i), word(i + 1));
+        let hits = (lanes_equal(here, b' ') & lanes_equal(next, b' ')) | lanes_equal(here, b'\t');
+        if hits != 0 {
+            return Some(i + hits.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    (i..msg.len()).find(|&j| msg[j] == b'\t' || (msg[j] == b' ' && msg.get(j + 1) == Some(&b' ')))
+}
+
+/// A whole field of the form `name=value`, `name` being a word.
+pub(super) fn token(field: &[u8]) -> Option<(&[u8], &[u8])> {
+    let eq = field.iter().position(|&b| b == b'=')?;
+    let name = &field[..eq];
+    let is_name = !name.is_empty()
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    is_name.then(|| (name, &field[eq + 1..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_found_a_word_at_a_time_are_where_a_byte_loop_finds_them() {
+        let naive = |msg: &[u8], from: usize| {
+            (from..msg.len())
+                .find(|&j| msg[j] == b'\t' || (msg[j] == b' ' && msg.get(j + 1) == Some(&b' ')))
+        };
+        let alphabet = [b' ', b'\t', b'a', 0xa0];
+        let check = |msg: &[u8]| {
+            for from in 0..=msg.len() {
+                assert_eq!(next_gap(msg, from), naive(msg, from), "{msg:?} from {from}");
+            }
+        };
+        // Every string of up to 9 bytes over space, tab, `a` and a high byte...
+        for len in 0..=9u32 {
+            for code in 0..4usize.pow(len) {
+                let msg: Vec<u8> = (0..len)
+                    .map(|k| alphabet[code / 4usize.pow(k) % 4])
+                    .collect();
+                check(&msg);
+            }
+        }
+        // ...and longer ones, several words long, from a fixed pseudo-random sequence.
+        let mut x: u64 = 7;
+        for _ in 0..3000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (x >> 58) as usize + 9;
+            let msg: Vec<u8> = (0..len)
+                .map(|k| {
+                    let r = x.rotate_left(k as u32 * 7) ^ (k as u64).wrapping_mul(0x9e37_79b9);
+                    // Mostly letters, so that gaps are rare enough to reach later words.
+                    if r.is_multiple_of(5) {
+                        alphabet[(r >> 8) as usize % 2]
+                    } else {
+                        b'a'
+                    }
+                })
+                .collect();
+            check(&msg);
+        }
+    }
+
+    #[test]
+    fn the_field_iterator_reads_the_fields_split_keeps() {
+        for msg in [
+            "agent run r1  step 2  tool=lookup_order  args={\"order\":\"A-1\"}",
+            "  agent run r1 \t step 2\t\ttool=x   args={}  ",
+            "POST https://x/v1  (attempt 1)",
+            "",
+            "   ",
+            "a\tb  c d  e=f\t \tg",
+        ] {
+            let split = Fields::split(msg.as_bytes());
+            let mut plain = Vec::new();
+            let mut tokens = Vec::new();
+            for f in FieldIter::new(msg.as_bytes()) {
+                match token(f) {
+                    Some(t) => tokens.push(t),
+                    None => plain.push(f),
+                }
+            }
+            assert_eq!(&*split.plain, plain.as_slice(), "{msg:?}");
+            assert_eq!(&*split.tokens, tokens.as_slice(), "{msg:?}");
+        }
+    }
+}
