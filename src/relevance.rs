@@ -227,15 +227,22 @@ pub fn restore_started(parts: &[Vec<Event>], started: Vec<HeldStart>) -> Vec<Eve
     started
         .into_iter()
         .filter(|s| crashed.contains(&*s.run))
-        .map(|s| Event {
-            at: s.at,
-            loc: s.loc,
+        .map(HeldStart::into_event)
+        .collect()
+}
+
+impl HeldStart {
+    /// The `started` event again, as read.
+    pub fn into_event(self) -> Event {
+        Event {
+            at: self.at,
+            loc: self.loc,
             kind: EventKind::Run(RunEvent {
-                run: s.run.into(),
+                run: self.run.into(),
                 what: Lifecycle::Started,
             }),
-        })
-        .collect()
+        }
+    }
 }
 
 /// A call looked up by borrowed parts; hashes as [`CallRef`] does.

@@ -3,7 +3,9 @@
 //! `idem_audit::ingest::selfcheck`, shared with the fuzz targets under `fuzz/`.
 
 use idem_audit::canonical::canonical;
-use idem_audit::ingest::selfcheck::{check_canonical, check_detect, check_parse};
+use idem_audit::ingest::selfcheck::{
+    check_canonical, check_detect, check_filter_agrees, check_parse,
+};
 use idem_audit::ingest::{Format, ParseOptions};
 use proptest::prelude::*;
 
@@ -27,6 +29,19 @@ const PIECES: &[&str] = &[
     "{\"order\":\"A-88214\",\"amount_p\":4500}",
     "{\"amount_p\":4500.0,\"order\":\"A 1 \\\"q\\\"\"}",
     "agent run 7f3a  step 4  ok",
+    "agent run 7f3a  step 5  tool=lookup_order  args={\"order\":\"A-1\"}",
+    "agent run 7f3a  step 6  tool=send_email  args={}",
+    "GET https://orders.internal/v1/orders  (attempt 1)",
+    "POST https://mail.internal/v1/emails  (attempt 1)",
+    "200 OK",
+    "agent run 7f3a  step 5  ok",
+    "agent run 7f3a  step 6  ok",
+    "agent run 7f3a  started",
+    "agent run 7f3a  crashed",
+    "2026-11-03T14:02:11.402Z  agent run 7f3a  step 5  tool=lookup_order  args={}",
+    "2026-11-03T14:02:11.412Z  GET https://orders.internal/v1/orders  (attempt 1)",
+    "2026-11-03T14:02:11.512Z  200 OK",
+    "2026-11-03T14:02:11.612Z  agent run 7f3a  step 5  ok",
     "agent run 7f3a  resumed",
     "POST https://payments.internal/v1/refunds  (attempt 2)  idempotency_key=9f1c",
     "urllib3.exceptions.ReadTimeoutError: read timeout=10",
@@ -74,6 +89,143 @@ fn log_shaped() -> impl Strategy<Value = Vec<u8>> {
     .prop_map(|parts| parts.concat())
 }
 
+/// Whole trace lines, near the plain idle shape and off it by one detail.
+const LINES: &[&str] = &[
+    "agent run r1  started",
+    "agent run r1  crashed",
+    "agent run r1  resumed",
+    "agent run r1  step 1  tool=lookup_order  args={\"order\":\"A-1\"}",
+    "agent run r1  step 2  tool=send_email  args={\"to\":\"a@b\"}",
+    "agent run r1  step 2  tool=send_email  args={\"amount\":1}",
+    "agent run r1  step 3  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}",
+    "agent run r2  step 1  tool=lookup_order  args={bad json",
+    "GET https://orders.internal/v1/orders  (attempt 1)",
+    "GET https://orders.internal/v1/orders  (attempt 2)",
+    "POST https://mail.internal/v1/emails  (attempt 1)",
+    "POST https://mail.internal/v1/emails  Idempotency-Key: k1  (attempt 1)",
+    "POST https://payments.internal/v1/refunds  (attempt 1)",
+    "GET https://orders.internal/v1/orders  (attempt 1)  run=r2  step=1",
+    "200 OK",
+    "200   OK",
+    "201 Created  refund_id=rf_1",
+    "200 OK  replayed=true",
+    "404 Not Found",
+    "urllib3.exceptions.ReadTimeoutError: read timeout=10",
+    "agent run r1  step 1  ok",
+    "agent run r1  step 2  ok",
+    "agent run r1  step 3  ok",
+    "agent run r1  step 1  failed  error=x",
+    "agent run r2  step 1  ok",
+    "refund rf_1  order A-1  4500p  settled",
+    "# a comment",
+    "",
+];
+
+/// An idle call's four lines (a lookup or an email), as a template.
+const IDLE_CALLS: &[[&str; 4]] = &[
+    [
+        "agent run r1  step 1  tool=lookup_order  args={\"order\":\"A-1\"}",
+        "GET https://orders.internal/v1/orders  (attempt 1)",
+        "200 OK",
+        "agent run r1  step 1  ok",
+    ],
+    [
+        "agent run r1  step 2  tool=send_email  args={\"to\":\"a@b\"}",
+        "POST https://mail.internal/v1/emails  (attempt 1)",
+        "200 OK",
+        "agent run r1  step 2  ok",
+    ],
+];
+
+/// Each line of the template, off the plain shape by one detail (or still plain).
+const NEAR: [&[&str]; 4] = [
+    &[
+        "agent run r1  step 1  tool=lookup_order  args={\"amount\":1}",
+        "agent run r1  step 1  tool=issue_refund  args={}",
+        "agent run r1  step 1  TOOL=lookup_order  args={}",
+        "agent run r1  step 1  tool=lookup_order  args={bad",
+        "agent run r1  step x  tool=lookup_order  args={}",
+    ],
+    &[
+        "GET https://orders.internal/v1/orders  (attempt 2)",
+        "GET https://orders.internal/v1/refunds  (attempt 1)",
+        "POST https://mail.internal/v1/emails  idempotency_key=k  (attempt 1)",
+        "POST https://mail.internal/v1/emails  Idempotency-Key: k  (attempt 1)",
+        "GET https://orders.internal/v1/orders\t(attempt 1)",
+        "GET https://orders.internal/v1/orders  (attempt 1)  run=r2",
+    ],
+    &[
+        "404 Not Found",
+        "201 Created  refund_id=rf_1",
+        "200 OK  replayed=true",
+        "200 OK  amount_p=1",
+        "200   OK",
+        "200OK",
+        "urllib3.exceptions.ReadTimeoutError: read timeout=10",
+    ],
+    &[
+        "agent run r1  step 1  failed",
+        "agent run r1  step 2  ok  error=x",
+        "agent run r1  step 01  ok",
+        "agent run r2  step 1  ok",
+        "agent run r1  resumed",
+    ],
+];
+
+/// Lines of a trace: idle calls (some with one line off the plain shape) among other lines,
+/// each with a dated or a time-only stamp, a few cut short.
+fn line_shaped() -> impl Strategy<Value = Vec<u8>> {
+    let line = (
+        prop::sample::select(LINES),
+        0..3u8,
+        0..100u32,
+        any::<bool>(),
+    );
+    let call = (
+        prop::sample::select(IDLE_CALLS),
+        0..6usize,
+        0..8usize,
+        0..3u8,
+    );
+    prop::collection::vec(
+        prop_oneof![
+            1 => line.prop_map(|l| vec![l]),
+            1 => call.prop_map(|(call, swap, pick, stamp)| {
+                (0..4)
+                    .map(|i| {
+                        let line = match NEAR.get(i).filter(|_| i == swap) {
+                            Some(near) => near[pick % near.len()],
+                            None => call[i],
+                        };
+                        (line, stamp, 100, false)
+                    })
+                    .collect()
+            }),
+        ],
+        0..12,
+    )
+    .prop_map(|blocks| {
+        let mut out = String::new();
+        for (i, (line, stamp, cut, crlf)) in blocks.into_iter().flatten().enumerate() {
+            let at = match stamp {
+                0 => format!("2026-11-03T14:02:{:02}.{:03}Z  ", i % 60, i),
+                1 => format!("14:02:{:02}.{:03}  ", i % 60, i),
+                _ => format!("2026-11-03 14:02:{:02}  ", i % 60),
+            };
+            let full = format!("{at}{line}");
+            // One line in ten is cut short (a rotation, a crash mid-write).
+            let keep = if cut < 10 {
+                full.len() * cut as usize / 10
+            } else {
+                full.len()
+            };
+            out.push_str(full.get(..keep).unwrap_or(&full));
+            out.push_str(if crlf { "\r\n" } else { "\n" });
+        }
+        out.into_bytes()
+    })
+}
+
 fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(any::<u8>(), 0..512)
 }
@@ -82,6 +234,18 @@ fn opts_with_date(dated: bool) -> ParseOptions {
     ParseOptions {
         date: dated.then(|| chrono::NaiveDate::from_ymd_opt(2026, 11, 3).unwrap()),
         ..ParseOptions::default()
+    }
+}
+
+proptest! {
+    // Cheap cases, and each near miss is one draw in a few hundred: many of them.
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn dropping_idle_calls_changes_no_event_and_no_count(data in line_shaped(), dated: bool) {
+        let opts = opts_with_date(dated);
+        check_parse(Format::Text, &data, &opts);
+        check_filter_agrees(Format::Text, &data, &opts);
     }
 }
 
@@ -102,6 +266,7 @@ proptest! {
         let opts = opts_with_date(dated);
         for f in FORMATS {
             check_parse(f, &data, &opts);
+            check_filter_agrees(f, &data, &opts);
         }
         check_detect(&data, &opts);
         check_canonical(&data);
@@ -244,6 +409,7 @@ fn fixtures_whole_and_cut_keep_the_invariants() {
         for cut in cuts {
             for f in FORMATS {
                 check_parse(f, &data[..cut], &opts);
+                check_filter_agrees(f, &data[..cut], &opts);
             }
             check_detect(&data[..cut], &opts);
         }

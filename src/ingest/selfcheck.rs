@@ -78,6 +78,74 @@ pub fn check_parse(format: Format, data: &[u8], opts: &ParseOptions) -> InputSta
     stats
 }
 
+/// Dropping idle calls while reading ([`crate::relevance`], and the text parser's shortcut for
+/// them) changes which events are kept, never the accounting nor an event: parsed with and
+/// without it, the stats and problems are the same, and every event kept, set aside or held
+/// is the event read without it at the same line.
+pub fn check_filter_agrees(format: Format, data: &[u8], opts: &ParseOptions) {
+    if format == Format::Otlp {
+        return;
+    }
+    let plain = ParseOptions {
+        relevance: None,
+        ..opts.clone()
+    };
+    let filtering = ParseOptions {
+        relevance: Some(crate::relevance::Relevance::default()),
+        ..opts.clone()
+    };
+    let (Ok(all), Ok(kept)) = (
+        super::parse(format, &mut &data[..], 0, &plain),
+        super::parse(format, &mut &data[..], 0, &filtering),
+    ) else {
+        return;
+    };
+    assert_eq!(
+        all.stats, kept.stats,
+        "{format:?}: filtering changed the accounting"
+    );
+    let by_line: std::collections::HashMap<u32, Vec<&crate::event::Event>> =
+        all.all_events().fold(Default::default(), |mut m, e| {
+            m.entry(e.loc.line).or_default().push(e);
+            m
+        });
+    let set_aside = kept.deferred.iter().cloned().flat_map(|d| d.into_events());
+    let started = kept.started.iter().cloned().map(|s| s.into_event());
+    for e in kept.all_events().cloned().chain(set_aside).chain(started) {
+        let read = by_line
+            .get(&e.loc.line)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        assert!(
+            read.contains(&&e),
+            "{format:?}: an event differs from the one read without filtering: {e:?}"
+        );
+    }
+    // The same decisions as the filter makes on the events read without it: the text
+    // parser's shortcut judges idle calls on their bytes, and must judge them alike.
+    let mut filter = crate::relevance::Filter::new(crate::relevance::Relevance::default());
+    let mut generic = Vec::new();
+    for e in all.all_events().cloned() {
+        filter.push(e, &mut generic);
+    }
+    filter.finish(&mut generic);
+    let by_place = |mut v: Vec<crate::event::Event>| {
+        v.sort_by_key(|e| e.loc);
+        v
+    };
+    let unpack = |d: Vec<crate::relevance::Deferred>| {
+        by_place(d.into_iter().flat_map(|d| d.into_events()).collect())
+    };
+    assert_eq!(
+        by_place(kept.all_events().cloned().collect()),
+        by_place(generic),
+        "{format:?}: the events kept differ from the filter's"
+    );
+    assert_eq!(unpack(kept.deferred.clone()), unpack(filter.deferred));
+    assert_eq!(kept.started, filter.started);
+    assert_eq!(kept.dropped, filter.dropped);
+}
+
 /// Detection must not panic either, and a detected format must parse.
 pub fn check_detect(data: &[u8], opts: &ParseOptions) {
     if let Some(format) = super::source::detect(data, &opts.csv_map) {
