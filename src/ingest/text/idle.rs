@@ -9,6 +9,8 @@
 //!
 //! Only the plain shape is held: the calls a filter already knows of, lines with `run=` or
 //! `step=`, failures, retries, keys and effect ids all take the ordinary path.
+//! `selfcheck::check_filter_agrees` (a property test and a fuzz target) holds the shortcut to
+//! the filter's decisions.
 
 use super::{EFFECT_ID_TOKENS, parse_u32};
 use super::{FieldIter, Fields, Local, TextParser, Verdict, http_request, status_line};
