@@ -2,8 +2,8 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, in_key_order, service_only_groups,
-    set_effects, sort_by_creation, span_text,
+    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, in_key_order,
+    service_only_groups, set_effects, sort_by_creation, span_text,
 };
 use super::{Rule, Settings};
 use crate::correlate::Model;
@@ -95,7 +95,8 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
         if decisions.len() < 2 {
             continue;
         }
-        for cluster in window_clusters(model, &decisions, settings.decision_window) {
+        // Decisions each created within the window of the previous one, two or more.
+        for cluster in clusters(model, &decisions, settings.decision_window) {
             out.push(finding(model, kind, order, &cluster));
         }
     }
@@ -126,27 +127,6 @@ fn decisions(
         }
         seen.insert(src, i);
         out.push(i);
-    }
-    out
-}
-
-/// Decisions each created within `window` of the previous one, in runs of two or more.
-fn window_clusters(model: &Model, sorted: &[usize], window: Duration) -> Vec<Vec<usize>> {
-    let mut out: Vec<Vec<usize>> = Vec::new();
-    let mut current: Vec<usize> = Vec::new();
-    for &i in sorted {
-        if let Some(&last) = current.last()
-            && model.effects[i].created.since(model.effects[last].created) > window
-        {
-            if current.len() > 1 {
-                out.push(std::mem::take(&mut current));
-            }
-            current.clear();
-        }
-        current.push(i);
-    }
-    if current.len() > 1 {
-        out.push(current);
     }
     out
 }

@@ -1,10 +1,12 @@
 //! `renumbered-step`: after a resume, a completed step's call was issued again under another
 //! step number, so a key derived from the step changed.
 
-use super::support::{amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence};
+use super::support::{
+    amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence, show_effects,
+};
 use super::{Rule, Settings};
 use crate::correlate::Model;
-use crate::finding::{EffectRef, Finding, Severity};
+use crate::finding::{Finding, Severity};
 
 pub static RULE: Rule = Rule {
     id: "renumbered-step",
@@ -80,18 +82,7 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         }
         resume_evidence(model, &call.run, seg, &mut f.evidence);
         // The effects of both sides, for the reader; the money is `duplicate-effect`'s.
-        for &i in before.iter().chain(&after) {
-            let e = &model.effects[i];
-            f.evidence.extend(e.locs.iter().copied());
-            f.effects.push(EffectRef {
-                id: e.id.clone(),
-                created: e.created,
-                amount: e.amount,
-            });
-        }
-        f.effects
-            .sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
-        f.effects.dedup_by(|a, b| a.id == b.id);
+        show_effects(model, before.iter().chain(&after).copied(), &mut f);
         let keys = match (old.key(), new.key()) {
             (Some(a), Some(b)) if a == b => format!("with the same key {b}"),
             (Some(a), Some(b)) => format!("so its key changed from {a} to {b}"),

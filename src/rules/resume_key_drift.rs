@@ -1,9 +1,11 @@
 //! `resume-key-drift`: after a resume, the same step was issued again with a different key.
 
-use super::support::{amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence};
+use super::support::{
+    amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence, show_effects,
+};
 use super::{Rule, Settings};
 use crate::correlate::Model;
-use crate::finding::{EffectRef, Finding, Severity};
+use crate::finding::{Finding, Severity};
 use rustc_hash::FxHashMap;
 
 pub static RULE: Rule = Rule {
@@ -86,18 +88,7 @@ fn finding(
     dispatch_evidence(new, &mut f.evidence);
     resume_evidence(model, run, new.segment, &mut f.evidence);
     let after: Vec<usize> = effects_of(next).collect();
-    for i in effects_of(prev).chain(after.iter().copied()) {
-        let e = &model.effects[i];
-        f.evidence.extend(e.locs.iter().copied());
-        f.effects.push(EffectRef {
-            id: e.id.clone(),
-            created: e.created,
-            amount: e.amount,
-        });
-    }
-    f.effects
-        .sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
-    f.effects.dedup_by(|a, b| a.id == b.id);
+    show_effects(model, effects_of(prev).chain(after.iter().copied()), &mut f);
     let resumed = model
         .resume_at(run, new.segment)
         .map(|r| format!(" at {r}"))

@@ -224,6 +224,23 @@ pub fn in_key_order<K: Ord>(groups: FxHashMap<K, Vec<usize>>) -> Vec<(K, Vec<usi
     groups
 }
 
+/// The effects as the finding's effects (in creation order, each once) and their lines as
+/// evidence, for rules that show effects the money of which another rule counts.
+pub fn show_effects(model: &Model, effects: impl Iterator<Item = usize>, f: &mut Finding) {
+    for i in effects {
+        let e = &model.effects[i];
+        f.evidence.extend(e.locs.iter().copied());
+        f.effects.push(EffectRef {
+            id: e.id.clone(),
+            created: e.created,
+            amount: e.amount,
+        });
+    }
+    f.effects
+        .sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
+    f.effects.dedup_by(|a, b| a.id == b.id);
+}
+
 pub fn sort_by_creation(model: &Model, effects: &mut [usize]) {
     effects.sort_by(|&a, &b| {
         let (a, b) = (&model.effects[a], &model.effects[b]);
