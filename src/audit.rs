@@ -12,6 +12,7 @@ use crate::progress::Progress;
 use crate::relevance::{self, Dropped};
 use crate::report::{InputReport, Metrics, ProblemReport};
 use crate::rules;
+use crate::stages::Stages;
 use crate::time::Timestamp;
 
 /// Everything an audit produced.
@@ -63,6 +64,7 @@ pub fn run(cfg: &AuditConfig) -> Result<Audit, InputError> {
 }
 
 fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, InputError> {
+    let mut stages = Stages::start();
     let progress = Progress::start(&inputs, cfg.progress);
     let outcomes =
         source::read_all_counting(&inputs, cfg.forced_format, &cfg.parse, progress.counter());
@@ -125,6 +127,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         }
         reports.push(report);
     }
+    stages.mark("parse");
     parts.push(link_spans(&spans, &mut reports));
     let starts = relevance::restore_started(&parts, started);
     parts.push(starts);
@@ -139,6 +142,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         events
     });
     parts.push(restored);
+    stages.mark("restore");
     let mut model = correlate_parts(parts, &cfg.correlate);
     model.attrs = attrs.into_iter().collect();
     // Dropped calls still show where the client traces begin and end.
@@ -147,8 +151,10 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         model.client_span = Some((a.min(first), b.max(last)));
         model.latest_event = model.latest_event.max(Some(last));
     }
+    stages.mark("correlate");
     let findings = rules::run_all(&model, &cfg.rules);
     let findings = period::filter(findings, &model, &cfg.period);
+    stages.mark("rules");
     progress.finish();
     Ok(Audit {
         inputs: reports,

@@ -23,5 +23,6 @@ pub mod progress;
 pub mod relevance;
 pub mod report;
 pub mod rules;
+pub mod stages;
 pub mod time;
 pub mod timeline;
