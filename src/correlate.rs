@@ -3,7 +3,7 @@
 //! that accounts for them by the strongest evidence available. Rules read only this model.
 
 use crate::classify::FailureClass;
-use crate::event::{Attrs, CallRef, Lifecycle, Loc};
+use crate::event::{Attrs, CallRef, Lifecycle, Loc, Text};
 use crate::money::Money;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
@@ -43,14 +43,14 @@ pub struct AttemptId {
 #[derive(Clone, Debug)]
 pub enum OutcomeKind {
     Failure {
-        error: String,
-        message: String,
+        error: Text,
+        message: Text,
     },
     Response {
         status: u16,
-        effect_id: Option<String>,
+        effect_id: Option<Text>,
         replayed: bool,
-        message: String,
+        message: Text,
     },
 }
 
@@ -97,9 +97,9 @@ pub struct AttemptRec {
     pub number: u32,
     pub at: Timestamp,
     pub loc: Loc,
-    pub method: Option<String>,
-    pub url: Option<String>,
-    pub key: Option<String>,
+    pub method: Option<Text>,
+    pub url: Option<Text>,
+    pub key: Option<Text>,
     pub outcome: Option<Outcome>,
 }
 
@@ -128,22 +128,22 @@ pub struct StepEndRec {
     pub at: Timestamp,
     pub loc: Loc,
     pub ok: bool,
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 /// One dispatch of a step: a tool-call line (or an implied one) with its attempts.
 #[derive(Clone, Debug)]
 pub struct Dispatch {
     pub call: CallRef,
-    pub tool: String,
-    pub args_raw: String,
+    pub tool: Text,
+    pub args_raw: Text,
     /// The arguments as a value when the parser gave one; `None` when `args_raw` is their
     /// JSON, read again by [`Dispatch::args`]: the parsed arguments of a month of refunds
     /// were a fifth of the model's memory, and few rules look at them.
     given_args: Option<Value>,
     /// The arguments were JSON `null` or missing (an implied dispatch).
     args_null: bool,
-    pub canonical: String,
+    pub canonical: Text,
     /// The tool-call event; `None` when attempts arrived without one.
     pub at: Option<Timestamp>,
     pub loc: Option<Loc>,
@@ -152,8 +152,8 @@ pub struct Dispatch {
     pub attempts: Vec<AttemptRec>,
     pub end: Option<StepEndRec>,
     /// The kind of effect this call produces (`refund`), from its tool and URL.
-    pub effect_kind: Option<String>,
-    pub order: Option<String>,
+    pub effect_kind: Option<Text>,
+    pub order: Option<Text>,
     pub amount: Option<Money>,
     /// Index into [`Model::calls`].
     pub logical: usize,
@@ -190,10 +190,10 @@ impl Dispatch {
 /// a resume renumbered belongs to the group of the call it repeats.
 #[derive(Clone, Debug)]
 pub struct LogicalCall {
-    pub run: String,
+    pub run: Text,
     pub step: u32,
-    pub tool: String,
-    pub canonical: String,
+    pub tool: Text,
+    pub canonical: Text,
     pub dispatches: Vec<usize>,
     pub group: usize,
     /// The earlier call (another step of the same run, same tool and canonical args,
@@ -204,13 +204,13 @@ pub struct LogicalCall {
 /// An effect as the service recorded it, merged over every line that logged it.
 #[derive(Clone, Debug)]
 pub struct EffectRec {
-    pub kind: String,
-    pub id: String,
-    pub order: Option<String>,
+    pub kind: Text,
+    pub id: Text,
+    pub order: Option<Text>,
     pub amount: Option<Money>,
-    pub key: Option<String>,
+    pub key: Option<Text>,
     pub created: Timestamp,
-    pub state: Option<String>,
+    pub state: Option<Text>,
     pub state_at: Option<Timestamp>,
     pub happened: bool,
     pub locs: Vec<Loc>,
@@ -227,10 +227,10 @@ pub enum MatchedBy {
 
 #[derive(Clone, Debug)]
 pub struct RecordRec {
-    pub key: String,
-    pub request_hash: Option<String>,
-    pub status: String,
-    pub response: Option<String>,
+    pub key: Text,
+    pub request_hash: Option<Text>,
+    pub status: Text,
+    pub response: Option<Text>,
     pub created: Timestamp,
     pub loc: Loc,
 }
@@ -250,13 +250,13 @@ pub struct Model {
     pub effects: Vec<EffectRec>,
     pub records: Vec<RecordRec>,
     /// Lifecycle events per run, in time order.
-    pub runs: BTreeMap<String, Vec<RunEventRec>>,
+    pub runs: BTreeMap<Text, Vec<RunEventRec>>,
     /// When each resume of a run happened: segment `n` of the run starts at `resumes[n-1]`.
-    pub resumes: BTreeMap<String, Vec<Timestamp>>,
+    pub resumes: BTreeMap<Text, Vec<Timestamp>>,
     /// Earliest and latest client event: the span the client traces cover.
     pub client_span: Option<(Timestamp, Timestamp)>,
     /// Effect kinds that some client call in the inputs produces.
-    pub client_kinds: BTreeSet<String>,
+    pub client_kinds: BTreeSet<Text>,
     /// The newest event of any kind: "now" for rules that ask how old something is.
     pub latest_event: Option<Timestamp>,
     pub max_skew: Duration,
@@ -362,7 +362,7 @@ mod tests {
             at: Timestamp(at),
             loc: Loc { input: 0, line },
             kind: EventKind::Run(RunEvent {
-                run: format!("{part}.{i}"),
+                run: format!("{part}.{i}").into(),
                 what: Lifecycle::Started,
             }),
         };

@@ -19,6 +19,10 @@ pub struct Loc {
 /// name and value text, in input order: for people reading a timeline, never for rules.
 pub type Attrs = Vec<(String, String)>;
 
+/// The strings of events and the model: ids, keys, tools, states are short, and a
+/// `CompactString` holds up to 24 bytes inline, so a month of them costs no allocation each.
+pub type Text = compact_str::CompactString;
+
 /// One thing that happened, at a time, read from one line (or span, or row).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
@@ -42,7 +46,7 @@ pub enum EventKind {
 /// The logical call a client event belongs to: a step of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CallRef {
-    pub run: String,
+    pub run: Text,
     pub step: u32,
 }
 
@@ -51,9 +55,9 @@ pub struct CallRef {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
     pub call: CallRef,
-    pub tool: String,
+    pub tool: Text,
     /// The arguments as written, for rules that look at their spelling.
-    pub args_raw: String,
+    pub args_raw: Text,
     /// The arguments parsed (JSON), for canonical comparison and field lookup. A parser
     /// may leave this `Null` when `args_raw` is the JSON it stands for: most calls are
     /// dropped as idle before anything reads them ([`ToolCall::parsed_args`] parses then).
@@ -76,7 +80,7 @@ impl ToolCall {
 pub struct StepEnd {
     pub call: CallRef,
     pub ok: bool,
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,7 +92,7 @@ pub enum Lifecycle {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunEvent {
-    pub run: String,
+    pub run: Text,
     pub what: Lifecycle,
 }
 
@@ -99,9 +103,9 @@ pub struct Attempt {
     pub call: Option<CallRef>,
     /// 1-based, restarting at each dispatch of the step.
     pub number: u32,
-    pub method: Option<String>,
-    pub url: Option<String>,
-    pub key: Option<String>,
+    pub method: Option<Text>,
+    pub url: Option<Text>,
+    pub key: Option<Text>,
 }
 
 /// An attempt that got no response: an exception or a client-side error code.
@@ -112,8 +116,8 @@ pub struct Failure {
     pub attempt: Option<u32>,
     pub class: FailureClass,
     /// Exception class or error code (`urllib3.exceptions.ReadTimeoutError`, `read_timeout`).
-    pub error: String,
-    pub message: String,
+    pub error: Text,
+    pub message: Text,
 }
 
 /// An HTTP response to an attempt.
@@ -123,25 +127,25 @@ pub struct Response {
     pub attempt: Option<u32>,
     pub status: u16,
     pub class: FailureClass,
-    pub effect_id: Option<String>,
+    pub effect_id: Option<Text>,
     /// The service answered from its idempotency records instead of acting again.
     pub replayed: bool,
     pub amount: Option<Money>,
     /// Any text after the status (`Conflict`, an error body).
-    pub message: String,
+    pub message: Text,
 }
 
 /// What the service recorded as done (or refused). The event's `at` is its creation time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Effect {
     /// `refund`, `charge`, `payout`...
-    pub kind: String,
-    pub id: String,
-    pub order: Option<String>,
+    pub kind: Text,
+    pub id: Text,
+    pub order: Option<Text>,
     pub amount: Option<Money>,
-    pub key: Option<String>,
+    pub key: Option<Text>,
     /// The last state the input gives (`settled`, `pending`, `rejected`...).
-    pub state: Option<String>,
+    pub state: Option<Text>,
     /// When it reached that state, if given.
     pub state_at: Option<Timestamp>,
     /// False when the final state says the effect did not happen (rejected, failed...).
@@ -151,10 +155,10 @@ pub struct Effect {
 /// A row of the service's idempotency-records table (SPEC §3.5).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
-    pub key: String,
-    pub request_hash: Option<String>,
-    pub status: String,
-    pub response: Option<String>,
+    pub key: Text,
+    pub request_hash: Option<Text>,
+    pub status: Text,
+    pub response: Option<Text>,
 }
 
 /// Final states meaning the effect did not happen.

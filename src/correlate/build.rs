@@ -5,7 +5,7 @@ use super::kinds::{effect_kind_of, order_and_amount};
 use super::matching::{join_renumbered, match_effects};
 use super::*;
 use crate::canonical::canonical;
-use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc};
+use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, Text};
 use crate::time::Timestamp;
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
@@ -24,7 +24,7 @@ pub(super) struct Builder<'o> {
     call_index: HashTable<usize>,
     /// (kind, id) → effect.
     effect_index: HashTable<usize>,
-    resumes: FxHashMap<String, u32>,
+    resumes: FxHashMap<Text, u32>,
 }
 
 impl<'o> Builder<'o> {
@@ -181,12 +181,12 @@ impl<'o> Builder<'o> {
     fn new_dispatch(
         &mut self,
         call: CallRef,
-        tool: String,
-        args_raw: String,
+        tool: Text,
+        args_raw: Text,
         (args, given): (Value, bool),
         event: Option<(Timestamp, Loc)>,
     ) -> usize {
-        let canonical = canonical(&args);
+        let canonical = Text::from(canonical(&args));
         let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
         let next_call = self.model.calls.len();
         let calls = &self.model.calls;
@@ -255,8 +255,8 @@ impl<'o> Builder<'o> {
             Some(&d) => d,
             None => self.new_dispatch(
                 call.clone(),
-                String::new(),
-                String::new(),
+                Text::default(),
+                Text::default(),
                 (Value::Null, false),
                 None,
             ),
@@ -382,7 +382,7 @@ fn hash_effect(kind: &str, id: &str) -> u64 {
 
 fn orphan_call(loc: Loc) -> CallRef {
     CallRef {
-        run: format!("?{}", loc.input),
+        run: compact_str::format_compact!("?{}", loc.input),
         step: 0,
     }
 }

@@ -1,6 +1,7 @@
 //! What a call's tool, URL and arguments say: the kind of effect it produces, its order and
 //! its amount.
 
+use crate::event::Text;
 use crate::money::{Currency, Money};
 use serde_json::Value;
 
@@ -15,9 +16,9 @@ pub fn effect_kind_of(
     tool: &str,
     url: Option<&str>,
     tool_kinds: &[(String, String)],
-) -> Option<String> {
+) -> Option<Text> {
     if let Some((_, kind)) = tool_kinds.iter().find(|(t, _)| t == tool) {
-        return Some(kind.clone());
+        return Some(kind.as_str().into());
     }
     let path = url.map(|u| {
         let no_scheme = u.split_once("://").map_or(u, |(_, rest)| rest);
@@ -29,7 +30,7 @@ pub fn effect_kind_of(
         .iter()
         .enumerate()
         .find(|(i, _)| named & (1 << i) != 0)
-        .map(|(_, k)| k.to_string())
+        .map(|(_, k)| Text::const_new(k))
 }
 
 /// Which of [`KNOWN_KINDS`] `text` names, any case, as a bit per kind. Without allocating:
@@ -53,15 +54,15 @@ fn kinds_named_in(text: &str) -> u32 {
 }
 
 /// The order and amount a call's arguments name, for matching by order and time.
-pub fn order_and_amount(args: &Value) -> (Option<String>, Option<Money>) {
+pub fn order_and_amount(args: &Value) -> (Option<Text>, Option<Money>) {
     let Value::Object(map) = args else {
         return (None, None);
     };
     let order = ["order", "order_id", "orderId", "order_ref"]
         .iter()
         .find_map(|k| match map.get(*k) {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(Value::String(s)) => Some(s.as_str().into()),
+            Some(Value::Number(n)) => Some(n.to_string().into()),
             _ => None,
         });
     let currency = map

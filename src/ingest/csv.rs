@@ -5,7 +5,7 @@
 
 use super::stamp::Clock;
 use super::{ParseOptions, Parsed};
-use crate::event::{Effect, Event, EventKind, Loc, state_means_not_happened};
+use crate::event::{Effect, Event, EventKind, Loc, Text, state_means_not_happened};
 use crate::money::{Currency, Money, parse_major};
 use std::io::{self, Read};
 
@@ -246,13 +246,15 @@ fn effect(
     Ok((
         created,
         Effect {
-            kind,
+            kind: kind.into(),
             happened: !state.as_deref().is_some_and(state_means_not_happened),
-            id,
-            order: field("order"),
+            id: id.into(),
+            order: field("order").map(Text::from),
             amount,
-            key: field("idempotency_key"),
-            state: state.or_else(|| settled_at.map(|_| "settled".to_string())),
+            key: field("idempotency_key").map(Text::from),
+            state: state
+                .map(Text::from)
+                .or_else(|| settled_at.map(|_| Text::const_new("settled"))),
             state_at: settled_at,
         },
     ))

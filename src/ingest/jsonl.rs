@@ -8,7 +8,7 @@ use super::{ParseOptions, Parsed, lines::for_each_line};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::{
     Attempt, Attrs, CallRef, Effect, Event, EventKind, Failure, Lifecycle, Loc, Response, RunEvent,
-    StepEnd, ToolCall, state_means_not_happened,
+    StepEnd, Text, ToolCall, state_means_not_happened,
 };
 use crate::money::{Currency, Money};
 use serde::Deserialize;
@@ -101,8 +101,8 @@ impl State {
                 self.last_call = Some(call.clone());
                 EventKind::ToolCall(ToolCall {
                     call,
-                    tool: tool.into_owned(),
-                    args_raw,
+                    tool: Text::from(&*tool),
+                    args_raw: args_raw.into(),
                     args: Value::Null,
                 })
             }
@@ -184,13 +184,13 @@ impl State {
                 let state = f
                     .string("state")?
                     .or(f.string("status")?)
-                    .or_else(|| settled_at.map(|_| "settled".to_string()));
+                    .or_else(|| settled_at.map(|_| Text::const_new("settled")));
                 let state_at = match f.str("state_at")? {
                     Some(s) => Some(self.clock.parse(s.as_bytes(), opts, false)?),
                     None => settled_at,
                 };
                 EventKind::Effect(Effect {
-                    kind: kind.to_ascii_lowercase(),
+                    kind: kind.to_ascii_lowercase().into(),
                     happened: !state.as_deref().is_some_and(state_means_not_happened),
                     id,
                     order: f.id("order")?.or(f.id("order_id")?),
@@ -346,15 +346,15 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn string(&self, k: &str) -> Result<Option<String>, String> {
-        Ok(self.str(k)?.map(Cow::into_owned))
+    fn string(&self, k: &str) -> Result<Option<Text>, String> {
+        Ok(self.str(k)?.map(|s| Text::from(&*s)))
     }
 
     /// An identifier written as a string or a number.
-    fn id(&self, k: &str) -> Result<Option<String>, String> {
+    fn id(&self, k: &str) -> Result<Option<Text>, String> {
         match self.get(k) {
             Some(t) if t.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => {
-                Ok(Some(t.to_string()))
+                Ok(Some(t.into()))
             }
             Some(t) if t.starts_with('"') => self.string(k),
             None => Ok(None),

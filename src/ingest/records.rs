@@ -8,7 +8,7 @@
 use super::csv::{LineCounter, csv_error, reader};
 use super::stamp::Clock;
 use super::{ParseOptions, Parsed};
-use crate::event::{Event, EventKind, Loc, Record};
+use crate::event::{Event, EventKind, Loc, Record, Text};
 use std::io::{self, Read};
 
 const COLUMNS: [&str; 5] = ["key", "request_hash", "status", "response", "created_at"];
@@ -72,10 +72,10 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             at,
             loc: Loc { input, line },
             kind: EventKind::Record(Record {
-                key,
-                request_hash: field(1),
-                status: status.trim().to_ascii_lowercase(),
-                response: field(3),
+                key: key.into(),
+                request_hash: field(1).map(Text::from),
+                status: status.trim().to_ascii_lowercase().into(),
+                response: field(3).map(Text::from),
             }),
         });
     }

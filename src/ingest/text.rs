@@ -260,7 +260,7 @@ impl TextParser {
         if run.is_empty() || run.contains(&b' ') {
             return Err("`agent run` without a run id".into());
         }
-        let run = text(run).into_owned();
+        let run = small(run);
         let Some(second) = f.plain.get(1).copied() else {
             return Ok(None);
         };
@@ -292,8 +292,8 @@ impl TextParser {
             self.last_attempt.remove(&call);
             return Ok(Some(EventKind::ToolCall(ToolCall {
                 call,
-                tool: text(tool).into_owned(),
-                args_raw: text(raw).into_owned(),
+                tool: small(tool),
+                args_raw: small(raw),
                 args: serde_json::Value::Null,
             })));
         }
@@ -307,13 +307,13 @@ impl TextParser {
         Ok(Some(EventKind::StepEnd(StepEnd {
             call,
             ok,
-            error: f.token(b"error").map(|e| text(e).into_owned()),
+            error: f.token(b"error").map(small),
         })))
     }
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
     fn call_of(&self, f: &Fields) -> Result<Option<CallRef>, String> {
-        let run = f.token(b"run").map(|r| text(r).into_owned());
+        let run = f.token(b"run").map(small);
         let step = match f.token(b"step") {
             Some(s) => Some(parse_u32(s).ok_or("step= is not a number")?),
             None => None,
@@ -353,12 +353,12 @@ impl TextParser {
             .token(b"idempotency_key")
             .or_else(|| f.token(b"idempotency-key"))
             .or_else(|| f.header(b"idempotency-key"))
-            .map(|k| text(k).into_owned());
+            .map(small);
         Ok(EventKind::Attempt(Attempt {
             call,
             number,
-            method: Some(text(method).into_owned()),
-            url: Some(text(url).into_owned()),
+            method: Some(small(method)),
+            url: Some(small(url)),
             key,
         }))
     }
@@ -378,13 +378,13 @@ impl TextParser {
         let effect_id = EFFECT_ID_TOKENS
             .iter()
             .find_map(|name| f.token(name.as_bytes()))
-            .map(|id| text(id).into_owned());
-        let mut message = text(status_text).into_owned();
+            .map(small);
+        let mut message = small(status_text);
         if let Some(err) = f.token(b"error") {
-            message = format!("{message} {}", text(err)).trim().to_string();
+            message = format!("{message} {}", text(err)).trim().into();
         }
         for extra in f.plain.iter().skip(1) {
-            message = format!("{message} {}", text(extra)).trim().to_string();
+            message = format!("{message} {}", text(extra)).trim().into();
         }
         Ok(EventKind::Response(Response {
             attempt: self.current_attempt(&call),
@@ -407,10 +407,10 @@ impl TextParser {
         f: &Fields,
     ) -> Result<EventKind, String> {
         let call = self.call_of(f)?;
-        let error = text(class).into_owned();
+        let error = small(class);
         // Free text after the first field is still the exception's message
         // (`...: Read timed out.  (read timeout=10)`).
-        let mut message = text(message).into_owned();
+        let mut message = small(message);
         for extra in f.plain.iter().skip(1) {
             if !message.is_empty() {
                 message.push_str("  ");
@@ -527,7 +527,7 @@ fn effect_line(f: &Fields, created: Local, tz_secs: i64) -> Result<Option<Effect
     let mut state: Option<(&[u8], &[u8])> = None;
     for field in f.plain.iter().skip(1) {
         if let Some(o) = field.strip_prefix(b"order ") {
-            order = Some(text(o.trim_ascii()).into_owned());
+            order = Some(small(o.trim_ascii()));
         } else if let Some(p) = pence(field) {
             amount = Some(Money::new(p, Currency::GBP));
         } else if looks_like_pence(field) {
@@ -569,20 +569,20 @@ fn effect_line(f: &Fields, created: Local, tz_secs: i64) -> Result<Option<Effect
                     })
                 }
             });
-            (Some(text(word).into_owned()), at)
+            (Some(small(word)), at)
         }
         None => (None, None),
     };
     let happened = !state.as_deref().is_some_and(state_means_not_happened);
     Ok(Some(Effect {
-        kind: text(kind).into_owned(),
-        id: text(id).into_owned(),
+        kind: small(kind),
+        id: small(id),
         order,
         amount,
         key: f
             .token(b"key")
             .or_else(|| f.token(b"idempotency_key"))
-            .map(|k| text(k).into_owned()),
+            .map(small),
         state,
         state_at,
         happened,
@@ -655,6 +655,11 @@ fn text(b: &[u8]) -> Cow<'_, str> {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(b),
     }
+}
+
+/// Bytes as an event's text: inline up to 24 bytes, invalid UTF-8 replaced.
+fn small(b: &[u8]) -> Text {
+    Text::from_utf8_lossy(b)
 }
 
 mod fields;

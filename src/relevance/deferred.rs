@@ -3,14 +3,14 @@
 //! answer, the step's end) is packed; anything else is kept as events.
 
 use crate::classify::FailureClass;
-use crate::event::{Attempt, CallRef, Event, EventKind, Loc, Response, StepEnd, ToolCall};
+use crate::event::{Attempt, CallRef, Event, EventKind, Loc, Response, StepEnd, Text, ToolCall};
 use crate::time::Timestamp;
 use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Deferred {
     Packed(Box<PackedCall>),
-    Loose(String, Vec<Event>),
+    Loose(Text, Vec<Event>),
 }
 
 /// Where a deferred call's lines lie in a file that can be read again, from its tool-call
@@ -119,9 +119,9 @@ impl Deferred {
                 0,
                 EventKind::ToolCall(ToolCall {
                     call: p.call.clone(),
-                    tool: p.tool.to_string(),
+                    tool: p.tool.into(),
                     args: Value::Null,
-                    args_raw: p.args_raw.to_string(),
+                    args_raw: p.args_raw.into(),
                 }),
             ),
             ev(
@@ -129,8 +129,8 @@ impl Deferred {
                 EventKind::Attempt(Attempt {
                     call: call(),
                     number: p.number,
-                    method: p.method.as_deref().map(String::from),
-                    url: p.url.as_deref().map(String::from),
+                    method: p.method.as_deref().map(Text::from),
+                    url: p.url.as_deref().map(Text::from),
                     key: None,
                 }),
             ),
@@ -144,7 +144,7 @@ impl Deferred {
                     effect_id: None,
                     replayed: false,
                     amount: None,
-                    message: p.message.to_string(),
+                    message: p.message.into(),
                 }),
             ),
             ev(
@@ -152,7 +152,7 @@ impl Deferred {
                 EventKind::StepEnd(StepEnd {
                     call: p.call.clone(),
                     ok: true,
-                    error: p.end_error.as_deref().map(String::from),
+                    error: p.end_error.as_deref().map(Text::from),
                 }),
             ),
         ]

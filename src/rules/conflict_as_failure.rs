@@ -98,7 +98,10 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             }
         );
         let mut f = call_finding(&RULE, model, call, message);
-        f.key = attempts.iter().rev().find_map(|a| a.key.clone());
+        f.key = attempts
+            .iter()
+            .rev()
+            .find_map(|a| a.key.as_deref().map(String::from));
         for &d in &call.dispatches {
             f.evidence.extend(model.dispatches[d].loc);
         }

@@ -148,9 +148,9 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
     // The finding is about the first repeat: the decision that should not have been made.
     if let Some(m) = model.effects[cluster[1]].matched {
         let d = &model.dispatches[m.dispatch];
-        f.run = Some(d.call.run.clone());
+        f.run = Some(d.call.run.to_string());
         f.step = Some(d.call.step);
-        f.tool = Some(d.tool.clone()).filter(|t| !t.is_empty());
+        f.tool = Some(d.tool.to_string()).filter(|t| !t.is_empty());
     }
     for &e in cluster {
         if let Some(m) = model.effects[e].matched {

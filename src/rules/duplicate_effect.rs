@@ -103,12 +103,12 @@ fn call_finding(
     let head = &model.calls[group];
     let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
     f.cause = Some(cause);
-    f.run = Some(head.run.clone());
+    f.run = Some(head.run.to_string());
     f.step = Some(head.step);
-    f.tool = Some(head.tool.clone()).filter(|t| !t.is_empty());
+    f.tool = Some(head.tool.to_string()).filter(|t| !t.is_empty());
     f.order = dispatches
         .iter()
-        .find_map(|&d| model.dispatches[d].order.clone());
+        .find_map(|&d| model.dispatches[d].order.as_deref().map(String::from));
     f.key = dispatches
         .iter()
         .find_map(|&d| model.dispatches[d].key().map(String::from));

@@ -66,10 +66,10 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
                 did(&e.kind),
             ),
         );
-        f.run = Some(disp.call.run.clone());
+        f.run = Some(disp.call.run.to_string());
         f.step = Some(disp.call.step);
-        f.tool = Some(disp.tool.clone()).filter(|t| !t.is_empty());
-        f.key = attempt.key.clone();
+        f.tool = Some(disp.tool.to_string()).filter(|t| !t.is_empty());
+        f.key = attempt.key.as_deref().map(String::from);
         attempt_evidence(attempt, &mut f.evidence);
         super::support::set_effects(&mut f, model, vec![i]);
         f.excess_minor = None;

@@ -167,7 +167,7 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
             index
                 .record_effects(rec)
                 .into_iter()
-                .map(|i| model.effects[i].id.clone()),
+                .map(|i| model.effects[i].id.to_string()),
         );
         let mut answered: Vec<AttemptId> = named
             .iter()
@@ -206,7 +206,7 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         );
         let call = &model.calls[model.dispatches[payloads[0].2].logical];
         let mut f = call_finding(&RULE, model, call, message);
-        f.key = Some(rec.key.clone());
+        f.key = Some(rec.key.to_string());
         f.evidence.push(rec.loc);
         for &id in &answered {
             f.evidence.extend(model.dispatches[id.dispatch].loc);

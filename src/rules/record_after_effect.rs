@@ -76,7 +76,7 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
                 e.created,
             ),
         );
-        f.key = Some(rec.key.clone());
+        f.key = Some(rec.key.to_string());
         if let Some((run, step, tool)) = index.call_of_key(&rec.key) {
             f.run = Some(run);
             f.step = Some(step);

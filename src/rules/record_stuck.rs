@@ -57,7 +57,7 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
                 span_text(age),
             ),
         );
-        f.key = Some(rec.key.clone());
+        f.key = Some(rec.key.to_string());
         let index = index.get_or_insert_with(|| RecordIndex::new(model));
         if let Some((run, step, tool)) = index.call_of_key(&rec.key) {
             f.run = Some(run);

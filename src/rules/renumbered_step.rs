@@ -71,10 +71,14 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         let before: Vec<usize> = original.dispatches.iter().flat_map(effects_of).collect();
         let after: Vec<usize> = call.dispatches.iter().flat_map(effects_of).collect();
         let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
-        f.run = Some(call.run.clone());
+        f.run = Some(call.run.to_string());
         f.step = Some(call.step);
-        f.tool = Some(call.tool.clone()).filter(|t| !t.is_empty());
-        f.order = new.order.clone().or_else(|| old.order.clone());
+        f.tool = Some(call.tool.to_string()).filter(|t| !t.is_empty());
+        f.order = new
+            .order
+            .as_deref()
+            .map(String::from)
+            .or_else(|| old.order.as_deref().map(String::from));
         f.key = new.key().map(String::from);
         dispatch_evidence(old, &mut f.evidence);
         for &d in &call.dispatches {

@@ -52,13 +52,15 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
         let e = &model.effects[i];
         f.evidence.extend(e.locs.iter().copied());
         f.effects.push(EffectRef {
-            id: e.id.clone(),
+            id: e.id.to_string(),
             created: e.created,
             amount: e.amount,
         });
     }
     if f.order.is_none() {
-        f.order = effects.iter().find_map(|&i| model.effects[i].order.clone());
+        f.order = effects
+            .iter()
+            .find_map(|&i| model.effects[i].order.as_deref().map(String::from));
     }
 }
 
@@ -107,7 +109,7 @@ pub fn did(kind: &str) -> String {
 pub fn settled_text(e: &EffectRec) -> String {
     match (&e.state, e.state_at) {
         (Some(state), Some(at)) => format!("{state} at {at}"),
-        (Some(state), None) => state.clone(),
+        (Some(state), None) => state.to_string(),
         _ => format!("created at {}", e.created),
     }
 }
@@ -120,13 +122,13 @@ pub fn call_finding(
     message: String,
 ) -> Finding {
     let mut f = Finding::new(rule.id, rule.default_severity, message);
-    f.run = Some(call.run.clone());
+    f.run = Some(call.run.to_string());
     f.step = Some(call.step);
-    f.tool = Some(call.tool.clone()).filter(|t| !t.is_empty());
+    f.tool = Some(call.tool.to_string()).filter(|t| !t.is_empty());
     f.order = call
         .dispatches
         .iter()
-        .find_map(|&d| model.dispatches[d].order.clone());
+        .find_map(|&d| model.dispatches[d].order.as_deref().map(String::from));
     f
 }
 
@@ -231,7 +233,7 @@ pub fn show_effects(model: &Model, effects: impl Iterator<Item = usize>, f: &mut
         let e = &model.effects[i];
         f.evidence.extend(e.locs.iter().copied());
         f.effects.push(EffectRef {
-            id: e.id.clone(),
+            id: e.id.to_string(),
             created: e.created,
             amount: e.amount,
         });
@@ -368,7 +370,7 @@ impl<'m> RecordIndex<'m> {
     pub fn call_of_key(&self, key: &str) -> Option<(String, u32, String)> {
         self.first_attempt.get(key).map(|&(_, id)| {
             let d = &self.model.dispatches[id.dispatch];
-            (d.call.run.clone(), d.call.step, d.tool.clone())
+            (d.call.run.to_string(), d.call.step, d.tool.to_string())
         })
     }
 }
@@ -422,7 +424,7 @@ mod tests {
                 e.key.as_deref() == Some(key)
                     || e.matched
                         .is_some_and(|m| model.attempt(m).key.as_deref() == Some(key))
-                    || named.contains(&e.id)
+                    || named.iter().any(|n| *n == e.id)
             })
             .collect()
     }
@@ -435,7 +437,7 @@ mod tests {
             .min_by_key(|(id, a)| (a.at, *id))
             .map(|(id, _)| {
                 let d = &model.dispatches[id.dispatch];
-                (d.call.run.clone(), d.call.step, d.tool.clone())
+                (d.call.run.to_string(), d.call.step, d.tool.to_string())
             })
     }
 

@@ -132,7 +132,7 @@ impl Trace {
                 effect_id: Some(id.into()),
                 replayed,
                 amount: None,
-                message: String::new(),
+                message: Text::default(),
             }),
         )
     }

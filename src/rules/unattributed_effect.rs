@@ -53,7 +53,7 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
                 e.order.as_deref().unwrap_or("(none)")
             ),
         );
-        f.key = e.key.clone();
+        f.key = e.key.as_deref().map(String::from);
         set_effects(&mut f, model, vec![i]);
         f.excess_minor = None;
         out.push(f);

@@ -59,10 +59,10 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
                             retry.number
                         ),
                     );
-                    f.run = Some(call.run.clone());
+                    f.run = Some(call.run.to_string());
                     f.step = Some(call.step);
-                    f.tool = Some(call.tool.clone()).filter(|t| !t.is_empty());
-                    f.order = disp.order.clone();
+                    f.tool = Some(call.tool.to_string()).filter(|t| !t.is_empty());
+                    f.order = disp.order.as_deref().map(String::from);
                     f.evidence.extend(disp.loc);
                     f
                 });

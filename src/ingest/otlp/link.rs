@@ -9,7 +9,9 @@ use super::conventions::{
     tool_args, tool_name,
 };
 use crate::classify::{FailureClass, classify_failure, classify_status};
-use crate::event::{Attempt, CallRef, Event, EventKind, Failure, Response, StepEnd, ToolCall};
+use crate::event::{
+    Attempt, CallRef, Event, EventKind, Failure, Response, StepEnd, Text, ToolCall,
+};
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
 
@@ -61,7 +63,7 @@ pub fn link(spans: &[Span]) -> Linked {
     let steps = g.steps(&calls);
     for (c, &t) in calls.iter().enumerate() {
         let call = CallRef {
-            run: g.run_of(t),
+            run: g.run_of(t).into(),
             step: steps[c],
         };
         g.emit_tool(t, &call, &mut out);
@@ -203,8 +205,8 @@ impl Graph<'_> {
             s.start,
             EventKind::ToolCall(ToolCall {
                 call: call.clone(),
-                tool: tool_name(s).to_string(),
-                args_raw,
+                tool: tool_name(s).into(),
+                args_raw: args_raw.into(),
                 args,
             }),
         );
@@ -216,7 +218,7 @@ impl Graph<'_> {
             EventKind::StepEnd(StepEnd {
                 call: call.clone(),
                 ok: error.is_none(),
-                error,
+                error: error.map(Text::from),
             }),
         );
     }
@@ -247,9 +249,9 @@ impl Graph<'_> {
             EventKind::Attempt(Attempt {
                 call: Some(call.clone()),
                 number,
-                method: first_str(&["http.request.method", "http.method"]),
-                url: first_str(&["url.full", "http.url"]),
-                key,
+                method: first_str(&["http.request.method", "http.method"]).map(Text::from),
+                url: first_str(&["url.full", "http.url"]).map(Text::from),
+                key: key.map(Text::from),
             }),
         );
         let status = chain.iter().find_map(|a| {
@@ -270,7 +272,7 @@ impl Graph<'_> {
                     effect_id: None,
                     replayed: false,
                     amount: None,
-                    message: String::new(),
+                    message: Text::default(),
                 }),
             );
         } else if let Some((error, message)) = chain.iter().find_map(|a| failure_of(a)) {
@@ -283,8 +285,8 @@ impl Graph<'_> {
                     call: Some(call.clone()),
                     attempt: Some(number),
                     class,
-                    error,
-                    message,
+                    error: error.into(),
+                    message: message.into(),
                 }),
             );
         }

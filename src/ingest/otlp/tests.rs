@@ -216,7 +216,7 @@ fn genai_semconv_children_before_parents_across_lines() {
         .into_iter()
         .filter_map(|e| match &e.kind {
             EventKind::Failure(f) => Some((f.attempt, f.class, f.error.clone())),
-            EventKind::Response(r) => Some((r.attempt, r.class, r.status.to_string())),
+            EventKind::Response(r) => Some((r.attempt, r.class, r.status.to_string().into())),
             _ => None,
         })
         .collect();

@@ -361,7 +361,7 @@ impl TextParser {
             }
             None => {
                 self.current_call = Some(CallRef {
-                    run: idle.run.clone(),
+                    run: idle.run.as_str().into(),
                     step: idle.step,
                 })
             }
