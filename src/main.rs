@@ -7,13 +7,19 @@ use std::process::ExitCode;
 
 /// Parsing and correlating allocate many small strings and free them in bulk; glibc's
 /// allocator spent about a third of a scan's time on that (perf), mimalloc a fraction.
-/// Its default of handing freed memory back to the kernel after 10 ms stays: keeping it
-/// instead (`purge_delay=-1`) raised the peak at 1 GB from 510 MB to 765 MB and was no
-/// faster, since the kernel zeroes every page first touched either way.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `purge_delay` option (the same index in its v2 and v3 headers).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 fn main() -> ExitCode {
+    // Freed memory goes back to the kernel 10 ms after it is freed (v2's default; v3 waits
+    // a second). A scan frees its parsed events while it builds the model: handed back
+    // soon, the peak at 1 GB was about 495 MB; kept a second, 495 to 655 MB by the
+    // timing of each run; never handed back (`-1`), 765 MB, and no faster.
+    // SAFETY: sets a plain integer option; mimalloc allows it at any time.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
