@@ -361,10 +361,10 @@ mod tests {
         let ev = |part: usize, i: usize, at: i64, line: u32| Event {
             at: Timestamp(at),
             loc: Loc { input: 0, line },
-            kind: EventKind::Run(RunEvent {
+            kind: EventKind::Run(Box::new(RunEvent {
                 run: format!("{part}.{i}").into(),
                 what: Lifecycle::Started,
-            }),
+            })),
         };
         let mut parts = Vec::new();
         for p in 0..4usize {

@@ -31,16 +31,18 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// What an event records. Each kind is boxed: an event is then 32 bytes whatever its kind (an effect is 192),
+/// and a month of kept events is moved, sorted and merged as small values.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
-    ToolCall(ToolCall),
-    StepEnd(StepEnd),
-    Run(RunEvent),
-    Attempt(Attempt),
-    Failure(Failure),
-    Response(Response),
-    Effect(Effect),
-    Record(Record),
+    ToolCall(Box<ToolCall>),
+    StepEnd(Box<StepEnd>),
+    Run(Box<RunEvent>),
+    Attempt(Box<Attempt>),
+    Failure(Box<Failure>),
+    Response(Box<Response>),
+    Effect(Box<Effect>),
+    Record(Box<Record>),
 }
 
 /// The logical call a client event belongs to: a step of a run.

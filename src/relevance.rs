@@ -237,10 +237,10 @@ impl HeldStart {
         Event {
             at: self.at,
             loc: self.loc,
-            kind: EventKind::Run(RunEvent {
+            kind: EventKind::Run(Box::new(RunEvent {
                 run: self.run.into(),
                 what: Lifecycle::Started,
-            }),
+            })),
         }
     }
 }

@@ -139,7 +139,7 @@ fn read(text: &str, csv_map: Vec<(String, String)>) -> (Vec<(String, Effect)>, u
         .events
         .into_iter()
         .map(|e| match e.kind {
-            EventKind::Effect(f) => (e.at.display(), f),
+            EventKind::Effect(f) => (e.at.display(), *f),
             other => panic!("not an effect: {other:?}"),
         })
         .collect();

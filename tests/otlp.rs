@@ -86,7 +86,7 @@ fn each_framework_trace_yields_the_generators_call() {
             .events
             .iter()
             .filter_map(|(i, e)| match &e.kind {
-                EventKind::Attempt(a) => Some((*i, a)),
+                EventKind::Attempt(a) => Some((*i, &**a)),
                 _ => None,
             })
             .collect();

@@ -166,7 +166,7 @@ impl<'o> Builder<'o> {
                     what: r.what,
                 });
             }
-            EventKind::Effect(e) => self.add_effect(e, at, loc),
+            EventKind::Effect(e) => self.add_effect(*e, at, loc),
             EventKind::Record(r) => self.model.records.push(RecordRec {
                 key: r.key,
                 request_hash: r.request_hash,

@@ -189,7 +189,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
                 out.events.push(Event {
                     at,
                     loc: Loc { input, line },
-                    kind: EventKind::Effect(e),
+                    kind: EventKind::Effect(Box::new(e)),
                 });
             }
             Err(why) => out.stats.skip(line, why),
@@ -327,7 +327,7 @@ mod tests {
         p.events
             .iter()
             .map(|e| match &e.kind {
-                EventKind::Effect(f) => (f, e.at.display()),
+                EventKind::Effect(f) => (&**f, e.at.display()),
                 _ => panic!("not an effect"),
             })
             .collect()

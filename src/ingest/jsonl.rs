@@ -99,14 +99,14 @@ impl State {
                     Some(r) => r.to_string(),
                 };
                 self.last_call = Some(call.clone());
-                EventKind::ToolCall(ToolCall {
+                EventKind::ToolCall(Box::new(ToolCall {
                     call,
                     tool: Text::from(&*tool),
                     args_raw: args_raw.into(),
                     args: Value::Null,
-                })
+                }))
             }
-            "attempt" => EventKind::Attempt(Attempt {
+            "attempt" => EventKind::Attempt(Box::new(Attempt {
                 call: self.client_call(&f)?,
                 number: f
                     .uint("attempt")?
@@ -115,20 +115,20 @@ impl State {
                 method: f.string("method")?,
                 url: f.string("url")?,
                 key: f.string("idempotency_key")?,
-            }),
+            })),
             "failure" => {
                 let error = f.string("error")?.unwrap_or_default();
                 let message = f.string("message")?.unwrap_or_default();
                 if error.is_empty() && message.is_empty() {
                     return Err("a failure needs `error` or `message`".into());
                 }
-                EventKind::Failure(Failure {
+                EventKind::Failure(Box::new(Failure {
                     call: self.client_call(&f)?,
                     attempt: f.uint("attempt")?,
                     class: classify_failure(&error, &message),
                     error,
                     message,
-                })
+                }))
             }
             "response" => {
                 let status = f
@@ -136,7 +136,7 @@ impl State {
                     .filter(|s| (100..600).contains(s))
                     .ok_or("a response needs `status` (an HTTP status code)")?
                     as u16;
-                EventKind::Response(Response {
+                EventKind::Response(Box::new(Response {
                     call: self.client_call(&f)?,
                     attempt: f.uint("attempt")?,
                     status,
@@ -145,21 +145,21 @@ impl State {
                     replayed: f.bool("replayed")?.unwrap_or(false),
                     amount: f.money()?,
                     message: f.string("message")?.unwrap_or_default(),
-                })
+                }))
             }
             "step_end" => {
                 let call = self
                     .client_call(&f)?
                     .ok_or("a step_end needs `run` and `step`")?;
                 let status = f.str("status")?.ok_or("a step_end needs `status`")?;
-                EventKind::StepEnd(StepEnd {
+                EventKind::StepEnd(Box::new(StepEnd {
                     call,
                     ok: matches!(
                         status.as_ref(),
                         "ok" | "success" | "succeeded" | "completed"
                     ),
                     error: f.string("error")?,
-                })
+                }))
             }
             "run" => {
                 let run = f.id("run")?.ok_or("a run event needs `run`")?;
@@ -170,7 +170,7 @@ impl State {
                     // `completed`, `paused`...: real but nothing correlation needs.
                     _ => return Ok(None),
                 };
-                EventKind::Run(RunEvent { run, what })
+                EventKind::Run(Box::new(RunEvent { run, what }))
             }
             "effect" => {
                 let id = f.id("effect_id")?.ok_or("an effect needs `effect_id`")?;
@@ -189,7 +189,7 @@ impl State {
                     Some(s) => Some(self.clock.parse(s.as_bytes(), opts, false)?),
                     None => settled_at,
                 };
-                EventKind::Effect(Effect {
+                EventKind::Effect(Box::new(Effect {
                     kind: kind.to_ascii_lowercase().into(),
                     happened: !state.as_deref().is_some_and(state_means_not_happened),
                     id,
@@ -198,7 +198,7 @@ impl State {
                     key: f.string("idempotency_key")?,
                     state,
                     state_at,
-                })
+                }))
             }
             // `healthcheck`, `log`...: a line of the log, not an event of the audit.
             _ => return Ok(None),

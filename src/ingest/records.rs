@@ -71,12 +71,12 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         out.events.push(Event {
             at,
             loc: Loc { input, line },
-            kind: EventKind::Record(Record {
+            kind: EventKind::Record(Box::new(Record {
                 key: key.into(),
                 request_hash: field(1).map(Text::from),
                 status: status.trim().to_ascii_lowercase().into(),
                 response: field(3).map(Text::from),
-            }),
+            })),
         });
     }
     let counter = rdr.into_inner();

@@ -252,7 +252,7 @@ impl TextParser {
         if let Some((class, message)) = exception_line(first) {
             return self.failure_line(class, message, f).map(Some);
         }
-        Ok(effect_line(f, at, self.tz_secs)?.map(EventKind::Effect))
+        Ok(effect_line(f, at, self.tz_secs)?.map(|e| EventKind::Effect(Box::new(e))))
     }
 
     /// `agent run ID  step N  tool=...  args=...`, `... step N  ok|failed`, `... started`.
@@ -271,7 +271,7 @@ impl TextParser {
             _ => None,
         };
         if let Some(what) = lifecycle {
-            return Ok(Some(EventKind::Run(RunEvent { run, what })));
+            return Ok(Some(EventKind::Run(Box::new(RunEvent { run, what }))));
         }
         let Some(step) = second.strip_prefix(b"step ") else {
             return Ok(None);
@@ -290,12 +290,12 @@ impl TextParser {
                 .map_err(|e| format!("tool call args are not JSON: {e}"))?;
             self.current_call = Some(call.clone());
             self.last_attempt.remove(&call);
-            return Ok(Some(EventKind::ToolCall(ToolCall {
+            return Ok(Some(EventKind::ToolCall(Box::new(ToolCall {
                 call,
                 tool: small(tool),
                 args_raw: small(raw),
                 args: serde_json::Value::Null,
-            })));
+            }))));
         }
         let ok = match f.plain.get(2).copied() {
             Some(b"ok") => true,
@@ -304,11 +304,11 @@ impl TextParser {
         };
         // The step is over: a month of calls must not pile up here.
         self.last_attempt.remove(&call);
-        Ok(Some(EventKind::StepEnd(StepEnd {
+        Ok(Some(EventKind::StepEnd(Box::new(StepEnd {
             call,
             ok,
             error: f.token(b"error").map(small),
-        })))
+        }))))
     }
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
@@ -354,13 +354,13 @@ impl TextParser {
             .or_else(|| f.token(b"idempotency-key"))
             .or_else(|| f.header(b"idempotency-key"))
             .map(small);
-        Ok(EventKind::Attempt(Attempt {
+        Ok(EventKind::Attempt(Box::new(Attempt {
             call,
             number,
             method: Some(small(method)),
             url: Some(small(url)),
             key,
-        }))
+        })))
     }
 
     fn current_attempt(&self, call: &Option<CallRef>) -> Option<u32> {
@@ -386,7 +386,7 @@ impl TextParser {
         for extra in f.plain.iter().skip(1) {
             message = format!("{message} {}", text(extra)).trim().into();
         }
-        Ok(EventKind::Response(Response {
+        Ok(EventKind::Response(Box::new(Response {
             attempt: self.current_attempt(&call),
             call,
             status,
@@ -397,7 +397,7 @@ impl TextParser {
                 .is_some_and(|v| v.eq_ignore_ascii_case(b"true")),
             amount: amount_of(f)?,
             message,
-        }))
+        })))
     }
 
     fn failure_line(
@@ -417,13 +417,13 @@ impl TextParser {
             }
             message.push_str(&text(extra));
         }
-        Ok(EventKind::Failure(Failure {
+        Ok(EventKind::Failure(Box::new(Failure {
             attempt: self.current_attempt(&call),
             call,
             class: classify_failure(&error, &message),
             error,
             message,
-        }))
+        })))
     }
 }
 

@@ -117,26 +117,26 @@ impl Deferred {
         vec![
             ev(
                 0,
-                EventKind::ToolCall(ToolCall {
+                EventKind::ToolCall(Box::new(ToolCall {
                     call: p.call.clone(),
                     tool: p.tool.into(),
                     args: Value::Null,
                     args_raw: p.args_raw.into(),
-                }),
+                })),
             ),
             ev(
                 1,
-                EventKind::Attempt(Attempt {
+                EventKind::Attempt(Box::new(Attempt {
                     call: call(),
                     number: p.number,
                     method: p.method.as_deref().map(Text::from),
                     url: p.url.as_deref().map(Text::from),
                     key: None,
-                }),
+                })),
             ),
             ev(
                 2,
-                EventKind::Response(Response {
+                EventKind::Response(Box::new(Response {
                     call: call(),
                     attempt: p.answers,
                     status: p.status,
@@ -145,15 +145,15 @@ impl Deferred {
                     replayed: false,
                     amount: None,
                     message: p.message.into(),
-                }),
+                })),
             ),
             ev(
                 3,
-                EventKind::StepEnd(StepEnd {
+                EventKind::StepEnd(Box::new(StepEnd {
                     call: p.call.clone(),
                     ok: true,
                     error: p.end_error.as_deref().map(Text::from),
-                }),
+                })),
             ),
         ]
     }

@@ -238,10 +238,10 @@ fn lines_of_a_run_that_was_not_resumed_are_not_read_again() {
     let other_resumed = Event {
         at: Default::default(),
         loc: Loc { input: 0, line: 1 },
-        kind: EventKind::Run(RunEvent {
+        kind: EventKind::Run(Box::new(RunEvent {
             run: "r2".into(),
             what: Lifecycle::Resumed,
-        }),
+        })),
     };
     let parts = [vec![other_resumed]];
     let restored = restore_resumed(&parts, Vec::new(), [d], |_| panic!("read again"));

@@ -46,12 +46,12 @@ impl Trace {
     ) -> &mut Self {
         self.push(
             ms,
-            EventKind::ToolCall(ToolCall {
+            EventKind::ToolCall(Box::new(ToolCall {
                 call: call(run, step),
                 tool: tool.into(),
                 args_raw: args.into(),
                 args: serde_json::from_str(args).expect("test args are JSON"),
-            }),
+            })),
         )
     }
 
@@ -65,13 +65,13 @@ impl Trace {
     ) -> &mut Self {
         self.push(
             ms,
-            EventKind::Attempt(Attempt {
+            EventKind::Attempt(Box::new(Attempt {
                 call: Some(call(run, step)),
                 number: n,
                 method: Some("POST".into()),
                 url: Some("https://payments.internal/v1/refunds".into()),
                 key: key.map(Into::into),
-            }),
+            })),
         )
     }
 
@@ -79,13 +79,13 @@ impl Trace {
         let (error, message) = ("urllib3.exceptions.ReadTimeoutError", "read timeout=10");
         self.push(
             ms,
-            EventKind::Failure(Failure {
+            EventKind::Failure(Box::new(Failure {
                 call: Some(call(run, step)),
                 attempt: None,
                 class: classify_failure(error, message),
                 error: error.into(),
                 message: message.into(),
-            }),
+            })),
         )
     }
 
@@ -99,7 +99,7 @@ impl Trace {
     ) -> &mut Self {
         self.push(
             ms,
-            EventKind::Response(Response {
+            EventKind::Response(Box::new(Response {
                 call: Some(call(run, step)),
                 attempt: None,
                 status,
@@ -108,7 +108,7 @@ impl Trace {
                 replayed: false,
                 amount: None,
                 message: text.into(),
-            }),
+            })),
         )
     }
 
@@ -124,7 +124,7 @@ impl Trace {
         let status = if replayed { 200 } else { 201 };
         self.push(
             ms,
-            EventKind::Response(Response {
+            EventKind::Response(Box::new(Response {
                 call: Some(call(run, step)),
                 attempt: None,
                 status,
@@ -133,28 +133,28 @@ impl Trace {
                 replayed,
                 amount: None,
                 message: Text::default(),
-            }),
+            })),
         )
     }
 
     pub fn step_end(&mut self, ms: i64, run: &str, step: u32, error: Option<&str>) -> &mut Self {
         self.push(
             ms,
-            EventKind::StepEnd(StepEnd {
+            EventKind::StepEnd(Box::new(StepEnd {
                 call: call(run, step),
                 ok: error.is_none(),
                 error: error.map(Into::into),
-            }),
+            })),
         )
     }
 
     pub fn run_event(&mut self, ms: i64, run: &str, what: Lifecycle) -> &mut Self {
         self.push(
             ms,
-            EventKind::Run(RunEvent {
+            EventKind::Run(Box::new(RunEvent {
                 run: run.into(),
                 what,
-            }),
+            })),
         )
     }
 
@@ -169,7 +169,7 @@ impl Trace {
     ) -> &mut Self {
         self.push(
             ms,
-            EventKind::Effect(Effect {
+            EventKind::Effect(Box::new(Effect {
                 kind: "refund".into(),
                 id: id.into(),
                 order: Some(order.into()),
@@ -178,7 +178,7 @@ impl Trace {
                 state: Some("settled".into()),
                 state_at: None,
                 happened: true,
-            }),
+            })),
         )
     }
 
@@ -192,12 +192,12 @@ impl Trace {
     ) -> &mut Self {
         self.push(
             ms,
-            EventKind::Record(Record {
+            EventKind::Record(Box::new(Record {
                 key: key.into(),
                 request_hash: None,
                 status: status.into(),
                 response: response.map(Into::into),
-            }),
+            })),
         )
     }
 
@@ -245,13 +245,13 @@ impl Trace {
     ) -> &mut Self {
         self.push(
             ms,
-            EventKind::Failure(Failure {
+            EventKind::Failure(Box::new(Failure {
                 call: Some(call(run, step)),
                 attempt: None,
                 class: classify_failure(error, message),
                 error: error.into(),
                 message: message.into(),
-            }),
+            })),
         )
     }
 
@@ -259,13 +259,13 @@ impl Trace {
     pub fn get(&mut self, ms: i64, run: &str, step: u32) -> &mut Self {
         self.push(
             ms,
-            EventKind::Attempt(Attempt {
+            EventKind::Attempt(Box::new(Attempt {
                 call: Some(call(run, step)),
                 number: 1,
                 method: Some("GET".into()),
                 url: Some("https://orders.internal/v1/orders".into()),
                 key: None,
-            }),
+            })),
         )
     }
 

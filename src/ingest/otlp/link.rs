@@ -203,23 +203,23 @@ impl Graph<'_> {
             self.spans,
             t,
             s.start,
-            EventKind::ToolCall(ToolCall {
+            EventKind::ToolCall(Box::new(ToolCall {
                 call: call.clone(),
                 tool: tool_name(s).into(),
                 args_raw: args_raw.into(),
                 args,
-            }),
+            })),
         );
         let error = failure_of(s).map(|(e, m)| describe(&e, &m));
         out.push(
             self.spans,
             t,
             s.end,
-            EventKind::StepEnd(StepEnd {
+            EventKind::StepEnd(Box::new(StepEnd {
                 call: call.clone(),
                 ok: error.is_none(),
                 error: error.map(Text::from),
-            }),
+            })),
         );
     }
 
@@ -246,13 +246,13 @@ impl Graph<'_> {
             self.spans,
             h,
             sent,
-            EventKind::Attempt(Attempt {
+            EventKind::Attempt(Box::new(Attempt {
                 call: Some(call.clone()),
                 number,
                 method: first_str(&["http.request.method", "http.method"]).map(Text::from),
                 url: first_str(&["url.full", "http.url"]).map(Text::from),
                 key: key.map(Text::from),
-            }),
+            })),
         );
         let status = chain.iter().find_map(|a| {
             ["http.response.status_code", "http.status_code"]
@@ -264,7 +264,7 @@ impl Graph<'_> {
                 self.spans,
                 h,
                 s.end,
-                EventKind::Response(Response {
+                EventKind::Response(Box::new(Response {
                     call: Some(call.clone()),
                     attempt: Some(number),
                     status,
@@ -273,7 +273,7 @@ impl Graph<'_> {
                     replayed: false,
                     amount: None,
                     message: Text::default(),
-                }),
+                })),
             );
         } else if let Some((error, message)) = chain.iter().find_map(|a| failure_of(a)) {
             let class: FailureClass = classify_failure(&error, &message);
@@ -281,13 +281,13 @@ impl Graph<'_> {
                 self.spans,
                 h,
                 s.end,
-                EventKind::Failure(Failure {
+                EventKind::Failure(Box::new(Failure {
                     call: Some(call.clone()),
                     attempt: Some(number),
                     class,
                     error: error.into(),
                     message: message.into(),
-                }),
+                })),
             );
         }
     }

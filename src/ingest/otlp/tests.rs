@@ -78,7 +78,7 @@ fn tool_calls(l: &Linked) -> Vec<&crate::event::ToolCall> {
     events(l)
         .into_iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ToolCall(t) => Some(t),
+            EventKind::ToolCall(t) => Some(&**t),
             _ => None,
         })
         .collect()
@@ -88,7 +88,7 @@ fn attempts(l: &Linked) -> Vec<&crate::event::Attempt> {
     events(l)
         .into_iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Attempt(a) => Some(a),
+            EventKind::Attempt(a) => Some(&**a),
             _ => None,
         })
         .collect()

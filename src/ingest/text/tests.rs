@@ -71,7 +71,7 @@ fn parses_the_incident_trace() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(k[5], EventKind::StepEnd(StepEnd { ok: true, .. })));
+    assert!(matches!(k[5], EventKind::StepEnd(s) if s.ok));
     match k[6] {
         EventKind::Effect(e) => {
             assert_eq!(
@@ -177,7 +177,7 @@ fn effects_states_and_amounts() {
         .events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Effect(x) => Some(x),
+            EventKind::Effect(x) => Some(&**x),
             _ => None,
         })
         .collect();
@@ -273,7 +273,7 @@ fn effects(p: &Parsed) -> Vec<&Effect> {
     p.events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Effect(x) => Some(x),
+            EventKind::Effect(x) => Some(&**x),
             _ => None,
         })
         .collect()
