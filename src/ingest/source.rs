@@ -6,11 +6,11 @@
 use super::{Format, ParseOptions, Parsed};
 use crate::event::Event;
 use crate::relevance::DeferredLines;
-use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// One input to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +26,17 @@ pub struct Input {
 pub enum Origin {
     File(PathBuf),
     Stdin,
+}
+
+impl Input {
+    /// The input's size in bytes where it is a file (compressed, if it is), for reading the
+    /// largest first; 0 when unknown.
+    pub fn size_hint(&self) -> u64 {
+        match &self.origin {
+            Origin::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            Origin::Stdin => 0,
+        }
+    }
 }
 
 /// A path that could not be used, with the reason, for a one-line error.
@@ -237,10 +248,27 @@ pub fn read_all_counting(
     opts: &ParseOptions,
     read: &AtomicU64,
 ) -> Vec<Outcome> {
-    inputs
-        .par_iter()
-        .enumerate()
-        .map(|(i, input)| read_one(input, i as u32, forced, opts, read))
+    // Largest first, each thread taking the next input when it is free: rayon's split of a
+    // slice gave one of two threads three of a month's four agent logs (2.9 s against 1.2).
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(inputs[i].size_hint()));
+    let next = AtomicUsize::new(0);
+    let done: Vec<Mutex<Option<Outcome>>> = inputs.iter().map(|_| Mutex::new(None)).collect();
+    rayon::scope(|s| {
+        for _ in 0..rayon::current_num_threads().min(inputs.len()) {
+            s.spawn(|_| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let outcome = read_one(&inputs[i], i as u32, forced, opts, read);
+                    *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                }
+            });
+        }
+    });
+    done.into_iter()
+        .map(|slot| {
+            let outcome = slot.into_inner().unwrap_or_else(|e| e.into_inner());
+            outcome.expect("every input is read once")
+        })
         .collect()
 }
 
