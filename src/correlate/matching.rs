@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::time::{Duration, Timestamp};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Matches each effect to at most one attempt (SPEC §4.2).
 pub(super) fn match_effects(model: &mut Model) {
@@ -85,8 +85,19 @@ pub(super) fn join_renumbered(model: &mut Model) {
             produced[m.dispatch] = true;
         }
     }
+    // Only runs dispatched something after a resume can have a renumbered call, and a call
+    // is only joined within its run: a month of runs that never resumed is passed over.
+    let resumed: FxHashSet<&str> = model
+        .dispatches
+        .iter()
+        .filter(|d| d.segment > 0)
+        .map(|d| d.call.run.as_str())
+        .collect();
     let mut by_shape: FxHashMap<(&str, &str, &str), Vec<usize>> = FxHashMap::default();
     for (i, c) in model.calls.iter().enumerate() {
+        if !resumed.contains(c.run.as_str()) {
+            continue;
+        }
         by_shape
             .entry((c.run.as_str(), c.tool.as_str(), c.canonical.as_str()))
             .or_default()
