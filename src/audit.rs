@@ -25,6 +25,8 @@ pub struct Audit {
     pub unreadable: Vec<InputError>,
     /// The period findings were kept for (`--since` / `--until`).
     pub period: Period,
+    /// Totals within the period, computed beside the rules.
+    metrics: Metrics,
 }
 
 impl Audit {
@@ -33,7 +35,7 @@ impl Audit {
     }
 
     pub fn metrics(&self) -> Metrics {
-        crate::metrics::totals_within(&self.model, &self.period)
+        self.metrics.clone()
     }
 
     /// The earliest and latest event of the whole input (client events, effects and their
@@ -152,7 +154,11 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         model.latest_event = model.latest_event.max(Some(last));
     }
     stages.mark("correlate");
-    let findings = rules::run_all(&model, &cfg.rules);
+    // Totals read the model only: they are counted while the rules run.
+    let (findings, metrics) = rayon::join(
+        || rules::run_all(&model, &cfg.rules),
+        || crate::metrics::totals_within(&model, &cfg.period),
+    );
     let findings = period::filter(findings, &model, &cfg.period);
     stages.mark("rules");
     progress.finish();
@@ -162,6 +168,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         findings,
         unreadable,
         period: cfg.period,
+        metrics,
     })
 }
 
