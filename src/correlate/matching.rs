@@ -5,11 +5,53 @@ use super::*;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// Matches each effect to at most one attempt (SPEC §4.2).
+/// Matches each effect to at most one attempt (SPEC §4.2). The three indexes are built
+/// side by side and effects matched in parallel: each reads the model only, and results
+/// are kept in effect order, so the thread count changes nothing.
 pub(super) fn match_effects(model: &mut Model) {
-    let mut by_effect_id: FxHashMap<&str, AttemptId> = FxHashMap::default();
-    let mut by_key: FxHashMap<&str, (Timestamp, AttemptId)> = FxHashMap::default();
-    let mut by_order: FxHashMap<(&str, &str), Vec<(Timestamp, AttemptId)>> = FxHashMap::default();
+    use rayon::prelude::*;
+    let m = &*model;
+    let ((by_effect_id, by_key), by_order) = rayon::join(
+        || rayon::join(|| index_by_effect_id(m), || index_by_key(m)),
+        || index_by_order(m),
+    );
+    let skew = model.max_skew;
+    let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
+        .effects
+        .par_iter()
+        .map(|e| {
+            by_effect_id
+                .get(e.id.as_str())
+                .map(|&id| (id, MatchedBy::EffectId))
+                .or_else(|| {
+                    e.key
+                        .as_deref()
+                        .and_then(|k| by_key.get(k))
+                        .map(|&(_, id)| (id, MatchedBy::Key))
+                })
+                .or_else(|| {
+                    let order = e.order.as_deref()?;
+                    let list = by_order.get(&(e.kind.as_str(), order))?;
+                    let fits = |&&(_, id): &&(Timestamp, AttemptId)| attempt_fits(m, id, e);
+                    let created = latest_instant(e.created, skew);
+                    latest_at_or_before(list, created, fits)
+                        .or_else(|| latest_at_or_before(list, created.plus(skew), fits))
+                        .map(|id| (id, MatchedBy::OrderAndTime))
+                })
+        })
+        .collect();
+    for (e, found) in model.effects.iter_mut().zip(matches) {
+        if let Some((id, by)) = found {
+            e.matched = Some(id);
+            e.matched_by = Some(by);
+        }
+    }
+}
+
+/// The first attempt answered with each effect id (a replayed answer names an effect
+/// made before, not by it).
+fn index_by_effect_id(model: &Model) -> FxHashMap<&str, AttemptId> {
+    let mut by_effect_id = FxHashMap::default();
     for (id, a) in model.attempts() {
         if let Some(o) = &a.outcome
             && let OutcomeKind::Response {
@@ -20,12 +62,30 @@ pub(super) fn match_effects(model: &mut Model) {
         {
             by_effect_id.entry(eid.as_str()).or_insert(id);
         }
+    }
+    by_effect_id
+}
+
+/// The earliest attempt sent with each idempotency key.
+fn index_by_key(model: &Model) -> FxHashMap<&str, (Timestamp, AttemptId)> {
+    let mut by_key: FxHashMap<&str, (Timestamp, AttemptId)> = FxHashMap::default();
+    for (id, a) in model.attempts() {
         if let Some(k) = &a.key {
             let slot = by_key.entry(k.as_str()).or_insert((a.at, id));
             if (a.at, id) < *slot {
                 *slot = (a.at, id);
             }
         }
+    }
+    by_key
+}
+
+/// Attempts that may have caused an effect, by (effect kind, order), in time order.
+type OrderIndex<'m> = FxHashMap<(&'m str, &'m str), Vec<(Timestamp, AttemptId)>>;
+
+fn index_by_order(model: &Model) -> OrderIndex<'_> {
+    let mut by_order = OrderIndex::default();
+    for (id, a) in model.attempts() {
         let d = &model.dispatches[id.dispatch];
         if let (Some(kind), Some(order)) = (&d.effect_kind, &d.order)
             && a.may_cause_effects()
@@ -39,35 +99,7 @@ pub(super) fn match_effects(model: &mut Model) {
     for list in by_order.values_mut() {
         list.sort();
     }
-    let skew = model.max_skew;
-    let mut matches = Vec::with_capacity(model.effects.len());
-    for e in &model.effects {
-        let found = by_effect_id
-            .get(e.id.as_str())
-            .map(|&id| (id, MatchedBy::EffectId))
-            .or_else(|| {
-                e.key
-                    .as_deref()
-                    .and_then(|k| by_key.get(k))
-                    .map(|&(_, id)| (id, MatchedBy::Key))
-            })
-            .or_else(|| {
-                let order = e.order.as_deref()?;
-                let list = by_order.get(&(e.kind.as_str(), order))?;
-                let fits = |&&(_, id): &&(Timestamp, AttemptId)| attempt_fits(model, id, e);
-                let created = latest_instant(e.created, skew);
-                latest_at_or_before(list, created, fits)
-                    .or_else(|| latest_at_or_before(list, created.plus(skew), fits))
-                    .map(|id| (id, MatchedBy::OrderAndTime))
-            });
-        matches.push(found);
-    }
-    for (e, found) in model.effects.iter_mut().zip(matches) {
-        if let Some((id, by)) = found {
-            e.matched = Some(id);
-            e.matched_by = Some(by);
-        }
-    }
+    by_order
 }
 
 /// Joins each call that a resume renumbered to the call it repeats (SPEC §4.3): a call first
