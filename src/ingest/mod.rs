@@ -3,6 +3,7 @@
 //! that nothing is dropped silently (SPEC §9).
 
 pub mod csv;
+pub mod flat_json;
 pub mod jsonl;
 pub mod lines;
 pub mod otlp;

@@ -3,6 +3,7 @@
 //! events; it resolves which call a line belongs to (the file's latest tool call, unless
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
+use super::flat_json::is_flat_object;
 use super::lines::for_each_line_at;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
@@ -285,9 +286,11 @@ impl TextParser {
             // No default: the arguments are part of the logical call and of its key.
             let raw = f.token(b"args").ok_or("tool call without `args=`")?;
             // Checked here without building them: correlation parses the calls it keeps.
-            serde_json::from_slice::<IgnoredAny>(raw)
-                .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
-                .map_err(|e| format!("tool call args are not JSON: {e}"))?;
+            if !is_flat_object(raw) {
+                serde_json::from_slice::<IgnoredAny>(raw)
+                    .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
+                    .map_err(|e| format!("tool call args are not JSON: {e}"))?;
+            }
             self.current_call = Some(call.clone());
             self.last_attempt.remove(&call);
             return Ok(Some(EventKind::ToolCall(Box::new(ToolCall {

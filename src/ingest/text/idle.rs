@@ -16,6 +16,7 @@ use super::{EFFECT_ID_TOKENS, parse_u32};
 use super::{FieldIter, Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event};
+use crate::ingest::flat_json::is_flat_object;
 use crate::ingest::lines::for_each_line_in;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
 use rustc_hash::FxHashMap;
@@ -126,7 +127,7 @@ impl TextParser {
         let (Some(tool), Some(args)) = (f.token(b"tool"), f.token(b"args")) else {
             return false;
         };
-        self.start_idle(run, step, tool, args, l.span)
+        self.start_idle(l.msg, run, step, tool, args, l.span)
     }
 
     /// [`TextParser::starts_idle`] for the usual spelling, `agent run R  step N  tool=T
@@ -149,22 +150,26 @@ impl TextParser {
         else {
             return false;
         };
-        self.start_idle(run, step, tool, args, span)
+        self.start_idle(msg, run, step, tool, args, span)
     }
 
+    /// `run`, `tool` and `args` are slices of `msg`, the line's message.
     fn start_idle(
         &mut self,
+        msg: &[u8],
         run: &[u8],
         step: u32,
         tool: &[u8],
         args: &[u8],
         span: &Range<u64>,
     ) -> bool {
-        let (Ok(run), Ok(tool), Ok(args)) = (
-            std::str::from_utf8(run),
-            std::str::from_utf8(tool),
-            std::str::from_utf8(args),
-        ) else {
+        // One check of the line's text rather than one per field.
+        let Ok(msg) = std::str::from_utf8(msg) else {
+            return false;
+        };
+        let (Some(run), Some(tool), Some(args)) =
+            (within(msg, run), within(msg, tool), within(msg, args))
+        else {
             return false;
         };
         let filter = self.out.filter.as_ref().expect("filtering");
@@ -175,7 +180,8 @@ impl TextParser {
                 .get(tool, |t| filter.tool_names_effect(t))
             || args_name_money(args)
             || filter.knows(run, step)
-            || serde_json::from_str::<IgnoredAny>(args).is_err()
+            || !(is_flat_object(args.as_bytes())
+                || serde_json::from_str::<IgnoredAny>(args).is_ok())
         {
             return false;
         }
@@ -443,4 +449,10 @@ pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &super::ParseOpti
         p.line(before.saturating_add(k), span, line)
     });
     p.out.events
+}
+
+/// `part`, a slice of `whole`'s bytes, as text (`None` if it is not one).
+fn within<'a>(whole: &'a str, part: &[u8]) -> Option<&'a str> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    whole.get(start..start.checked_add(part.len())?)
 }

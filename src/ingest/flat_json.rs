@@ -1,0 +1,153 @@
+//! A quick yes for the usual spelling of a tool call's arguments: one JSON object of string
+//! keys and plain values, written without spaces or escapes (`{"order":"A-1","amount":1250}`).
+//! A month of logs has millions of them, and asking serde_json to check each one was a
+//! visible part of the parse. `false` means only "not that spelling": callers then ask
+//! serde_json, so the answer never differs from its own.
+
+/// Is `b` a JSON object of ASCII string keys and scalar values, without whitespace or
+/// escapes? Never true for text that is not JSON.
+pub fn is_flat_object(b: &[u8]) -> bool {
+    let mut at = 0;
+    if b.first() != Some(&b'{') {
+        return false;
+    }
+    at += 1;
+    if b.get(at) == Some(&b'}') {
+        return at + 1 == b.len();
+    }
+    loop {
+        let Some(after_key) = plain_string(b, at) else {
+            return false;
+        };
+        if b.get(after_key) != Some(&b':') {
+            return false;
+        }
+        let Some(after_value) = scalar(b, after_key + 1) else {
+            return false;
+        };
+        match b.get(after_value) {
+            Some(b',') => at = after_value + 1,
+            Some(b'}') => return after_value + 1 == b.len(),
+            _ => return false,
+        }
+    }
+}
+
+/// A string of printable ASCII without escapes starting at `at`: where it ends.
+fn plain_string(b: &[u8], at: usize) -> Option<usize> {
+    if b.get(at) != Some(&b'"') {
+        return None;
+    }
+    let body = &b[at + 1..];
+    let len = body
+        .iter()
+        .position(|&c| !(b' '..=b'~').contains(&c) || c == b'\\' || c == b'"')?;
+    (body[len] == b'"').then_some(at + 1 + len + 1)
+}
+
+fn scalar(b: &[u8], at: usize) -> Option<usize> {
+    match *b.get(at)? {
+        b'"' => plain_string(b, at),
+        b't' => literal(b, at, b"true"),
+        b'f' => literal(b, at, b"false"),
+        b'n' => literal(b, at, b"null"),
+        _ => number(b, at),
+    }
+}
+
+fn literal(b: &[u8], at: usize, word: &[u8]) -> Option<usize> {
+    b.get(at..at + word.len())
+        .filter(|w| *w == word)
+        .map(|_| at + word.len())
+}
+
+/// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn number(b: &[u8], mut at: usize) -> Option<usize> {
+    let digits = |from: usize| {
+        let n = b[from.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        (n > 0).then_some(from + n)
+    };
+    if b.get(at) == Some(&b'-') {
+        at += 1;
+    }
+    at = match b.get(at)? {
+        b'0' => at + 1,
+        b'1'..=b'9' => digits(at)?,
+        _ => return None,
+    };
+    if b.get(at) == Some(&b'.') {
+        at = digits(at + 1)?;
+    }
+    if matches!(b.get(at), Some(b'e' | b'E')) {
+        at += 1;
+        if matches!(b.get(at), Some(b'+' | b'-')) {
+            at += 1;
+        }
+        at = digits(at)?;
+    }
+    Some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn serde_says(b: &[u8]) -> bool {
+        serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok()
+    }
+
+    #[test]
+    fn says_yes_to_the_usual_spellings() {
+        for ok in [
+            r#"{}"#,
+            r#"{"order":"A-272203"}"#,
+            r#"{"order":"R-1","amount_minor":10450,"currency":"GBP"}"#,
+            r#"{"a":-0.5e+3,"b":true,"c":false,"d":null,"e":0}"#,
+        ] {
+            assert!(is_flat_object(ok.as_bytes()), "{ok}");
+            assert!(serde_says(ok.as_bytes()), "{ok}");
+        }
+    }
+
+    #[test]
+    fn says_no_to_anything_else_json_or_not() {
+        for no in [
+            "",
+            "{",
+            r#"{"a":1"#,
+            r#"{"a":1,}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":"x\"y"}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":{"b":1}}"#,
+            r#"{ "a":1}"#,
+            r#"{"a":1} "#,
+            r#"{"é":1}"#,
+            r#"{a:1}"#,
+            "[1]",
+        ] {
+            assert!(!is_flat_object(no.as_bytes()), "{no}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// A yes is never given to text serde_json refuses, over near-JSON mutations.
+        #[test]
+        fn never_yes_where_serde_says_no(
+            s in r#"\{("[a-z\\"é ]{0,4}":(-?[0-9.eE+-]{1,5}|"[a-z ]{0,3}"|true|nul|[\[{]),?){0,3}\}?"#,
+        ) {
+            if is_flat_object(s.as_bytes()) {
+                prop_assert!(serde_says(s.as_bytes()), "{}", s);
+            }
+        }
+    }
+}
