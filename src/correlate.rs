@@ -140,10 +140,9 @@ pub struct Dispatch {
     /// The arguments as a value when the parser gave one; `None` when `args_raw` is their
     /// JSON, read again by [`Dispatch::args`]: the parsed arguments of a month of refunds
     /// were a fifth of the model's memory, and few rules look at them.
-    given_args: Option<Value>,
+    given_args: Option<Box<Value>>,
     /// The arguments were JSON `null` or missing (an implied dispatch).
     args_null: bool,
-    pub canonical: Text,
     /// The tool-call event; `None` when attempts arrived without one.
     pub at: Option<Timestamp>,
     pub loc: Option<Loc>,
@@ -163,7 +162,7 @@ impl Dispatch {
     /// The arguments as JSON (`Null` when there were none, or they were not JSON).
     pub fn args(&self) -> Cow<'_, Value> {
         match &self.given_args {
-            Some(v) => Cow::Borrowed(v),
+            Some(v) => Cow::Borrowed(&**v),
             None if self.args_null => Cow::Owned(Value::Null),
             None => Cow::Owned(serde_json::from_str(&self.args_raw).unwrap_or(Value::Null)),
         }

@@ -66,12 +66,9 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &attempts {
             let d = &model.dispatches[id.dispatch];
-            if has_args(d)
-                && !payloads
-                    .iter()
-                    .any(|p| (p.0, p.1) == (&d.tool, &d.canonical))
-            {
-                payloads.push((&d.tool, &d.canonical, id.dispatch));
+            let canonical = model.calls[d.logical].canonical.as_str();
+            if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (&d.tool, canonical)) {
+                payloads.push((&d.tool, canonical, id.dispatch));
             }
         }
         let rejected: Vec<AttemptId> = attempts
@@ -180,12 +177,9 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &answered {
             let d = &model.dispatches[id.dispatch];
-            if has_args(d)
-                && !payloads
-                    .iter()
-                    .any(|p| (p.0, p.1) == (&d.tool, &d.canonical))
-            {
-                payloads.push((&d.tool, &d.canonical, id.dispatch));
+            let canonical = model.calls[d.logical].canonical.as_str();
+            if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (&d.tool, canonical)) {
+                payloads.push((&d.tool, canonical, id.dispatch));
             }
         }
         if payloads.len() < 2 {
