@@ -2,7 +2,7 @@
 
 use super::support::{
     SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, how_it_ended,
-    service_only_groups, set_effects, settled_text,
+    in_key_order, service_only_groups, set_effects, settled_text,
 };
 use super::{Rule, Settings};
 use crate::classify::FailureClass;
@@ -63,7 +63,8 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
 
 /// Effects matched to the calls of one duplicate group, per effect kind.
 fn check_calls(model: &Model, out: &mut Vec<Finding>) {
-    let mut by_group: BTreeMap<(usize, &str), Vec<usize>> = BTreeMap::new();
+    // Hashed, then the groups of two or more put in key order: most calls made one effect.
+    let mut by_group: FxHashMap<(usize, &str), Vec<usize>> = FxHashMap::default();
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(m)) = (e.happened, e.matched) {
             let group = model.calls[model.dispatches[m.dispatch].logical].group;
@@ -73,10 +74,10 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
                 .push(i);
         }
     }
-    by_group.retain(|_, effects| effects.len() >= 2);
+    let by_group = in_key_order(by_group);
     // One pass over the calls for the groups that duplicated, not one per group.
     let mut members: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
-    for (group, _) in by_group.keys() {
+    for ((group, _), _) in &by_group {
         members.entry(*group).or_default();
     }
     for c in &model.calls {

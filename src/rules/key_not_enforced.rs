@@ -1,12 +1,11 @@
 //! `key-not-enforced`: two effects carry one idempotency key, or came from attempts that sent
 //! the same key: the client did its part and the service ignored the header.
 
-use super::support::{amount_text, attempt_evidence, call_finding, set_effects};
+use super::support::{amount_text, attempt_evidence, call_finding, in_key_order, set_effects};
 use super::{Rule, Settings};
 use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
 
 pub static RULE: Rule = Rule {
     id: "key-not-enforced",
@@ -62,13 +61,9 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
             by_key.entry((e.kind.as_str(), k)).or_default().push(i);
         }
     }
-    let mut by_key: Vec<((&str, &str), Vec<usize>)> = by_key
-        .into_iter()
-        .filter(|(_, effects)| effects.len() >= 2)
-        .collect();
-    by_key.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let by_key = in_key_order(by_key);
     // One pass over the attempts for the keys that duplicated, not one per key.
-    let mut keyed: BTreeMap<&str, Vec<&AttemptRec>> = BTreeMap::new();
+    let mut keyed: FxHashMap<&str, Vec<&AttemptRec>> = FxHashMap::default();
     for ((_, key), _) in by_key.iter() {
         keyed.entry(key).or_default();
     }

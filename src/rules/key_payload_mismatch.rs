@@ -50,18 +50,17 @@ The key is derived from the order alone, so the second refund collides with the 
 };
 
 fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+    let worth_a_look = keys_worth_a_look(model);
     // One flat list sorted by key, not a map of vectors: one allocation for all attempts.
     let mut keyed: Vec<(&str, AttemptId)> = model
         .attempts()
         .filter_map(|(id, a)| a.key.as_deref().map(|k| (k, id)))
+        .filter(|(k, _)| worth_a_look.contains(k))
         .collect();
     keyed.sort_unstable();
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
         let key = run[0].0;
         let attempts: Vec<AttemptId> = run.iter().map(|r| r.1).collect();
-        if !worth_a_look(model, &attempts) {
-            continue;
-        }
         // Distinct requests under this key, in first-sent order.
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &attempts {
@@ -211,12 +210,22 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
     out.extend(found);
 }
 
-/// Cheap test first: attempts from two dispatches under the key, or an answer refusing it.
-fn worth_a_look(model: &Model, attempts: &[AttemptId]) -> bool {
-    let first = attempts[0].dispatch;
-    attempts.iter().any(|&id| {
-        id.dispatch != first || model.attempt(id).outcome.as_ref().is_some_and(rejects_key)
-    })
+/// The keys with attempts from two dispatches, or an answer refusing them: the others cannot
+/// collide. Found in one hashed pass, so that only their attempts are sorted by key (sorting
+/// every keyed attempt by its string was most of this rule's time).
+fn keys_worth_a_look(model: &Model) -> FxHashSet<&str> {
+    // Per key: the dispatch of its first attempt, and whether it is worth a look.
+    let mut seen: FxHashMap<&str, (usize, bool)> = FxHashMap::default();
+    for (id, a) in model.attempts() {
+        if let Some(key) = a.key.as_deref() {
+            let refused = a.outcome.as_ref().is_some_and(rejects_key);
+            let (first, worth) = seen.entry(key).or_insert((id.dispatch, false));
+            *worth |= refused || *first != id.dispatch;
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(key, (_, worth))| worth.then_some(key))
+        .collect()
 }
 
 /// A 422, or a 400 whose text names the idempotency key: the service's request-hash check.

@@ -160,9 +160,23 @@ pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
             found
         })
         .collect();
-    let mut all: Vec<Finding> = per_rule.into_iter().flatten().collect();
-    all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    all
+    in_report_order(per_rule.into_iter().flatten().collect())
+}
+
+/// Sorts findings by [`Finding::sort_key`], stably. Each key is built once, not twice per
+/// comparison: a key clones the finding's order, run and first effect id.
+fn in_report_order(found: Vec<Finding>) -> Vec<Finding> {
+    let order: Vec<usize> = {
+        let keys: Vec<_> = found.iter().map(Finding::sort_key).collect();
+        let mut order: Vec<usize> = (0..found.len()).collect();
+        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        order
+    };
+    let mut slots: Vec<Option<Finding>> = found.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .map(|i| slots[i].take().expect("each index once"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -57,8 +57,14 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         let mut f: Option<Finding> = None;
         for &d in &call.dispatches {
             let disp = &model.dispatches[d];
-            // Most calls carry no key, or no key-like argument: nothing is allocated for them.
-            if !has_args(disp) || disp.attempts.iter().all(|a| a.key.is_none()) {
+            // Most calls carry no key, or arguments whose text cannot hold it: their arguments
+            // are not parsed (the parse was most of this rule's time).
+            let may_hold_a_key = disp
+                .attempts
+                .iter()
+                .filter_map(|a| a.key.as_deref())
+                .any(|key| may_hold(&disp.args_raw, key));
+            if !has_args(disp) || !may_hold_a_key {
                 continue;
             }
             let args = disp.args();
@@ -86,6 +92,14 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
         }
         out.extend(f);
     }
+}
+
+/// Can arguments written as `raw` hold `key` as a string or number value? Numbers keep their
+/// literal text and strings without escapes appear verbatim in the raw JSON, so a raw text
+/// free of backslashes that does not contain the key cannot. (Arguments a parser handed over
+/// already parsed are the JSON of `raw`, or `raw` as one string when it is not JSON.)
+fn may_hold(raw: &str, key: &str) -> bool {
+    raw.contains(key) || raw.contains('\\')
 }
 
 /// The path of a key-like field whose value is `key`, at any depth (innermost name first:
@@ -160,6 +174,18 @@ mod tests {
             found[0].message
         );
         assert_eq!(found[0].key.as_deref(), Some("m-77"));
+    }
+
+    /// The raw text does not contain `m-77` (its dash is escaped), the value does.
+    #[test]
+    fn an_escaped_key_in_the_arguments_is_still_found() {
+        let mut t = Trace::new();
+        t.tool_call(0, "q", 2, "issue_refund", r#"{"request_id":"m\u002d77"}"#)
+            .attempt(10, "q", 2, 1, Some("m-77"));
+        assert_eq!(t.check(&RULE).len(), 1);
+        assert!(may_hold(r#"{"request_id":"m-77"}"#, "m-77"));
+        assert!(may_hold(r#"{"request_id":77}"#, "77"));
+        assert!(!may_hold(r#"{"request_id":"m-78"}"#, "m-77"));
     }
 
     #[test]

@@ -56,7 +56,9 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
                 continue;
             }
             let before = problems.len();
-            amount_problems(&disp.args(), &mut Vec::new(), &mut problems);
+            if may_hold_a_float_or_numeric_string(&disp.args_raw) {
+                amount_problems(&disp.args(), &mut Vec::new(), &mut problems);
+            }
             if redispatched {
                 respelled(disp, &mut spellings, &mut problems);
             }
@@ -147,6 +149,41 @@ fn amount_problems(v: &Value, path: &mut Vec<String>, out: &mut Vec<String>) {
     }
 }
 
+/// Can arguments written as `raw` hold a float or a numeric string anywhere? Only then can
+/// [`amount_problems`] find one, so only then are they parsed: most arguments are an order id
+/// and an integer amount, and their parse was most of this rule's time. Numbers keep their
+/// literal text, so a float is a `.`, or an `e` after a digit, outside strings; a string
+/// without escapes is its raw text; any escape is left to the parse. (Arguments a parser
+/// handed over already parsed are the JSON of `raw`, or `raw` as one string when it is not
+/// JSON, which holds no amount field.)
+fn may_hold_a_float_or_numeric_string(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                let Some(len) = bytes[start..].iter().position(|&b| b == b'"' || b == b'\\') else {
+                    return true;
+                };
+                // Both ends are ASCII quotes, so the slice is on character boundaries. Names
+                // and ids start with a letter, which no number does: cheaper than the parse.
+                let text = &raw[start..start + len];
+                let starts_with_letter =
+                    text.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
+                if bytes[start + len] == b'\\' || (!starts_with_letter && looks_numeric(text)) {
+                    return true;
+                }
+                i = start + len + 1;
+            }
+            b'.' => return true,
+            b'e' | b'E' if i > 0 && bytes[i - 1].is_ascii_digit() => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 /// `amount*` anywhere; `value`, `units`, `minor` beside a `currency`. Without allocating:
 /// this runs for every argument name of every call.
 fn is_amount_field(name: &str, money_object: bool) -> bool {
@@ -229,6 +266,39 @@ mod tests {
             "{}",
             f[0].message
         );
+    }
+
+    /// The text check skips the parse only for arguments in which the parse finds nothing.
+    #[test]
+    fn arguments_not_parsed_hold_no_amount_problem() {
+        let cases = [
+            r#"{"order":"A-1","amount_p":4500}"#,
+            r#"{"order":"A-1","amount_p":4500.0}"#,
+            r#"{"order":"A-1","amount_p":45E2}"#,
+            r#"{"order":"A-1","amount_p":45e2}"#,
+            r#"{"order":"A-1","amount_p":"4500"}"#,
+            r#"{"order":"A-1","amount_p":" -45.00 "}"#,
+            r#"{"order":"A-1","amount_p":"\u0034500"}"#,
+            r#"{"order":"A\"1","amount_p":"4500"}"#,
+            r#"{"items":[{"amount":1},{"amount":2.5}],"note":"e.g. 3"}"#,
+            r#"{"price":{"value":"12","currency":"GBP"},"tag":"x"}"#,
+            r#"{"price":{"units":12,"currency":"GBP"},"ok":true}"#,
+            r#"{"amount_p":4500,"ok":false,"none":null,"list":[1,2,3]}"#,
+            "{\"order\":\"Ä-1\",\"amount_p\":4500}",
+            r#"{"order":"A-1","amount_p":4500"#,
+            "order=A-1 amount=4500.0",
+        ];
+        for raw in cases {
+            let parsed: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+            let mut found = Vec::new();
+            amount_problems(&parsed, &mut Vec::new(), &mut found);
+            if !found.is_empty() {
+                assert!(may_hold_a_float_or_numeric_string(raw), "{raw}: {found:?}");
+            }
+        }
+        assert!(!may_hold_a_float_or_numeric_string(
+            r#"{"order":"A-1","amount_p":4500,"ok":true}"#
+        ));
     }
 
     #[test]

@@ -48,7 +48,14 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
     if model.calls.iter().all(|c| c.renumbered_from.is_none()) {
         return;
     }
-    let by_dispatch = effects_by_dispatch(model);
+    let renumbered = model
+        .calls
+        .iter()
+        .filter_map(|c| Some((c, c.renumbered_from?)));
+    let shown = renumbered
+        .flat_map(|(call, orig)| call.dispatches.iter().chain(&model.calls[orig].dispatches))
+        .copied();
+    let by_dispatch = effects_by_dispatch(model, shown);
     let effects_of = |d: &usize| by_dispatch.get(d).into_iter().flatten().copied();
     for call in &model.calls {
         let Some(orig) = call.renumbered_from else {

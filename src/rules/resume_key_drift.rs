@@ -63,7 +63,8 @@ fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
     if drifts.is_empty() {
         return;
     }
-    let by_dispatch = effects_by_dispatch(model);
+    let drifted = drifts.iter().flat_map(|&(_, prev, next)| [prev, next]);
+    let by_dispatch = effects_by_dispatch(model, drifted);
     for (run, prev, next) in drifts {
         out.push(finding(model, &by_dispatch, run, prev, next));
     }

@@ -397,13 +397,21 @@ fn strings_in(v: &serde_json::Value, out: &mut Vec<String>) {
     }
 }
 
-/// The effects that happened, per dispatch they were matched to, in effect order: built once
-/// by rules that look up several dispatches, rather than scanning every effect per lookup.
-pub fn effects_by_dispatch(model: &Model) -> FxHashMap<usize, Vec<usize>> {
-    let mut out: FxHashMap<usize, Vec<usize>> = Default::default();
+/// The effects that happened, per dispatch they were matched to, in effect order, for the
+/// `dispatches` a rule will look up: built once rather than scanning every effect per lookup,
+/// and only for those dispatches (a few, where a map of every dispatch's effects cost more
+/// than the rule's findings).
+pub fn effects_by_dispatch(
+    model: &Model,
+    dispatches: impl IntoIterator<Item = usize>,
+) -> FxHashMap<usize, Vec<usize>> {
+    let mut out: FxHashMap<usize, Vec<usize>> =
+        dispatches.into_iter().map(|d| (d, Vec::new())).collect();
     for (i, e) in model.effects.iter().enumerate() {
-        if let (true, Some(m)) = (e.happened, e.matched) {
-            out.entry(m.dispatch).or_default().push(i);
+        if let (true, Some(m)) = (e.happened, e.matched)
+            && let Some(effects) = out.get_mut(&m.dispatch)
+        {
+            effects.push(i);
         }
     }
     out
