@@ -2,7 +2,7 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, in_key_order,
+    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, in_key_order, map_with_room,
     service_only_groups, set_effects, sort_by_creation, span_text,
 };
 use super::{Rule, Settings};
@@ -78,7 +78,12 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
             .for_each(|&i| source[i] = Source::Service(head));
     }
     // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
-    let mut buckets: FxHashMap<(&str, &str, Currency, i128), Vec<usize>> = FxHashMap::default();
+    let bucketed = model
+        .effects
+        .iter()
+        .filter(|e| e.happened && e.order.is_some() && e.amount.is_some())
+        .count();
+    let mut buckets: FxHashMap<(&str, &str, Currency, i128), Vec<usize>> = map_with_room(bucketed);
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(order), Some(m)) = (e.happened, &e.order, e.amount) {
             buckets

@@ -2,7 +2,7 @@
 
 use super::support::{
     SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, how_it_ended,
-    in_key_order, service_only_groups, set_effects, settled_text,
+    in_key_order, map_with_room, service_only_groups, set_effects, settled_text,
 };
 use super::{Rule, Settings};
 use crate::classify::FailureClass;
@@ -64,7 +64,12 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
 /// Effects matched to the calls of one duplicate group, per effect kind.
 fn check_calls(model: &Model, out: &mut Vec<Finding>) {
     // Hashed, then the groups of two or more put in key order: most calls made one effect.
-    let mut by_group: FxHashMap<(usize, &str), Vec<usize>> = FxHashMap::default();
+    let matched = model
+        .effects
+        .iter()
+        .filter(|e| e.happened && e.matched.is_some())
+        .count();
+    let mut by_group: FxHashMap<(usize, &str), Vec<usize>> = map_with_room(matched);
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(m)) = (e.happened, e.matched) {
             let group = model.calls[model.dispatches[m.dispatch].logical].group;
