@@ -3,9 +3,9 @@
 
 use super::support::{
     SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, in_key_order, map_with_room,
-    service_only_groups, set_effects, sort_by_creation, span_text,
+    set_effects, sort_by_creation, span_text,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use crate::money::Currency;
@@ -59,7 +59,7 @@ enum Source {
     Service(usize),
 }
 
-fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
     let mut source: Vec<Source> = model
         .effects
         .iter()
@@ -69,8 +69,8 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
             None => Source::Service(i),
         })
         .collect();
-    for g in service_only_groups(model, settings.max_skew) {
-        let mut effects = g.effects;
+    for g in shared.service_only_groups() {
+        let mut effects = g.effects.clone();
         sort_by_creation(model, &mut effects);
         let head = effects[0];
         effects

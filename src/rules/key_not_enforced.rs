@@ -4,7 +4,7 @@
 use super::support::{
     amount_text, attempt_evidence, call_finding, in_key_order, map_with_room, set_effects,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
 use rustc_hash::FxHashMap;
@@ -47,7 +47,7 @@ Both attempts carried one key and the service refunded twice.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     // Hashed, not ordered: most keyed effects are alone under their key; the few that are
     // not are put in (kind, key) order below.
     let keyed: Vec<((&str, &str), usize)> = model

@@ -4,7 +4,7 @@
 use super::support::{
     RecordIndex, and_list, attempt_evidence, call_finding, has_args, map_with_room, record_strings,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::{AttemptId, Model, Outcome, OutcomeKind};
 use crate::finding::{Finding, Severity};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -49,7 +49,7 @@ The key is derived from the order alone, so the second refund collides with the 
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     let mut keyed: Vec<(&str, AttemptId)> = model
         .attempts()
         .filter_map(|(id, a)| a.key.as_deref().map(|k| (k, id)))
