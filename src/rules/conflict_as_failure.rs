@@ -2,7 +2,7 @@
 //! was failed or abandoned, instead of backing off and retrying.
 
 use super::support::{attempt_evidence, call_attempts, call_finding};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::classify::{FailureClass, classify_failure};
 use crate::correlate::{Dispatch, Model, Outcome};
 use crate::finding::{Finding, Severity};
@@ -44,7 +44,7 @@ allow enough attempts to outlast the service's slowest effect.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     // When each run dispatched each of its steps, to tell an abandoned step: built only if
     // some conflict has no step end.
     let mut starts: Option<BTreeMap<&str, Vec<(Timestamp, u32)>>> = None;

@@ -2,10 +2,10 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, in_key_order,
-    service_only_groups, set_effects, sort_by_creation, span_text,
+    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, in_key_order, map_with_room,
+    set_effects, sort_by_creation, span_text,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use crate::money::Currency;
@@ -59,7 +59,7 @@ enum Source {
     Service(usize),
 }
 
-fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
     let mut source: Vec<Source> = model
         .effects
         .iter()
@@ -69,8 +69,8 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
             None => Source::Service(i),
         })
         .collect();
-    for g in service_only_groups(model, settings.max_skew) {
-        let mut effects = g.effects;
+    for g in shared.service_only_groups() {
+        let mut effects = g.effects.clone();
         sort_by_creation(model, &mut effects);
         let head = effects[0];
         effects
@@ -78,7 +78,12 @@ fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
             .for_each(|&i| source[i] = Source::Service(head));
     }
     // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
-    let mut buckets: FxHashMap<(&str, &str, Currency, i128), Vec<usize>> = FxHashMap::default();
+    let bucketed = model
+        .effects
+        .iter()
+        .filter(|e| e.happened && e.order.is_some() && e.amount.is_some())
+        .count();
+    let mut buckets: FxHashMap<(&str, &str, Currency, i128), Vec<usize>> = map_with_room(bucketed);
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(order), Some(m)) = (e.happened, &e.order, e.amount) {
             buckets

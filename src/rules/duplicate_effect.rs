@@ -2,9 +2,9 @@
 
 use super::support::{
     SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, how_it_ended,
-    in_key_order, service_only_groups, set_effects, settled_text,
+    in_key_order, map_with_room, set_effects, settled_text,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
 use crate::correlate::{AttemptRec, Dispatch, EffectRec, Model};
 use crate::finding::{Cause, Finding, Severity};
@@ -56,15 +56,20 @@ Two refunds for one call: cause `client-retry`, excess GBP 45.00.
     check,
 };
 
-fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
     check_calls(model, out);
-    check_service_only(model, settings, out);
+    check_service_only(model, settings, shared, out);
 }
 
 /// Effects matched to the calls of one duplicate group, per effect kind.
 fn check_calls(model: &Model, out: &mut Vec<Finding>) {
     // Hashed, then the groups of two or more put in key order: most calls made one effect.
-    let mut by_group: FxHashMap<(usize, &str), Vec<usize>> = FxHashMap::default();
+    let matched = model
+        .effects
+        .iter()
+        .filter(|e| e.happened && e.matched.is_some())
+        .count();
+    let mut by_group: FxHashMap<(usize, &str), Vec<usize>> = map_with_room(matched);
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(m)) = (e.happened, e.matched) {
             let group = model.calls[model.dispatches[m.dispatch].logical].group;
@@ -419,14 +424,14 @@ fn after_failure(e: &EffectRec, a: &AttemptRec) -> String {
 }
 
 /// Effects no client trace accounts for: one key, or one kind/order/amount close in time.
-fn check_service_only(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+fn check_service_only(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
     let gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
-    for group in service_only_groups(model, settings.max_skew) {
+    for group in shared.service_only_groups() {
         let kind = model.effects[group.effects[0]].kind.clone();
         let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
         f.cause = Some(Cause::Unknown);
         f.key = group.key.clone();
-        set_effects(&mut f, model, group.effects);
+        set_effects(&mut f, model, group.effects.clone());
         f.message = match &group.key {
             Some(key) => format!(
                 "{} {kind}s carry the same key {key} and no client trace covers them, excess {}",

@@ -1,7 +1,7 @@
 //! `effect-after-timeout`: the client gave up on an attempt whose effect happened anyway.
 
 use super::support::{attempt_evidence, did, settled_text};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
@@ -37,7 +37,7 @@ The client gave up at 14:02:21.418 after 10.0 s; the refund settled at 14:02:22.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for (i, e) in model.effects.iter().enumerate() {
         let (true, Some(id)) = (e.happened, e.matched) else {
             continue;

@@ -2,7 +2,7 @@
 //! is not the reference derivation of its logical call.
 
 use super::support::{attempt_evidence, call_finding, has_args};
-use super::{KeyScheme, Rule, Settings};
+use super::{KeyScheme, Rule, Settings, Shared};
 use crate::canonical::reference_key;
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
@@ -41,7 +41,7 @@ The derivation gives `21f4d5951991bb054dcaf0900af3d015`; `9f1c0a77` is something
     check,
 };
 
-fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     let Some(KeyScheme::RunStepToolArgs) = settings.key_scheme else {
         return;
     };

@@ -1,8 +1,10 @@
 //! `key-not-enforced`: two effects carry one idempotency key, or came from attempts that sent
 //! the same key: the client did its part and the service ignored the header.
 
-use super::support::{amount_text, attempt_evidence, call_finding, in_key_order, set_effects};
-use super::{Rule, Settings};
+use super::support::{
+    amount_text, attempt_evidence, call_finding, in_key_order, map_with_room, set_effects,
+};
+use super::{Rule, Settings, Shared};
 use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
 use rustc_hash::FxHashMap;
@@ -45,21 +47,25 @@ Both attempts carried one key and the service refunded twice.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     // Hashed, not ordered: most keyed effects are alone under their key; the few that are
     // not are put in (kind, key) order below.
-    let mut by_key: FxHashMap<(&str, &str), Vec<usize>> = FxHashMap::default();
-    for (i, e) in model.effects.iter().enumerate() {
-        if !e.happened {
-            continue;
-        }
-        let key = e
-            .key
-            .as_deref()
-            .or_else(|| e.matched.and_then(|m| model.attempt(m).key.as_deref()));
-        if let Some(k) = key {
-            by_key.entry((e.kind.as_str(), k)).or_default().push(i);
-        }
+    let keyed: Vec<((&str, &str), usize)> = model
+        .effects
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.happened)
+        .filter_map(|(i, e)| {
+            let key = e
+                .key
+                .as_deref()
+                .or_else(|| e.matched.and_then(|m| model.attempt(m).key.as_deref()))?;
+            Some(((e.kind.as_str(), key), i))
+        })
+        .collect();
+    let mut by_key: FxHashMap<(&str, &str), Vec<usize>> = map_with_room(keyed.len());
+    for (kind_and_key, i) in keyed {
+        by_key.entry(kind_and_key).or_default().push(i);
     }
     let by_key = in_key_order(by_key);
     // One pass over the attempts for the keys that duplicated, not one per key.

@@ -2,9 +2,9 @@
 //! a keyed request the service rejected for its key (422, or a 400 naming the key).
 
 use super::support::{
-    RecordIndex, and_list, attempt_evidence, call_finding, has_args, record_strings,
+    RecordIndex, and_list, attempt_evidence, call_finding, has_args, map_with_room, record_strings,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::{AttemptId, Model, Outcome, OutcomeKind};
 use crate::finding::{Finding, Severity};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -49,14 +49,14 @@ The key is derived from the order alone, so the second refund collides with the 
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
-    let worth_a_look = keys_worth_a_look(model);
-    // One flat list sorted by key, not a map of vectors: one allocation for all attempts.
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     let mut keyed: Vec<(&str, AttemptId)> = model
         .attempts()
         .filter_map(|(id, a)| a.key.as_deref().map(|k| (k, id)))
-        .filter(|(k, _)| worth_a_look.contains(k))
         .collect();
+    let worth_a_look = keys_worth_a_look(model, &keyed);
+    // One flat list sorted by key, not a map of vectors: one allocation for all attempts.
+    keyed.retain(|(k, _)| worth_a_look.contains(k));
     keyed.sort_unstable();
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
         let key = run[0].0;
@@ -210,18 +210,17 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
     out.extend(found);
 }
 
-/// The keys with attempts from two dispatches, or an answer refusing them: the others cannot
-/// collide. Found in one hashed pass, so that only their attempts are sorted by key (sorting
-/// every keyed attempt by its string was most of this rule's time).
-fn keys_worth_a_look(model: &Model) -> FxHashSet<&str> {
+/// The keys of `keyed` (every keyed attempt, in attempt order) with attempts from two
+/// dispatches, or an answer refusing them: the others cannot collide. Found in one hashed
+/// pass, so that only their attempts are sorted by key (sorting every keyed attempt by its
+/// string was most of this rule's time).
+fn keys_worth_a_look<'m>(model: &Model, keyed: &[(&'m str, AttemptId)]) -> FxHashSet<&'m str> {
     // Per key: the dispatch of its first attempt, and whether it is worth a look.
-    let mut seen: FxHashMap<&str, (usize, bool)> = FxHashMap::default();
-    for (id, a) in model.attempts() {
-        if let Some(key) = a.key.as_deref() {
-            let refused = a.outcome.as_ref().is_some_and(rejects_key);
-            let (first, worth) = seen.entry(key).or_insert((id.dispatch, false));
-            *worth |= refused || *first != id.dispatch;
-        }
+    let mut seen: FxHashMap<&str, (usize, bool)> = map_with_room(keyed.len());
+    for &(key, id) in keyed {
+        let refused = model.attempt(id).outcome.as_ref().is_some_and(rejects_key);
+        let (first, worth) = seen.entry(key).or_insert((id.dispatch, false));
+        *worth |= refused || *first != id.dispatch;
     }
     seen.into_iter()
         .filter_map(|(key, (_, worth))| worth.then_some(key))

@@ -2,7 +2,7 @@
 //! the key is minted inside the retry loop and deduplicates nothing.
 
 use super::support::{and_list, attempt_evidence, call_finding};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::{LogicalCall, Model};
 use crate::finding::{Finding, Severity};
 use std::collections::BTreeMap;
@@ -43,7 +43,7 @@ Attempt 2 carries a fresh key, so the service refunds again.
 /// How many keys a message lists before saying "and N more".
 const KEYS_SHOWN: usize = 4;
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for call in &model.calls {
         if !has_two_keys(model, call) {
             continue;

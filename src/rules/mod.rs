@@ -21,6 +21,7 @@ mod retry_non_retryable;
 mod unattributed_effect;
 mod unkeyed_retry;
 
+mod shared;
 pub mod support;
 
 /// What `metrics` counts as a conflict is what this rule reports.
@@ -31,6 +32,7 @@ mod testkit;
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use crate::time::Duration;
+pub use shared::Shared;
 use std::collections::BTreeMap;
 
 /// A rule: a pure function of the correlated model, and its documentation.
@@ -44,7 +46,8 @@ pub struct Rule {
     pub summary: &'static str,
     /// What it detects, why it matters, how to fix it, an example: `idem-audit explain`.
     pub explanation: &'static str,
-    pub check: fn(&Model, &Settings, &mut Vec<Finding>),
+    /// Its findings, from the model, the settings and what rules share of the model.
+    pub check: fn(&Model, &Settings, &Shared, &mut Vec<Finding>),
 }
 
 /// Every rule, in the order `idem-audit rules` lists them.
@@ -144,6 +147,7 @@ impl Settings {
 /// thread count.
 pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
     use rayon::prelude::*;
+    let shared = Shared::new(model, settings);
     let per_rule: Vec<Vec<Finding>> = registry()
         .par_iter()
         .map(|rule| {
@@ -151,7 +155,7 @@ pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
                 return Vec::new();
             };
             let mut found = Vec::new();
-            (rule.check)(model, settings, &mut found);
+            (rule.check)(model, settings, &shared, &mut found);
             for f in &mut found {
                 f.severity = severity;
                 f.evidence.sort();

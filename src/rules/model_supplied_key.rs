@@ -2,7 +2,7 @@
 //! the tool arguments, rather than one derived from the request that started the run.
 
 use super::support::{attempt_evidence, call_finding, has_args};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use serde_json::Value;
@@ -52,7 +52,7 @@ const KEY_FIELDS: &[&str] = &[
     "deduplicationid",
 ];
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for call in &model.calls {
         let mut f: Option<Finding> = None;
         for &d in &call.dispatches {

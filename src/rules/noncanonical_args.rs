@@ -3,7 +3,7 @@
 //! key order or number format.
 
 use super::support::{and_list, call_finding, has_args};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::canonical::{is_float_literal, python_dumps};
 use crate::correlate::{Dispatch, Model};
 use crate::finding::{Finding, Severity};
@@ -43,7 +43,7 @@ integers) before deriving the key. `idem-audit key --normalize` shows the normal
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for call in &model.calls {
         let mut problems: Vec<String> = Vec::new();
         let mut evidence = Vec::new();

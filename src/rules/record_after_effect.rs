@@ -2,7 +2,7 @@
 //! carries that key.
 
 use super::support::{RecordIndex, set_effects};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use crate::time::{Duration, NANOS_PER_SEC, Timestamp};
@@ -39,7 +39,7 @@ The record was created 0.4 s after the refund it guards.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     if model.records.is_empty() {
         return;
     }

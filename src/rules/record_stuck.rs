@@ -1,7 +1,7 @@
 //! `record-stuck`: an idempotency record still `in_progress` long after it was created.
 
 use super::support::{RecordIndex, set_effects, span_text};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 
@@ -36,7 +36,7 @@ c3a7...,7b2e...,completed,"{""status"": 201}",2026-12-02 14:31:40.118+00
     check,
 };
 
-fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     let Some(now) = model.latest_event else {
         return;
     };

@@ -4,7 +4,7 @@
 use super::support::{
     amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence, show_effects,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 
@@ -44,7 +44,7 @@ Step 4's refund is issued again as step 5 under a new key.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     if model.calls.iter().all(|c| c.renumbered_from.is_none()) {
         return;
     }

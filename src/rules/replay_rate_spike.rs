@@ -1,7 +1,7 @@
 //! `replay-rate-spike`: in some window the replay rate jumped far above its usual level.
 
 use super::support::attempt_evidence;
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use crate::metrics::{self, SPIKE_MIN_REQUESTS};
@@ -41,7 +41,7 @@ The 14:05 window's 22.4% is over max(5%, 10 x 0.4%).
     check,
 };
 
-fn check(model: &Model, settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     let windows = metrics::windows(model, settings.window);
     let threshold = metrics::spike_threshold(&windows);
     let median = metrics::median_rate(&windows);

@@ -3,7 +3,7 @@
 use super::support::{
     amount_text, dispatch_evidence, effects_by_dispatch, resume_evidence, show_effects,
 };
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use rustc_hash::FxHashMap;
@@ -42,7 +42,7 @@ Step 3's key came from the dispatch time, so the resume sent a new one.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     let mut drifts: Vec<(&str, usize, usize)> = Vec::new();
     for call in &model.calls {
         // The latest keyed dispatch so far; a dispatch in a later segment with another key

@@ -2,7 +2,7 @@
 //! 422), which will fail the same way.
 
 use super::support::{attempt_evidence, call_finding};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
@@ -40,7 +40,7 @@ retry `safe` failures freely, `ambiguous` ones only with an idempotency key, bac
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for call in &model.calls {
         let mut f: Option<Finding> = None;
         let mut retries = 0;

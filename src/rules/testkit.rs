@@ -207,8 +207,13 @@ impl Trace {
 
     /// The rule's findings with default settings (plus `settings` tweaks).
     pub fn check_with(&self, rule: &Rule, settings: &Settings) -> Vec<Finding> {
-        let mut out = Vec::new();
-        (rule.check)(&self.model(), settings, &mut out);
+        let (model, mut out) = (self.model(), Vec::new());
+        (rule.check)(
+            &model,
+            settings,
+            &super::Shared::new(&model, settings),
+            &mut out,
+        );
         out
     }
 

@@ -1,7 +1,7 @@
 //! `unattributed-effect`: an effect that no client attempt accounts for.
 
 use super::support::{amount_text, set_effects};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 
@@ -33,7 +33,7 @@ with no attempt for order A-90001 in the client traces of that window.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for (i, e) in model.effects.iter().enumerate() {
         if !e.happened
             || e.matched.is_some()

@@ -1,7 +1,7 @@
 //! `unkeyed-retry`: a non-idempotent request retried after an ambiguous failure without a key.
 
 use super::support::{attempt_evidence, ended_ambiguous, how_it_ended};
-use super::{Rule, Settings};
+use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 
@@ -38,7 +38,7 @@ Attempt 2 carries no key after attempt 1 timed out.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for call in &model.calls {
         let mut f: Option<Finding> = None;
         for &d in &call.dispatches {
