@@ -2,7 +2,7 @@
 //! arithmetic are plain integer operations on the hot path. Parsing lives here too, since
 //! every input format shares the same timestamp spellings (SPEC §3.6).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 
 pub const NANOS_PER_MILLI: i64 = 1_000_000;
 pub const NANOS_PER_SEC: i64 = 1_000_000_000;
@@ -57,9 +57,20 @@ impl Timestamp {
             }
             return out;
         }
-        DateTime::<Utc>::from_timestamp_nanos(self.0)
-            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-            .to_string()
+        // Written out rather than through a format string, which chrono parses on every
+        // call: reports print a timestamp per metrics window and per finding. Nanoseconds
+        // in an i64 span the years 1677 to 2262, always four digits.
+        let t = DateTime::<Utc>::from_timestamp_nanos(self.0);
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.nanosecond() / 1_000_000
+        )
     }
 }
 
@@ -323,7 +334,24 @@ fn parse_stamp_with(
 #[cfg(test)]
 mod parse_tests {
     use super::*;
-    use chrono::Datelike;
+
+    /// The written-out spelling is chrono's `%Y-%m-%dT%H:%M:%S%.3fZ`, over every year an i64
+    /// of nanoseconds reaches, before and after the epoch, with sub-millisecond parts.
+    #[test]
+    fn displays_dated_times_as_chrono_formats_them() {
+        let mut t: i64 = i64::MIN;
+        let step = 7_919_000_000_123_457; // about 92 days, and an odd fraction
+        while t < i64::MAX - step {
+            let stamp = Timestamp(t);
+            if !stamp.is_dateless() {
+                let chrono = DateTime::<Utc>::from_timestamp_nanos(t)
+                    .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+                    .to_string();
+                assert_eq!(stamp.display(), chrono, "{t}");
+            }
+            t += step;
+        }
+    }
 
     #[test]
     fn parses_both_spellings() {
