@@ -13,7 +13,7 @@ use crate::report::Metrics;
 use crate::rules::rejects_key;
 use crate::rules::support::has_args;
 use crate::time::{Duration, Timestamp};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 /// The floor of the spike threshold: a window's replay rate must exceed max(5%, 10 × median).
@@ -39,9 +39,14 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         .filter(|(_, a)| a.key.is_some())
         .map(|(id, a)| (a.at, a.loc, id))
         .collect();
-    keyed.sort();
-    let mut completed: FxHashMap<&str, ()> = FxHashMap::default();
-    let mut payload: FxHashMap<&str, (&str, &str)> = FxHashMap::default();
+    // Attempt ids are unique, so no two entries compare equal: an unstable sort is exact.
+    keyed.sort_unstable();
+    // Sized for every key at once: grown entry by entry, a month's keys rehashed and
+    // faulted in the tables several times over.
+    let room = keyed.len();
+    let mut completed: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(room, FxBuildHasher);
+    let mut payload: FxHashMap<&str, (&str, &str)> =
+        FxHashMap::with_capacity_and_hasher(room, FxBuildHasher);
     let mut out = Vec::with_capacity(keyed.len());
     for (at, _, id) in keyed {
         let a = model.attempt(id);
@@ -49,7 +54,7 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         let key = a.key.as_deref().unwrap_or_default();
         let status = a.outcome.as_ref().and_then(|o| o.status());
         let replay = a.outcome.as_ref().is_some_and(|o| o.is_replay())
-            || (status == Some(200) && completed.contains_key(key));
+            || (status == Some(200) && completed.contains(key));
         let rejected = a.outcome.as_ref().is_some_and(rejects_key);
         // Only a dispatch whose arguments were logged has a payload to compare.
         let mismatch = has_args(d)
@@ -64,7 +69,7 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
                 }
             };
         if status.is_some_and(|s| (200..300).contains(&s)) {
-            completed.insert(key, ());
+            completed.insert(key);
         }
         out.push(Keyed {
             id,
