@@ -142,7 +142,7 @@ impl Finding {
     }
 
     /// Report order: worst first, then by order, run, step, rule, first evidence.
-    pub fn sort_key(&self) -> impl Ord + '_ {
+    pub fn sort_key(&self) -> impl Ord + use<> {
         (
             std::cmp::Reverse(self.severity),
             self.order.clone(),

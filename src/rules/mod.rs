@@ -164,23 +164,11 @@ pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
             found
         })
         .collect();
-    in_report_order(per_rule.into_iter().flatten().collect())
-}
-
-/// Sorts findings by [`Finding::sort_key`], stably. Each key is built once, not twice per
-/// comparison: a key clones the finding's order, run and first effect id.
-fn in_report_order(found: Vec<Finding>) -> Vec<Finding> {
-    let order: Vec<usize> = {
-        let keys: Vec<_> = found.iter().map(Finding::sort_key).collect();
-        let mut order: Vec<usize> = (0..found.len()).collect();
-        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-        order
-    };
-    let mut slots: Vec<Option<Finding>> = found.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .map(|i| slots[i].take().expect("each index once"))
-        .collect()
+    let mut all: Vec<Finding> = per_rule.into_iter().flatten().collect();
+    // Stable, and each key built once rather than twice per comparison: a key clones the
+    // finding's order, run and first effect id.
+    all.sort_by_cached_key(Finding::sort_key);
+    all
 }
 
 #[cfg(test)]
