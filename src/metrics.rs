@@ -11,7 +11,7 @@ use crate::config::Period;
 use crate::correlate::{AttemptId, Model};
 use crate::report::Metrics;
 use crate::rules::rejects_key;
-use crate::rules::support::has_args;
+use crate::rules::support::{has_args, map_with_room};
 use crate::time::{Duration, Timestamp};
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -45,8 +45,7 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
     // faulted in the tables several times over.
     let room = keyed.len();
     let mut completed: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(room, FxBuildHasher);
-    let mut payload: FxHashMap<&str, (&str, &str)> =
-        FxHashMap::with_capacity_and_hasher(room, FxBuildHasher);
+    let mut payload: FxHashMap<&str, (&str, &str)> = map_with_room(room);
     let mut out = Vec::with_capacity(keyed.len());
     for (at, _, id) in keyed {
         let a = model.attempt(id);
