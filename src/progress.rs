@@ -2,7 +2,7 @@
 //! standard error. It stays hidden for the first second, so quick scans print nothing, and
 //! is never shown unless the command asked for it (standard error a terminal, no `--quiet`).
 
-use crate::ingest::source::{Input, Origin};
+use crate::ingest::source::Input;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,13 +24,7 @@ impl Progress {
         let read = Arc::new(AtomicU64::new(0));
         let done = Arc::new(AtomicBool::new(false));
         let drawer = enabled.then(|| {
-            let total: u64 = inputs
-                .iter()
-                .filter_map(|i| match &i.origin {
-                    Origin::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-                    Origin::Stdin => None,
-                })
-                .sum();
+            let total: u64 = inputs.iter().map(Input::size_hint).sum();
             let files = inputs.len();
             let (read, done) = (read.clone(), done.clone());
             std::thread::spawn(move || draw(total, files, &read, &done))
