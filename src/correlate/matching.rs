@@ -3,7 +3,10 @@
 
 use super::*;
 use crate::time::{Duration, Timestamp};
-use rustc_hash::{FxHashMap, FxHashSet};
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use std::hash::BuildHasher;
 
 /// Matches each effect to at most one attempt (SPEC §4.2). The three indexes are built
 /// side by side and effects matched in parallel: each reads the model only, and results
@@ -12,8 +15,8 @@ pub(super) fn match_effects(model: &mut Model) {
     use rayon::prelude::*;
     let m = &*model;
     let ((by_effect_id, by_key), by_order) = rayon::join(
-        || rayon::join(|| index_by_effect_id(m), || index_by_key(m)),
-        || index_by_order(m),
+        || rayon::join(|| EffectIdIndex::new(m), || KeyIndex::new(m)),
+        || OrderIndex::new(m),
     );
     let skew = model.max_skew;
     let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
@@ -21,21 +24,22 @@ pub(super) fn match_effects(model: &mut Model) {
         .par_iter()
         .map(|e| {
             by_effect_id
-                .get(e.id.as_str())
-                .map(|&id| (id, MatchedBy::EffectId))
+                .get(m, &e.id)
+                .map(|id| (id, MatchedBy::EffectId))
                 .or_else(|| {
-                    e.key
-                        .as_deref()
-                        .and_then(|k| by_key.get(k))
-                        .map(|&(_, id)| (id, MatchedBy::Key))
+                    let id = by_key.get(m, e.key.as_deref()?)?;
+                    Some((id, MatchedBy::Key))
                 })
                 .or_else(|| {
                     let order = e.order.as_deref()?;
-                    let list = by_order.get(&(e.kind.as_str(), order))?;
-                    let fits = |&&(_, id): &&(Timestamp, AttemptId)| attempt_fits(m, id, e);
                     let created = latest_instant(e.created, skew);
-                    latest_at_or_before(list, created, fits)
-                        .or_else(|| latest_at_or_before(list, created.plus(skew), fits))
+                    let fits = |id| attempt_fits(m, id, e);
+                    by_order
+                        .latest_at_or_before(m, (&e.kind, order), created, fits)
+                        .or_else(|| {
+                            let limit = created.plus(skew);
+                            by_order.latest_at_or_before(m, (&e.kind, order), limit, fits)
+                        })
                         .map(|id| (id, MatchedBy::OrderAndTime))
                 })
         })
@@ -48,58 +52,170 @@ pub(super) fn match_effects(model: &mut Model) {
     }
 }
 
-/// The first attempt answered with each effect id (a replayed answer names an effect
-/// made before, not by it).
-fn index_by_effect_id(model: &Model) -> FxHashMap<&str, AttemptId> {
-    let mut by_effect_id = FxHashMap::default();
-    for (id, a) in model.attempts() {
-        if let Some(o) = &a.outcome
-            && let OutcomeKind::Response {
-                effect_id: Some(eid),
-                replayed: false,
-                ..
-            } = &o.kind
-        {
-            by_effect_id.entry(eid.as_str()).or_insert(id);
+/// An attempt's id in the matching indexes: half the size of an [`AttemptId`], and the
+/// indexes hold one per attempt of a month.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Packed {
+    dispatch: u32,
+    index: u32,
+}
+
+impl Packed {
+    fn new(id: AttemptId) -> Self {
+        // A model of more than four billion dispatches does not fit in memory anyway.
+        Packed {
+            dispatch: id.dispatch as u32,
+            index: id.index as u32,
         }
     }
-    by_effect_id
+
+    fn id(self) -> AttemptId {
+        AttemptId {
+            dispatch: self.dispatch as usize,
+            index: self.index as usize,
+        }
+    }
+}
+
+/// The indexes hash the model's strings and hold only attempt ids, sized once: tables keyed
+/// by copies of the strings, grown by doubling, were the largest part of a scan's memory.
+fn hash_str(s: &str) -> u64 {
+    FxBuildHasher.hash_one(s)
+}
+
+/// The first attempt answered with each effect id (a replayed answer names an effect
+/// made before, not by it).
+struct EffectIdIndex(HashTable<Packed>);
+
+impl EffectIdIndex {
+    fn effect_id(model: &Model, id: Packed) -> &str {
+        match &model.attempt(id.id()).outcome {
+            Some(Outcome {
+                kind:
+                    OutcomeKind::Response {
+                        effect_id: Some(eid),
+                        ..
+                    },
+                ..
+            }) => eid,
+            _ => "",
+        }
+    }
+
+    fn new(model: &Model) -> Self {
+        let answered: Vec<(Packed, &str)> = model
+            .attempts()
+            .filter_map(|(id, a)| match &a.outcome.as_ref()?.kind {
+                OutcomeKind::Response {
+                    effect_id: Some(eid),
+                    replayed: false,
+                    ..
+                } => Some((Packed::new(id), eid.as_str())),
+                _ => None,
+            })
+            .collect();
+        let mut table = HashTable::with_capacity(answered.len());
+        for (id, eid) in answered {
+            let rehash = |&p: &Packed| hash_str(Self::effect_id(model, p));
+            let same = |&p: &Packed| Self::effect_id(model, p) == eid;
+            if let Entry::Vacant(slot) = table.entry(hash_str(eid), same, rehash) {
+                slot.insert(id);
+            }
+        }
+        EffectIdIndex(table)
+    }
+
+    fn get(&self, model: &Model, eid: &str) -> Option<AttemptId> {
+        let same = |&p: &Packed| Self::effect_id(model, p) == eid;
+        self.0.find(hash_str(eid), same).map(|p| p.id())
+    }
 }
 
 /// The earliest attempt sent with each idempotency key.
-fn index_by_key(model: &Model) -> FxHashMap<&str, (Timestamp, AttemptId)> {
-    let mut by_key: FxHashMap<&str, (Timestamp, AttemptId)> = FxHashMap::default();
-    for (id, a) in model.attempts() {
-        if let Some(k) = &a.key {
-            let slot = by_key.entry(k.as_str()).or_insert((a.at, id));
-            if (a.at, id) < *slot {
-                *slot = (a.at, id);
+struct KeyIndex(HashTable<Packed>);
+
+impl KeyIndex {
+    fn key(model: &Model, id: Packed) -> &str {
+        model.attempt(id.id()).key.as_deref().unwrap_or("")
+    }
+
+    fn new(model: &Model) -> Self {
+        let keyed = model.attempts().filter(|(_, a)| a.key.is_some()).count();
+        let mut table = HashTable::with_capacity(keyed);
+        let sent = |p: Packed| (model.attempt(p.id()).at, p);
+        for (id, a) in model.attempts() {
+            let Some(key) = a.key.as_deref() else {
+                continue;
+            };
+            let id = Packed::new(id);
+            let rehash = |&p: &Packed| hash_str(Self::key(model, p));
+            let same = |&p: &Packed| Self::key(model, p) == key;
+            match table.entry(hash_str(key), same, rehash) {
+                Entry::Vacant(slot) => {
+                    slot.insert(id);
+                }
+                Entry::Occupied(mut slot) => {
+                    if sent(id) < sent(*slot.get()) {
+                        *slot.get_mut() = id;
+                    }
+                }
             }
         }
+        KeyIndex(table)
     }
-    by_key
+
+    fn get(&self, model: &Model, key: &str) -> Option<AttemptId> {
+        let same = |&p: &Packed| Self::key(model, p) == key;
+        self.0.find(hash_str(key), same).map(|p| p.id())
+    }
 }
 
-/// Attempts that may have caused an effect, by (effect kind, order), in time order.
-type OrderIndex<'m> = FxHashMap<(&'m str, &'m str), Vec<(Timestamp, AttemptId)>>;
+/// Attempts that may have caused an effect, by (effect kind, order) and then time: one
+/// flat list sorted by the hash of the pair, read back by the pair itself.
+struct OrderIndex(Vec<(u64, Timestamp, Packed)>);
 
-fn index_by_order(model: &Model) -> OrderIndex<'_> {
-    let mut by_order = OrderIndex::default();
-    for (id, a) in model.attempts() {
-        let d = &model.dispatches[id.dispatch];
-        if let (Some(kind), Some(order)) = (&d.effect_kind, &d.order)
-            && a.may_cause_effects()
-        {
-            by_order
-                .entry((kind.as_str(), order.as_str()))
-                .or_default()
-                .push((a.at, id));
-        }
+impl OrderIndex {
+    fn pair(model: &Model, p: Packed) -> Option<(&str, &str)> {
+        let d = &model.dispatches[p.dispatch as usize];
+        Some((d.effect_kind.as_deref()?, d.order.as_deref()?))
     }
-    for list in by_order.values_mut() {
-        list.sort();
+
+    fn hash(pair: (&str, &str)) -> u64 {
+        FxBuildHasher.hash_one(pair)
     }
-    by_order
+
+    fn new(model: &Model) -> Self {
+        use rayon::prelude::*;
+        let mut list: Vec<(u64, Timestamp, Packed)> = model
+            .attempts()
+            .filter(|(_, a)| a.may_cause_effects())
+            .filter_map(|(id, a)| {
+                let p = Packed::new(id);
+                Some((Self::hash(Self::pair(model, p)?), a.at, p))
+            })
+            .collect();
+        list.par_sort_unstable();
+        OrderIndex(list)
+    }
+
+    /// The latest attempt for `pair` sent at or before `limit` that `fits`.
+    fn latest_at_or_before(
+        &self,
+        model: &Model,
+        pair: (&str, &str),
+        limit: Timestamp,
+        fits: impl Fn(AttemptId) -> bool,
+    ) -> Option<AttemptId> {
+        let h = Self::hash(pair);
+        let start = self.0.partition_point(|&(x, _, _)| x < h);
+        let end = self.0.partition_point(|&(x, at, _)| (x, at) <= (h, limit));
+        self.0[start..end]
+            .iter()
+            .rev()
+            .filter(|&&(_, _, p)| Self::pair(model, p) == Some(pair))
+            .map(|&(_, _, p)| p.id())
+            .find(|&id| fits(id))
+    }
 }
 
 /// Joins each call that a resume renumbered to the call it repeats (SPEC §4.3): a call first
@@ -213,13 +329,4 @@ pub(super) fn latest_instant(t: Timestamp, skew: Duration) -> Timestamp {
     } else {
         t
     }
-}
-
-fn latest_at_or_before(
-    list: &[(Timestamp, AttemptId)],
-    limit: Timestamp,
-    fits: impl Fn(&&(Timestamp, AttemptId)) -> bool,
-) -> Option<AttemptId> {
-    let end = list.partition_point(|(at, _)| *at <= limit);
-    list[..end].iter().rev().find(fits).map(|&(_, id)| id)
 }

@@ -63,7 +63,7 @@ pub(super) fn merge_in_order(parts: Vec<Vec<Event>>, mut each: impl FnMut(Event)
     use std::collections::BinaryHeap;
     let mut iters: Vec<_> = parts
         .into_iter()
-        .map(|p| p.into_iter().peekable())
+        .map(|p| Chunked::new(p).peekable())
         .collect();
     let mut heads = BinaryHeap::with_capacity(iters.len());
     for (i, it) in iters.iter_mut().enumerate() {
@@ -84,9 +84,44 @@ pub(super) fn merge_in_order(parts: Vec<Vec<Event>>, mut each: impl FnMut(Event)
             }
             each(it.next().expect("peeked"));
         }
-        if it.peek().is_none() {
-            // Read out: its memory is freed now, not when every part is.
-            iters[i] = Vec::new().into_iter().peekable();
+    }
+}
+
+/// Events a chunk at a time: a part's events are read over the whole build (every input
+/// spans the month), and freed a chunk at a time as they are read rather than all at the
+/// end, when the model is at its largest.
+struct Chunked {
+    current: std::vec::IntoIter<Event>,
+    /// The chunks still to read, last first.
+    rest: Vec<Vec<Event>>,
+}
+
+impl Chunked {
+    const EVENTS: usize = 1 << 15;
+
+    fn new(part: Vec<Event>) -> Self {
+        let mut rest = Vec::with_capacity(part.len().div_ceil(Self::EVENTS));
+        let mut events = part.into_iter();
+        while events.len() > 0 {
+            rest.push(events.by_ref().take(Self::EVENTS).collect::<Vec<_>>());
+        }
+        rest.reverse();
+        Chunked {
+            current: Vec::new().into_iter(),
+            rest,
+        }
+    }
+}
+
+impl Iterator for Chunked {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(e) = self.current.next() {
+                return Some(e);
+            }
+            self.current = self.rest.pop()?.into_iter();
         }
     }
 }
