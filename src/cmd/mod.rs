@@ -18,12 +18,27 @@ pub const EXIT_ERROR: u8 = 2;
 
 /// Writes output to `-o FILE` or standard output; a closed pipe (`| head`) is not an error.
 pub fn emit(output: Option<&str>, bytes: &[u8]) -> anyhow::Result<()> {
+    emit_with(output, |w| w.write_all(bytes))
+}
+
+/// As [`emit`], with the output written by `write` as it is made: a large report is not
+/// held whole in memory beside the findings it renders.
+pub fn emit_with(
+    output: Option<&str>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> anyhow::Result<()> {
     match output {
-        Some(path) => std::fs::write(path, bytes)
-            .map_err(|e| anyhow::anyhow!("{path}: cannot write the report: {e}")),
+        Some(path) => {
+            let written = std::fs::File::create(path).and_then(|f| {
+                let mut out = io::BufWriter::with_capacity(1 << 16, f);
+                write(&mut out)?;
+                out.flush()
+            });
+            written.map_err(|e| anyhow::anyhow!("{path}: cannot write the report: {e}"))
+        }
         None => {
-            let mut out = io::stdout().lock();
-            match out.write_all(bytes).and_then(|_| out.flush()) {
+            let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+            match write(&mut out).and_then(|_| out.flush()) {
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
                 other => other.map_err(Into::into),
             }

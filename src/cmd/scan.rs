@@ -1,7 +1,7 @@
 //! `idem-audit scan`: the audit with every rule, rendered as a table, JSON or CSV; with a
 //! baseline, known findings are accepted and only new ones are reported and counted.
 
-use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, emit, print_problems};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, emit, emit_with, print_problems};
 use crate::audit;
 use crate::baseline::Baseline;
 use crate::cli::{FailOn, OutputFormat, ScanArgs};
@@ -22,20 +22,22 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         .map(Baseline::read)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    let audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     if !cfg.quiet {
         print_problems(&audit);
     }
     for e in &audit.unreadable {
         eprintln!("idem-audit: error: {e}");
     }
+    // Moved, not copied: a month's findings are tens of megabytes.
+    let findings = std::mem::take(&mut audit.findings);
     if let Some(path) = &args.write_baseline {
-        std::fs::write(path, Baseline::of(&audit.findings).to_bytes())
+        std::fs::write(path, Baseline::of(&findings).to_bytes())
             .with_context(|| format!("{path}: cannot write the baseline"))?;
     }
     let (new, accepted) = match &baseline {
-        Some(b) => b.split(audit.findings.clone()),
-        None => (audit.findings.clone(), Vec::new()),
+        Some(b) => b.split(findings),
+        None => (findings, Vec::new()),
     };
     let mut report = report::build(audit.inputs.clone(), &new, audit.metrics());
     report.summary.baselined = accepted.len() as u64;
@@ -46,18 +48,18 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         first_event_at: span.map(|s| s.0.display()),
         last_event_at: span.map(|s| s.1.display()),
     };
-    let bytes = match args.format {
-        OutputFormat::Json => json::render(&report),
-        OutputFormat::Csv => csv::render(&report),
-        OutputFormat::Table => {
-            let width = (args.output.is_none() && std::io::stdout().is_terminal())
-                .then(terminal_width)
-                .flatten();
-            table::render(&report, width)
-        }
-    };
     if !(cfg.quiet && args.output.is_none()) {
-        emit(args.output.as_deref(), &bytes)?;
+        let output = args.output.as_deref();
+        match args.format {
+            OutputFormat::Json => emit_with(output, |w| json::write(&report, w))?,
+            OutputFormat::Csv => emit(output, &csv::render(&report))?,
+            OutputFormat::Table => {
+                let width = (output.is_none() && std::io::stdout().is_terminal())
+                    .then(terminal_width)
+                    .flatten();
+                emit(output, &table::render(&report, width))?
+            }
+        }
     }
     // Writing a baseline accepts every current finding.
     let fail_on = if args.write_baseline.is_some() {

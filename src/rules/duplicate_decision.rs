@@ -2,15 +2,13 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, in_key_order, map_with_room,
-    set_effects, sort_by_creation, span_text,
+    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, set_effects,
+    sort_by_creation, span_text,
 };
 use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
-use crate::money::Currency;
 use crate::time::Duration;
-use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 pub static RULE: Rule = Rule {
@@ -78,28 +76,35 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
             .for_each(|&i| source[i] = Source::Service(head));
     }
     // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
-    let bucketed = model
-        .effects
-        .iter()
-        .filter(|e| e.happened && e.order.is_some() && e.amount.is_some())
-        .count();
-    let mut buckets: FxHashMap<(&str, &str, Currency, i128), Vec<usize>> = map_with_room(bucketed);
-    for (i, e) in model.effects.iter().enumerate() {
-        if let (true, Some(order), Some(m)) = (e.happened, &e.order, e.amount) {
-            buckets
-                .entry((e.kind.as_str(), order.as_str(), m.currency, m.minor))
-                .or_default()
-                .push(i);
-        }
-    }
+    // One list sorted by bucket and then creation, read a bucket at a time: a map of lists
+    // held a list per order of the month.
+    let bucket = |i: usize| {
+        let e = &model.effects[i];
+        let m = e.amount.expect("bucketed effects have amounts");
+        (e.kind.as_str(), e.order.as_deref(), m.currency, m.minor)
+    };
+    let mut bucketed: Vec<usize> = (0..model.effects.len())
+        .filter(|&i| {
+            let e = &model.effects[i];
+            e.happened && e.order.is_some() && e.amount.is_some()
+        })
+        .collect();
+    bucketed.sort_unstable_by(|&a, &b| {
+        let (ea, eb) = (&model.effects[a], &model.effects[b]);
+        (bucket(a), ea.created, &ea.id, a).cmp(&(bucket(b), eb.created, &eb.id, b))
+    });
     let delivery_gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
     // A bucket of one effect is one decision: only the others, in key order.
-    for ((kind, order, _, _), mut effects) in in_key_order(buckets) {
-        sort_by_creation(model, &mut effects);
-        let decisions = decisions(model, &effects, &mut source, delivery_gap);
+    for effects in bucketed.chunk_by(|&a, &b| bucket(a) == bucket(b)) {
+        if effects.len() < 2 {
+            continue;
+        }
+        let decisions = decisions(model, effects, &mut source, delivery_gap);
         if decisions.len() < 2 {
             continue;
         }
+        let (kind, order, _, _) = bucket(effects[0]);
+        let order = order.unwrap_or_default();
         // Decisions each created within the window of the previous one, two or more.
         for cluster in clusters(model, &decisions, settings.decision_window) {
             out.push(finding(model, kind, order, &cluster));
