@@ -2,7 +2,7 @@
 //! nothing of output formats; reporters render it.
 
 use crate::event::Loc;
-use crate::money::{Currency, Money};
+use crate::money::{Currency, Money, Total};
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -109,8 +109,8 @@ impl Finding {
         }
     }
 
-    pub fn excess(&self) -> Option<Money> {
-        Some(Money::total(self.excess_minor?, self.currency?))
+    pub fn excess(&self) -> Option<Total> {
+        Some(Total::new(self.excess_minor?, self.currency?))
     }
 
     /// A stable identity for baselines: rule, order, run, step and effect ids, never line

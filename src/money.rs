@@ -84,37 +84,57 @@ const TWO_DECIMAL: &[&str] = &[
     "ZWG",
 ];
 
-/// An amount in minor units of a currency.
+/// An amount in minor units of a currency, as one line gave it. 16 bytes: the model holds
+/// one per call and per effect of a month.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Money {
-    /// i128, so that sums of any number of i64 amounts are exact (a parsed amount is i64).
-    pub minor: i128,
+    pub minor: i64,
     pub currency: Currency,
 }
 
 impl Money {
     pub fn new(minor: i64, currency: Currency) -> Self {
-        Money {
-            minor: minor as i128,
-            currency,
-        }
-    }
-
-    /// A total: a sum of amounts, which may be beyond i64.
-    pub fn total(minor: i128, currency: Currency) -> Self {
         Money { minor, currency }
     }
 
     /// Major units as an exact decimal string: `45.00`, `-0.05`, `4500` for JPY.
     /// Unknown currencies are printed with two decimals, the common case.
     pub fn major_string(&self) -> String {
-        format_major(self.minor, self.currency.exponent().unwrap_or(2), false)
+        Total::from(*self).major_string()
     }
 
     /// `GBP 15,300.00`: the table's style, with thousands separators.
     pub fn display(&self) -> String {
+        Total::from(*self).display()
+    }
+}
+
+/// A sum of amounts of one currency: i128, so that a sum of any number of `i64` amounts is
+/// exact and never saturates or wraps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Total {
+    pub minor: i128,
+    pub currency: Currency,
+}
+
+impl Total {
+    pub fn new(minor: i128, currency: Currency) -> Self {
+        Total { minor, currency }
+    }
+
+    pub fn major_string(&self) -> String {
+        format_major(self.minor, self.currency.exponent().unwrap_or(2), false)
+    }
+
+    pub fn display(&self) -> String {
         let exp = self.currency.exponent().unwrap_or(2);
         format!("{} {}", self.currency, format_major(self.minor, exp, true))
+    }
+}
+
+impl From<Money> for Total {
+    fn from(m: Money) -> Self {
+        Total::new(m.minor.into(), m.currency)
     }
 }
 
@@ -206,6 +226,8 @@ mod tests {
         assert_eq!(Money::new(4500, jpy).display(), "JPY 4,500");
         let kwd = Currency::parse("KWD").unwrap();
         assert_eq!(Money::new(4500, kwd).major_string(), "4.500");
+        let beyond = Total::new(i128::from(i64::MAX) * 3, gbp);
+        assert_eq!(beyond.major_string(), "276701161105643274.21");
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod table;
 pub mod timeline;
 
 use crate::finding::{Finding, Severity};
-use crate::money::{Currency, Money};
+use crate::money::{Currency, Total};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -215,6 +215,6 @@ pub fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
 }
 
 /// Money from a report's currency code and minor units, for renderers.
-pub fn money(currency: Option<&str>, minor: Option<i128>) -> Option<Money> {
-    Some(Money::total(minor?, Currency::parse(currency?)?))
+pub fn money(currency: Option<&str>, minor: Option<i128>) -> Option<Total> {
+    Some(Total::new(minor?, Currency::parse(currency?)?))
 }

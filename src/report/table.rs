@@ -1,7 +1,7 @@
 //! Human output: a summary block, then one row per finding, worst first (comfy-table).
 
 use super::{CurrencyAmount, Report, money};
-use crate::money::{Currency, Money};
+use crate::money::{Currency, Total};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use std::fmt::Write;
 
@@ -127,7 +127,7 @@ fn amounts(list: &[CurrencyAmount]) -> String {
     }
     list.iter()
         .map(|a| match Currency::parse(&a.currency) {
-            Some(c) => Money::total(a.amount_minor, c).display(),
+            Some(c) => Total::new(a.amount_minor, c).display(),
             None => format!("{} {}", a.currency, a.amount_minor),
         })
         .collect::<Vec<_>>()

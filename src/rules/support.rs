@@ -7,7 +7,7 @@ use crate::correlate::{
 };
 use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
-use crate::money::{Currency, Money};
+use crate::money::{Currency, Total};
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
 
@@ -44,7 +44,7 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
             .skip(1)
             .filter_map(|&i| model.effects[i].amount)
             .filter(|m| m.currency == cur)
-            .map(|m| m.minor)
+            .map(|m| i128::from(m.minor))
             .sum();
         f.excess_minor = Some(excess);
     }
@@ -65,8 +65,8 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
 }
 
 /// `GBP 45.00`, or `an unknown amount`.
-pub fn amount_text(amount: Option<Money>) -> String {
-    amount.map_or_else(|| "an unknown amount".to_string(), |m| m.display())
+pub fn amount_text(amount: Option<impl Into<Total>>) -> String {
+    amount.map_or_else(|| "an unknown amount".to_string(), |m| m.into().display())
 }
 
 /// Did this attempt end in an ambiguous failure (a timeout, a reset, a 502...)?
@@ -167,7 +167,7 @@ pub struct ServiceGroup {
 pub const SERVICE_ONLY_SLACK: Duration = Duration(5 * 1_000_000_000);
 
 /// (kind, order, (currency, minor units)).
-type OrderAmount<'m> = (&'m str, &'m str, (Currency, i128));
+type OrderAmount<'m> = (&'m str, &'m str, (Currency, i64));
 
 pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGroup> {
     let unmatched: Vec<usize> = (0..model.effects.len())
