@@ -20,8 +20,10 @@ pub struct Loc {
 pub type Attrs = Vec<(String, String)>;
 
 /// The strings of events and the model: ids, keys, tools, states are short, and a
-/// `CompactString` holds up to 24 bytes inline, so a month of them costs no allocation each.
-pub type Text = compact_str::CompactString;
+/// `LeanStr` holds up to 16 bytes inline in 16 bytes (an `Option` of it too), so a month
+/// of them costs no allocation each; a longer one is one exact-size allocation, shared
+/// by its clones. (`CompactString` was 24 bytes: the model and events were 60 MB larger.)
+pub type Text = lean_string::LeanStr;
 
 /// One thing that happened, at a time, read from one line (or span, or row).
 #[derive(Clone, Debug, PartialEq)]

@@ -381,7 +381,7 @@ fn hash_effect(kind: &str, id: &str) -> u64 {
 
 fn orphan_call(loc: Loc) -> CallRef {
     CallRef {
-        run: compact_str::format_compact!("?{}", loc.input),
+        run: Text::from(format!("?{}", loc.input)),
         step: 0,
     }
 }

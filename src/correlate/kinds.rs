@@ -30,7 +30,7 @@ pub fn effect_kind_of(
         .iter()
         .enumerate()
         .find(|(i, _)| named & (1 << i) != 0)
-        .map(|(_, k)| Text::const_new(k))
+        .map(|(_, k)| Text::from_static_str(k))
 }
 
 /// Which of [`KNOWN_KINDS`] `text` names, any case, as a bit per kind. Without allocating:

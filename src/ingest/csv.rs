@@ -254,7 +254,7 @@ fn effect(
             key: field("idempotency_key").map(Text::from),
             state: state
                 .map(Text::from)
-                .or_else(|| settled_at.map(|_| Text::const_new("settled"))),
+                .or_else(|| settled_at.map(|_| Text::from_static_str("settled"))),
             state_at: settled_at,
         },
     ))

@@ -184,7 +184,7 @@ impl State {
                 let state = f
                     .string("state")?
                     .or(f.string("status")?)
-                    .or_else(|| settled_at.map(|_| Text::const_new("settled")));
+                    .or_else(|| settled_at.map(|_| Text::from_static_str("settled")));
                 let state_at = match f.str("state_at")? {
                     Some(s) => Some(self.clock.parse(s.as_bytes(), opts, false)?),
                     None => settled_at,

@@ -414,11 +414,15 @@ impl TextParser {
         // Free text after the first field is still the exception's message
         // (`...: Read timed out.  (read timeout=10)`).
         let mut message = small(message);
-        for extra in f.plain.iter().skip(1) {
-            if !message.is_empty() {
-                message.push_str("  ");
+        if f.plain.len() > 1 {
+            let mut joined = String::from(message.as_str());
+            for extra in f.plain.iter().skip(1) {
+                if !joined.is_empty() {
+                    joined.push_str("  ");
+                }
+                joined.push_str(&text(extra));
             }
-            message.push_str(&text(extra));
+            message = joined.into();
         }
         Ok(EventKind::Failure(Box::new(Failure {
             attempt: self.current_attempt(&call),

@@ -30,17 +30,17 @@ pub struct DeferredLines {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PackedCall {
     call: CallRef,
-    tool: Box<str>,
+    tool: Text,
     /// The arguments as written; correlation parses them.
-    args_raw: Box<str>,
+    args_raw: Text,
     number: u32,
-    method: Option<Box<str>>,
-    url: Option<Box<str>>,
+    method: Option<Text>,
+    url: Option<Text>,
     status: u16,
     class: FailureClass,
     answers: Option<u32>,
-    message: Box<str>,
-    end_error: Option<Box<str>>,
+    message: Text,
+    end_error: Option<Text>,
     /// Time and line of the tool call, the request, the answer and the step's end.
     stamps: [(Timestamp, Loc); 4],
 }
@@ -78,16 +78,16 @@ impl Deferred {
             {
                 Deferred::Packed(Box::new(PackedCall {
                     call,
-                    tool: t.tool.into(),
-                    args_raw: t.args_raw.into(),
+                    tool: t.tool,
+                    args_raw: t.args_raw,
                     number: at.number,
-                    method: at.method.map(Into::into),
-                    url: at.url.map(Into::into),
+                    method: at.method,
+                    url: at.url,
                     status: r.status,
                     class: r.class,
                     answers: r.attempt,
-                    message: r.message.into(),
-                    end_error: e.error.map(Into::into),
+                    message: r.message,
+                    end_error: e.error,
                     stamps,
                 }))
             }
@@ -119,9 +119,9 @@ impl Deferred {
                 0,
                 EventKind::ToolCall(Box::new(ToolCall {
                     call: p.call.clone(),
-                    tool: p.tool.into(),
+                    tool: p.tool,
                     args: Value::Null,
-                    args_raw: p.args_raw.into(),
+                    args_raw: p.args_raw,
                 })),
             ),
             ev(
@@ -129,8 +129,8 @@ impl Deferred {
                 EventKind::Attempt(Box::new(Attempt {
                     call: call(),
                     number: p.number,
-                    method: p.method.as_deref().map(Text::from),
-                    url: p.url.as_deref().map(Text::from),
+                    method: p.method,
+                    url: p.url,
                     key: None,
                 })),
             ),
@@ -144,7 +144,7 @@ impl Deferred {
                     effect_id: None,
                     replayed: false,
                     amount: None,
-                    message: p.message.into(),
+                    message: p.message,
                 })),
             ),
             ev(
@@ -152,7 +152,7 @@ impl Deferred {
                 EventKind::StepEnd(Box::new(StepEnd {
                     call: p.call.clone(),
                     ok: true,
-                    error: p.end_error.as_deref().map(Text::from),
+                    error: p.end_error,
                 })),
             ),
         ]

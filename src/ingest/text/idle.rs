@@ -361,8 +361,9 @@ impl TextParser {
         let idle = &self.idle;
         match &mut self.current_call {
             Some(c) => {
-                c.run.clear();
-                c.run.push_str(&idle.run);
+                if c.run != idle.run.as_str() {
+                    c.run = idle.run.as_str().into();
+                }
                 c.step = idle.step;
             }
             None => {
