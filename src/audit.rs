@@ -155,10 +155,13 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     }
     stages.mark("correlate");
     // Totals read the model only: they are counted while the rules run.
+    // Both ask `shared` for the keyed attempts: whichever asks first classifies them.
+    let shared = rules::Shared::new(&model, &cfg.rules);
     let (findings, metrics) = rayon::join(
-        || rules::run_all(&model, &cfg.rules),
-        || crate::metrics::totals_within(&model, &cfg.period),
+        || rules::run_all_sharing(&model, &cfg.rules, &shared),
+        || crate::metrics::totals_within(shared.keyed(), &cfg.period),
     );
+    drop(shared);
     let findings = period::filter(findings, &model, &cfg.period);
     stages.mark("rules");
     progress.finish();

@@ -82,17 +82,16 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
 
 /// Whole-input figures.
 pub fn totals(model: &Model) -> Metrics {
-    totals_within(model, &Period::default())
+    totals_within(&classify(model), &Period::default())
 }
 
-/// Figures over the keyed requests sent within `period`.
-pub fn totals_within(model: &Model, period: &Period) -> Metrics {
-    let mut keyed = classify(model);
-    keyed.retain(|k| period.contains(k.at));
+/// Figures over the keyed requests ([`classify`]'d) sent within `period`.
+pub fn totals_within(keyed: &[Keyed], period: &Period) -> Metrics {
+    let within = || keyed.iter().filter(|k| period.contains(k.at));
     let mut m = Metrics {
-        keyed_requests: keyed.len() as u64,
-        replays: keyed.iter().filter(|k| k.replay).count() as u64,
-        conflicts: keyed.iter().filter(|k| k.conflict).count() as u64,
+        keyed_requests: within().count() as u64,
+        replays: within().filter(|k| k.replay).count() as u64,
+        conflicts: within().filter(|k| k.conflict).count() as u64,
         ..Metrics::default()
     };
     m.replay_rate = rate(m.replays, m.keyed_requests);
@@ -126,11 +125,12 @@ pub struct Window {
     pub replayed: Vec<AttemptId>,
 }
 
-/// The windows that hold at least one keyed request, in time order, spikes marked.
-pub fn windows(model: &Model, width: Duration) -> Vec<Window> {
+/// The windows that hold at least one keyed request ([`classify`]'d), in time order,
+/// spikes marked.
+pub fn windows(keyed: &[Keyed], width: Duration) -> Vec<Window> {
     let w = width.0.max(1);
     let mut out: Vec<Window> = Vec::new();
-    for k in classify(model) {
+    for k in keyed {
         let start = k.at.0.div_euclid(w) * w;
         if out.last().is_none_or(|l| l.start_at.0 != start) {
             let (s, e) = (Timestamp(start), Timestamp(start.saturating_add(w)));

@@ -18,7 +18,7 @@ pub fn run(args: &MetricsArgs) -> anyhow::Result<u8> {
     for e in &audit.unreadable {
         eprintln!("idem-audit: error: {e}");
     }
-    let all = metrics::windows(&audit.model, cfg.rules.window);
+    let all = metrics::windows(&metrics::classify(&audit.model), cfg.rules.window);
     let threshold = metrics::spike_threshold(&all);
     let windows = all
         .into_iter()

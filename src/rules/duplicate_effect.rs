@@ -1,8 +1,8 @@
 //! `duplicate-effect`: one logical call (or one key) produced two or more effects.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, how_it_ended,
-    in_key_order, map_with_room, set_effects, settled_text,
+    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, groups_by_key,
+    how_it_ended, set_effects, settled_text,
 };
 use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
@@ -63,26 +63,25 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
 
 /// Effects matched to the calls of one duplicate group, per effect kind.
 fn check_calls(model: &Model, out: &mut Vec<Finding>) {
-    // Hashed, then the groups of two or more put in key order: most calls made one effect.
-    let matched = model
-        .effects
-        .iter()
-        .filter(|e| e.happened && e.matched.is_some())
-        .count();
-    let mut by_group: FxHashMap<(usize, &str), Vec<usize>> = map_with_room(matched);
-    for (i, e) in model.effects.iter().enumerate() {
-        if let (true, Some(m)) = (e.happened, e.matched) {
-            let group = model.calls[model.dispatches[m.dispatch].logical].group;
-            by_group
-                .entry((group, e.kind.as_str()))
-                .or_default()
-                .push(i);
-        }
-    }
-    let by_group = in_key_order(by_group);
+    let mut matched: Vec<usize> = (0..model.effects.len())
+        .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_some())
+        .collect();
+    let group_and_kind = |i: usize| {
+        let e = &model.effects[i];
+        let m = e.matched.expect("filtered on matched");
+        let group = model.calls[model.dispatches[m.dispatch].logical].group;
+        (group, e.kind.as_str())
+    };
+    // Most calls made one effect: the groups of two or more, in key order.
+    let by_group: Vec<(usize, &str, Vec<usize>)> = groups_by_key(&mut matched, group_and_kind)
+        .map(|effects| {
+            let (group, kind) = group_and_kind(effects[0]);
+            (group, kind, effects.to_vec())
+        })
+        .collect();
     // One pass over the calls for the groups that duplicated, not one per group.
     let mut members: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
-    for ((group, _), _) in &by_group {
+    for (group, _, _) in &by_group {
         members.entry(*group).or_default();
     }
     for c in &model.calls {
@@ -90,7 +89,7 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
             m.extend(c.dispatches.iter().copied());
         }
     }
-    for ((group, kind), effects) in by_group {
+    for (group, kind, effects) in by_group {
         let dispatches = members.get(&group).cloned().unwrap_or_default();
         out.push(call_finding(model, group, kind, effects, dispatches));
     }

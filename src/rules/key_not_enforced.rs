@@ -1,9 +1,7 @@
 //! `key-not-enforced`: two effects carry one idempotency key, or came from attempts that sent
 //! the same key: the client did its part and the service ignored the header.
 
-use super::support::{
-    amount_text, attempt_evidence, call_finding, in_key_order, map_with_room, set_effects,
-};
+use super::support::{amount_text, attempt_evidence, call_finding, groups_by_key, set_effects};
 use super::{Rule, Settings, Shared};
 use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
@@ -63,11 +61,11 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             Some(((e.kind.as_str(), key), i))
         })
         .collect();
-    let mut by_key: FxHashMap<(&str, &str), Vec<usize>> = map_with_room(keyed.len());
-    for (kind_and_key, i) in keyed {
-        by_key.entry(kind_and_key).or_default().push(i);
-    }
-    let by_key = in_key_order(by_key);
+    let kind_and_key = |i: usize| keyed[i].0;
+    let mut order: Vec<usize> = (0..keyed.len()).collect();
+    let by_key: Vec<((&str, &str), Vec<usize>)> = groups_by_key(&mut order, kind_and_key)
+        .map(|g| (kind_and_key(g[0]), g.iter().map(|&j| keyed[j].1).collect()))
+        .collect();
     // One pass over the attempts for the keys that duplicated, not one per key.
     let mut keyed: FxHashMap<&str, Vec<&AttemptRec>> = FxHashMap::default();
     for ((_, key), _) in by_key.iter() {

@@ -146,8 +146,12 @@ impl Settings {
 /// concatenated in registry order and then sorted, so the result is the same whatever the
 /// thread count.
 pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
+    run_all_sharing(model, settings, &Shared::new(model, settings))
+}
+
+/// [`run_all`], with what rules derive alike kept in `shared` for the caller too.
+pub fn run_all_sharing(model: &Model, settings: &Settings, shared: &Shared) -> Vec<Finding> {
     use rayon::prelude::*;
-    let shared = Shared::new(model, settings);
     let per_rule: Vec<Vec<Finding>> = registry()
         .par_iter()
         .map(|rule| {
@@ -155,7 +159,7 @@ pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
                 return Vec::new();
             };
             let mut found = Vec::new();
-            (rule.check)(model, settings, &shared, &mut found);
+            (rule.check)(model, settings, shared, &mut found);
             for f in &mut found {
                 f.severity = severity;
                 f.evidence.sort();

@@ -41,8 +41,8 @@ The 14:05 window's 22.4% is over max(5%, 10 x 0.4%).
     check,
 };
 
-fn check(model: &Model, settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
-    let windows = metrics::windows(model, settings.window);
+fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
+    let windows = metrics::windows(shared.keyed(), settings.window);
     let threshold = metrics::spike_threshold(&windows);
     let median = metrics::median_rate(&windows);
     for w in windows.iter().filter(|w| w.spike) {

@@ -5,6 +5,7 @@
 use super::Settings;
 use super::support::{ServiceGroup, service_only_groups};
 use crate::correlate::Model;
+use crate::metrics::{Keyed, classify};
 use crate::time::Duration;
 use std::sync::OnceLock;
 
@@ -12,6 +13,7 @@ pub struct Shared<'m> {
     model: &'m Model,
     max_skew: Duration,
     service_only: OnceLock<Vec<ServiceGroup>>,
+    keyed: OnceLock<Vec<Keyed>>,
 }
 
 impl<'m> Shared<'m> {
@@ -21,6 +23,7 @@ impl<'m> Shared<'m> {
             model,
             max_skew: settings.max_skew,
             service_only: OnceLock::new(),
+            keyed: OnceLock::new(),
         }
     }
 
@@ -29,5 +32,11 @@ impl<'m> Shared<'m> {
     pub fn service_only_groups(&self) -> &[ServiceGroup] {
         self.service_only
             .get_or_init(|| service_only_groups(self.model, self.max_skew))
+    }
+
+    /// Every keyed attempt, [`classify`]'d: `replay-rate-spike` reads its windows and the
+    /// report's metrics its totals. Classified once, its tables are built once.
+    pub fn keyed(&self) -> &[Keyed] {
+        self.keyed.get_or_init(|| classify(self.model))
     }
 }

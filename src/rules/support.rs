@@ -7,7 +7,7 @@ use crate::correlate::{
 };
 use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
-use crate::money::{Currency, Total};
+use crate::money::Total;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
 
@@ -166,59 +166,42 @@ pub struct ServiceGroup {
 /// How close (beyond the skew) untraced effects must be to count as one delivery.
 pub const SERVICE_ONLY_SLACK: Duration = Duration(5 * 1_000_000_000);
 
-/// (kind, order, (currency, minor units)).
-type OrderAmount<'m> = (&'m str, &'m str, (Currency, i64));
-
 pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGroup> {
     let unmatched: Vec<usize> = (0..model.effects.len())
         .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_none())
         .collect();
-    // Hashed, then the groups of two or more put in key order: ordering every unmatched
-    // effect by its strings was most of this on a month of logs.
-    let keyed = unmatched
+    let mut keyed: Vec<usize> = unmatched
         .iter()
-        .filter(|&&i| model.effects[i].key.is_some())
-        .count();
-    let mut by_key: FxHashMap<(&str, &str), Vec<usize>> = map_with_room(keyed);
-    for &i in &unmatched {
-        let e = &model.effects[i];
-        if let Some(k) = &e.key {
-            by_key
-                .entry((e.kind.as_str(), k.as_str()))
-                .or_default()
-                .push(i);
-        }
-    }
+        .copied()
+        .filter(|&i| model.effects[i].key.is_some())
+        .collect();
     let mut out = Vec::new();
     let mut grouped = vec![false; model.effects.len()];
-    for ((_, key), effects) in in_key_order(by_key) {
-        if effects.len() > 1 {
-            effects.iter().for_each(|&i| grouped[i] = true);
-            out.push(ServiceGroup {
-                effects,
-                key: Some(key.to_string()),
-            });
-        }
-    }
-    let ungrouped: Vec<usize> = unmatched.into_iter().filter(|&i| !grouped[i]).collect();
-    let with_order_and_amount = ungrouped
-        .iter()
-        .filter(|&&i| model.effects[i].order.is_some() && model.effects[i].amount.is_some())
-        .count();
-    let mut by_order: FxHashMap<OrderAmount, Vec<usize>> = map_with_room(with_order_and_amount);
-    for &i in &ungrouped {
+    let kind_and_key = |i: usize| {
         let e = &model.effects[i];
-        if let (Some(order), Some(m)) = (&e.order, e.amount) {
-            by_order
-                .entry((e.kind.as_str(), order.as_str(), (m.currency, m.minor)))
-                .or_default()
-                .push(i);
-        }
+        (e.kind.as_str(), e.key.as_deref().unwrap_or_default())
+    };
+    for effects in groups_by_key(&mut keyed, kind_and_key) {
+        effects.iter().for_each(|&i| grouped[i] = true);
+        out.push(ServiceGroup {
+            effects: effects.to_vec(),
+            key: Some(kind_and_key(effects[0]).1.to_string()),
+        });
     }
+    let mut ungrouped: Vec<usize> = unmatched
+        .into_iter()
+        .filter(|&i| !grouped[i])
+        .filter(|&i| model.effects[i].order.is_some() && model.effects[i].amount.is_some())
+        .collect();
+    let order_and_amount = |i: usize| {
+        let e = &model.effects[i];
+        let m = e.amount.expect("filtered on amounts");
+        (e.kind.as_str(), e.order.as_deref(), (m.currency, m.minor))
+    };
     let gap = Duration(max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
-    for (_, mut effects) in in_key_order(by_order) {
-        sort_by_creation(model, &mut effects);
-        for cluster in clusters(model, &effects, gap) {
+    for effects in groups_by_key(&mut ungrouped, order_and_amount) {
+        sort_by_creation(model, effects);
+        for cluster in clusters(model, effects, gap) {
             out.push(ServiceGroup {
                 effects: cluster,
                 key: None,
@@ -235,11 +218,17 @@ pub fn map_with_room<K, V>(n: usize) -> FxHashMap<K, V> {
     FxHashMap::with_capacity_and_hasher(n, Default::default())
 }
 
-/// The groups of two or more, in key order.
-pub fn in_key_order<K: Ord>(groups: FxHashMap<K, Vec<usize>>) -> Vec<(K, Vec<usize>)> {
-    let mut groups: Vec<_> = groups.into_iter().filter(|(_, g)| g.len() > 1).collect();
-    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    groups
+/// Groups `items` (indexes) by `key`: sorts them by key and then index, and gives the
+/// groups of two or more, in key order. One sorted list of indexes instead of a map of
+/// lists, which held a list per order (or key, or call) of the month.
+pub fn groups_by_key<K: Ord>(
+    items: &mut [usize],
+    key: impl Fn(usize) -> K,
+) -> impl Iterator<Item = &mut [usize]> {
+    items.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+    items
+        .chunk_by_mut(move |&a, &b| key(a) == key(b))
+        .filter(|g| g.len() > 1)
 }
 
 /// The effects as the finding's effects (in creation order, each once) and their lines as
@@ -437,6 +426,16 @@ pub fn effects_by_dispatch(
 mod tests {
     use super::*;
     use crate::rules::testkit::Trace;
+
+    #[test]
+    fn groups_by_key_gives_groups_of_two_or_more_in_key_order_indexes_ascending() {
+        let keys = ["b", "a", "c", "b", "a", "b"];
+        let mut items: Vec<usize> = vec![5, 4, 3, 2, 1, 0];
+        let groups: Vec<Vec<usize>> = groups_by_key(&mut items, |i| keys[i])
+            .map(|g| g.to_vec())
+            .collect();
+        assert_eq!(groups, vec![vec![1, 4], vec![0, 3, 5]]);
+    }
 
     /// What [`RecordIndex::record_effects`] replaced: every effect scanned per record.
     fn record_effects_by_scan(model: &Model, rec: &RecordRec) -> Vec<usize> {
