@@ -39,7 +39,14 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         Some(b) => b.split(findings),
         None => (findings, Vec::new()),
     };
-    let mut report = report::build(audit.inputs.clone(), &new, audit.metrics());
+    // Writing a baseline accepts every current finding.
+    let fail_on = if args.write_baseline.is_some() {
+        FailOn::Never
+    } else {
+        fail_on
+    };
+    let status = exit_status(&new, fail_on, &audit, cfg.strict);
+    let mut report = report::build(audit.inputs.clone(), new, audit.metrics());
     report.summary.baselined = accepted.len() as u64;
     let span = audit.span();
     report.summary.period = PeriodReport {
@@ -61,13 +68,6 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    // Writing a baseline accepts every current finding.
-    let fail_on = if args.write_baseline.is_some() {
-        FailOn::Never
-    } else {
-        fail_on
-    };
-    let status = exit_status(&new, fail_on, &audit, cfg.strict);
     // The model of a large scan is millions of small allocations: freeing them one by one
     // took a tenth of the run (perf), and the process is about to exit anyway.
     std::mem::forget(audit);

@@ -73,7 +73,7 @@ mod tests {
         }
         f.currency = Some(jpy);
         f.excess_minor = Some(4500);
-        let out = String::from_utf8(render(&build(vec![], &[f], Default::default()))).unwrap();
+        let out = String::from_utf8(render(&build(vec![], vec![f], Default::default()))).unwrap();
         let mut lines = out.lines();
         assert_eq!(lines.next().unwrap(), HEADER.join(","));
         assert_eq!(

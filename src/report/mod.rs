@@ -128,7 +128,9 @@ pub struct Metrics {
 }
 
 /// Builds the report. `paths[i]` is the display path of input `i`.
-pub fn build(inputs: Vec<InputReport>, findings: &[Finding], metrics: Metrics) -> Report {
+/// The report of `findings`, each freed as soon as its row is made: a month's findings and
+/// their rows are not held side by side.
+pub fn build(inputs: Vec<InputReport>, findings: Vec<Finding>, metrics: Metrics) -> Report {
     let paths: Vec<&str> = inputs.iter().map(|i| i.path.as_str()).collect();
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count() as u64;
     let money_rules = ["duplicate-effect", "duplicate-decision"];
@@ -142,16 +144,19 @@ pub fn build(inputs: Vec<InputReport>, findings: &[Finding], metrics: Metrics) -
         warnings: count(Severity::Warning),
         infos: count(Severity::Info),
         orders_affected: orders.len() as u64,
-        excess: excess_of(findings, "duplicate-effect"),
-        decision_excess: excess_of(findings, "duplicate-decision"),
-        duplicate_effects: beyond_first(findings, "duplicate-effect"),
-        decision_duplicates: beyond_first(findings, "duplicate-decision"),
+        excess: excess_of(&findings, "duplicate-effect"),
+        decision_excess: excess_of(&findings, "duplicate-decision"),
+        duplicate_effects: beyond_first(&findings, "duplicate-effect"),
+        decision_duplicates: beyond_first(&findings, "duplicate-decision"),
         lines_skipped: inputs.iter().map(|i| i.skipped).sum(),
         period: PeriodReport::default(),
         inputs_read: inputs.iter().filter(|i| i.format.is_some()).count() as u64,
         baselined: 0,
     };
-    let findings = findings.iter().map(|f| finding_report(f, &paths)).collect();
+    let findings = findings
+        .into_iter()
+        .map(|f| finding_report(&f, &paths))
+        .collect();
     Report {
         schema: SCHEMA.into(),
         inputs,
