@@ -63,7 +63,7 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
 
 /// Effects matched to the calls of one duplicate group, per effect kind.
 fn check_calls(model: &Model, out: &mut Vec<Finding>) {
-    let mut matched: Vec<usize> = (0..model.effects.len())
+    let matched: Vec<usize> = (0..model.effects.len())
         .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_some())
         .collect();
     let group_and_kind = |i: usize| {
@@ -73,10 +73,11 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
         (group, e.kind.as_str())
     };
     // Most calls made one effect: the groups of two or more, in key order.
-    let by_group: Vec<(usize, &str, Vec<usize>)> = groups_by_key(&mut matched, group_and_kind)
+    let by_group: Vec<(usize, &str, Vec<usize>)> = groups_by_key(&matched, group_and_kind)
+        .into_iter()
         .map(|effects| {
             let (group, kind) = group_and_kind(effects[0]);
-            (group, kind, effects.to_vec())
+            (group, kind, effects)
         })
         .collect();
     // One pass over the calls for the groups that duplicated, not one per group.

@@ -62,8 +62,9 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         })
         .collect();
     let kind_and_key = |i: usize| keyed[i].0;
-    let mut order: Vec<usize> = (0..keyed.len()).collect();
-    let by_key: Vec<((&str, &str), Vec<usize>)> = groups_by_key(&mut order, kind_and_key)
+    let all: Vec<usize> = (0..keyed.len()).collect();
+    let by_key: Vec<((&str, &str), Vec<usize>)> = groups_by_key(&all, kind_and_key)
+        .into_iter()
         .map(|g| (kind_and_key(g[0]), g.iter().map(|&j| keyed[j].1).collect()))
         .collect();
     // One pass over the attempts for the keys that duplicated, not one per key.

@@ -9,7 +9,8 @@ use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
 use crate::money::Total;
 use crate::time::{Duration, Timestamp};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::hash::{BuildHasher, Hash};
 
 /// Every line of a dispatch: its tool call, attempts, outcomes and step end.
 pub fn dispatch_evidence(d: &Dispatch, out: &mut Vec<Loc>) {
@@ -170,7 +171,7 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
     let unmatched: Vec<usize> = (0..model.effects.len())
         .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_none())
         .collect();
-    let mut keyed: Vec<usize> = unmatched
+    let keyed: Vec<usize> = unmatched
         .iter()
         .copied()
         .filter(|&i| model.effects[i].key.is_some())
@@ -181,14 +182,12 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
         let e = &model.effects[i];
         (e.kind.as_str(), e.key.as_deref().unwrap_or_default())
     };
-    for effects in groups_by_key(&mut keyed, kind_and_key) {
+    for effects in groups_by_key(&keyed, kind_and_key) {
         effects.iter().for_each(|&i| grouped[i] = true);
-        out.push(ServiceGroup {
-            effects: effects.to_vec(),
-            key: Some(kind_and_key(effects[0]).1.to_string()),
-        });
+        let key = Some(kind_and_key(effects[0]).1.to_string());
+        out.push(ServiceGroup { effects, key });
     }
-    let mut ungrouped: Vec<usize> = unmatched
+    let ungrouped: Vec<usize> = unmatched
         .into_iter()
         .filter(|&i| !grouped[i])
         .filter(|&i| model.effects[i].order.is_some() && model.effects[i].amount.is_some())
@@ -199,9 +198,9 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
         (e.kind.as_str(), e.order.as_deref(), (m.currency, m.minor))
     };
     let gap = Duration(max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
-    for effects in groups_by_key(&mut ungrouped, order_and_amount) {
-        sort_by_creation(model, effects);
-        for cluster in clusters(model, effects, gap) {
+    for mut effects in groups_by_key(&ungrouped, order_and_amount) {
+        sort_by_creation(model, &mut effects);
+        for cluster in clusters(model, &effects, gap) {
             out.push(ServiceGroup {
                 effects: cluster,
                 key: None,
@@ -218,17 +217,27 @@ pub fn map_with_room<K, V>(n: usize) -> FxHashMap<K, V> {
     FxHashMap::with_capacity_and_hasher(n, Default::default())
 }
 
-/// Groups `items` (indexes) by `key`: sorts them by key and then index, and gives the
-/// groups of two or more, in key order. One sorted list of indexes instead of a map of
-/// lists, which held a list per order (or key, or call) of the month.
-pub fn groups_by_key<K: Ord>(
-    items: &mut [usize],
-    key: impl Fn(usize) -> K,
-) -> impl Iterator<Item = &mut [usize]> {
-    items.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
-    items
-        .chunk_by_mut(move |&a, &b| key(a) == key(b))
+/// Groups `items` (indexes) by `key`: the groups of two or more, in key order, each in
+/// index order. One list of indexes sorted by the key's hash (keys compared only where
+/// hashes tie) instead of a map of lists, which held a list per order (or key, or call)
+/// of the month; only the few groups are put in key order.
+pub fn groups_by_key<K: Ord + Hash>(items: &[usize], key: impl Fn(usize) -> K) -> Vec<Vec<usize>> {
+    let mut hashed: Vec<(u64, usize)> = items
+        .iter()
+        .map(|&i| (FxBuildHasher.hash_one(key(i)), i))
+        .collect();
+    hashed.sort_unstable_by(|&(ha, a), &(hb, b)| {
+        ha.cmp(&hb)
+            .then_with(|| key(a).cmp(&key(b)))
+            .then(a.cmp(&b))
+    });
+    let mut groups: Vec<Vec<usize>> = hashed
+        .chunk_by(|&(ha, a), &(hb, b)| ha == hb && key(a) == key(b))
         .filter(|g| g.len() > 1)
+        .map(|g| g.iter().map(|&(_, i)| i).collect())
+        .collect();
+    groups.sort_unstable_by(|a, b| key(a[0]).cmp(&key(b[0])));
+    groups
 }
 
 /// The effects as the finding's effects (in creation order, each once) and their lines as
@@ -430,11 +439,26 @@ mod tests {
     #[test]
     fn groups_by_key_gives_groups_of_two_or_more_in_key_order_indexes_ascending() {
         let keys = ["b", "a", "c", "b", "a", "b"];
-        let mut items: Vec<usize> = vec![5, 4, 3, 2, 1, 0];
-        let groups: Vec<Vec<usize>> = groups_by_key(&mut items, |i| keys[i])
-            .map(|g| g.to_vec())
-            .collect();
-        assert_eq!(groups, vec![vec![1, 4], vec![0, 3, 5]]);
+        let items: Vec<usize> = vec![5, 4, 3, 2, 1, 0];
+        assert_eq!(
+            groups_by_key(&items, |i| keys[i]),
+            vec![vec![1, 4], vec![0, 3, 5]]
+        );
+        // Every key hashing alike still groups by key.
+        let same_hash = |i: usize| Collide(keys[i]);
+        assert_eq!(
+            groups_by_key(&items, same_hash),
+            vec![vec![1, 4], vec![0, 3, 5]]
+        );
+    }
+
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    struct Collide(&'static str);
+
+    impl Hash for Collide {
+        fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+            state.write_u8(0);
+        }
     }
 
     /// What [`RecordIndex::record_effects`] replaced: every effect scanned per record.
