@@ -47,8 +47,10 @@ impl Audit {
             .iter()
             .flat_map(|e| std::iter::once(e.created).chain(e.state_at));
         let client = self.model.client_span.into_iter().flat_map(|(a, b)| [a, b]);
-        let all: Vec<Timestamp> = effects.chain(client).collect();
-        Some((*all.iter().min()?, *all.iter().max()?))
+        effects.chain(client).fold(None, |span, t| match span {
+            None => Some((t, t)),
+            Some((lo, hi)) => Some((t.min(lo), t.max(hi))),
+        })
     }
 }
 

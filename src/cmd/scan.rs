@@ -46,7 +46,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         fail_on
     };
     let status = exit_status(&new, fail_on, &audit, cfg.strict);
-    let mut report = report::build(audit.inputs.clone(), new, audit.metrics());
+    let mut report = report::summarise(audit.inputs.clone(), &new, audit.metrics());
     report.summary.baselined = accepted.len() as u64;
     let span = audit.span();
     report.summary.period = PeriodReport {
@@ -58,9 +58,13 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
     if !(cfg.quiet && args.output.is_none()) {
         let output = args.output.as_deref();
         match args.format {
-            OutputFormat::Json => emit_with(output, |w| json::write(&report, w))?,
-            OutputFormat::Csv => emit(output, &csv::render(&report))?,
+            OutputFormat::Json => emit_with(output, |w| json::write_with_rows(&report, &new, w))?,
+            OutputFormat::Csv => {
+                report.findings = report::rows(new, &report.inputs);
+                emit(output, &csv::render(&report))?
+            }
             OutputFormat::Table => {
+                report.findings = report::rows(new, &report.inputs);
                 let width = (output.is_none() && std::io::stdout().is_terminal())
                     .then(terminal_width)
                     .flatten();

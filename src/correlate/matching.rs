@@ -19,7 +19,8 @@ pub(super) fn match_effects(model: &mut Model) {
         || OrderIndex::new(m),
     );
     let skew = model.max_skew;
-    let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
+    // Packed: one result per effect of the month.
+    let matches: Vec<Option<(Packed, MatchedBy)>> = model
         .effects
         .par_iter()
         .map(|e| {
@@ -42,11 +43,12 @@ pub(super) fn match_effects(model: &mut Model) {
                         })
                         .map(|id| (id, MatchedBy::OrderAndTime))
                 })
+                .map(|(id, by)| (Packed::new(id), by))
         })
         .collect();
     for (e, found) in model.effects.iter_mut().zip(matches) {
         if let Some((id, by)) = found {
-            e.matched = Some(id);
+            e.matched = Some(id.id());
             e.matched_by = Some(by);
         }
     }

@@ -128,42 +128,60 @@ pub struct Metrics {
 }
 
 /// Builds the report. `paths[i]` is the display path of input `i`.
-/// The report of `findings`, each freed as soon as its row is made: a month's findings and
-/// their rows are not held side by side.
+/// The report of `findings`.
 pub fn build(inputs: Vec<InputReport>, findings: Vec<Finding>, metrics: Metrics) -> Report {
-    let paths: Vec<&str> = inputs.iter().map(|i| i.path.as_str()).collect();
+    let mut report = summarise(inputs, &findings, metrics);
+    report.findings = rows(findings, &report.inputs);
+    report
+}
+
+/// The report without its finding rows: the inputs, the summary of `findings` and the
+/// metrics. [`rows`] makes the rows, or [`json::write_with_rows`] writes them as it makes
+/// them: a month's findings and their rows are never held side by side.
+pub fn summarise(inputs: Vec<InputReport>, findings: &[Finding], metrics: Metrics) -> Report {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count() as u64;
     let money_rules = ["duplicate-effect", "duplicate-decision"];
-    let orders: BTreeSet<&str> = findings
+    let orders_affected = findings
         .iter()
         .filter(|f| money_rules.contains(&f.rule))
         .filter_map(|f| f.order.as_deref())
-        .collect();
+        .collect::<BTreeSet<&str>>()
+        .len() as u64;
     let summary = Summary {
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),
         infos: count(Severity::Info),
-        orders_affected: orders.len() as u64,
-        excess: excess_of(&findings, "duplicate-effect"),
-        decision_excess: excess_of(&findings, "duplicate-decision"),
-        duplicate_effects: beyond_first(&findings, "duplicate-effect"),
-        decision_duplicates: beyond_first(&findings, "duplicate-decision"),
+        orders_affected,
+        excess: excess_of(findings, "duplicate-effect"),
+        decision_excess: excess_of(findings, "duplicate-decision"),
+        duplicate_effects: beyond_first(findings, "duplicate-effect"),
+        decision_duplicates: beyond_first(findings, "duplicate-decision"),
         lines_skipped: inputs.iter().map(|i| i.skipped).sum(),
         period: PeriodReport::default(),
         inputs_read: inputs.iter().filter(|i| i.format.is_some()).count() as u64,
         baselined: 0,
     };
-    let findings = findings
-        .into_iter()
-        .map(|f| finding_report(&f, &paths))
-        .collect();
     Report {
         schema: SCHEMA.into(),
         inputs,
         summary,
-        findings,
+        findings: Vec::new(),
         metrics,
     }
+}
+
+/// The findings' rows, each finding freed as soon as its row is made.
+pub fn rows(findings: Vec<Finding>, inputs: &[InputReport]) -> Vec<FindingReport> {
+    let paths = input_paths(inputs);
+    findings
+        .into_iter()
+        .map(|f| finding_report(&f, &paths))
+        .collect()
+}
+
+/// Input paths by input index, as evidence names them.
+pub fn input_paths(inputs: &[InputReport]) -> Vec<&str> {
+    inputs.iter().map(|i| i.path.as_str()).collect()
 }
 
 /// Exact integer sums per currency, sorted by currency.
