@@ -263,7 +263,7 @@ fn a_runs_start_is_kept_only_if_the_run_crashed_somewhere() {
         Some("2026-11-01T00:00:01.000Z".into()),
         "a start still marks where the client traces begin"
     );
-    let starts = restore_started(std::slice::from_ref(&p.events), p.started.clone());
+    let starts = restore_started(std::slice::from_ref(&p.events), vec![p.started.clone()]);
     assert_eq!(lines(&starts), vec![2], "r2's start, not r1's");
     let unfiltered = parse(
         Format::Text,
@@ -274,7 +274,7 @@ fn a_runs_start_is_kept_only_if_the_run_crashed_somewhere() {
     .unwrap()
     .events;
     assert_eq!(starts[0], unfiltered[1], "restored exactly as read");
-    assert!(restore_started(&[Vec::new()], p.started).is_empty());
+    assert!(restore_started(&[Vec::new()], vec![p.started]).is_empty());
 }
 
 #[test]
