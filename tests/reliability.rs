@@ -106,6 +106,28 @@ fn strict_exits_2_after_writing_the_report() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// A report written as it is made still fails loudly when its output does (a full disk).
+#[test]
+fn a_report_that_cannot_be_written_exits_2_naming_the_output() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let month = root().join("fixtures/finance-month");
+    for format in ["json", "csv", "table"] {
+        let path = month.to_str().unwrap();
+        let args = [
+            "scan",
+            path,
+            "--quiet",
+            "--format",
+            format,
+            "-o",
+            "/dev/full",
+        ];
+        assert_one_line_error(&args, &["/dev/full", "cannot write the report"]);
+    }
+}
+
 #[test]
 fn a_closed_pipe_ends_quietly() {
     let month = root().join("fixtures/finance-month");
