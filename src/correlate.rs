@@ -40,13 +40,18 @@ pub struct AttemptId {
     pub index: usize,
 }
 
+/// What ended an attempt. The failure class sits in each variant, beside the fields it
+/// packs with: an outcome is then 56 bytes and an attempt 128, not 64 and 136 (a month
+/// has 300 k of them).
 #[derive(Clone, Debug)]
 pub enum OutcomeKind {
     Failure {
+        class: FailureClass,
         error: Text,
         message: Text,
     },
     Response {
+        class: FailureClass,
         status: u16,
         effect_id: Option<Text>,
         replayed: bool,
@@ -58,11 +63,16 @@ pub enum OutcomeKind {
 pub struct Outcome {
     pub at: Timestamp,
     pub loc: Loc,
-    pub class: FailureClass,
     pub kind: OutcomeKind,
 }
 
 impl Outcome {
+    pub fn class(&self) -> FailureClass {
+        match self.kind {
+            OutcomeKind::Failure { class, .. } | OutcomeKind::Response { class, .. } => class,
+        }
+    }
+
     pub fn status(&self) -> Option<u16> {
         match &self.kind {
             OutcomeKind::Response { status, .. } => Some(*status),
@@ -77,7 +87,7 @@ impl Outcome {
     /// `read timeout=10`, `409 Conflict`: for messages.
     pub fn describe(&self) -> String {
         match &self.kind {
-            OutcomeKind::Failure { error, message } => {
+            OutcomeKind::Failure { error, message, .. } => {
                 let short = error.rsplit('.').next().unwrap_or(error);
                 if message.is_empty() {
                     short.to_string()

@@ -214,7 +214,7 @@ fn dispatch_entries(d: &Dispatch, out: &mut Vec<Entry>) {
                 format!(
                     "attempt {} failed ({}): {}",
                     a.number,
-                    o.class.as_str(),
+                    o.class().as_str(),
                     o.describe()
                 ),
             ),

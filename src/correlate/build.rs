@@ -111,8 +111,8 @@ impl<'o> Builder<'o> {
                 let outcome = Outcome {
                     at,
                     loc,
-                    class: f.class,
                     kind: OutcomeKind::Failure {
+                        class: f.class,
                         error: fresh(f.error),
                         message: fresh(f.message),
                     },
@@ -123,8 +123,8 @@ impl<'o> Builder<'o> {
                 let outcome = Outcome {
                     at,
                     loc,
-                    class: r.class,
                     kind: OutcomeKind::Response {
+                        class: r.class,
                         status: r.status,
                         effect_id: r.effect_id.map(fresh),
                         replayed: r.replayed,

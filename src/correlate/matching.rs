@@ -313,7 +313,7 @@ fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
     }
     let attempt = &model.dispatches[id.dispatch].attempts[id.index];
     let open_until = match &attempt.outcome {
-        Some(o) if o.status().is_some() && o.class != FailureClass::Ambiguous => o.at,
+        Some(o) if o.status().is_some() && o.class() != FailureClass::Ambiguous => o.at,
         _ => attempt.at.plus(LATE_EFFECT_HORIZON),
     };
     e.created <= open_until.plus(model.max_skew)

@@ -60,7 +60,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             .last()
             .and_then(|a| a.outcome.as_ref());
         let conflict_at = match (final_outcome, &last.end) {
-            (Some(o), _) if o.class == FailureClass::Conflict => Some(o.at),
+            (Some(o), _) if o.class() == FailureClass::Conflict => Some(o.at),
             (None, Some(end)) if !end.ok && end_says_conflict(end.error.as_deref()) => Some(end.at),
             _ => None,
         };
@@ -86,7 +86,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             .filter(|a| {
                 a.outcome
                     .as_ref()
-                    .is_some_and(|o| o.class == FailureClass::Conflict)
+                    .is_some_and(|o| o.class() == FailureClass::Conflict)
             })
             .count();
         let message = format!(

@@ -152,7 +152,7 @@ fn reached(a: &AttemptRec) -> bool {
             Some(o) => {
                 !o.is_replay()
                     && !matches!(
-                        o.class,
+                        o.class(),
                         FailureClass::Safe | FailureClass::Conflict | FailureClass::Permanent
                     )
             }

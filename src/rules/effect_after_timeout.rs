@@ -46,7 +46,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         let Some(outcome) = attempt
             .outcome
             .as_ref()
-            .filter(|o| o.class == FailureClass::Ambiguous)
+            .filter(|o| o.class() == FailureClass::Ambiguous)
         else {
             continue;
         };

@@ -53,7 +53,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             let Some(o) = failed
                 .outcome
                 .as_ref()
-                .filter(|o| o.class == FailureClass::Permanent)
+                .filter(|o| o.class() == FailureClass::Permanent)
             else {
                 continue;
             };

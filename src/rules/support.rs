@@ -74,7 +74,7 @@ pub fn amount_text(amount: Option<impl Into<Total>>) -> String {
 pub fn ended_ambiguous(a: &AttemptRec) -> bool {
     a.outcome
         .as_ref()
-        .is_some_and(|o| o.class == FailureClass::Ambiguous)
+        .is_some_and(|o| o.class() == FailureClass::Ambiguous)
 }
 
 /// `timed out after 10.0 s`, `failed (connection reset) after 0.2 s`, `got 503 after 1.0 s`.
@@ -84,7 +84,7 @@ pub fn how_it_ended(a: &AttemptRec) -> String {
     };
     let after = o.at.since(a.at).display_secs();
     match &o.kind {
-        OutcomeKind::Failure { error, message } => {
+        OutcomeKind::Failure { error, message, .. } => {
             let text = format!("{error} {message}").to_ascii_lowercase();
             if text.contains("timeout") || text.contains("timed out") {
                 format!("timed out after {after}")
