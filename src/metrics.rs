@@ -58,11 +58,11 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         // Only a dispatch whose arguments were logged has a payload to compare.
         let mismatch = has_args(d)
             && match payload.get(key) {
-                Some(p) => *p != (d.tool.as_str(), model.calls[d.logical].canonical.as_str()),
+                Some(p) => *p != (model.tool_of(d), model.calls[d.logical].canonical.as_str()),
                 None => {
                     payload.insert(
                         key,
-                        (d.tool.as_str(), model.calls[d.logical].canonical.as_str()),
+                        (model.tool_of(d), model.calls[d.logical].canonical.as_str()),
                     );
                     false
                 }

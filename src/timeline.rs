@@ -99,7 +99,7 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
 
     let mut entries = Vec::new();
     for &d in &dispatches {
-        dispatch_entries(&model.dispatches[d], &mut entries);
+        dispatch_entries(model, &model.dispatches[d], &mut entries);
     }
     for run in &runs {
         for r in model.runs.get(*run).into_iter().flatten() {
@@ -183,12 +183,13 @@ fn entry(at: Timestamp, loc: Loc, side: Side, what: &'static str, text: String) 
     }
 }
 
-fn dispatch_entries(d: &Dispatch, out: &mut Vec<Entry>) {
+fn dispatch_entries(model: &Model, d: &Dispatch, out: &mut Vec<Entry>) {
     let (run, step) = (&d.call.run, d.call.step);
     if let (Some(at), Some(loc)) = (d.at, d.loc) {
         let text = format!(
             "run {run} step {step}  tool call {}  {}",
-            d.tool, d.args_raw
+            model.tool_of(d),
+            d.args_raw
         );
         out.push(entry(at, loc, Side::Client, "tool_call", text));
     }

@@ -90,7 +90,8 @@ impl<'o> Builder<'o> {
                 // whose tool-call line was not logged.
                 let d = if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
                     let prev = &self.model.dispatches[d];
-                    let (tool, raw) = (prev.tool.clone(), prev.args_raw.clone());
+                    let tool = self.model.calls[prev.logical].tool.clone();
+                    let raw = prev.args_raw.clone();
                     let args = (prev.args().into_owned(), prev.given_args.is_some());
                     self.new_dispatch(call, tool, raw, args, None)
                 } else {
@@ -210,7 +211,7 @@ impl<'o> Builder<'o> {
                 tool: tool.clone(),
                 canonical: canonical.clone(),
                 dispatches: Vec::with_capacity(1),
-                group: logical,
+                group: logical as u32,
                 renumbered_from: None,
             });
         }
@@ -230,7 +231,6 @@ impl<'o> Builder<'o> {
         }
         self.model.dispatches.push(Dispatch {
             call,
-            tool,
             args_raw,
             args_null: args.is_null(),
             given_args: given.then(|| Box::new(args)),
@@ -272,7 +272,8 @@ impl<'o> Builder<'o> {
         if disp.effect_kind.is_some() {
             return;
         }
-        let kind = effect_kind_of(&disp.tool, url, &self.opts.tool_kinds);
+        let tool = &self.model.calls[disp.logical].tool;
+        let kind = effect_kind_of(tool, url, &self.opts.tool_kinds);
         if let Some(k) = &kind {
             self.model.client_kinds.insert(k.clone());
         }

@@ -280,14 +280,14 @@ pub(super) fn join_renumbered(model: &mut Model) {
         }
     }
     for &(later, original) in &joins {
-        model.calls[later].renumbered_from = Some(original);
+        model.calls[later].renumbered_from = Some(original as u32);
     }
     // Follow chains to the first call: each link goes to a strictly earlier segment, so a
     // chain ends; the bound is only a guard.
     for (later, _) in joins {
         let mut root = later;
         for _ in 0..model.calls.len() {
-            match model.calls[root].renumbered_from {
+            match model.calls[root].renumbered_from() {
                 Some(prev) => root = prev,
                 None => break,
             }

@@ -63,7 +63,7 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
         .iter()
         .enumerate()
         .map(|(i, e)| match e.matched {
-            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch].logical].group),
+            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch].logical].group()),
             None => Source::Service(i),
         })
         .collect();
@@ -160,7 +160,7 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
         let d = &model.dispatches[m.dispatch];
         f.run = Some(d.call.run.to_string());
         f.step = Some(d.call.step);
-        f.tool = Some(d.tool.to_string()).filter(|t| !t.is_empty());
+        f.tool = Some(model.tool_of(d).to_string()).filter(|t| !t.is_empty());
     }
     for &e in cluster {
         if let Some(m) = model.effects[e].matched {

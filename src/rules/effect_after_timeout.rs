@@ -68,7 +68,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         );
         f.run = Some(disp.call.run.to_string());
         f.step = Some(disp.call.step);
-        f.tool = Some(disp.tool.to_string()).filter(|t| !t.is_empty());
+        f.tool = Some(model.tool_of(disp).to_string()).filter(|t| !t.is_empty());
         f.key = attempt.key.as_deref().map(String::from);
         attempt_evidence(attempt, &mut f.evidence);
         super::support::set_effects(&mut f, model, vec![i]);

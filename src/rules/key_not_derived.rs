@@ -49,10 +49,11 @@ fn check(model: &Model, settings: &Settings, _shared: &Shared, out: &mut Vec<Fin
         let mut f: Option<Finding> = None;
         for &d in &call.dispatches {
             let disp = &model.dispatches[d];
-            if !has_args(disp) || disp.tool.is_empty() {
+            let tool = model.tool_of(disp);
+            if !has_args(disp) || tool.is_empty() {
                 continue;
             }
-            let (run, step, tool) = (&disp.call.run, disp.call.step, &disp.tool);
+            let (run, step) = (&disp.call.run, disp.call.step);
             let args = disp.args();
             let expected = reference_key(run, step, tool, &args, false);
             let normalized = reference_key(run, step, tool, &args, true);

@@ -66,8 +66,9 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         for id in &attempts {
             let d = &model.dispatches[id.dispatch];
             let canonical = model.calls[d.logical].canonical.as_str();
-            if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (&d.tool, canonical)) {
-                payloads.push((&d.tool, canonical, id.dispatch));
+            let tool = model.tool_of(d);
+            if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (tool, canonical)) {
+                payloads.push((tool, canonical, id.dispatch));
             }
         }
         let rejected: Vec<AttemptId> = attempts
@@ -177,8 +178,9 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         for id in &answered {
             let d = &model.dispatches[id.dispatch];
             let canonical = model.calls[d.logical].canonical.as_str();
-            if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (&d.tool, canonical)) {
-                payloads.push((&d.tool, canonical, id.dispatch));
+            let tool = model.tool_of(d);
+            if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (tool, canonical)) {
+                payloads.push((tool, canonical, id.dispatch));
             }
         }
         if payloads.len() < 2 {

@@ -45,20 +45,20 @@ Step 4's refund is issued again as step 5 under a new key.
 };
 
 fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
-    if model.calls.iter().all(|c| c.renumbered_from.is_none()) {
+    if model.calls.iter().all(|c| c.renumbered_from().is_none()) {
         return;
     }
     let renumbered = model
         .calls
         .iter()
-        .filter_map(|c| Some((c, c.renumbered_from?)));
+        .filter_map(|c| Some((c, c.renumbered_from()?)));
     let shown = renumbered
         .flat_map(|(call, orig)| call.dispatches.iter().chain(&model.calls[orig].dispatches))
         .copied();
     let by_dispatch = effects_by_dispatch(model, shown);
     let effects_of = |d: &usize| by_dispatch.get(d).into_iter().flatten().copied();
     for call in &model.calls {
-        let Some(orig) = call.renumbered_from else {
+        let Some(orig) = call.renumbered_from() else {
             continue;
         };
         let original = &model.calls[orig];

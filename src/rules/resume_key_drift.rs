@@ -82,7 +82,7 @@ fn finding(
     let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
     f.run = Some(run.to_string());
     f.step = Some(new.call.step);
-    f.tool = Some(new.tool.to_string()).filter(|t| !t.is_empty());
+    f.tool = Some(model.tool_of(new).to_string()).filter(|t| !t.is_empty());
     f.order = new.order.as_deref().map(String::from);
     f.key = new.key().map(String::from);
     dispatch_evidence(old, &mut f.evidence);

@@ -384,7 +384,8 @@ impl<'m> RecordIndex<'m> {
     pub fn call_of_key(&self, key: &str) -> Option<(String, u32, String)> {
         self.first_attempt.get(key).map(|&(_, id)| {
             let d = &self.model.dispatches[id.dispatch];
-            (d.call.run.to_string(), d.call.step, d.tool.to_string())
+            let tool = self.model.tool_of(d);
+            (d.call.run.to_string(), d.call.step, tool.to_string())
         })
     }
 }
@@ -484,7 +485,11 @@ mod tests {
             .min_by_key(|(id, a)| (a.at, *id))
             .map(|(id, _)| {
                 let d = &model.dispatches[id.dispatch];
-                (d.call.run.to_string(), d.call.step, d.tool.to_string())
+                (
+                    d.call.run.to_string(),
+                    d.call.step,
+                    model.tool_of(d).to_string(),
+                )
             })
     }
 
