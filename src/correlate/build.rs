@@ -18,12 +18,14 @@ pub(super) struct Builder<'o> {
     pub(super) model: Model,
     // Indexes into the model that hash and compare what the model holds, rather than
     // keeping copies of its strings as keys.
+    // Indexes hold u32 positions: each has a slot per dispatch or effect of the month, and
+    // they live beside the whole model at the end of its build.
     /// The latest dispatch of each (run, step).
-    latest: HashTable<usize>,
+    latest: HashTable<u32>,
     /// (run, step, tool, canonical) → logical call.
-    call_index: HashTable<usize>,
+    call_index: HashTable<u32>,
     /// (kind, id) → effect.
-    effect_index: HashTable<usize>,
+    effect_index: HashTable<u32>,
     resumes: FxHashMap<Text, u32>,
 }
 
@@ -55,15 +57,17 @@ impl<'o> Builder<'o> {
         }
         self.model.dispatches.reserve(dispatches);
         self.model.calls.reserve(dispatches);
-        let dispatch_hash = |d: &usize| hash_call(&self.model.dispatches[*d].call);
+        let dispatch_hash = |&d: &u32| hash_call(&self.model.dispatches[d as usize].call);
         self.latest.reserve(dispatches, dispatch_hash);
         let calls = &self.model.calls;
         self.call_index
-            .reserve(dispatches, |&i| hash_logical(&calls[i]));
+            .reserve(dispatches, |&i| hash_logical(&calls[i as usize]));
         self.model.effects.reserve(effects);
         let all = &self.model.effects;
-        self.effect_index
-            .reserve(effects, |&i| hash_effect(&all[i].kind, &all[i].id));
+        self.effect_index.reserve(effects, |&i| {
+            let e = &all[i as usize];
+            hash_effect(&e.kind, &e.id)
+        });
     }
 
     pub(super) fn add(&mut self, ev: Event) {
@@ -198,13 +202,14 @@ impl<'o> Builder<'o> {
         let calls = &self.model.calls;
         let hash = FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
         let found = self.call_index.find(hash, |&i| {
-            let c = &calls[i];
+            let c = &calls[i as usize];
             c.step == call.step && c.run == call.run && c.tool == tool && c.canonical == canonical
         });
-        let logical = found.copied().unwrap_or(next_call);
+        let logical = found.map_or(next_call, |&i| i as usize);
         if logical == next_call {
-            self.call_index
-                .insert_unique(hash, next_call, |&i| hash_logical(&calls[i]));
+            self.call_index.insert_unique(hash, next_call as u32, |&i| {
+                hash_logical(&calls[i as usize])
+            });
             self.model.calls.push(LogicalCall {
                 run: call.run.clone(),
                 step: call.step,
@@ -221,12 +226,12 @@ impl<'o> Builder<'o> {
         let dispatches = &self.model.dispatches;
         match self.latest.entry(
             hash_call(&call),
-            |&e| dispatches[e].call == call,
-            |&e| hash_call(&dispatches[e].call),
+            |&e| dispatches[e as usize].call == call,
+            |&e| hash_call(&dispatches[e as usize].call),
         ) {
-            Entry::Occupied(mut o) => *o.get_mut() = d,
+            Entry::Occupied(mut o) => *o.get_mut() = d as u32,
             Entry::Vacant(v) => {
-                v.insert(d);
+                v.insert(d as u32);
             }
         }
         self.model.dispatches.push(Dispatch {
@@ -254,9 +259,9 @@ impl<'o> Builder<'o> {
         let dispatches = &self.model.dispatches;
         match self
             .latest
-            .find(hash_call(call), |&d| dispatches[d].call == *call)
+            .find(hash_call(call), |&d| dispatches[d as usize].call == *call)
         {
-            Some(&d) => d,
+            Some(&d) => d as usize,
             None => self.new_dispatch(
                 call.clone(),
                 Text::default(),
@@ -318,9 +323,11 @@ impl<'o> Builder<'o> {
         let hash = hash_effect(&e.kind, &e.id);
         let effects = &self.model.effects;
         let found = self.effect_index.find(hash, |&i| {
-            effects[i].id == e.id && effects[i].kind == e.kind
+            let known = &effects[i as usize];
+            known.id == e.id && known.kind == e.kind
         });
         if let Some(&i) = found {
+            let i = i as usize;
             // The same effect logged again (a replica, an export): merge, never duplicate.
             let rec = &mut self.model.effects[i];
             rec.created = rec.created.min(at);
@@ -335,9 +342,11 @@ impl<'o> Builder<'o> {
             rec.locs.push(loc);
             return;
         }
-        self.effect_index.insert_unique(hash, effects.len(), |&i| {
-            hash_effect(&effects[i].kind, &effects[i].id)
-        });
+        self.effect_index
+            .insert_unique(hash, effects.len() as u32, |&i| {
+                let e = &effects[i as usize];
+                hash_effect(&e.kind, &e.id)
+            });
         self.model.effects.push(EffectRec {
             kind: fresh(e.kind),
             id: fresh(e.id),
