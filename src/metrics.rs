@@ -11,10 +11,12 @@ use crate::config::Period;
 use crate::correlate::{AttemptId, Model};
 use crate::report::Metrics;
 use crate::rules::rejects_key;
-use crate::rules::support::{has_args, map_with_room};
+use crate::rules::support::has_args;
 use crate::time::{Duration, Timestamp};
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
+use std::hash::BuildHasher;
 
 /// The floor of the spike threshold: a window's replay rate must exceed max(5%, 10 × median).
 pub const SPIKE_FLOOR: f64 = 0.05;
@@ -41,34 +43,27 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         .collect();
     // Attempt ids are unique, so no two entries compare equal: an unstable sort is exact.
     keyed.sort_unstable();
-    // Sized for every key at once: grown entry by entry, a month's keys rehashed and
-    // faulted in the tables several times over.
-    let room = keyed.len();
-    let mut completed: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(room, FxBuildHasher);
-    let mut payload: FxHashMap<&str, (&str, &str)> = map_with_room(room);
+    let mut keys = KeyTable::with_room(keyed.len());
     let mut out = Vec::with_capacity(keyed.len());
     for (at, _, id) in keyed {
         let a = model.attempt(id);
         let d = &model.dispatches[id.dispatch];
-        let key = a.key.as_deref().unwrap_or_default();
+        let state = keys.state(model, id);
         let status = a.outcome.as_ref().and_then(|o| o.status());
         let replay = a.outcome.as_ref().is_some_and(|o| o.is_replay())
-            || (status == Some(200) && completed.contains(key));
+            || (status == Some(200) && state.completed);
         let rejected = a.outcome.as_ref().is_some_and(rejects_key);
         // Only a dispatch whose arguments were logged has a payload to compare.
         let mismatch = has_args(d)
-            && match payload.get(key) {
-                Some(p) => *p != (model.tool_of(d), model.calls[d.logical].canonical.as_str()),
+            && match state.payload {
+                Some(first) => payload(model, first as usize) != payload(model, id.dispatch),
                 None => {
-                    payload.insert(
-                        key,
-                        (model.tool_of(d), model.calls[d.logical].canonical.as_str()),
-                    );
+                    state.payload = Some(id.dispatch as u32);
                     false
                 }
             };
         if status.is_some_and(|s| (200..300).contains(&s)) {
-            completed.insert(key);
+            state.completed = true;
         }
         out.push(Keyed {
             id,
@@ -78,6 +73,69 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         });
     }
     out
+}
+
+/// What a dispatch's request carried: its tool and canonical arguments.
+fn payload(model: &Model, d: usize) -> (&str, &str) {
+    let d = &model.dispatches[d];
+    (model.tool_of(d), &model.calls[d.logical].canonical)
+}
+
+/// What [`classify`] knows of each key so far.
+struct KeyState {
+    /// An attempt sent with the key, which names it: the table holds no copy of it.
+    named_by: (u32, u32),
+    /// The dispatch of the first request with arguments that carried the key.
+    payload: Option<u32>,
+    /// An attempt with the key got a 2xx.
+    completed: bool,
+}
+
+/// Key → [`KeyState`], as positions hashed by the key's text. Two maps keyed by copies of
+/// the keys, sized for every keyed attempt, were about 35 MB at 1 GB.
+struct KeyTable {
+    index: HashTable<u32>,
+    states: Vec<KeyState>,
+}
+
+impl KeyTable {
+    fn with_room(n: usize) -> Self {
+        KeyTable {
+            index: HashTable::with_capacity(n),
+            states: Vec::new(),
+        }
+    }
+
+    /// The state of the key `id` was sent with (made on first sight).
+    fn state(&mut self, model: &Model, id: AttemptId) -> &mut KeyState {
+        let key_of = |s: &KeyState| {
+            let (dispatch, index) = (s.named_by.0 as usize, s.named_by.1 as usize);
+            let a = model.attempt(AttemptId { dispatch, index });
+            a.key.as_deref().unwrap_or_default()
+        };
+        let key = model.attempt(id).key.as_deref().unwrap_or_default();
+        let states = &mut self.states;
+        let hash = FxBuildHasher.hash_one(key);
+        let found = self
+            .index
+            .find(hash, |&i| key_of(&states[i as usize]) == key)
+            .copied();
+        let i = match found {
+            Some(i) => i as usize,
+            None => {
+                states.push(KeyState {
+                    named_by: (id.dispatch as u32, id.index as u32),
+                    payload: None,
+                    completed: false,
+                });
+                let i = states.len() - 1;
+                let rehash = |&j: &u32| FxBuildHasher.hash_one(key_of(&states[j as usize]));
+                self.index.insert_unique(hash, i as u32, rehash);
+                i
+            }
+        };
+        &mut states[i]
+    }
 }
 
 /// Whole-input figures.

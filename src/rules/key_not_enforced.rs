@@ -46,26 +46,25 @@ Both attempts carried one key and the service refunded twice.
 };
 
 fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
-    // Hashed, not ordered: most keyed effects are alone under their key; the few that are
-    // not are put in (kind, key) order below.
-    let keyed: Vec<((&str, &str), usize)> = model
-        .effects
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.happened)
-        .filter_map(|(i, e)| {
-            let key = e
-                .key
-                .as_deref()
-                .or_else(|| e.matched.and_then(|m| model.attempt(m).key.as_deref()))?;
-            Some(((e.kind.as_str(), key), i))
-        })
+    // The effect's own key, else the key of the attempt it was matched to.
+    let key_of = |i: usize| {
+        let e = &model.effects[i];
+        e.key
+            .as_deref()
+            .or_else(|| e.matched.and_then(|m| model.attempt(m).key.as_deref()))
+    };
+    let keyed: Vec<usize> = (0..model.effects.len())
+        .filter(|&i| model.effects[i].happened && key_of(i).is_some())
         .collect();
-    let kind_and_key = |i: usize| keyed[i].0;
-    let all: Vec<usize> = (0..keyed.len()).collect();
-    let by_key: Vec<((&str, &str), Vec<usize>)> = groups_by_key(&all, kind_and_key)
+    let kind_and_key = |i: usize| {
+        (
+            model.effects[i].kind.as_str(),
+            key_of(i).unwrap_or_default(),
+        )
+    };
+    let by_key: Vec<((&str, &str), Vec<usize>)> = groups_by_key(&keyed, kind_and_key)
         .into_iter()
-        .map(|g| (kind_and_key(g[0]), g.iter().map(|&j| keyed[j].1).collect()))
+        .map(|g| (kind_and_key(g[0]), g))
         .collect();
     // One pass over the attempts for the keys that duplicated, not one per key.
     let mut keyed: FxHashMap<&str, Vec<&AttemptRec>> = FxHashMap::default();
