@@ -33,11 +33,32 @@ impl Default for CorrelateOptions {
     }
 }
 
-/// Index of an attempt: its dispatch and its position in that dispatch's attempts.
+/// Index of an attempt: its dispatch and its position in that dispatch's attempts. Two
+/// u32 (8 bytes): effects and indexes hold one per attempt of a month.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AttemptId {
-    pub dispatch: usize,
-    pub index: usize,
+    dispatch: u32,
+    index: u32,
+}
+
+impl AttemptId {
+    pub fn new(dispatch: usize, index: usize) -> Self {
+        // A model of four billion dispatches would not fit in memory.
+        AttemptId {
+            dispatch: dispatch as u32,
+            index: index as u32,
+        }
+    }
+
+    /// The dispatch's index in [`Model::dispatches`].
+    pub fn dispatch(self) -> usize {
+        self.dispatch as usize
+    }
+
+    /// The attempt's position in its dispatch's attempts.
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
 }
 
 /// What ended an attempt. The failure class sits in each variant, beside the fields it
@@ -293,21 +314,16 @@ impl Model {
     }
 
     pub fn attempt(&self, id: AttemptId) -> &AttemptRec {
-        &self.dispatches[id.dispatch].attempts[id.index]
+        &self.dispatches[id.dispatch()].attempts[id.index()]
     }
 
     /// Every attempt with its id, in dispatch order.
     pub fn attempts(&self) -> impl Iterator<Item = (AttemptId, &AttemptRec)> {
         self.dispatches.iter().enumerate().flat_map(|(d, disp)| {
-            disp.attempts.iter().enumerate().map(move |(i, a)| {
-                (
-                    AttemptId {
-                        dispatch: d,
-                        index: i,
-                    },
-                    a,
-                )
-            })
+            disp.attempts
+                .iter()
+                .enumerate()
+                .map(move |(i, a)| (AttemptId::new(d, i), a))
         })
     }
 
@@ -316,7 +332,7 @@ impl Model {
         self.effects
             .iter()
             .enumerate()
-            .filter(move |(_, e)| e.happened && e.matched.is_some_and(|m| m.dispatch == dispatch))
+            .filter(move |(_, e)| e.happened && e.matched.is_some_and(|m| m.dispatch() == dispatch))
             .map(|(i, _)| i)
     }
 

@@ -47,7 +47,7 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
     let mut out = Vec::with_capacity(keyed.len());
     for (at, _, id) in keyed {
         let a = model.attempt(id);
-        let d = &model.dispatches[id.dispatch];
+        let d = &model.dispatches[id.dispatch()];
         let state = keys.state(model, id);
         let status = a.outcome.as_ref().and_then(|o| o.status());
         let replay = a.outcome.as_ref().is_some_and(|o| o.is_replay())
@@ -56,9 +56,9 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
         // Only a dispatch whose arguments were logged has a payload to compare.
         let mismatch = has_args(d)
             && match state.payload {
-                Some(first) => payload(model, first as usize) != payload(model, id.dispatch),
+                Some(first) => payload(model, first as usize) != payload(model, id.dispatch()),
                 None => {
-                    state.payload = Some(id.dispatch as u32);
+                    state.payload = Some(id.dispatch() as u32);
                     false
                 }
             };
@@ -84,7 +84,7 @@ fn payload(model: &Model, d: usize) -> (&str, &str) {
 /// What [`classify`] knows of each key so far.
 struct KeyState {
     /// An attempt sent with the key, which names it: the table holds no copy of it.
-    named_by: (u32, u32),
+    named_by: AttemptId,
     /// The dispatch of the first request with arguments that carried the key.
     payload: Option<u32>,
     /// An attempt with the key got a 2xx.
@@ -108,11 +108,7 @@ impl KeyTable {
 
     /// The state of the key `id` was sent with (made on first sight).
     fn state(&mut self, model: &Model, id: AttemptId) -> &mut KeyState {
-        let key_of = |s: &KeyState| {
-            let (dispatch, index) = (s.named_by.0 as usize, s.named_by.1 as usize);
-            let a = model.attempt(AttemptId { dispatch, index });
-            a.key.as_deref().unwrap_or_default()
-        };
+        let key_of = |s: &KeyState| model.attempt(s.named_by).key.as_deref().unwrap_or_default();
         let key = model.attempt(id).key.as_deref().unwrap_or_default();
         let states = &mut self.states;
         let hash = FxBuildHasher.hash_one(key);
@@ -124,7 +120,7 @@ impl KeyTable {
             Some(i) => i as usize,
             None => {
                 states.push(KeyState {
-                    named_by: (id.dispatch as u32, id.index as u32),
+                    named_by: id,
                     payload: None,
                     completed: false,
                 });

@@ -69,7 +69,7 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
     let effects: Vec<usize> = (0..model.effects.len())
         .filter(|&i| {
             let e = &model.effects[i];
-            let matched_here = e.matched.is_some_and(|m| chosen.contains(&m.dispatch));
+            let matched_here = e.matched.is_some_and(|m| chosen.contains(&m.dispatch()));
             matched_here
                 || match subject {
                     Subject::Order(o) => e.order.as_deref() == Some(o.as_str()),
@@ -258,7 +258,7 @@ fn effect_entries(model: &Model, i: usize, out: &mut Vec<Entry>) {
         text.push_str(&format!("  key {k}"));
     }
     if let (Some(m), Some(by)) = (e.matched, e.matched_by) {
-        let d = &model.dispatches[m.dispatch];
+        let d = &model.dispatches[m.dispatch()];
         let by = match by {
             MatchedBy::EffectId => "effect id",
             MatchedBy::Key => "key",

@@ -19,8 +19,7 @@ pub(super) fn match_effects(model: &mut Model) {
         || OrderIndex::new(m),
     );
     let skew = model.max_skew;
-    // Packed: one result per effect of the month.
-    let matches: Vec<Option<(Packed, MatchedBy)>> = model
+    let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
         .effects
         .par_iter()
         .map(|e| {
@@ -43,38 +42,12 @@ pub(super) fn match_effects(model: &mut Model) {
                         })
                         .map(|id| (id, MatchedBy::OrderAndTime))
                 })
-                .map(|(id, by)| (Packed::new(id), by))
         })
         .collect();
     for (e, found) in model.effects.iter_mut().zip(matches) {
         if let Some((id, by)) = found {
-            e.matched = Some(id.id());
+            e.matched = Some(id);
             e.matched_by = Some(by);
-        }
-    }
-}
-
-/// An attempt's id in the matching indexes: half the size of an [`AttemptId`], and the
-/// indexes hold one per attempt of a month.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Packed {
-    dispatch: u32,
-    index: u32,
-}
-
-impl Packed {
-    fn new(id: AttemptId) -> Self {
-        // A model of more than four billion dispatches does not fit in memory anyway.
-        Packed {
-            dispatch: id.dispatch as u32,
-            index: id.index as u32,
-        }
-    }
-
-    fn id(self) -> AttemptId {
-        AttemptId {
-            dispatch: self.dispatch as usize,
-            index: self.index as usize,
         }
     }
 }
@@ -87,11 +60,11 @@ fn hash_str(s: &str) -> u64 {
 
 /// The first attempt answered with each effect id (a replayed answer names an effect
 /// made before, not by it).
-struct EffectIdIndex(HashTable<Packed>);
+struct EffectIdIndex(HashTable<AttemptId>);
 
 impl EffectIdIndex {
-    fn effect_id(model: &Model, id: Packed) -> &str {
-        match &model.attempt(id.id()).outcome {
+    fn effect_id(model: &Model, id: AttemptId) -> &str {
+        match &model.attempt(id).outcome {
             Some(Outcome {
                 kind:
                     OutcomeKind::Response {
@@ -105,21 +78,21 @@ impl EffectIdIndex {
     }
 
     fn new(model: &Model) -> Self {
-        let answered: Vec<(Packed, &str)> = model
+        let answered: Vec<(AttemptId, &str)> = model
             .attempts()
             .filter_map(|(id, a)| match &a.outcome.as_ref()?.kind {
                 OutcomeKind::Response {
                     effect_id: Some(eid),
                     replayed: false,
                     ..
-                } => Some((Packed::new(id), eid.as_str())),
+                } => Some((id, eid.as_str())),
                 _ => None,
             })
             .collect();
         let mut table = HashTable::with_capacity(answered.len());
         for (id, eid) in answered {
-            let rehash = |&p: &Packed| hash_str(Self::effect_id(model, p));
-            let same = |&p: &Packed| Self::effect_id(model, p) == eid;
+            let rehash = |&p: &AttemptId| hash_str(Self::effect_id(model, p));
+            let same = |&p: &AttemptId| Self::effect_id(model, p) == eid;
             if let Entry::Vacant(slot) = table.entry(hash_str(eid), same, rehash) {
                 slot.insert(id);
             }
@@ -128,30 +101,29 @@ impl EffectIdIndex {
     }
 
     fn get(&self, model: &Model, eid: &str) -> Option<AttemptId> {
-        let same = |&p: &Packed| Self::effect_id(model, p) == eid;
-        self.0.find(hash_str(eid), same).map(|p| p.id())
+        let same = |&p: &AttemptId| Self::effect_id(model, p) == eid;
+        self.0.find(hash_str(eid), same).copied()
     }
 }
 
 /// The earliest attempt sent with each idempotency key.
-struct KeyIndex(HashTable<Packed>);
+struct KeyIndex(HashTable<AttemptId>);
 
 impl KeyIndex {
-    fn key(model: &Model, id: Packed) -> &str {
-        model.attempt(id.id()).key.as_deref().unwrap_or("")
+    fn key(model: &Model, id: AttemptId) -> &str {
+        model.attempt(id).key.as_deref().unwrap_or("")
     }
 
     fn new(model: &Model) -> Self {
         let keyed = model.attempts().filter(|(_, a)| a.key.is_some()).count();
         let mut table = HashTable::with_capacity(keyed);
-        let sent = |p: Packed| (model.attempt(p.id()).at, p);
+        let sent = |p: AttemptId| (model.attempt(p).at, p);
         for (id, a) in model.attempts() {
             let Some(key) = a.key.as_deref() else {
                 continue;
             };
-            let id = Packed::new(id);
-            let rehash = |&p: &Packed| hash_str(Self::key(model, p));
-            let same = |&p: &Packed| Self::key(model, p) == key;
+            let rehash = |&p: &AttemptId| hash_str(Self::key(model, p));
+            let same = |&p: &AttemptId| Self::key(model, p) == key;
             match table.entry(hash_str(key), same, rehash) {
                 Entry::Vacant(slot) => {
                     slot.insert(id);
@@ -167,18 +139,18 @@ impl KeyIndex {
     }
 
     fn get(&self, model: &Model, key: &str) -> Option<AttemptId> {
-        let same = |&p: &Packed| Self::key(model, p) == key;
-        self.0.find(hash_str(key), same).map(|p| p.id())
+        let same = |&p: &AttemptId| Self::key(model, p) == key;
+        self.0.find(hash_str(key), same).copied()
     }
 }
 
 /// Attempts that may have caused an effect, by (effect kind, order) and then time: one
 /// flat list sorted by the hash of the pair, read back by the pair itself.
-struct OrderIndex(Vec<(u64, Timestamp, Packed)>);
+struct OrderIndex(Vec<(u64, Timestamp, AttemptId)>);
 
 impl OrderIndex {
-    fn pair(model: &Model, p: Packed) -> Option<(&str, &str)> {
-        let d = &model.dispatches[p.dispatch as usize];
+    fn pair(model: &Model, p: AttemptId) -> Option<(&str, &str)> {
+        let d = &model.dispatches[p.dispatch()];
         Some((d.effect_kind.as_deref()?, d.order.as_deref()?))
     }
 
@@ -188,11 +160,11 @@ impl OrderIndex {
 
     fn new(model: &Model) -> Self {
         use rayon::prelude::*;
-        let mut list: Vec<(u64, Timestamp, Packed)> = model
+        let mut list: Vec<(u64, Timestamp, AttemptId)> = model
             .attempts()
             .filter(|(_, a)| a.may_cause_effects())
             .filter_map(|(id, a)| {
-                let p = Packed::new(id);
+                let p = id;
                 Some((Self::hash(Self::pair(model, p)?), a.at, p))
             })
             .collect();
@@ -215,7 +187,7 @@ impl OrderIndex {
             .iter()
             .rev()
             .filter(|&&(_, _, p)| Self::pair(model, p) == Some(pair))
-            .map(|&(_, _, p)| p.id())
+            .map(|&(_, _, p)| p)
             .find(|&id| fits(id))
     }
 }
@@ -232,7 +204,7 @@ pub(super) fn join_renumbered(model: &mut Model) {
     let mut produced = vec![false; model.dispatches.len()];
     for e in model.effects.iter().filter(|e| e.happened) {
         if let Some(m) = e.matched {
-            produced[m.dispatch] = true;
+            produced[m.dispatch()] = true;
         }
     }
     // Only runs dispatched something after a resume can have a renumbered call, and a call
@@ -305,13 +277,13 @@ fn can_have_effect(d: &Dispatch) -> bool {
 /// Amount agrees (where both sides have one) and the effect was created while the attempt
 /// could still have caused it.
 fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
-    let d = &model.dispatches[id.dispatch];
+    let d = &model.dispatches[id.dispatch()];
     if let (Some(a), Some(b)) = (d.amount, e.amount)
         && a != b
     {
         return false;
     }
-    let attempt = &model.dispatches[id.dispatch].attempts[id.index];
+    let attempt = &model.dispatches[id.dispatch()].attempts[id.index()];
     let open_until = match &attempt.outcome {
         Some(o) if o.status().is_some() && o.class() != FailureClass::Ambiguous => o.at,
         _ => attempt.at.plus(LATE_EFFECT_HORIZON),

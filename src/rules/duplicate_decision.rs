@@ -63,7 +63,7 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
         .iter()
         .enumerate()
         .map(|(i, e)| match e.matched {
-            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch].logical].group()),
+            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch()].logical].group()),
             None => Source::Service(i),
         })
         .collect();
@@ -145,7 +145,7 @@ fn decisions(
 fn who(model: &Model, e: usize) -> String {
     match model.effects[e].matched {
         Some(m) => {
-            let d = &model.dispatches[m.dispatch];
+            let d = &model.dispatches[m.dispatch()];
             format!("run {} step {}", d.call.run, d.call.step)
         }
         None => "an untraced call".to_string(),
@@ -157,14 +157,14 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
     f.order = Some(order.to_string());
     // The finding is about the first repeat: the decision that should not have been made.
     if let Some(m) = model.effects[cluster[1]].matched {
-        let d = &model.dispatches[m.dispatch];
+        let d = &model.dispatches[m.dispatch()];
         f.run = Some(d.call.run.to_string());
         f.step = Some(d.call.step);
         f.tool = Some(model.tool_of(d).to_string()).filter(|t| !t.is_empty());
     }
     for &e in cluster {
         if let Some(m) = model.effects[e].matched {
-            dispatch_evidence(&model.dispatches[m.dispatch], &mut f.evidence);
+            dispatch_evidence(&model.dispatches[m.dispatch()], &mut f.evidence);
         }
     }
     set_effects(&mut f, model, cluster.to_vec());

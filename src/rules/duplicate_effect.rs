@@ -69,7 +69,7 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
     let group_and_kind = |i: usize| {
         let e = &model.effects[i];
         let m = e.matched.expect("filtered on matched");
-        let group = model.calls[model.dispatches[m.dispatch].logical].group();
+        let group = model.calls[model.dispatches[m.dispatch()].logical].group();
         (group, e.kind.as_str())
     };
     // Most calls made one effect: the groups of two or more, in key order.
@@ -167,7 +167,7 @@ impl<'m> Evidence<'m> {
     fn of(model: &'m Model, dispatches: &[usize], effects: &[usize]) -> Self {
         let producing = effects
             .iter()
-            .filter_map(|&e| model.effects[e].matched.map(|m| m.dispatch))
+            .filter_map(|&e| model.effects[e].matched.map(|m| m.dispatch()))
             .collect();
         let mut effects: Vec<&EffectRec> = effects.iter().map(|&e| &model.effects[e]).collect();
         effects.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));

@@ -50,7 +50,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         else {
             continue;
         };
-        let disp = &model.dispatches[id.dispatch];
+        let disp = &model.dispatches[id.dispatch()];
         let mut f = Finding::new(
             RULE.id,
             RULE.default_severity,

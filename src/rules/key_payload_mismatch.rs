@@ -64,11 +64,11 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         // Distinct requests under this key, in first-sent order.
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &attempts {
-            let d = &model.dispatches[id.dispatch];
+            let d = &model.dispatches[id.dispatch()];
             let canonical = model.calls[d.logical].canonical.as_str();
             let tool = model.tool_of(d);
             if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (tool, canonical)) {
-                payloads.push((tool, canonical, id.dispatch));
+                payloads.push((tool, canonical, id.dispatch()));
             }
         }
         let rejected: Vec<AttemptId> = attempts
@@ -117,11 +117,11 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         };
         let message = format!("idempotency key {key} {}: {why}", parts.join(" and "));
         let head = rejected.first().copied().unwrap_or(attempts[0]);
-        let call = &model.calls[model.dispatches[head.dispatch].logical];
+        let call = &model.calls[model.dispatches[head.dispatch()].logical];
         let mut f = call_finding(&RULE, model, call, message);
         f.key = Some(key.to_string());
         for &id in &attempts {
-            f.evidence.extend(model.dispatches[id.dispatch].loc);
+            f.evidence.extend(model.dispatches[id.dispatch()].loc);
             attempt_evidence(model.attempt(id), &mut f.evidence);
         }
         out.push(f);
@@ -176,11 +176,11 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         answered.dedup();
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &answered {
-            let d = &model.dispatches[id.dispatch];
+            let d = &model.dispatches[id.dispatch()];
             let canonical = model.calls[d.logical].canonical.as_str();
             let tool = model.tool_of(d);
             if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (tool, canonical)) {
-                payloads.push((tool, canonical, id.dispatch));
+                payloads.push((tool, canonical, id.dispatch()));
             }
         }
         if payloads.len() < 2 {
@@ -204,7 +204,7 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         f.key = Some(rec.key.to_string());
         f.evidence.push(rec.loc);
         for &id in &answered {
-            f.evidence.extend(model.dispatches[id.dispatch].loc);
+            f.evidence.extend(model.dispatches[id.dispatch()].loc);
             attempt_evidence(model.attempt(id), &mut f.evidence);
         }
         found.push(f);
@@ -221,8 +221,8 @@ fn keys_worth_a_look<'m>(model: &Model, keyed: &[(&'m str, AttemptId)]) -> FxHas
     let mut seen: FxHashMap<&str, (usize, bool)> = map_with_room(keyed.len());
     for &(key, id) in keyed {
         let refused = model.attempt(id).outcome.as_ref().is_some_and(rejects_key);
-        let (first, worth) = seen.entry(key).or_insert((id.dispatch, false));
-        *worth |= refused || *first != id.dispatch;
+        let (first, worth) = seen.entry(key).or_insert((id.dispatch(), false));
+        *worth |= refused || *first != id.dispatch();
     }
     seen.into_iter()
         .filter_map(|(key, (_, worth))| worth.then_some(key))

@@ -383,7 +383,7 @@ impl<'m> RecordIndex<'m> {
     /// The run, step and tool of the first attempt sent with `key`, for findings about a key.
     pub fn call_of_key(&self, key: &str) -> Option<(String, u32, String)> {
         self.first_attempt.get(key).map(|&(_, id)| {
-            let d = &self.model.dispatches[id.dispatch];
+            let d = &self.model.dispatches[id.dispatch()];
             let tool = self.model.tool_of(d);
             (d.call.run.to_string(), d.call.step, tool.to_string())
         })
@@ -424,7 +424,7 @@ pub fn effects_by_dispatch(
         dispatches.into_iter().map(|d| (d, Vec::new())).collect();
     for (i, e) in model.effects.iter().enumerate() {
         if let (true, Some(m)) = (e.happened, e.matched)
-            && let Some(effects) = out.get_mut(&m.dispatch)
+            && let Some(effects) = out.get_mut(&m.dispatch())
         {
             effects.push(i);
         }
@@ -484,7 +484,7 @@ mod tests {
             .filter(|(_, a)| a.key.as_deref() == Some(key))
             .min_by_key(|(id, a)| (a.at, *id))
             .map(|(id, _)| {
-                let d = &model.dispatches[id.dispatch];
+                let d = &model.dispatches[id.dispatch()];
                 (
                     d.call.run.to_string(),
                     d.call.step,
