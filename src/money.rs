@@ -2,13 +2,42 @@
 //! rounding is a finance ticket).
 
 use serde::{Deserialize, Serialize};
+use std::num::NonZeroU16;
 
-/// A three-letter upper-case currency code, stored inline so that it is `Copy`.
+/// A three-letter upper-case currency code: its rank among all `AAA`..`ZZZ` codes, plus
+/// one. Two bytes with a spare value, so an amount is 16 bytes and an `Option` of one too
+/// (the model holds one per call and per effect of a month); ordered as the codes are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Currency([u8; 3]);
+pub struct Currency(NonZeroU16);
+
+/// Every code `AAA`..`ZZZ`, three bytes each, for [`Currency::as_str`].
+static CODES: [u8; 3 * CODE_COUNT] = all_codes();
+const CODE_COUNT: usize = 26 * 26 * 26;
+
+const fn all_codes() -> [u8; 3 * CODE_COUNT] {
+    let mut out = [0u8; 3 * CODE_COUNT];
+    let mut i = 0;
+    while i < CODE_COUNT {
+        out[3 * i] = b'A' + (i / 676) as u8;
+        out[3 * i + 1] = b'A' + (i / 26 % 26) as u8;
+        out[3 * i + 2] = b'A' + (i % 26) as u8;
+        i += 1;
+    }
+    out
+}
 
 impl Currency {
-    pub const GBP: Currency = Currency(*b"GBP");
+    pub const GBP: Currency = Currency::of_letters(*b"GBP");
+
+    /// Upper-case ASCII letters only (callers check).
+    const fn of_letters(code: [u8; 3]) -> Currency {
+        let rank =
+            (code[0] - b'A') as u16 * 676 + (code[1] - b'A') as u16 * 26 + (code[2] - b'A') as u16;
+        match NonZeroU16::new(rank + 1) {
+            Some(n) => Currency(n),
+            None => unreachable!(),
+        }
+    }
 
     /// Accepts any three ASCII letters, in any case (`gbp`).
     pub fn parse(code: &str) -> Option<Currency> {
@@ -16,16 +45,17 @@ impl Currency {
         if b.len() != 3 || !b.iter().all(u8::is_ascii_alphabetic) {
             return None;
         }
-        Some(Currency([
+        Some(Currency::of_letters([
             b[0].to_ascii_uppercase(),
             b[1].to_ascii_uppercase(),
             b[2].to_ascii_uppercase(),
         ]))
     }
 
-    pub fn as_str(&self) -> &str {
-        // Only ASCII letters are ever stored.
-        std::str::from_utf8(&self.0).unwrap_or("???")
+    pub fn as_str(&self) -> &'static str {
+        let i = 3 * (self.0.get() as usize - 1);
+        // Only ASCII letters are in the table.
+        std::str::from_utf8(&CODES[i..i + 3]).unwrap_or("???")
     }
 
     /// The ISO 4217 minor-unit exponent, when the code is a known currency.
@@ -226,6 +256,13 @@ mod tests {
         assert_eq!(Money::new(4500, jpy).display(), "JPY 4,500");
         let kwd = Currency::parse("KWD").unwrap();
         assert_eq!(Money::new(4500, kwd).major_string(), "4.500");
+        assert_eq!(std::mem::size_of::<Option<Money>>(), 16);
+        for code in ["AAA", "GBP", "ZZZ", "usd"] {
+            let c = Currency::parse(code).unwrap();
+            assert_eq!(c.as_str(), code.to_ascii_uppercase());
+        }
+        assert!(Currency::parse("EUR").unwrap() < Currency::parse("GBP").unwrap());
+        assert!(Currency::parse("GB1").is_none() && Currency::parse("GBPX").is_none());
         let beyond = Total::new(i128::from(i64::MAX) * 3, gbp);
         assert_eq!(beyond.major_string(), "276701161105643274.21");
     }
