@@ -184,11 +184,16 @@ pub struct Dispatch {
     pub effect_kind: Option<Text>,
     pub order: Option<Text>,
     pub amount: Option<Money>,
-    /// Index into [`Model::calls`].
-    pub logical: usize,
+    /// Index into [`Model::calls`] ([`Dispatch::logical`]).
+    logical: u32,
 }
 
 impl Dispatch {
+    /// The dispatch's logical call: its index into [`Model::calls`].
+    pub fn logical(&self) -> usize {
+        self.logical as usize
+    }
+
     /// The arguments as JSON (`Null` when there were none, or they were not JSON).
     pub fn args(&self) -> Cow<'_, Value> {
         match &self.given_args {
@@ -310,7 +315,7 @@ pub struct Model {
 impl Model {
     /// The tool a dispatch called: its logical call's (a dispatch keeps no copy).
     pub fn tool_of(&self, d: &Dispatch) -> &str {
-        &self.calls[d.logical].tool
+        &self.calls[d.logical()].tool
     }
 
     pub fn attempt(&self, id: AttemptId) -> &AttemptRec {

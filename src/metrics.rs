@@ -78,7 +78,7 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
 /// What a dispatch's request carried: its tool and canonical arguments.
 fn payload(model: &Model, d: usize) -> (&str, &str) {
     let d = &model.dispatches[d];
-    (model.tool_of(d), &model.calls[d.logical].canonical)
+    (model.tool_of(d), &model.calls[d.logical()].canonical)
 }
 
 /// What [`classify`] knows of each key so far.

@@ -94,7 +94,7 @@ impl<'o> Builder<'o> {
                 // whose tool-call line was not logged.
                 let d = if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
                     let prev = &self.model.dispatches[d];
-                    let tool = self.model.calls[prev.logical].tool.clone();
+                    let tool = self.model.calls[prev.logical()].tool.clone();
                     let raw = prev.args_raw.clone();
                     let args = (prev.args().into_owned(), prev.given_args.is_some());
                     self.new_dispatch(call, tool, raw, args, None)
@@ -249,7 +249,7 @@ impl<'o> Builder<'o> {
             effect_kind: None,
             order,
             amount,
-            logical,
+            logical: logical as u32,
         });
         d
     }
@@ -277,7 +277,7 @@ impl<'o> Builder<'o> {
         if disp.effect_kind.is_some() {
             return;
         }
-        let tool = &self.model.calls[disp.logical].tool;
+        let tool = &self.model.calls[disp.logical()].tool;
         let kind = effect_kind_of(tool, url, &self.opts.tool_kinds);
         if let Some(k) = &kind {
             self.model.client_kinds.insert(k.clone());

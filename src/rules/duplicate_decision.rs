@@ -63,7 +63,7 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
         .iter()
         .enumerate()
         .map(|(i, e)| match e.matched {
-            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch()].logical].group()),
+            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch()].logical()].group()),
             None => Source::Service(i),
         })
         .collect();

@@ -69,7 +69,7 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
     let group_and_kind = |i: usize| {
         let e = &model.effects[i];
         let m = e.matched.expect("filtered on matched");
-        let group = model.calls[model.dispatches[m.dispatch()].logical].group();
+        let group = model.calls[model.dispatches[m.dispatch()].logical()].group();
         (group, e.kind.as_str())
     };
     // Most calls made one effect: the groups of two or more, in key order.

@@ -83,7 +83,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             .min();
         let mut f = match first_attempt {
             Some(id) => {
-                let call = &model.calls[model.dispatches[id.dispatch()].logical];
+                let call = &model.calls[model.dispatches[id.dispatch()].logical()];
                 call_finding(&RULE, model, call, String::new())
             }
             None => Finding::new(RULE.id, RULE.default_severity, String::new()),

@@ -65,7 +65,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &attempts {
             let d = &model.dispatches[id.dispatch()];
-            let canonical = model.calls[d.logical].canonical.as_str();
+            let canonical = model.calls[d.logical()].canonical.as_str();
             let tool = model.tool_of(d);
             if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (tool, canonical)) {
                 payloads.push((tool, canonical, id.dispatch()));
@@ -117,7 +117,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         };
         let message = format!("idempotency key {key} {}: {why}", parts.join(" and "));
         let head = rejected.first().copied().unwrap_or(attempts[0]);
-        let call = &model.calls[model.dispatches[head.dispatch()].logical];
+        let call = &model.calls[model.dispatches[head.dispatch()].logical()];
         let mut f = call_finding(&RULE, model, call, message);
         f.key = Some(key.to_string());
         for &id in &attempts {
@@ -177,7 +177,7 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &answered {
             let d = &model.dispatches[id.dispatch()];
-            let canonical = model.calls[d.logical].canonical.as_str();
+            let canonical = model.calls[d.logical()].canonical.as_str();
             let tool = model.tool_of(d);
             if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (tool, canonical)) {
                 payloads.push((tool, canonical, id.dispatch()));
@@ -199,7 +199,7 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
             payloads.len(),
             and_list(&shown)
         );
-        let call = &model.calls[model.dispatches[payloads[0].2].logical];
+        let call = &model.calls[model.dispatches[payloads[0].2].logical()];
         let mut f = call_finding(&RULE, model, call, message);
         f.key = Some(rec.key.to_string());
         f.evidence.push(rec.loc);
