@@ -78,19 +78,20 @@ impl EffectIdIndex {
     }
 
     fn new(model: &Model) -> Self {
-        let answered: Vec<(AttemptId, &str)> = model
-            .attempts()
-            .filter_map(|(id, a)| match &a.outcome.as_ref()?.kind {
-                OutcomeKind::Response {
-                    effect_id: Some(eid),
-                    replayed: false,
-                    ..
-                } => Some((id, eid.as_str())),
-                _ => None,
-            })
-            .collect();
-        let mut table = HashTable::with_capacity(answered.len());
-        for (id, eid) in answered {
+        let answered = || {
+            model
+                .attempts()
+                .filter_map(|(id, a)| match &a.outcome.as_ref()?.kind {
+                    OutcomeKind::Response {
+                        effect_id: Some(eid),
+                        replayed: false,
+                        ..
+                    } => Some((id, eid.as_str())),
+                    _ => None,
+                })
+        };
+        let mut table = HashTable::with_capacity(answered().count());
+        for (id, eid) in answered() {
             let rehash = |&p: &AttemptId| hash_str(Self::effect_id(model, p));
             let same = |&p: &AttemptId| Self::effect_id(model, p) == eid;
             if let Entry::Vacant(slot) = table.entry(hash_str(eid), same, rehash) {
