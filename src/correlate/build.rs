@@ -399,7 +399,11 @@ fn hash_effect(kind: &str, id: &str) -> u64 {
 /// pages after they were freed: copied here, those pages are freed whole (at 1 GB, about
 /// 10 MB less resident after correlation for a few milliseconds of copying).
 fn fresh(t: Text) -> Text {
-    Text::from(t.as_str())
+    if t.is_heap_allocated() {
+        Text::from(t.as_str())
+    } else {
+        t
+    }
 }
 
 fn orphan_call(loc: Loc) -> CallRef {
