@@ -260,7 +260,9 @@ pub struct EffectRec {
     pub state: Option<Text>,
     pub state_at: Option<Timestamp>,
     pub happened: bool,
-    pub locs: Vec<Loc>,
+    /// Every line that logged it: almost always one, so a boxed slice (16 bytes), not a
+    /// `Vec` (24).
+    pub locs: Box<[Loc]>,
     pub matched: Option<AttemptId>,
     pub matched_by: Option<MatchedBy>,
 }

@@ -339,7 +339,9 @@ impl<'o> Builder<'o> {
                 rec.state_at = e.state_at;
                 rec.happened = e.happened;
             }
-            rec.locs.push(loc);
+            let mut locs = std::mem::take(&mut rec.locs).into_vec();
+            locs.push(loc);
+            rec.locs = locs.into_boxed_slice();
             return;
         }
         self.effect_index
@@ -357,7 +359,7 @@ impl<'o> Builder<'o> {
             state: e.state.map(fresh),
             state_at: e.state_at,
             happened: e.happened,
-            locs: vec![loc],
+            locs: Box::new([loc]),
             matched: None,
             matched_by: None,
         });
