@@ -2,7 +2,7 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, set_effects,
+    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, groups_by_key, set_effects,
     sort_by_creation, span_text,
 };
 use super::{Rule, Settings, Shared};
@@ -76,30 +76,22 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
             .for_each(|&i| source[i] = Source::Service(head));
     }
     // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
-    // One list sorted by bucket and then creation, read a bucket at a time: a map of lists
-    // held a list per order of the month.
     let bucket = |i: usize| {
         let e = &model.effects[i];
         let m = e.amount.expect("bucketed effects have amounts");
         (e.kind.as_str(), e.order.as_deref(), m.currency, m.minor)
     };
-    let mut bucketed: Vec<usize> = (0..model.effects.len())
+    let bucketed: Vec<usize> = (0..model.effects.len())
         .filter(|&i| {
             let e = &model.effects[i];
             e.happened && e.order.is_some() && e.amount.is_some()
         })
         .collect();
-    bucketed.sort_unstable_by(|&a, &b| {
-        let (ea, eb) = (&model.effects[a], &model.effects[b]);
-        (bucket(a), ea.created, &ea.id, a).cmp(&(bucket(b), eb.created, &eb.id, b))
-    });
     let delivery_gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
     // A bucket of one effect is one decision: only the others, in key order.
-    for effects in bucketed.chunk_by(|&a, &b| bucket(a) == bucket(b)) {
-        if effects.len() < 2 {
-            continue;
-        }
-        let decisions = decisions(model, effects, &mut source, delivery_gap);
+    for mut effects in groups_by_key(&bucketed, bucket) {
+        sort_by_creation(model, &mut effects);
+        let decisions = decisions(model, &effects, &mut source, delivery_gap);
         if decisions.len() < 2 {
             continue;
         }
