@@ -333,18 +333,16 @@ fn still_idle(p: &mut Pending, ev: &Event) -> bool {
 }
 
 /// Arguments with an amount or a currency: `noncanonical-args` reads them.
-/// One pass, comparing only where a word could start (this runs for every tool call).
+/// Both words have a `u` (the fourth letter of one, the second of the other), and most
+/// arguments have few: only places around one are compared (this runs for every tool call).
 pub fn args_name_money(args_raw: &str) -> bool {
     let b = args_raw.as_bytes();
     let at = |i: usize, word: &[u8]| {
         b.get(i..i + word.len())
             .is_some_and(|w| w.eq_ignore_ascii_case(word))
     };
-    (0..b.len()).any(|i| match b[i] | 0x20 {
-        b'a' => at(i, b"amount"),
-        b'c' => at(i, b"currency"),
-        _ => false,
-    })
+    memchr::memchr2_iter(b'u', b'U', b)
+        .any(|u| (u >= 3 && at(u - 3, b"amount")) || (u >= 1 && at(u - 1, b"currency")))
 }
 
 mod deferred;

@@ -648,11 +648,15 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
     Ok(Some(Money::new(minor, currency)))
 }
 
+/// Up to nine ASCII digits (so no overflow), read without the text machinery: it runs
+/// for every step and attempt number.
 fn parse_u32(b: &[u8]) -> Option<u32> {
-    if b.is_empty() || b.len() > 9 || !b.iter().all(u8::is_ascii_digit) {
+    if b.is_empty() || b.len() > 9 {
         return None;
     }
-    std::str::from_utf8(b).ok()?.parse().ok()
+    b.iter().try_fold(0u32, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+    })
 }
 
 /// Bytes as text; invalid UTF-8 is replaced, never fatal.
@@ -674,4 +678,4 @@ mod idle;
 #[cfg(test)]
 mod tests;
 
-use fields::{FieldIter, Fields};
+use fields::Fields;

@@ -311,4 +311,40 @@ fn money_is_named_in_arguments_in_any_case() {
         r#"{"order":"A-1","amoun":1,"currenc":"x"}"#
     ));
     assert!(!args_name_money(""));
+    // At either end of the text, and beside other `u`s.
+    for yes in [
+        "amount",
+        "currency",
+        "uamountu",
+        "uucurrency",
+        "CURRENCY",
+        "xAmOuNt",
+    ] {
+        assert!(args_name_money(yes), "{yes}");
+    }
+    for no in ["amoun", "urrency", "mount", "u", "uuu", "currenc"] {
+        assert!(!args_name_money(no), "{no}");
+    }
+}
+
+#[test]
+fn money_names_are_found_wherever_a_plain_search_finds_them() {
+    let naive = |s: &str| {
+        let l = s.to_ascii_lowercase();
+        l.contains("amount") || l.contains("currency")
+    };
+    let pieces = [
+        "am", "ount", "cu", "rrency", "u", "U", "AMO", "x", "Curr", "ency", "\"é\"",
+    ];
+    let mut x: u64 = 11;
+    for _ in 0..20_000 {
+        let mut s = String::new();
+        for _ in 0..6 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            s.push_str(pieces[(x >> 59) as usize % pieces.len()]);
+        }
+        assert_eq!(args_name_money(&s), naive(&s), "{s}");
+    }
 }

@@ -65,7 +65,6 @@ impl<'a> Fields<'a> {
         fields
     }
 
-    /// As [`FieldIter`] reads a field (the two must agree).
     fn push(&mut self, field: &'a [u8]) {
         let field = field.trim_ascii();
         if field.is_empty() {
@@ -93,45 +92,6 @@ impl<'a> Fields<'a> {
                 .then(|| p[colon + 1..].trim_ascii())
                 .filter(|v| !v.is_empty())
         })
-    }
-}
-
-/// A message's fields one by one, trimmed, empty ones skipped: what [`Fields::split`]
-/// keeps (a test checks they agree), for readers that need only the first few.
-pub(super) struct FieldIter<'a> {
-    msg: &'a [u8],
-    start: usize,
-}
-
-impl<'a> FieldIter<'a> {
-    pub(super) fn new(msg: &'a [u8]) -> Self {
-        FieldIter { msg, start: 0 }
-    }
-}
-
-impl<'a> Iterator for FieldIter<'a> {
-    type Item = &'a [u8];
-
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let msg = self.msg;
-        while self.start <= msg.len() {
-            let (field, next) = match next_gap(msg, self.start) {
-                Some(gap) => {
-                    let mut next = gap + 1;
-                    while next < msg.len() && matches!(msg[next], b' ' | b'\t') {
-                        next += 1;
-                    }
-                    (&msg[self.start..gap], next)
-                }
-                None => (&msg[self.start..], msg.len() + 1),
-            };
-            self.start = next;
-            let field = field.trim_ascii();
-            if !field.is_empty() {
-                return Some(field);
-            }
-        }
-        None
     }
 }
 
@@ -213,30 +173,6 @@ mod tests {
                 })
                 .collect();
             check(&msg);
-        }
-    }
-
-    #[test]
-    fn the_field_iterator_reads_the_fields_split_keeps() {
-        for msg in [
-            "agent run r1  step 2  tool=lookup_order  args={\"order\":\"A-1\"}",
-            "  agent run r1 \t step 2\t\ttool=x   args={}  ",
-            "POST https://x/v1  (attempt 1)",
-            "",
-            "   ",
-            "a\tb  c d  e=f\t \tg",
-        ] {
-            let split = Fields::split(msg.as_bytes());
-            let mut plain = Vec::new();
-            let mut tokens = Vec::new();
-            for f in FieldIter::new(msg.as_bytes()) {
-                match token(f) {
-                    Some(t) => tokens.push(t),
-                    None => plain.push(f),
-                }
-            }
-            assert_eq!(&*split.plain, plain.as_slice(), "{msg:?}");
-            assert_eq!(&*split.tokens, tokens.as_slice(), "{msg:?}");
         }
     }
 }

@@ -13,7 +13,7 @@
 //! the filter's decisions.
 
 use super::{EFFECT_ID_TOKENS, parse_u32};
-use super::{FieldIter, Fields, Local, TextParser, Verdict, http_request, status_line};
+use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event};
 use crate::ingest::flat_json::is_flat_object;
@@ -133,24 +133,13 @@ impl TextParser {
     /// [`TextParser::starts_idle`] for the usual spelling, `agent run R  step N  tool=T
     /// args=A`, read without splitting the whole line; `false` leaves the line to it.
     pub(super) fn start_idle_plainly(&mut self, span: &Range<u64>, msg: &[u8]) -> bool {
-        if self.idle.active || self.out.filter.is_none() || !msg.starts_with(b"agent run ") {
+        if self.idle.active || self.out.filter.is_none() {
             return false;
         }
-        let mut fields = FieldIter::new(msg);
-        let (Some(first), Some(second), Some(third), Some(fourth)) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
+        let Some(call) = plain_tool_call(msg) else {
             return false;
         };
-        let Some((run, step)) = run_and_step(first, second) else {
-            return false;
-        };
-        let (Some(tool), Some(args)) =
-            (third.strip_prefix(b"tool="), fourth.strip_prefix(b"args="))
-        else {
-            return false;
-        };
-        self.start_idle(msg, run, step, tool, args, span)
+        self.start_idle(msg, call.run, call.step, call.tool, call.args, span)
     }
 
     /// `run`, `tool` and `args` are slices of `msg`, the line's message.
@@ -413,13 +402,51 @@ fn plain_first_request(msg: &[u8]) -> Option<(&[u8], &str)> {
     if memchr::memchr(b'\t', msg).is_some() {
         return None;
     }
-    // The first two spaces in a row; a searcher built per line costs more than this.
-    let gap = msg.windows(2).position(|w| w == b"  ")?;
+    // The first two spaces in a row, looked for only where a space is.
+    let gap = memchr::memchr_iter(b' ', msg).find(|&i| msg.get(i + 1) == Some(&b' '))?;
     if msg[gap..].trim_ascii() != b"(attempt 1)" {
         return None;
     }
     let (method, url) = http_request(msg[..gap].trim_ascii())?;
     Some((method, std::str::from_utf8(url).ok()?))
+}
+
+/// The parts of a tool call's line.
+#[derive(Debug, PartialEq)]
+struct ToolCallLine<'a> {
+    run: &'a [u8],
+    step: u32,
+    tool: &'a [u8],
+    args: &'a [u8],
+}
+
+/// `agent run R  step N  tool=T  args=A` spelt exactly so: single spaces inside the first
+/// two fields, two between fields, and no space or tab in `R`, `T` or `A`. Read at fixed
+/// separators, a tool call's line (a quarter of a month of traces) is not split into
+/// fields; whenever this answers, the fields say the same (a test holds it to them), and
+/// any other spelling is `None`, left to the field splitting.
+fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
+    let rest = msg.strip_prefix(b"agent run ")?;
+    let blank = |b: &[u8]| memchr::memchr2(b' ', b'\t', b);
+    let end = blank(rest)?;
+    let (run, rest) = rest.split_at(end);
+    let rest = rest.strip_prefix(b"  step ")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (step, rest) = rest.split_at(digits);
+    let step = parse_u32(step)?;
+    let rest = rest.strip_prefix(b"  tool=")?;
+    let end = blank(rest)?;
+    let (tool, rest) = rest.split_at(end);
+    let args = rest.strip_prefix(b"  args=")?;
+    if run.is_empty() || blank(args).is_some() {
+        return None;
+    }
+    Some(ToolCallLine {
+        run,
+        step,
+        tool,
+        args,
+    })
 }
 
 /// `agent run ID  step N  ...`: the run and step, when the line has that shape.
@@ -456,4 +483,62 @@ pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &super::ParseOpti
 fn within<'a>(whole: &'a str, part: &[u8]) -> Option<&'a str> {
     let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
     whole.get(start..start.checked_add(part.len())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fields' reading of a tool call's line, which [`plain_tool_call`] shortcuts.
+    fn by_fields(msg: &[u8]) -> Option<ToolCallLine<'_>> {
+        let f = Fields::split(msg);
+        let (run, step) = agent_step(&f)?;
+        Some(ToolCallLine {
+            run,
+            step,
+            tool: f.token(b"tool")?,
+            args: f.token(b"args")?,
+        })
+    }
+
+    #[test]
+    fn a_tool_call_read_plainly_is_the_call_its_fields_give() {
+        let runs = ["w0r1", "", "a\tb", "r 1"];
+        let steps = ["1", "07", "", "x", "1234567890"];
+        let tools = ["lookup_order", "", "send email", "a\tb"];
+        let args = [
+            r#"{"order":"A-1"}"#,
+            "{}",
+            "",
+            r#"{"a": 1}"#,
+            r#"{"a":"b  c"}"#,
+        ];
+        let gaps = ["  ", "   ", "\t", " "];
+        let mut answered = 0;
+        for run in runs {
+            for step in steps {
+                for tool in tools {
+                    for arg in args {
+                        for gap in gaps {
+                            let msg = format!(
+                                "agent run {run}{gap}step {step}  tool={tool}{gap}args={arg}"
+                            );
+                            let msg = msg.as_bytes();
+                            if let Some(plain) = plain_tool_call(msg) {
+                                answered += 1;
+                                assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The usual spelling is answered plainly; others are left to the fields.
+        assert!(
+            plain_tool_call(br#"agent run w0r1  step 3  tool=lookup_order  args={"order":"A-1"}"#)
+                .is_some()
+        );
+        assert!(plain_tool_call(b"agent run w0r1  step 3  tool=x  args={}  run=w9").is_none());
+        assert!(answered > 10, "{answered}");
+    }
 }

@@ -616,3 +616,26 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn step_and_attempt_numbers_read_as_the_standard_library_reads_them() {
+    for s in [
+        "0",
+        "7",
+        "07",
+        "123456789",
+        "1234567890",
+        "",
+        "1a",
+        "-1",
+        "+1",
+        " 1",
+        "٣",
+        "999999999",
+    ] {
+        let std = (s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u32>().ok())
+            .flatten();
+        assert_eq!(parse_u32(s.as_bytes()), std, "{s:?}");
+    }
+}
