@@ -278,19 +278,20 @@ impl DateCache {
     /// places; anything else is left to the general reading, which gives the same answer.
     fn same_day_millis_utc(&self, b: &[u8]) -> Option<Timestamp> {
         let t = b.get(..24).filter(|_| self.known)?;
-        if t[..10] != self.text || t[10] != b'T' || t[13] != b':' || t[16] != b':' {
+        if t[..10] != self.text || t[10] != b'T' || t[19] != b'.' || t[23] != b'Z' {
             return None;
         }
-        if t[19] != b'.' || t[23] != b'Z' {
-            return None;
-        }
-        let d = |i: usize| t[i].is_ascii_digit().then(|| (t[i] - b'0') as i64);
+        // `HH:MM:SS` and `fffZ` read as words: one check of each for digits.
+        let word = |at: usize| u64::from_le_bytes(t[at..at + 8].try_into().expect("8 bytes"));
+        let hms = ascii_digits(word(11), 0x0000_ff00_00ff_0000, 0x0000_3a00_003a_0000)?;
+        let ms = ascii_digits(word(16) >> 32, 0xffff_ffff_ff00_0000, 0x5a00_0000)?;
+        let lane = |w: u64, i: u32| ((w >> (8 * i)) & 0xff) as i64;
         let (h, m, sec) = (
-            d(11)? * 10 + d(12)?,
-            d(14)? * 10 + d(15)?,
-            d(17)? * 10 + d(18)?,
+            lane(hms, 0) * 10 + lane(hms, 1),
+            lane(hms, 3) * 10 + lane(hms, 4),
+            lane(hms, 6) * 10 + lane(hms, 7),
         );
-        let ms = d(20)? * 100 + d(21)? * 10 + d(22)?;
+        let ms = lane(ms, 0) * 100 + lane(ms, 1) * 10 + lane(ms, 2);
         if h > 23 || m > 59 || sec > 60 {
             return None;
         }
@@ -298,6 +299,23 @@ impl DateCache {
         let nanos = self.days.checked_mul(NANOS_PER_DAY)?.checked_add(tod)?;
         Some(Timestamp(nanos))
     }
+}
+
+/// The word's digit values (`b'0'`..`b'9'` as 0..9, byte for byte), if every byte outside
+/// `fixed` is an ASCII digit and the bytes under `fixed` equal `expected`.
+fn ascii_digits(word: u64, fixed: u64, expected: u64) -> Option<u64> {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const HIGH_NIBBLES: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const SIXES: u64 = 0x0606_0606_0606_0606;
+    const FOURS: u64 = 0x1010_1010_1010_1010;
+    if word & fixed != expected {
+        return None;
+    }
+    // A digit XOR `0` is 0..9: no high nibble, and adding 6 stays below 16 (no carries
+    // cross lanes, since every lane is below 16 before the add).
+    let x = (word ^ ZEROS) & !fixed;
+    let digits = x & HIGH_NIBBLES == 0 && (x + SIXES) & FOURS == 0;
+    digits.then_some(x)
 }
 
 fn parse_stamp_with(
@@ -351,6 +369,42 @@ mod parse_tests {
             }
             t += step;
         }
+    }
+
+    #[test]
+    fn the_cached_day_reads_every_stamp_as_the_general_reading_does() {
+        let base = *b"2026-11-01T13:45:59.123Z  agent run r1";
+        let mut cache = DateCache::default();
+        assert!(cache.parse_stamp(&base, 0).is_some());
+        let bytes = [
+            b'0', b'2', b'5', b'9', b'/', b':', b'.', b'Z', b'a', b' ', b'\xff', b'+',
+        ];
+        let mut checked = 0;
+        for at in 10..26 {
+            for &b in &bytes {
+                let mut line = base;
+                line[at] = b;
+                assert_eq!(
+                    cache.parse_stamp(&line, 0),
+                    parse_stamp(&line, 0),
+                    "{at} {b}"
+                );
+                checked += 1;
+            }
+        }
+        // Every time of day of a coarse grid, on the cached day.
+        for secs in (0..86_400).step_by(37) {
+            let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+            let line = format!("2026-11-01T{h:02}:{m:02}:{s:02}.{:03}Z", secs % 1000);
+            let got = cache.parse_stamp(line.as_bytes(), 0);
+            assert_eq!(got, parse_stamp(line.as_bytes(), 0), "{line}");
+            // Read by the shortcut, not only by the general reading behind it.
+            assert!(
+                cache.same_day_millis_utc(line.as_bytes()).is_some(),
+                "{line}"
+            );
+        }
+        assert!(checked > 100);
     }
 
     #[test]

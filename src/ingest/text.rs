@@ -668,9 +668,13 @@ fn text(b: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// Bytes as an event's text: inline up to 24 bytes, invalid UTF-8 replaced.
+/// Bytes as an event's text: inline up to 16 bytes, invalid UTF-8 replaced. Valid text
+/// (nearly all) is copied at once: the lossy reading builds it a chunk at a time.
 fn small(b: &[u8]) -> Text {
-    Text::from_utf8_lossy(b)
+    match std::str::from_utf8(b) {
+        Ok(s) => Text::from(s),
+        Err(_) => Text::from_utf8_lossy(b),
+    }
 }
 
 mod fields;
