@@ -82,7 +82,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let mut started = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
-    for (input, outcome) in inputs.iter().zip(outcomes) {
+    for (index, (input, outcome)) in inputs.iter().zip(outcomes).enumerate() {
         let mut report = InputReport {
             path: input.display.clone(),
             format: None,
@@ -115,7 +115,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                 dropped.merge(&parsed.dropped);
                 deferred.extend(parsed.deferred);
                 // Kept per input: joining them would copy a month of emails' places.
-                deferred_lines.push(parsed.deferred_lines);
+                deferred_lines.push((index as u32, parsed.deferred_lines));
                 // Kept per input: joined, a month of runs' starts would be copied to grow.
                 started.push(parsed.started);
                 parts.extend(parsed.sealed);
@@ -136,7 +136,9 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     parts.push(link_spans(&spans, &mut reports));
     let starts = relevance::restore_started(&parts, started);
     parts.push(starts);
-    let lines = deferred_lines.into_iter().flatten();
+    let lines = deferred_lines
+        .into_iter()
+        .flat_map(|(input, lines)| lines.into_iter().map(move |l| (input, l)));
     let restored = relevance::restore_resumed(&parts, deferred, lines, |lines| {
         let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
         for (input, why) in problems {

@@ -269,13 +269,13 @@ pub fn run_hash(run: &str) -> u32 {
 
 /// Deferred idle calls matter only to runs resumed somewhere in the inputs (`parts`, the
 /// events of each): the events of theirs, the rest dropped. Calls kept as lines of a file
-/// are read again by `reread`, given those of resumed runs (and, rarely, of a run whose
+/// (each with its input) are read again by `reread`, given those of resumed runs (and, rarely, of a run whose
 /// id hashes alike, which are dropped after reading).
 pub fn restore_resumed(
     parts: &[Vec<Event>],
     deferred: Vec<Deferred>,
-    lines: impl IntoIterator<Item = DeferredLines>,
-    reread: impl FnOnce(Vec<DeferredLines>) -> Vec<Event>,
+    lines: impl IntoIterator<Item = (u32, DeferredLines)>,
+    reread: impl FnOnce(Vec<(u32, DeferredLines)>) -> Vec<Event>,
 ) -> Vec<Event> {
     let resumed = runs_that(parts, Lifecycle::Resumed);
     if resumed.is_empty() {
@@ -287,9 +287,9 @@ pub fn restore_resumed(
         .flat_map(Deferred::into_events)
         .collect();
     let hashes: FxHashSet<u32> = resumed.iter().map(|r| run_hash(r)).collect();
-    let lines: Vec<DeferredLines> = lines
+    let lines: Vec<(u32, DeferredLines)> = lines
         .into_iter()
-        .filter(|l| hashes.contains(&l.run_hash))
+        .filter(|(_, l)| hashes.contains(&l.run_hash))
         .collect();
     if !lines.is_empty() {
         let of_resumed = reread(lines).into_iter().filter(|e| {

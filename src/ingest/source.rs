@@ -196,15 +196,15 @@ pub enum Outcome {
 /// with a problem for its report.
 pub fn reread_deferred(
     inputs: &[Input],
-    mut wanted: Vec<DeferredLines>,
+    mut wanted: Vec<(u32, DeferredLines)>,
     opts: &ParseOptions,
 ) -> (Vec<Event>, Vec<(u32, String)>) {
     use std::io::{Seek, SeekFrom};
-    wanted.sort_by_key(|d| (d.input, d.offset));
+    wanted.sort_by_key(|(input, d)| (*input, d.offset()));
     let mut events = Vec::new();
     let mut problems = Vec::new();
-    for group in wanted.chunk_by(|a, b| a.input == b.input) {
-        let input = group[0].input;
+    for group in wanted.chunk_by(|a, b| a.0 == b.0) {
+        let input = group[0].0;
         let Some(Input {
             origin: Origin::File(path),
             ..
@@ -213,13 +213,13 @@ pub fn reread_deferred(
             continue;
         };
         let read = |file: &mut File, d: &DeferredLines, buf: &mut Vec<u8>| {
-            buf.resize(d.len as usize, 0);
-            file.seek(SeekFrom::Start(d.offset))?;
+            buf.resize(d.byte_len(), 0);
+            file.seek(SeekFrom::Start(d.offset()))?;
             file.read_exact(buf)
         };
         let mut buf = Vec::new();
         let result = File::open(path).and_then(|mut file| {
-            for d in group {
+            for (_, d) in group {
                 read(&mut file, d, &mut buf)?;
                 events.extend(super::text::reread(&buf, input, d.first_line, opts));
             }

@@ -14,17 +14,38 @@ pub enum Deferred {
 }
 
 /// Where a deferred call's lines lie in a file that can be read again, from its tool-call
-/// line to its step's end: 24 bytes instead of its events, for the idle POSTs (emails) that
-/// fill a month of traces.
+/// line to its step's end: 16 bytes instead of its events, for the idle POSTs (emails) that
+/// fill a month of traces (a million or more). The file is known from the list it is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeferredLines {
-    /// Byte offset of the first line and length of the run, in the file as stored.
-    pub offset: u64,
-    pub len: u32,
-    pub input: u32,
+    /// Byte offset of the first line (the low 40 bits: up to a terabyte) and length of the
+    /// lines (the high 24 bits: up to 16 MiB), in the file as stored.
+    place: u64,
     pub first_line: u32,
     /// [`super::run_hash`] of the call's run.
     pub run_hash: u32,
+}
+
+impl DeferredLines {
+    const OFFSET_BITS: u32 = 40;
+
+    /// `None` when the offset or the length does not fit: the call is then kept as events.
+    pub fn new(offset: u64, len: u64, first_line: u32, run_hash: u32) -> Option<Self> {
+        let fits = offset >> Self::OFFSET_BITS == 0 && len >> (64 - Self::OFFSET_BITS) == 0;
+        fits.then_some(DeferredLines {
+            place: offset | len << Self::OFFSET_BITS,
+            first_line,
+            run_hash,
+        })
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.place & ((1 << Self::OFFSET_BITS) - 1)
+    }
+
+    pub fn byte_len(&self) -> usize {
+        (self.place >> Self::OFFSET_BITS) as usize
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -208,7 +208,7 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
     let restored = restore_resumed(
         std::slice::from_ref(&p.events),
         p.deferred,
-        p.deferred_lines,
+        p.deferred_lines.into_iter().map(|l| (0, l)),
         |lines| source::reread_deferred(&inputs, lines, &opts).0,
     );
     let all = parse(
@@ -228,13 +228,7 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
 
 #[test]
 fn lines_of_a_run_that_was_not_resumed_are_not_read_again() {
-    let d = DeferredLines {
-        offset: 0,
-        len: 10,
-        input: 0,
-        first_line: 2,
-        run_hash: run_hash("r1"),
-    };
+    let d = DeferredLines::new(0, 10, 2, run_hash("r1")).expect("fits");
     let other_resumed = Event {
         at: Default::default(),
         loc: Loc { input: 0, line: 1 },
@@ -244,7 +238,7 @@ fn lines_of_a_run_that_was_not_resumed_are_not_read_again() {
         })),
     };
     let parts = [vec![other_resumed]];
-    let restored = restore_resumed(&parts, Vec::new(), [d], |_| panic!("read again"));
+    let restored = restore_resumed(&parts, Vec::new(), [(0, d)], |_| panic!("read again"));
     assert!(restored.is_empty());
 }
 
@@ -347,4 +341,16 @@ fn money_names_are_found_wherever_a_plain_search_finds_them() {
         }
         assert_eq!(args_name_money(&s), naive(&s), "{s}");
     }
+}
+
+#[test]
+fn a_deferred_place_holds_its_offset_and_length_or_is_refused() {
+    let d = DeferredLines::new((1 << 40) - 1, (1 << 24) - 1, 7, 9).expect("fits");
+    assert_eq!((d.offset(), d.byte_len()), ((1 << 40) - 1, (1 << 24) - 1));
+    assert_eq!((d.first_line, d.run_hash), (7, 9));
+    let d = DeferredLines::new(123_456_789, 321, 1, 1).expect("fits");
+    assert_eq!((d.offset(), d.byte_len()), (123_456_789, 321));
+    assert!(DeferredLines::new(1 << 40, 10, 1, 1).is_none());
+    assert!(DeferredLines::new(0, 1 << 24, 1, 1).is_none());
+    assert_eq!(std::mem::size_of::<DeferredLines>(), 16);
 }

@@ -307,24 +307,23 @@ impl TextParser {
         let idle = &mut self.idle;
         idle.active = false;
         let unsafe_request = !idle.safe && idle.attempts > 0;
-        if unsafe_request && !(self.rereadable && idle.dated) {
-            // Not readable again (standard input, gzip, time-only stamps): as events.
-            return self.replay_idle();
+        let mut deferred = None;
+        if unsafe_request {
+            let (start, first) = (idle.span.start, idle.lines[0].n);
+            deferred = (self.rereadable && idle.dated)
+                .then(|| DeferredLines::new(start, end - start, first, run_hash(&idle.run)))
+                .flatten();
+            if deferred.is_none() {
+                // Not readable again (standard input, gzip, time-only stamps, or beyond
+                // where a place reaches): as events.
+                return self.replay_idle();
+            }
         }
         let n = idle.lines.len() as u64;
         self.out.stats.events += n;
         let filter = self.out.filter.as_mut().expect("filtering");
         filter.dropped_idle(n, idle.lines.iter().map(|h| h.at.at));
-        if unsafe_request {
-            let first = &idle.lines[0];
-            filter.deferred_lines.push(DeferredLines {
-                offset: idle.span.start,
-                len: u32::try_from(end - idle.span.start).unwrap_or(u32::MAX),
-                input: self.input,
-                first_line: first.n,
-                run_hash: run_hash(&idle.run),
-            });
-        }
+        filter.deferred_lines.extend(deferred);
     }
 
     /// The ordinary path for every held line, in order.
