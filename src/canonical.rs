@@ -20,6 +20,38 @@ pub fn canonical(value: &Value) -> String {
     out
 }
 
+/// [`canonical`] of a flat object ([`crate::ingest::flat_json::flat_members`]) from its
+/// members as written, without building its value: a month of tool calls have such
+/// arguments. `None` when a key repeats (the parsed object keeps the last; left to it).
+pub fn canonical_flat(members: &mut [(&str, &str)]) -> Option<String> {
+    // A parsed object's keys are in byte order too (see `write_value`).
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    if members.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    let mut out = String::with_capacity(
+        2 + members
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 4)
+            .sum::<usize>(),
+    );
+    out.push('{');
+    for (i, (key, value)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(key, &mut out);
+        out.push(':');
+        match value.as_bytes().first() {
+            Some(b'"') => write_string(&value[1..value.len() - 1], &mut out),
+            Some(b't' | b'f' | b'n') => out.push_str(value),
+            _ => write_number(value, &mut out, Style::Canonical),
+        }
+    }
+    out.push('}');
+    Some(out)
+}
+
 /// What Python's `json.dumps(value, sort_keys=True, separators=(",", ":"))` returns.
 pub fn python_dumps(value: &Value) -> String {
     let mut out = String::new();
@@ -163,29 +195,45 @@ pub fn python_float_repr(f: f64) -> String {
 
 fn write_string(s: &str, out: &mut String) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            // Python's ensure_ascii escapes everything outside ' '..='~', DEL included.
-            c if (c as u32) >= 0x7f => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
-        }
+    let mut rest = s;
+    // Printable ASCII other than `"` and `\` is written as it is: a run at a time.
+    while !rest.is_empty() {
+        let plain = rest
+            .bytes()
+            .position(|b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..plain]);
+        let Some(c) = rest[plain..].chars().next() else {
+            break;
+        };
+        write_escaped(c, out);
+        rest = &rest[plain + c.len_utf8()..];
     }
     out.push('"');
+}
+
+/// A character outside printable ASCII, or `"` or `\`, as Python's `json.dumps` escapes it.
+fn write_escaped(c: char, out: &mut String) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{08}' => out.push_str("\\b"),
+        '\u{0c}' => out.push_str("\\f"),
+        c if (c as u32) < 0x20 => {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        }
+        // Python's ensure_ascii escapes everything outside ' '..='~', DEL included.
+        c if (c as u32) >= 0x7f => {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+        c => out.push(c),
+    }
 }
 
 #[cfg(test)]

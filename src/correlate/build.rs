@@ -1,11 +1,13 @@
 //! The model built event by event: dispatches and logical calls from client events, effects
 //! merged by (kind, id) from the service's. Matching comes after, in [`super::matching`].
 
-use super::kinds::{effect_kind_of, order_and_amount};
+use super::kinds::{effect_kind_of, order_and_amount, order_and_amount_flat};
 use super::matching::{join_renumbered, match_effects};
 use super::*;
-use crate::canonical::canonical;
+use crate::canonical::{canonical, canonical_flat};
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, Text};
+use crate::ingest::flat_json::flat_members;
+use crate::money::Money;
 use crate::time::Timestamp;
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
@@ -80,11 +82,10 @@ impl<'o> Builder<'o> {
         let (at, loc) = (ev.at, ev.loc);
         match ev.kind {
             EventKind::ToolCall(t) => {
-                let given = !t.args.is_null();
-                let args = t.parsed_args();
+                let args = CallArgs::read(&t.args_raw, t.args);
                 let at_loc = Some((at, loc));
                 let raw = fresh(t.args_raw);
-                let d = self.new_dispatch(t.call, fresh(t.tool), raw, (args, given), at_loc);
+                let d = self.new_dispatch(t.call, fresh(t.tool), raw, args, at_loc);
                 self.refresh_kind(d, None);
             }
             EventKind::Attempt(a) => {
@@ -96,7 +97,10 @@ impl<'o> Builder<'o> {
                     let prev = &self.model.dispatches[d];
                     let tool = self.model.calls[prev.logical()].tool.clone();
                     let raw = prev.args_raw.clone();
-                    let args = (prev.args().into_owned(), prev.given_args.is_some());
+                    let args = match &prev.given_args {
+                        Some(v) => CallArgs::of_value((**v).clone(), true),
+                        None => CallArgs::read(&raw, Value::Null),
+                    };
                     self.new_dispatch(call, tool, raw, args, None)
                 } else {
                     d
@@ -189,14 +193,14 @@ impl<'o> Builder<'o> {
         call: CallRef,
         tool: Text,
         args_raw: Text,
-        (args, given): (Value, bool),
+        args: CallArgs,
         event: Option<(Timestamp, Loc)>,
     ) -> usize {
         let call = CallRef {
             run: fresh(call.run),
             step: call.step,
         };
-        let canonical = Text::from(canonical(&args));
+        let canonical = args.canonical;
         let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
         let next_call = self.model.calls.len();
         let calls = &self.model.calls;
@@ -222,7 +226,6 @@ impl<'o> Builder<'o> {
         }
         let d = self.model.dispatches.len();
         self.model.calls[logical].dispatches.push(d);
-        let (order, amount) = order_and_amount(&args);
         let dispatches = &self.model.dispatches;
         match self.latest.entry(
             hash_call(&call),
@@ -237,8 +240,8 @@ impl<'o> Builder<'o> {
         self.model.dispatches.push(Dispatch {
             call,
             args_raw,
-            args_null: args.is_null(),
-            given_args: given.then(|| Box::new(args)),
+            args_null: args.null,
+            given_args: args.given,
             at: event.map(|e| e.0),
             loc: event.map(|e| e.1),
             segment,
@@ -247,8 +250,8 @@ impl<'o> Builder<'o> {
             attempts: Vec::with_capacity(1),
             end: None,
             effect_kind: None,
-            order,
-            amount,
+            order: args.order,
+            amount: args.amount,
             logical: logical as u32,
         });
         d
@@ -266,7 +269,7 @@ impl<'o> Builder<'o> {
                 call.clone(),
                 Text::default(),
                 Text::default(),
-                (Value::Null, false),
+                CallArgs::of_value(Value::Null, false),
                 None,
             ),
         }
@@ -379,6 +382,65 @@ impl<'o> Builder<'o> {
     }
 }
 
+/// What a dispatch keeps of its arguments.
+struct CallArgs {
+    canonical: Text,
+    order: Option<Text>,
+    amount: Option<Money>,
+    /// JSON `null`, missing, or not JSON.
+    null: bool,
+    /// The value the parser gave, kept as given.
+    given: Option<Box<Value>>,
+}
+
+impl CallArgs {
+    /// From the arguments as written, or as the value the parser gave (when not null).
+    /// A flat object as written (most tool calls) is read without building its value.
+    fn read(raw: &str, given: Value) -> Self {
+        if !given.is_null() {
+            return Self::of_value(given, true);
+        }
+        if let Some(flat) = Self::flat(raw) {
+            return flat;
+        }
+        Self::of_value(serde_json::from_str(raw).unwrap_or(Value::Null), false)
+    }
+
+    fn of_value(args: Value, given: bool) -> Self {
+        let (order, amount) = order_and_amount(&args);
+        CallArgs {
+            canonical: Text::from(canonical(&args)),
+            order,
+            amount,
+            null: args.is_null(),
+            given: given.then(|| Box::new(args)),
+        }
+    }
+
+    /// What [`CallArgs::of_value`] gives for a flat object, from its members as written.
+    fn flat(raw: &str) -> Option<Self> {
+        let mut members: Vec<(&str, &str)> = Vec::with_capacity(4);
+        let mut text = true;
+        let flat = flat_members(raw.as_bytes(), |k, v| {
+            match (std::str::from_utf8(k), std::str::from_utf8(v)) {
+                (Ok(k), Ok(v)) => members.push((k, v)),
+                _ => text = false,
+            }
+        });
+        if !(flat && text) {
+            return None;
+        }
+        let (order, amount) = order_and_amount_flat(&members);
+        Some(CallArgs {
+            canonical: Text::from(canonical_flat(&mut members)?),
+            order,
+            amount,
+            null: false,
+            given: None,
+        })
+    }
+}
+
 fn hash_call(call: &CallRef) -> u64 {
     FxBuildHasher.hash_one((call.run.as_str(), call.step))
 }
@@ -412,5 +474,66 @@ fn orphan_call(loc: Loc) -> CallRef {
     CallRef {
         run: Text::from(format!("?{}", loc.input)),
         step: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parts(a: &CallArgs) -> (&str, Option<&str>, Option<Money>, bool, bool) {
+        let order = a.order.as_deref();
+        (&a.canonical, order, a.amount, a.null, a.given.is_some())
+    }
+
+    /// Read without building it, a flat object gives what its parsed value gives.
+    fn agrees(raw: &str) -> bool {
+        let Some(flat) = CallArgs::flat(raw) else {
+            return false;
+        };
+        let parsed = serde_json::from_str(raw).expect("flat objects are JSON");
+        assert_eq!(
+            parts(&flat),
+            parts(&CallArgs::of_value(parsed, false)),
+            "{raw}"
+        );
+        true
+    }
+
+    #[test]
+    fn flat_arguments_read_as_their_parsed_value_reads() {
+        for raw in [
+            r#"{}"#,
+            r#"{"order":"A-272203"}"#,
+            r#"{"order":"R-1","amount_p":10450}"#,
+            r#"{"amount_minor":4500.0,"currency":"EUR","order_id":7}"#,
+            r#"{"z":1e3,"a":-0,"m":true,"n":null,"amount_p":"4500"}"#,
+            r#"{"orderId":1.5e-7,"amount_p":12345678901234567890}"#,
+        ] {
+            assert!(agrees(raw), "{raw} is flat");
+        }
+        // A repeated key is left to the parser, which keeps the last.
+        assert!(CallArgs::flat(r#"{"order":"A","order":"B"}"#).is_none());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn any_flat_arguments_read_as_their_parsed_value_reads(
+            members in proptest::collection::vec((
+                "(order|order_id|orderId|order_ref|currency|amount_p|amount_minor|x|Note)",
+                r#"("[A-Za-z0-9 ~/_-]{0,6}"|-?(0|[1-9][0-9]{0,20})(\.[0-9]{1,3})?([eE][+-]?[0-9]{1,3})?|true|false|null|"(GBP|EUR|JPY|gbp| 12 )")"#,
+            ), 0..5),
+        ) {
+            let body: Vec<String> = members.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            let raw = format!("{{{}}}", body.join(","));
+            let mut keys: Vec<&String> = members.iter().map(|(k, _)| k).collect();
+            keys.sort();
+            keys.dedup();
+            if keys.len() == members.len() {
+                prop_assert!(agrees(&raw), "{} is flat", raw);
+            }
+        }
     }
 }

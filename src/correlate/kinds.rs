@@ -4,6 +4,7 @@
 use crate::event::Text;
 use crate::money::{Currency, Money};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Effect kinds recognised in tool names and URL paths, singular.
 const KNOWN_KINDS: &[&str] = &[
@@ -58,18 +59,51 @@ pub fn order_and_amount(args: &Value) -> (Option<Text>, Option<Money>) {
     let Value::Object(map) = args else {
         return (None, None);
     };
+    order_and_amount_by(|k| map.get(k).map(Cow::Borrowed))
+}
+
+/// [`order_and_amount`] of a flat object's members as written
+/// ([`crate::ingest::flat_json::flat_members`]): only the members it reads become values.
+pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<Money>) {
+    order_and_amount_by(|k| {
+        // The last of a repeated key, as in the parsed object.
+        let (_, v) = members.iter().rev().find(|(key, _)| *key == k)?;
+        // Strings have no escapes in a flat object, and a plain integer's value is written
+        // as it was; other numbers are read as the parser reads them.
+        let value = match v.as_bytes().first()? {
+            b'"' => Value::String(v[1..v.len() - 1].to_owned()),
+            _ if is_plain_integer(v) => Value::from(v.parse::<i64>().ok()?),
+            _ => serde_json::from_str(v).ok()?,
+        };
+        Some(Cow::Owned(value))
+    })
+}
+
+/// `-?[1-9][0-9]{0,17}` or `0`: an i64 written as it displays.
+fn is_plain_integer(v: &str) -> bool {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    v == "0"
+        || (matches!(digits.as_bytes().first(), Some(b'1'..=b'9'))
+            && digits.len() <= 18
+            && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The order and amount, given the arguments' value under a key.
+fn order_and_amount_by<'v>(
+    get: impl Fn(&str) -> Option<Cow<'v, Value>>,
+) -> (Option<Text>, Option<Money>) {
     let order = ["order", "order_id", "orderId", "order_ref"]
         .iter()
-        .find_map(|k| match map.get(*k) {
+        .find_map(|k| match get(k).as_deref() {
             Some(Value::String(s)) => Some(s.as_str().into()),
             Some(Value::Number(n)) => Some(n.to_string().into()),
             _ => None,
         });
-    let currency = map
-        .get("currency")
+    let currency = get("currency")
+        .as_deref()
         .and_then(Value::as_str)
         .and_then(Currency::parse);
-    let int_of = |k: &str| map.get(k).and_then(integral_amount);
+    let int_of = |k: &str| get(k).as_deref().and_then(integral_amount);
     let amount = if let Some(p) = int_of("amount_p") {
         Some(Money::new(p, Currency::GBP))
     } else {

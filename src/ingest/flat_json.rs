@@ -7,6 +7,13 @@
 /// Is `b` a JSON object of ASCII string keys and scalar values, without whitespace or
 /// escapes? Never true for text that is not JSON.
 pub fn is_flat_object(b: &[u8]) -> bool {
+    flat_members(b, |_, _| {})
+}
+
+/// [`is_flat_object`], calling `each(key, value)` for its members in order as it reads
+/// them: the key without its quotes, the value as written (a string with its quotes).
+/// Since keys and strings have no escapes, those are their values as text.
+pub fn flat_members<'b>(b: &'b [u8], mut each: impl FnMut(&'b [u8], &'b [u8])) -> bool {
     let mut at = 0;
     if b.first() != Some(&b'{') {
         return false;
@@ -25,6 +32,7 @@ pub fn is_flat_object(b: &[u8]) -> bool {
         let Some(after_value) = scalar(b, after_key + 1) else {
             return false;
         };
+        each(&b[at + 1..after_key - 1], &b[after_key + 1..after_value]);
         match b.get(after_value) {
             Some(b',') => at = after_value + 1,
             Some(b'}') => return after_value + 1 == b.len(),
