@@ -40,11 +40,12 @@ pub fn canonical_flat(members: &mut [(&str, &str)]) -> Option<String> {
         if i > 0 {
             out.push(',');
         }
-        write_string(key, &mut out);
-        out.push(':');
+        // Keys and strings of a flat object need no escapes: written as they are.
+        out.push('"');
+        out.push_str(key);
+        out.push_str("\":");
         match value.as_bytes().first() {
-            Some(b'"') => write_string(&value[1..value.len() - 1], &mut out),
-            Some(b't' | b'f' | b'n') => out.push_str(value),
+            Some(b'"' | b't' | b'f' | b'n') => out.push_str(value),
             _ => write_number(value, &mut out, Style::Canonical),
         }
     }

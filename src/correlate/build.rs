@@ -419,20 +419,25 @@ impl CallArgs {
 
     /// What [`CallArgs::of_value`] gives for a flat object, from its members as written.
     fn flat(raw: &str) -> Option<Self> {
-        let mut members: Vec<(&str, &str)> = Vec::with_capacity(4);
-        let mut text = true;
+        // Tool calls have a few arguments: more than this are left to the parser.
+        const MAX: usize = 8;
+        let mut members = [("", ""); MAX];
+        let mut len = 0;
         let flat = flat_members(raw.as_bytes(), |k, v| {
-            match (std::str::from_utf8(k), std::str::from_utf8(v)) {
-                (Ok(k), Ok(v)) => members.push((k, v)),
-                _ => text = false,
+            match (members.get_mut(len), raw.get(k), raw.get(v)) {
+                (Some(slot), Some(k), Some(v)) => *slot = (k, v),
+                // Too many (places are all character boundaries, since all is ASCII).
+                _ => len = MAX,
             }
+            len += 1;
         });
-        if !(flat && text) {
+        if !flat || len > MAX {
             return None;
         }
-        let (order, amount) = order_and_amount_flat(&members);
+        let members = &mut members[..len];
+        let (order, amount) = order_and_amount_flat(members);
         Some(CallArgs {
-            canonical: Text::from(canonical_flat(&mut members)?),
+            canonical: Text::from(canonical_flat(members)?),
             order,
             amount,
             null: false,
@@ -513,8 +518,13 @@ mod tests {
         ] {
             assert!(agrees(raw), "{raw} is flat");
         }
-        // A repeated key is left to the parser, which keeps the last.
+        // A repeated key is left to the parser, which keeps the last; so are many keys.
         assert!(CallArgs::flat(r#"{"order":"A","order":"B"}"#).is_none());
+        let many = r#"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"order":"X"}"#;
+        assert!(CallArgs::flat(many).is_none());
+        let read = CallArgs::read(many, Value::Null);
+        assert_eq!(parts(&read).1, Some("X"));
+        assert_eq!(read.canonical, many);
     }
 
     proptest! {

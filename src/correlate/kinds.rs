@@ -59,24 +59,30 @@ pub fn order_and_amount(args: &Value) -> (Option<Text>, Option<Money>) {
     let Value::Object(map) = args else {
         return (None, None);
     };
-    order_and_amount_by(|k| map.get(k).map(Cow::Borrowed))
+    order_and_amount_by(|k| map.get(k).map(|v| Arg::Parsed(Cow::Borrowed(v))))
 }
 
 /// [`order_and_amount`] of a flat object's members as written
-/// ([`crate::ingest::flat_json::flat_members`]): only the members it reads become values.
+/// ([`crate::ingest::flat_json::flat_members`]), without building their values.
 pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<Money>) {
     order_and_amount_by(|k| {
         // The last of a repeated key, as in the parsed object.
         let (_, v) = members.iter().rev().find(|(key, _)| *key == k)?;
-        // Strings have no escapes in a flat object, and a plain integer's value is written
-        // as it was; other numbers are read as the parser reads them.
-        let value = match v.as_bytes().first()? {
-            b'"' => Value::String(v[1..v.len() - 1].to_owned()),
-            _ if is_plain_integer(v) => Value::from(v.parse::<i64>().ok()?),
-            _ => serde_json::from_str(v).ok()?,
-        };
-        Some(Cow::Owned(value))
+        Some(match v.as_bytes().first()? {
+            // No escapes in a flat object: the string is its text.
+            b'"' => Arg::Text(&v[1..v.len() - 1]),
+            _ if is_plain_integer(v) => Arg::Integer(v.parse().ok()?, v),
+            _ => Arg::Parsed(Cow::Owned(serde_json::from_str(v).ok()?)),
+        })
     })
+}
+
+/// An argument's value, as [`order_and_amount_by`] reads it.
+enum Arg<'v> {
+    Text(&'v str),
+    /// A plain integer and how it is written (as it displays).
+    Integer(i64, &'v str),
+    Parsed(Cow<'v, Value>),
 }
 
 /// `-?[1-9][0-9]{0,17}` or `0`: an i64 written as it displays.
@@ -89,21 +95,27 @@ fn is_plain_integer(v: &str) -> bool {
 }
 
 /// The order and amount, given the arguments' value under a key.
-fn order_and_amount_by<'v>(
-    get: impl Fn(&str) -> Option<Cow<'v, Value>>,
-) -> (Option<Text>, Option<Money>) {
+fn order_and_amount_by<'v>(get: impl Fn(&str) -> Option<Arg<'v>>) -> (Option<Text>, Option<Money>) {
     let order = ["order", "order_id", "orderId", "order_ref"]
         .iter()
-        .find_map(|k| match get(k).as_deref() {
-            Some(Value::String(s)) => Some(s.as_str().into()),
-            Some(Value::Number(n)) => Some(n.to_string().into()),
-            _ => None,
+        .find_map(|k| match get(k)? {
+            Arg::Text(s) | Arg::Integer(_, s) => Some(s.into()),
+            Arg::Parsed(v) => match &*v {
+                Value::String(s) => Some(s.as_str().into()),
+                Value::Number(n) => Some(n.to_string().into()),
+                _ => None,
+            },
         });
-    let currency = get("currency")
-        .as_deref()
-        .and_then(Value::as_str)
-        .and_then(Currency::parse);
-    let int_of = |k: &str| get(k).as_deref().and_then(integral_amount);
+    let currency = get("currency").and_then(|a| match a {
+        Arg::Text(s) => Currency::parse(s),
+        Arg::Integer(..) => None,
+        Arg::Parsed(v) => v.as_str().and_then(Currency::parse),
+    });
+    let int_of = |k: &str| match get(k)? {
+        Arg::Text(s) => s.trim().parse().ok(),
+        Arg::Integer(i, _) => Some(i),
+        Arg::Parsed(v) => integral_amount(&v),
+    };
     let amount = if let Some(p) = int_of("amount_p") {
         Some(Money::new(p, Currency::GBP))
     } else {

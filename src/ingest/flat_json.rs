@@ -4,6 +4,8 @@
 //! visible part of the parse. `false` means only "not that spelling": callers then ask
 //! serde_json, so the answer never differs from its own.
 
+use std::ops::Range;
+
 /// Is `b` a JSON object of ASCII string keys and scalar values, without whitespace or
 /// escapes? Never true for text that is not JSON.
 pub fn is_flat_object(b: &[u8]) -> bool {
@@ -11,9 +13,10 @@ pub fn is_flat_object(b: &[u8]) -> bool {
 }
 
 /// [`is_flat_object`], calling `each(key, value)` for its members in order as it reads
-/// them: the key without its quotes, the value as written (a string with its quotes).
-/// Since keys and strings have no escapes, those are their values as text.
-pub fn flat_members<'b>(b: &'b [u8], mut each: impl FnMut(&'b [u8], &'b [u8])) -> bool {
+/// them, as places in `b`: the key without its quotes, the value as written (a string with
+/// its quotes). Since keys and strings have no escapes, those are their values as text,
+/// and all of them are ASCII.
+pub fn flat_members(b: &[u8], mut each: impl FnMut(Range<usize>, Range<usize>)) -> bool {
     let mut at = 0;
     if b.first() != Some(&b'{') {
         return false;
@@ -32,7 +35,7 @@ pub fn flat_members<'b>(b: &'b [u8], mut each: impl FnMut(&'b [u8], &'b [u8])) -
         let Some(after_value) = scalar(b, after_key + 1) else {
             return false;
         };
-        each(&b[at + 1..after_key - 1], &b[after_key + 1..after_value]);
+        each(at + 1..after_key - 1, after_key + 1..after_value);
         match b.get(after_value) {
             Some(b',') => at = after_value + 1,
             Some(b'}') => return after_value + 1 == b.len(),
@@ -42,14 +45,23 @@ pub fn flat_members<'b>(b: &'b [u8], mut each: impl FnMut(&'b [u8], &'b [u8])) -
 }
 
 /// A string of printable ASCII without escapes starting at `at`: where it ends.
+/// Printable ASCII other than `"` and `\`: a string's bytes that need no escape.
+static PLAIN: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut c = b' ';
+    while c <= b'~' {
+        plain[c as usize] = c != b'"' && c != b'\\';
+        c += 1;
+    }
+    plain
+};
+
 fn plain_string(b: &[u8], at: usize) -> Option<usize> {
     if b.get(at) != Some(&b'"') {
         return None;
     }
     let body = &b[at + 1..];
-    let len = body
-        .iter()
-        .position(|&c| !(b' '..=b'~').contains(&c) || c == b'\\' || c == b'"')?;
+    let len = body.iter().position(|&c| !PLAIN[c as usize])?;
     (body[len] == b'"').then_some(at + 1 + len + 1)
 }
 
