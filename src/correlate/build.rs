@@ -29,6 +29,8 @@ pub(super) struct Builder<'o> {
     /// (kind, id) → effect.
     effect_index: HashTable<u32>,
     resumes: FxHashMap<Text, u32>,
+    /// Texts that repeat from event to event (URLs, tools, error messages), held once.
+    repeated: Repeated,
 }
 
 impl<'o> Builder<'o> {
@@ -43,6 +45,7 @@ impl<'o> Builder<'o> {
             call_index: HashTable::new(),
             effect_index: HashTable::new(),
             resumes: FxHashMap::default(),
+            repeated: Repeated::default(),
         }
     }
 
@@ -85,7 +88,8 @@ impl<'o> Builder<'o> {
                 let args = CallArgs::read(&t.args_raw, t.args);
                 let at_loc = Some((at, loc));
                 let raw = fresh(t.args_raw);
-                let d = self.new_dispatch(t.call, fresh(t.tool), raw, args, at_loc);
+                let tool = self.repeated.get(t.tool);
+                let d = self.new_dispatch(t.call, tool, raw, args, at_loc);
                 self.refresh_kind(d, None);
             }
             EventKind::Attempt(a) => {
@@ -111,7 +115,7 @@ impl<'o> Builder<'o> {
                     at,
                     loc,
                     method: a.method.map(fresh),
-                    url: a.url.map(fresh),
+                    url: a.url.map(|u| self.repeated.get(u)),
                     key: a.key.map(fresh),
                     outcome: None,
                 });
@@ -122,8 +126,8 @@ impl<'o> Builder<'o> {
                     loc,
                     kind: OutcomeKind::Failure {
                         class: f.class,
-                        error: fresh(f.error),
-                        message: fresh(f.message),
+                        error: self.repeated.get(f.error),
+                        message: self.repeated.get(f.message),
                     },
                 };
                 self.attach_outcome(f.call, f.attempt, outcome, loc);
@@ -137,7 +141,7 @@ impl<'o> Builder<'o> {
                         status: r.status,
                         effect_id: r.effect_id.map(fresh),
                         replayed: r.replayed,
-                        message: fresh(r.message),
+                        message: self.repeated.get(r.message),
                     },
                 };
                 self.attach_outcome(r.call, r.attempt, outcome, loc);
@@ -467,6 +471,34 @@ fn hash_effect(kind: &str, id: &str) -> u64 {
 /// inline was allocated among the parser's events, and kept by the model it pinned their
 /// pages after they were freed: copied here, those pages are freed whole (at 1 GB, about
 /// 10 MB less resident after correlation for a few milliseconds of copying).
+/// Heap-held texts seen before, each shared by every later copy (a clone of a text on the
+/// heap shares its buffer): a month's attempts name a few URLs hundreds of thousands of
+/// times. Forgotten when too many (URLs with ids in their path), so never unbounded.
+#[derive(Default)]
+struct Repeated(HashTable<Text>);
+
+impl Repeated {
+    const MAX: usize = 4096;
+
+    /// `t`, or the earlier text equal to it; a fresh copy ([`fresh`]) when there is none.
+    fn get(&mut self, t: Text) -> Text {
+        if !t.is_heap_allocated() {
+            return t;
+        }
+        let hash = FxBuildHasher.hash_one(t.as_str());
+        if let Some(known) = self.0.find(hash, |k| k.as_str() == t.as_str()) {
+            return known.clone();
+        }
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
+        }
+        let t = fresh(t);
+        self.0
+            .insert_unique(hash, t.clone(), |k| FxBuildHasher.hash_one(k.as_str()));
+        t
+    }
+}
+
 fn fresh(t: Text) -> Text {
     if t.is_heap_allocated() {
         Text::from(t.as_str())
@@ -504,6 +536,27 @@ mod tests {
             "{raw}"
         );
         true
+    }
+
+    #[test]
+    fn a_repeated_text_is_held_once() {
+        let url = "https://payments.internal/v1/refunds";
+        let mut repeated = Repeated::default();
+        let first = repeated.get(Text::from(url));
+        let again = repeated.get(Text::from(url));
+        assert_eq!((first.as_str(), again.as_str()), (url, url));
+        assert_eq!(
+            first.as_str().as_ptr(),
+            again.as_str().as_ptr(),
+            "one buffer"
+        );
+        // Short texts are inline, and many distinct ones do not pile up.
+        assert_eq!(repeated.get(Text::from("POST")), "POST");
+        for i in 0..2 * Repeated::MAX {
+            let t = format!("{url}/{i}");
+            assert_eq!(repeated.get(Text::from(t.as_str())), t.as_str());
+        }
+        assert!(repeated.0.len() <= Repeated::MAX);
     }
 
     #[test]
