@@ -367,6 +367,7 @@ impl Model {
 }
 
 mod build;
+mod call_args;
 mod kinds;
 mod matching;
 mod merge;
