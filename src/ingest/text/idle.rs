@@ -390,7 +390,8 @@ fn url_names_effect(url: &str) -> bool {
 
 /// `200 OK`: a status line without a `name=value` token.
 fn plain_answer(msg: &[u8]) -> Option<u16> {
-    if memchr::memchr(b'=', msg).is_some() || (msg.len() > 3 && msg[3] != b' ') {
+    // The shape first: a request line fails it at its fourth byte, before a search.
+    if (msg.len() > 3 && msg[3] != b' ') || memchr::memchr(b'=', msg).is_some() {
         return None;
     }
     status_line(msg.get(..3)?).map(|(status, _)| status)
