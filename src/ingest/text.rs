@@ -192,7 +192,8 @@ impl TextParser {
             self.hold_line(n, local, dated, msg);
             return Verdict::Held;
         }
-        let fields = Fields::split(msg);
+        let mut fields = Fields::empty();
+        fields.fill(msg);
         let held = self.hold_if_idle(idle::LineIn {
             n,
             span,

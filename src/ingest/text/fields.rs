@@ -49,10 +49,23 @@ pub(super) struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     pub(super) fn split(msg: &'a [u8]) -> Self {
-        let mut fields = Fields {
+        let mut fields = Fields::empty();
+        fields.fill(msg);
+        fields
+    }
+
+    /// No fields yet: nothing is written until [`Fields::fill`].
+    pub(super) fn empty() -> Self {
+        Fields {
             plain: Few::new(),
             tokens: Few::new(),
-        };
+        }
+    }
+
+    /// [`Fields::split`] into fields made by [`Fields::empty`], where they stand: a kilobyte
+    /// of slots is not moved for every line split.
+    pub(super) fn fill(&mut self, msg: &'a [u8]) {
+        let fields = self;
         let mut start = 0;
         while let Some(gap) = next_gap(msg, start) {
             fields.push(&msg[start..gap]);
@@ -62,7 +75,6 @@ impl<'a> Fields<'a> {
             }
         }
         fields.push(&msg[start..]);
-        fields
     }
 
     fn push(&mut self, field: &'a [u8]) {
