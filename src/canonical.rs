@@ -22,19 +22,15 @@ pub fn canonical(value: &Value) -> String {
 
 /// [`canonical`] of a flat object ([`crate::ingest::flat_json::flat_members`]) from its
 /// members as written, without building its value: a month of tool calls have such
-/// arguments. `None` when a key repeats (the parsed object keeps the last; left to it).
-pub fn canonical_flat(members: &mut [(&str, &str)]) -> Option<String> {
+/// arguments. Written into `out` (cleared first, so that one buffer serves every call);
+/// `false` when a key repeats (the parsed object keeps the last; left to it).
+pub fn canonical_flat(members: &mut [(&str, &str)], out: &mut String) -> bool {
     // A parsed object's keys are in byte order too (see `write_value`).
     members.sort_unstable_by(|a, b| a.0.cmp(b.0));
     if members.windows(2).any(|w| w[0].0 == w[1].0) {
-        return None;
+        return false;
     }
-    let mut out = String::with_capacity(
-        2 + members
-            .iter()
-            .map(|(k, v)| k.len() + v.len() + 4)
-            .sum::<usize>(),
-    );
+    out.clear();
     out.push('{');
     for (i, (key, value)) in members.iter().enumerate() {
         if i > 0 {
@@ -46,11 +42,11 @@ pub fn canonical_flat(members: &mut [(&str, &str)]) -> Option<String> {
         out.push_str("\":");
         match value.as_bytes().first() {
             Some(b'"' | b't' | b'f' | b'n') => out.push_str(value),
-            _ => write_number(value, &mut out, Style::Canonical),
+            _ => write_number(value, out, Style::Canonical),
         }
     }
     out.push('}');
-    Some(out)
+    true
 }
 
 /// What Python's `json.dumps(value, sort_keys=True, separators=(",", ":"))` returns.

@@ -29,6 +29,8 @@ pub(super) struct Builder<'o> {
     resumes: FxHashMap<Text, u32>,
     /// Texts that repeat from event to event (URLs, tools, error messages), held once.
     repeated: Repeated,
+    /// Where a tool call's canonical arguments are written before they are kept.
+    scratch: String,
 }
 
 impl<'o> Builder<'o> {
@@ -44,6 +46,7 @@ impl<'o> Builder<'o> {
             effect_index: HashTable::new(),
             resumes: FxHashMap::default(),
             repeated: Repeated::default(),
+            scratch: String::new(),
         }
     }
 
@@ -83,7 +86,7 @@ impl<'o> Builder<'o> {
         let (at, loc) = (ev.at, ev.loc);
         match ev.kind {
             EventKind::ToolCall(t) => {
-                let args = CallArgs::read(&t.args_raw, t.args);
+                let args = CallArgs::read(&t.args_raw, t.args, &mut self.scratch);
                 let at_loc = Some((at, loc));
                 let raw = fresh(t.args_raw);
                 let tool = self.repeated.get(t.tool);
@@ -101,7 +104,7 @@ impl<'o> Builder<'o> {
                     let raw = prev.args_raw.clone();
                     let args = match &prev.given_args {
                         Some(v) => CallArgs::of_value((**v).clone(), true),
-                        None => CallArgs::read(&raw, Value::Null),
+                        None => CallArgs::read(&raw, Value::Null, &mut self.scratch),
                     };
                     self.new_dispatch(call, tool, raw, args, None)
                 } else {

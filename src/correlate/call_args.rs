@@ -23,12 +23,13 @@ pub(super) struct CallArgs {
 
 impl CallArgs {
     /// From the arguments as written, or as the value the parser gave (when not null).
-    /// A flat object as written (most tool calls) is read without building its value.
-    pub(super) fn read(raw: &str, given: Value) -> Self {
+    /// A flat object as written (most tool calls) is read without building its value, its
+    /// canonical form written in `scratch` first.
+    pub(super) fn read(raw: &str, given: Value, scratch: &mut String) -> Self {
         if !given.is_null() {
             return Self::of_value(given, true);
         }
-        if let Some(flat) = Self::flat(raw) {
+        if let Some(flat) = Self::flat(raw, scratch) {
             return flat;
         }
         Self::of_value(serde_json::from_str(raw).unwrap_or(Value::Null), false)
@@ -46,7 +47,7 @@ impl CallArgs {
     }
 
     /// What [`CallArgs::of_value`] gives for a flat object, from its members as written.
-    fn flat(raw: &str) -> Option<Self> {
+    fn flat(raw: &str, scratch: &mut String) -> Option<Self> {
         // Tool calls have a few arguments: more than this are left to the parser.
         const MAX: usize = 8;
         let mut members = [("", ""); MAX];
@@ -63,9 +64,12 @@ impl CallArgs {
             return None;
         }
         let members = &mut members[..len];
+        if !canonical_flat(members, scratch) {
+            return None;
+        }
         let (order, amount) = order_and_amount_flat(members);
         Some(CallArgs {
-            canonical: Text::from(canonical_flat(members)?),
+            canonical: Text::from(scratch.as_str()),
             order,
             amount,
             null: false,
@@ -85,8 +89,8 @@ mod tests {
     }
 
     /// Read without building it, a flat object gives what its parsed value gives.
-    fn agrees(raw: &str) -> bool {
-        let Some(flat) = CallArgs::flat(raw) else {
+    fn agrees(raw: &str, scratch: &mut String) -> bool {
+        let Some(flat) = CallArgs::flat(raw, scratch) else {
             return false;
         };
         let parsed = serde_json::from_str(raw).expect("flat objects are JSON");
@@ -100,6 +104,8 @@ mod tests {
 
     #[test]
     fn flat_arguments_read_as_their_parsed_value_reads() {
+        // One scratch buffer for all of them, as in the builder.
+        let mut scratch = String::new();
         for raw in [
             r#"{}"#,
             r#"{"order":"A-272203"}"#,
@@ -108,13 +114,13 @@ mod tests {
             r#"{"z":1e3,"a":-0,"m":true,"n":null,"amount_p":"4500"}"#,
             r#"{"orderId":1.5e-7,"amount_p":12345678901234567890}"#,
         ] {
-            assert!(agrees(raw), "{raw} is flat");
+            assert!(agrees(raw, &mut scratch), "{raw} is flat");
         }
         // A repeated key is left to the parser, which keeps the last; so are many keys.
-        assert!(CallArgs::flat(r#"{"order":"A","order":"B"}"#).is_none());
+        assert!(CallArgs::flat(r#"{"order":"A","order":"B"}"#, &mut String::new()).is_none());
         let many = r#"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"order":"X"}"#;
-        assert!(CallArgs::flat(many).is_none());
-        let read = CallArgs::read(many, Value::Null);
+        assert!(CallArgs::flat(many, &mut String::new()).is_none());
+        let read = CallArgs::read(many, Value::Null, &mut String::new());
         assert_eq!(parts(&read).1, Some("X"));
         assert_eq!(read.canonical, many);
     }
@@ -134,7 +140,7 @@ mod tests {
             keys.sort();
             keys.dedup();
             if keys.len() == members.len() {
-                prop_assert!(agrees(&raw), "{} is flat", raw);
+                prop_assert!(agrees(&raw, &mut String::new()), "{} is flat", raw);
             }
         }
     }

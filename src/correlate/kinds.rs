@@ -65,9 +65,16 @@ pub fn order_and_amount(args: &Value) -> (Option<Text>, Option<Money>) {
 /// [`order_and_amount`] of a flat object's members as written
 /// ([`crate::ingest::flat_json::flat_members`]), without building their values.
 pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<Money>) {
+    // The members it reads, found in one pass; the last of a repeated key, as in the
+    // parsed object.
+    let mut found = [None; ARG_NAMES.len()];
+    for &(key, value) in members {
+        if let Some(i) = ARG_NAMES.iter().position(|n| *n == key) {
+            found[i] = Some(value);
+        }
+    }
     order_and_amount_by(|k| {
-        // The last of a repeated key, as in the parsed object.
-        let (_, v) = members.iter().rev().find(|(key, _)| *key == k)?;
+        let v: &str = found[ARG_NAMES.iter().position(|n| *n == k)?]?;
         Some(match v.as_bytes().first()? {
             // No escapes in a flat object: the string is its text.
             b'"' => Arg::Text(&v[1..v.len() - 1]),
@@ -76,6 +83,18 @@ pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<
         })
     })
 }
+
+/// The arguments [`order_and_amount_by`] reads.
+const ORDER_NAMES: [&str; 4] = ["order", "order_id", "orderId", "order_ref"];
+const ARG_NAMES: [&str; 7] = [
+    ORDER_NAMES[0],
+    ORDER_NAMES[1],
+    ORDER_NAMES[2],
+    ORDER_NAMES[3],
+    "currency",
+    "amount_p",
+    "amount_minor",
+];
 
 /// An argument's value, as [`order_and_amount_by`] reads it.
 enum Arg<'v> {
@@ -96,16 +115,14 @@ fn is_plain_integer(v: &str) -> bool {
 
 /// The order and amount, given the arguments' value under a key.
 fn order_and_amount_by<'v>(get: impl Fn(&str) -> Option<Arg<'v>>) -> (Option<Text>, Option<Money>) {
-    let order = ["order", "order_id", "orderId", "order_ref"]
-        .iter()
-        .find_map(|k| match get(k)? {
-            Arg::Text(s) | Arg::Integer(_, s) => Some(s.into()),
-            Arg::Parsed(v) => match &*v {
-                Value::String(s) => Some(s.as_str().into()),
-                Value::Number(n) => Some(n.to_string().into()),
-                _ => None,
-            },
-        });
+    let order = ORDER_NAMES.iter().find_map(|k| match get(k)? {
+        Arg::Text(s) | Arg::Integer(_, s) => Some(s.into()),
+        Arg::Parsed(v) => match &*v {
+            Value::String(s) => Some(s.as_str().into()),
+            Value::Number(n) => Some(n.to_string().into()),
+            _ => None,
+        },
+    });
     let currency = get("currency").and_then(|a| match a {
         Arg::Text(s) => Currency::parse(s),
         Arg::Integer(..) => None,
