@@ -50,14 +50,13 @@ pub fn for_each_line_at<R: Read + ?Sized>(
         };
         let scan_from = end;
         end += n;
-        let mut search = scan_from;
-        while let Some(pos) = memchr::memchr(b'\n', &buf[search..end]) {
-            let nl = search + pos;
+        // One searcher over the block: a search started per line paid its set-up per line.
+        for pos in memchr::memchr_iter(b'\n', &buf[scan_from..end]) {
+            let nl = scan_from + pos;
             line_no = line_no.saturating_add(1);
             let span = base + start as u64..base + nl as u64 + 1;
             each(line_no, span, trim_cr(&buf[start..nl]));
             start = nl + 1;
-            search = start;
         }
     }
     if start < end {
