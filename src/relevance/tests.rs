@@ -354,3 +354,40 @@ fn a_deferred_place_holds_its_offset_and_length_or_is_refused() {
     assert!(DeferredLines::new(0, 1 << 24, 1, 1).is_none());
     assert_eq!(std::mem::size_of::<DeferredLines>(), 16);
 }
+
+#[test]
+fn an_idle_post_too_long_for_a_place_is_kept_as_events() {
+    use crate::ingest::source::{self, Input, Origin, Outcome};
+    // Blank lines inside the call (ignored lines) stretch it past the 16 MiB a place holds.
+    let (head, tail) = EMAIL.split_at(EMAIL.find("2026-11-01T00:00:02.701Z").unwrap());
+    let trace = format!("{head}{}{tail}", "\n".repeat(1 << 24));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent.log");
+    std::fs::write(&path, &trace).unwrap();
+    let inputs = vec![Input {
+        display: "agent.log".into(),
+        origin: Origin::File(path),
+        explicit: true,
+    }];
+    let opts = ParseOptions {
+        relevance: Some(Relevance::default()),
+        ..ParseOptions::default()
+    };
+    let Some(Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
+        panic!("not parsed");
+    };
+    assert!(p.deferred_lines.is_empty(), "{:?}", p.deferred_lines);
+    // Its four lines are events, set aside as on input that cannot be read again.
+    let [call] = &p.deferred[..] else {
+        panic!("{:?}", p.deferred);
+    };
+    assert_eq!(call.run(), "r1");
+    let lines: Vec<u32> = call
+        .clone()
+        .into_events()
+        .iter()
+        .map(|e| e.loc.line)
+        .collect();
+    assert_eq!(lines, vec![2, 3, 4 + (1 << 24), 5 + (1 << 24)], "{lines:?}");
+    assert_eq!(p.stats.ignored, 1 << 24);
+}
