@@ -1,5 +1,5 @@
 use super::*;
-use crate::ingest::{Format, ParseOptions, Parsed, parse};
+use crate::ingest::{Format, ParseOptions, Parsed, parse, source};
 
 fn read(text: &str) -> Parsed {
     let opts = ParseOptions {
@@ -179,25 +179,31 @@ fn an_unusual_shape_is_deferred_as_it_was_read() {
     assert_eq!(d.into_events(), three);
 }
 
-#[test]
-fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
-    use crate::ingest::source::{self, Input, Origin, Outcome};
-    let dir = tempfile::tempdir().unwrap();
-    let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
+/// `trace` read with the filter from a file, which can be read again: the file's input (in
+/// `dir`), the options and what the parse gave.
+fn read_file(dir: &tempfile::TempDir, trace: &str) -> (Vec<source::Input>, ParseOptions, Parsed) {
     let path = dir.path().join("agent.log");
-    std::fs::write(&path, &resumed).unwrap();
-    let inputs = vec![Input {
+    std::fs::write(&path, trace).unwrap();
+    let inputs = vec![source::Input {
         display: "agent.log".into(),
-        origin: Origin::File(path),
+        origin: source::Origin::File(path),
         explicit: true,
     }];
     let opts = ParseOptions {
         relevance: Some(Relevance::default()),
         ..ParseOptions::default()
     };
-    let Some(Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
+    let Some(source::Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
         panic!("not parsed");
     };
+    (inputs, opts, *p)
+}
+
+#[test]
+fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
+    let (inputs, opts, p) = read_file(&dir, &resumed);
     assert!(p.deferred.is_empty(), "{:?}", p.deferred);
     assert!(
         matches!(p.deferred_lines.as_slice(), [l] if l.first_line == 2),
@@ -357,25 +363,11 @@ fn a_deferred_place_holds_its_offset_and_length_or_is_refused() {
 
 #[test]
 fn an_idle_post_too_long_for_a_place_is_kept_as_events() {
-    use crate::ingest::source::{self, Input, Origin, Outcome};
     // Blank lines inside the call (ignored lines) stretch it past the 16 MiB a place holds.
     let (head, tail) = EMAIL.split_at(EMAIL.find("2026-11-01T00:00:02.701Z").unwrap());
     let trace = format!("{head}{}{tail}", "\n".repeat(1 << 24));
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("agent.log");
-    std::fs::write(&path, &trace).unwrap();
-    let inputs = vec![Input {
-        display: "agent.log".into(),
-        origin: Origin::File(path),
-        explicit: true,
-    }];
-    let opts = ParseOptions {
-        relevance: Some(Relevance::default()),
-        ..ParseOptions::default()
-    };
-    let Some(Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
-        panic!("not parsed");
-    };
+    let (_, _, p) = read_file(&dir, &trace);
     assert!(p.deferred_lines.is_empty(), "{:?}", p.deferred_lines);
     // Its four lines are events, set aside as on input that cannot be read again.
     let [call] = &p.deferred[..] else {
