@@ -20,7 +20,7 @@ pub fn canonical(value: &Value) -> String {
     out
 }
 
-/// [`canonical`] of a flat object ([`crate::ingest::flat_json::flat_members`]) from its
+/// [`canonical`] of a flat object ([`crate::flat_json::flat_members`]) from its
 /// members as written, without building its value: a month of tool calls have such
 /// arguments. Written into `out` (cleared first, so that one buffer serves every call);
 /// `false` when a key repeats (the parsed object keeps the last; left to it).

@@ -64,7 +64,8 @@ pub struct ToolCall {
     pub args_raw: Text,
     /// The arguments parsed (JSON), for canonical comparison and field lookup. A parser
     /// may leave this `Null` when `args_raw` is the JSON it stands for: most calls are
-    /// dropped as idle before anything reads them ([`ToolCall::parsed_args`] parses then).
+    /// dropped as idle before anything reads them. Correlation reads `args_raw` itself
+    /// (`correlate::call_args`); [`ToolCall::parsed_args`] gives the value either way.
     pub args: serde_json::Value,
 }
 

@@ -15,6 +15,7 @@ pub mod config;
 pub mod correlate;
 pub mod event;
 pub mod finding;
+pub mod flat_json;
 pub mod ingest;
 pub mod metrics;
 pub mod money;

@@ -100,11 +100,16 @@ impl<'o> Builder<'o> {
                 // whose tool-call line was not logged.
                 let d = if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
                     let prev = &self.model.dispatches[d];
-                    let tool = self.model.calls[prev.logical()].tool.clone();
+                    let logical = &self.model.calls[prev.logical()];
+                    let tool = logical.tool.clone();
                     let raw = prev.args_raw.clone();
-                    let args = match &prev.given_args {
-                        Some(v) => CallArgs::of_value((**v).clone(), true),
-                        None => CallArgs::read(&raw, Value::Null, &mut self.scratch),
+                    // The same arguments: what was read of them is copied, not read again.
+                    let args = CallArgs {
+                        canonical: logical.canonical.clone(),
+                        order: prev.order.clone(),
+                        amount: prev.amount,
+                        null: prev.args_null,
+                        given: prev.given_args.clone(),
                     };
                     self.new_dispatch(call, tool, raw, args, None)
                 } else {
@@ -404,10 +409,6 @@ fn hash_effect(kind: &str, id: &str) -> u64 {
     FxBuildHasher.hash_one((kind, id))
 }
 
-/// The model's own copy of a string read by a parser. A string longer than a `Text` holds
-/// inline was allocated among the parser's events, and kept by the model it pinned their
-/// pages after they were freed: copied here, those pages are freed whole (at 1 GB, about
-/// 10 MB less resident after correlation for a few milliseconds of copying).
 /// Heap-held texts seen before, each shared by every later copy (a clone of a text on the
 /// heap shares its buffer): a month's attempts name a few URLs hundreds of thousands of
 /// times. Forgotten when too many (URLs with ids in their path), so never unbounded.
@@ -436,6 +437,10 @@ impl Repeated {
     }
 }
 
+/// The model's own copy of a string read by a parser. A string longer than a `Text` holds
+/// inline was allocated among the parser's events, and kept by the model it pinned their
+/// pages after they were freed: copied here, those pages are freed whole (at 1 GB, about
+/// 10 MB less resident after correlation for a few milliseconds of copying).
 fn fresh(t: Text) -> Text {
     if t.is_heap_allocated() {
         Text::from(t.as_str())
@@ -454,6 +459,34 @@ fn orphan_call(loc: Loc) -> CallRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dispatch_without_its_tool_call_line_keeps_the_earlier_ones_arguments() {
+        let trace = "\
+2026-11-01T00:00:01.000Z  agent run r1  step 1  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":100}
+2026-11-01T00:00:02.000Z  POST https://pay/v1/refunds  (attempt 1)
+2026-11-01T00:00:03.000Z  503 Service Unavailable
+2026-11-01T00:00:09.000Z  POST https://pay/v1/refunds  (attempt 1)
+";
+        let opts = crate::ingest::ParseOptions::default();
+        let events = crate::ingest::text::parse(&mut trace.as_bytes(), 0, &opts).unwrap();
+        let model = crate::correlate::correlate(events.events, &CorrelateOptions::default());
+        let [first, again] = &model.dispatches[..] else {
+            panic!("{:?}", model.dispatches);
+        };
+        assert_eq!(first.logical(), again.logical(), "one logical call");
+        assert!(again.at.is_none(), "implied by its attempt");
+        assert_eq!(again.args_raw, first.args_raw);
+        assert_eq!(
+            (again.order.as_deref(), again.amount),
+            (Some("A-1"), first.amount)
+        );
+        assert_eq!(again.amount.map(|m| m.minor), Some(100));
+        assert_eq!(
+            model.calls[again.logical()].canonical,
+            r#"{"amount_p":100,"order":"A-1"}"#
+        );
+    }
 
     #[test]
     fn a_repeated_text_is_held_once() {

@@ -6,7 +6,7 @@
 use super::kinds::{order_and_amount, order_and_amount_flat};
 use crate::canonical::{canonical, canonical_flat};
 use crate::event::Text;
-use crate::ingest::flat_json::flat_members;
+use crate::flat_json::flat_members;
 use crate::money::Money;
 use serde_json::Value;
 
@@ -51,16 +51,18 @@ impl CallArgs {
         // Tool calls have a few arguments: more than this are left to the parser.
         const MAX: usize = 8;
         let mut members = [("", ""); MAX];
-        let mut len = 0;
+        let (mut len, mut fits) = (0, true);
         let flat = flat_members(raw.as_bytes(), |k, v| {
+            // Places are character boundaries, since a flat object is ASCII.
             match (members.get_mut(len), raw.get(k), raw.get(v)) {
-                (Some(slot), Some(k), Some(v)) => *slot = (k, v),
-                // Too many (places are all character boundaries, since all is ASCII).
-                _ => len = MAX,
+                (Some(slot), Some(k), Some(v)) => {
+                    *slot = (k, v);
+                    len += 1;
+                }
+                _ => fits = false,
             }
-            len += 1;
         });
-        if !flat || len > MAX {
+        if !(flat && fits) {
             return None;
         }
         let members = &mut members[..len];

@@ -63,7 +63,7 @@ pub fn order_and_amount(args: &Value) -> (Option<Text>, Option<Money>) {
 }
 
 /// [`order_and_amount`] of a flat object's members as written
-/// ([`crate::ingest::flat_json::flat_members`]), without building their values.
+/// ([`crate::flat_json::flat_members`]), without building their values.
 pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<Money>) {
     // The members it reads, found in one pass; the last of a repeated key, as in the
     // parsed object.

@@ -3,7 +3,6 @@
 //! that nothing is dropped silently (SPEC §9).
 
 pub mod csv;
-pub mod flat_json;
 pub mod jsonl;
 pub mod lines;
 pub mod otlp;

@@ -3,11 +3,11 @@
 //! events; it resolves which call a line belongs to (the file's latest tool call, unless
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
-use super::flat_json::is_flat_object;
 use super::lines::for_each_line_at;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
+use crate::flat_json::is_flat_object;
 use crate::money::{Currency, Money};
 use crate::time::{
     DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, days_from_civil, parse_date,

@@ -16,7 +16,7 @@ use super::{EFFECT_ID_TOKENS, parse_u32};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event};
-use crate::ingest::flat_json::is_flat_object;
+use crate::flat_json::is_flat_object;
 use crate::ingest::lines::for_each_line_in;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
 use rustc_hash::FxHashMap;
