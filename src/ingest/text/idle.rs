@@ -40,13 +40,50 @@ pub(super) struct IdleCall {
     dated: bool,
     /// Bytes of the file the held lines span, for reading them again.
     span: Range<u64>,
-    /// The message of the plain end of its step (`agent run R  step N  ok`).
-    end_line: Vec<u8>,
     /// Whether a tool name, or a URL, names an effect kind: a month of traces has a few
     /// dozen tools and URLs, and the answer is looked up rather than searched for.
     tool_kind: ShapeCache,
     url_kind: ShapeCache,
+    requests: PlainRequests,
 }
+
+/// Request lines already found plain, with whether their method is safe: a month of
+/// traces repeats a handful (`GET https://orders.internal/v1/orders  (attempt 1)`), and
+/// one comparison recognises them instead of a reading and a lookup of the URL.
+#[derive(Default)]
+struct PlainRequests {
+    known: Vec<(Box<[u8]>, bool)>,
+    /// The entry a new line replaces once the table is full (URLs with ids in their path
+    /// pass through without pushing the common lines out for long).
+    next: usize,
+}
+
+impl PlainRequests {
+    const MAX: usize = 8;
+
+    /// `Some(safe)` if `msg` is a plain first request to a URL that names no effect.
+    fn safe(&mut self, msg: &[u8], url_kind: &mut ShapeCache) -> Option<bool> {
+        if let Some((_, safe)) = self.known.iter().find(|(known, _)| **known == *msg) {
+            return Some(*safe);
+        }
+        let (method, url) = plain_first_request(msg)?;
+        if url_kind.get(url, url_names_effect) {
+            return None;
+        }
+        let safe = SAFE_METHODS.contains(&method);
+        let entry = (msg.into(), safe);
+        if self.known.len() < Self::MAX {
+            self.known.push(entry);
+        } else {
+            self.known[self.next] = entry;
+            self.next = (self.next + 1) % Self::MAX;
+        }
+        Some(safe)
+    }
+}
+
+/// Methods with nothing to compare after a resume.
+const SAFE_METHODS: [&[u8]; 3] = [b"GET", b"HEAD", b"OPTIONS"];
 
 /// Answers per distinct text, forgotten when too many (URLs with ids in their path).
 #[derive(Default)]
@@ -186,12 +223,6 @@ impl TextParser {
         idle.safe = true;
         idle.dated = true;
         idle.span = span.clone();
-        idle.end_line.clear();
-        idle.end_line.extend_from_slice(b"agent run ");
-        idle.end_line.extend_from_slice(run.as_bytes());
-        idle.end_line.extend_from_slice(b"  step ");
-        push_decimal(&mut idle.end_line, step);
-        idle.end_line.extend_from_slice(b"  ok");
         true
     }
 
@@ -211,7 +242,7 @@ impl TextParser {
         if !idle.active || self.out.filter.is_none() {
             return None;
         }
-        let ended = msg == idle.end_line.as_slice();
+        let ended = is_plain_end(msg, idle.run.as_bytes(), idle.step);
         if ended {
             if idle.answered != (idle.attempts == 1) {
                 return None;
@@ -221,12 +252,11 @@ impl TextParser {
                 return None;
             }
             idle.answered = true;
-        } else if let Some((method, url)) = plain_first_request(msg) {
-            if idle.attempts != 0 || idle.url_kind.get(url, url_names_effect) {
-                return None;
-            }
+        } else if idle.attempts == 0
+            && let Some(safe) = idle.requests.safe(msg, &mut idle.url_kind)
+        {
             idle.attempts = 1;
-            idle.safe &= [&b"GET"[..], b"HEAD", b"OPTIONS"].contains(&method);
+            idle.safe &= safe;
         } else {
             return None;
         }
@@ -257,7 +287,7 @@ impl TextParser {
                 || f.header(b"idempotency-key").is_some();
             let url = std::str::from_utf8(url).ok()?;
             idle.attempts += 1;
-            idle.safe &= [&b"GET"[..], b"HEAD", b"OPTIONS"].contains(&method);
+            idle.safe &= SAFE_METHODS.contains(&method);
             let plain = idle.attempts == 1
                 && number == 1
                 && !keyed
@@ -369,19 +399,24 @@ impl TextParser {
     }
 }
 
-/// `n` in decimal, without the formatting machinery (once per held call).
-fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
+/// `agent run R  step N  ok` spelt exactly so, with `N` in decimal without leading zeros.
+fn is_plain_end(msg: &[u8], run: &[u8], step: u32) -> bool {
+    let Some(digits) = msg
+        .strip_prefix(b"agent run ")
+        .and_then(|r| r.strip_prefix(run))
+        .and_then(|r| r.strip_prefix(b"  step "))
+        .and_then(|r| r.strip_suffix(b"  ok"))
+    else {
+        return false;
+    };
+    let canonical = (1..=10).contains(&digits.len())
+        && (digits[0] != b'0' || digits.len() == 1)
+        && digits.iter().all(u8::is_ascii_digit);
+    canonical
+        && digits
+            .iter()
+            .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'))
+            == u64::from(step)
 }
 
 fn url_names_effect(url: &str) -> bool {
@@ -540,5 +575,62 @@ mod tests {
         );
         assert!(plain_tool_call(b"agent run w0r1  step 3  tool=x  args={}  run=w9").is_none());
         assert!(answered > 10, "{answered}");
+    }
+
+    #[test]
+    fn a_step_ends_plainly_only_with_its_own_run_and_step_in_decimal() {
+        assert!(is_plain_end(b"agent run w0r1  step 12  ok", b"w0r1", 12));
+        assert!(is_plain_end(b"agent run w0r1  step 0  ok", b"w0r1", 0));
+        assert!(is_plain_end(
+            b"agent run r  step 4294967295  ok",
+            b"r",
+            u32::MAX
+        ));
+        for other in [
+            &b"agent run w0r1  step 13  ok"[..],
+            b"agent run w0r2  step 12  ok",
+            b"agent run w0r12  step 12  ok",
+            b"agent run w0r1  step 012  ok",
+            b"agent run w0r1  step  ok",
+            b"agent run w0r1  step 12  ok ",
+            b"agent run w0r1  step 12 ok",
+            b"agent run w0r1  step 1x  ok",
+            b"agent run w0r1  step 12  failed",
+        ] {
+            assert!(!is_plain_end(other, b"w0r1", 12), "{other:?}");
+        }
+        // Ten digits that overflow a u32 are not step 4294967295 + 1 wrapped round.
+        assert!(!is_plain_end(b"agent run r  step 4294967296  ok", b"r", 0));
+    }
+
+    /// The table answers as reading the line would, whether the line is known or new, and
+    /// after URLs with ids have pushed entries out.
+    #[test]
+    fn known_request_lines_answer_as_reading_them_would() {
+        let by_reading = |msg: &[u8]| {
+            let (method, url) = plain_first_request(msg)?;
+            (!url_names_effect(url)).then(|| SAFE_METHODS.contains(&method))
+        };
+        let mut lines: Vec<Vec<u8>> = vec![
+            b"GET https://orders.internal/v1/orders  (attempt 1)".to_vec(),
+            b"POST https://mail.internal/v1/emails  (attempt 1)".to_vec(),
+            b"POST https://payments.internal/v1/refunds  (attempt 1)".to_vec(),
+            b"GET https://orders.internal/v1/orders  (attempt 2)".to_vec(),
+            b"DELETE https://x.internal/v1/things  (attempt 1)".to_vec(),
+            b"POST https://mail.internal/v1/emails  (attempt 1)  idempotency_key=k".to_vec(),
+        ];
+        lines.extend((0..20).map(|i| format!("GET https://o/v1/orders/{i}  (attempt 1)").into()));
+        let mut table = PlainRequests::default();
+        let mut cache = ShapeCache::default();
+        for round in 0..3 {
+            for line in &lines {
+                let known = table.safe(line, &mut cache);
+                assert_eq!(known, by_reading(line), "round {round}: {line:?}");
+            }
+        }
+        assert_eq!(table.known.len(), PlainRequests::MAX);
+        assert_eq!(by_reading(&lines[0]), Some(true));
+        assert_eq!(by_reading(&lines[1]), Some(false));
+        assert_eq!(by_reading(&lines[2]), None);
     }
 }
