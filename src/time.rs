@@ -283,10 +283,18 @@ pub struct DateCache {
 
 impl DateCache {
     /// [`parse_stamp`], reading a date the same as the last one's from the cache.
+    /// The common case is inlined into the caller; the general reading is not, so that
+    /// its set-up is paid only when it runs.
+    #[inline]
     pub fn parse_stamp(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
         if let Some(at) = self.same_day_millis_utc(b) {
             return Some((Stamp::Instant(at), 24));
         }
+        self.parse_stamp_generally(b, tz_secs)
+    }
+
+    #[inline(never)]
+    fn parse_stamp_generally(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
         parse_stamp_with(b, tz_secs, |b| {
             if self.known && b.get(..10) == Some(&self.text[..]) {
                 return Some(self.days);
@@ -303,6 +311,7 @@ impl DateCache {
 impl DateCache {
     /// The commonest spelling, `YYYY-MM-DDTHH:MM:SS.fffZ` on the cached day, read at fixed
     /// places; anything else is left to the general reading, which gives the same answer.
+    #[inline]
     fn same_day_millis_utc(&self, b: &[u8]) -> Option<Timestamp> {
         let t = b.get(..24).filter(|_| self.known)?;
         if t[..10] != self.text || t[10] != b'T' || t[19] != b'.' || t[23] != b'Z' {

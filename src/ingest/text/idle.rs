@@ -12,7 +12,7 @@
 //! `selfcheck::check_filter_agrees` (a property test and a fuzz target) holds the shortcut to
 //! the filter's decisions.
 
-use super::{EFFECT_ID_TOKENS, parse_u32};
+use super::{EFFECT_ID_TOKENS, as_text, parse_u32};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event};
@@ -190,7 +190,7 @@ impl TextParser {
         span: &Range<u64>,
     ) -> bool {
         // One check of the line's text rather than one per field.
-        let Ok(msg) = std::str::from_utf8(msg) else {
+        let Some(msg) = as_text(msg) else {
             return false;
         };
         let (Some(run), Some(tool), Some(args)) =
@@ -285,7 +285,7 @@ impl TextParser {
             let keyed = f.token(b"idempotency_key").is_some()
                 || f.token(b"idempotency-key").is_some()
                 || f.header(b"idempotency-key").is_some();
-            let url = std::str::from_utf8(url).ok()?;
+            let url = as_text(url)?;
             idle.attempts += 1;
             idle.safe &= SAFE_METHODS.contains(&method);
             let plain = idle.attempts == 1
@@ -443,7 +443,7 @@ fn plain_first_request(msg: &[u8]) -> Option<(&[u8], &str)> {
         return None;
     }
     let (method, url) = http_request(msg[..gap].trim_ascii())?;
-    Some((method, std::str::from_utf8(url).ok()?))
+    Some((method, as_text(url)?))
 }
 
 /// The parts of a tool call's line.

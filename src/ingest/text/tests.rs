@@ -639,3 +639,16 @@ fn step_and_attempt_numbers_read_as_the_standard_library_reads_them() {
         assert_eq!(parse_u32(s.as_bytes()), std, "{s:?}");
     }
 }
+
+#[test]
+fn text_is_read_as_utf8_whether_ascii_or_not() {
+    assert_eq!(as_text(b"agent run w0r1"), Some("agent run w0r1"));
+    assert_eq!(as_text(b""), Some(""));
+    assert_eq!(
+        as_text("caf\u{e9} \u{1f600}".as_bytes()),
+        Some("caf\u{e9} \u{1f600}")
+    );
+    assert_eq!(as_text(b"caf\xe9"), None);
+    assert_eq!(as_text(b"\xc3"), None);
+    assert_eq!(small(b"caf\xe9").as_str(), "caf\u{fffd}");
+}
