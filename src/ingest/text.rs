@@ -14,6 +14,7 @@ use crate::time::{
     parse_stamp,
 };
 use chrono::Datelike;
+use idle::{plain_run_start, plain_tool_call};
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
@@ -185,12 +186,14 @@ impl TextParser {
         let msg = rest.trim_ascii();
         let local = Local { at, shift };
         let dated = matches!(stamp, Stamp::Instant(_));
+        if let Some(run) = plain_run_start(msg) {
+            return self.run_start_plainly(at, run);
+        }
         if let Some(verdict) = self.continue_idle_plainly(n, span, local, dated, msg) {
             return verdict;
         }
-        if self.start_idle_plainly(span, msg) {
-            self.hold_line(n, local, dated, msg);
-            return Verdict::Held;
+        if let Some(call) = plain_tool_call(msg) {
+            return self.tool_call_plainly(n, span, local, dated, msg, call);
         }
         let mut fields = Fields::empty();
         fields.fill(msg);
@@ -281,25 +284,7 @@ impl TextParser {
         let step = parse_u32(step.trim_ascii()).ok_or("step is not a number")?;
         let call = CallRef { run, step };
         if let Some(tool) = f.token(b"tool") {
-            if tool.is_empty() {
-                return Err("tool call with an empty `tool=`".into());
-            }
-            // No default: the arguments are part of the logical call and of its key.
-            let raw = f.token(b"args").ok_or("tool call without `args=`")?;
-            // Checked here without building them: correlation parses the calls it keeps.
-            if !is_flat_object(raw) {
-                serde_json::from_slice::<IgnoredAny>(raw)
-                    .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
-                    .map_err(|e| format!("tool call args are not JSON: {e}"))?;
-            }
-            self.current_call = Some(call.clone());
-            self.last_attempt.remove(&call);
-            return Ok(Some(EventKind::ToolCall(Box::new(ToolCall {
-                call,
-                tool: small(tool),
-                args_raw: small(raw),
-                args: serde_json::Value::Null,
-            }))));
+            return self.tool_call(call, tool, f.token(b"args")).map(Some);
         }
         let ok = match f.plain.get(2).copied() {
             Some(b"ok") => true,
@@ -313,6 +298,34 @@ impl TextParser {
             ok,
             error: f.token(b"error").map(small),
         }))))
+    }
+
+    /// A tool call of `call`, with its tool and its arguments as written.
+    fn tool_call(
+        &mut self,
+        call: CallRef,
+        tool: &[u8],
+        raw: Option<&[u8]>,
+    ) -> Result<EventKind, String> {
+        if tool.is_empty() {
+            return Err("tool call with an empty `tool=`".into());
+        }
+        // No default: the arguments are part of the logical call and of its key.
+        let raw = raw.ok_or("tool call without `args=`")?;
+        // Checked here without building them: correlation parses the calls it keeps.
+        if !is_flat_object(raw) {
+            serde_json::from_slice::<IgnoredAny>(raw)
+                .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
+                .map_err(|e| format!("tool call args are not JSON: {e}"))?;
+        }
+        self.current_call = Some(call.clone());
+        self.last_attempt.remove(&call);
+        Ok(EventKind::ToolCall(Box::new(ToolCall {
+            call,
+            tool: small(tool),
+            args_raw: small(raw),
+            args: serde_json::Value::Null,
+        })))
     }
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.

@@ -12,13 +12,14 @@
 //! `selfcheck::check_filter_agrees` (a property test and a fuzz target) holds the shortcut to
 //! the filter's decisions.
 
-use super::{EFFECT_ID_TOKENS, as_text, parse_u32};
+use super::{EFFECT_ID_TOKENS, as_text, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
-use crate::event::{CallRef, Event};
+use crate::event::{CallRef, Event, EventKind, Lifecycle, RunEvent};
 use crate::flat_json::is_flat_object;
 use crate::ingest::lines::for_each_line_in;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
+use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::ops::Range;
@@ -167,16 +168,50 @@ impl TextParser {
         self.start_idle(l.msg, run, step, tool, args, l.span)
     }
 
-    /// [`TextParser::starts_idle`] for the usual spelling, `agent run R  step N  tool=T
-    /// args=A`, read without splitting the whole line; `false` leaves the line to it.
-    pub(super) fn start_idle_plainly(&mut self, span: &Range<u64>, msg: &[u8]) -> bool {
-        if self.idle.active || self.out.filter.is_none() {
-            return false;
+    /// A tool call's line in the usual spelling ([`plain_tool_call`]), read without
+    /// splitting it into fields: held if it starts an idle call, else an event, as the
+    /// ordinary path would make it.
+    pub(super) fn tool_call_plainly(
+        &mut self,
+        n: u32,
+        span: &Range<u64>,
+        at: Local,
+        dated: bool,
+        msg: &[u8],
+        call: ToolCallLine,
+    ) -> Verdict {
+        if self.out.filter.is_some() {
+            // A tool call never continues a held call: that one is settled first, as
+            // `hold_if_idle` would settle it.
+            if self.idle.active {
+                self.replay_idle();
+            }
+            if self.start_idle(msg, call.run, call.step, call.tool, call.args, span) {
+                self.hold_line(n, at, dated, msg);
+                return Verdict::Held;
+            }
         }
-        let Some(call) = plain_tool_call(msg) else {
-            return false;
+        let call_ref = CallRef {
+            run: small(call.run),
+            step: call.step,
         };
-        self.start_idle(msg, call.run, call.step, call.tool, call.args, span)
+        match self.tool_call(call_ref, call.tool, Some(call.args)) {
+            Ok(kind) => Verdict::Event(at.at, kind),
+            Err(why) => Verdict::Skipped(why),
+        }
+    }
+
+    /// `agent run R  started` ([`plain_run_start`]): never part of an idle call, so a
+    /// held one is settled first, as `hold_if_idle` would settle it.
+    pub(super) fn run_start_plainly(&mut self, at: Timestamp, run: &[u8]) -> Verdict {
+        if self.idle.active {
+            self.replay_idle();
+        }
+        let run = RunEvent {
+            run: small(run),
+            what: Lifecycle::Started,
+        };
+        Verdict::Event(at, EventKind::Run(Box::new(run)))
     }
 
     /// `run`, `tool` and `args` are slices of `msg`, the line's message.
@@ -448,7 +483,7 @@ fn plain_first_request(msg: &[u8]) -> Option<(&[u8], &str)> {
 
 /// The parts of a tool call's line.
 #[derive(Debug, PartialEq)]
-struct ToolCallLine<'a> {
+pub(super) struct ToolCallLine<'a> {
     run: &'a [u8],
     step: u32,
     tool: &'a [u8],
@@ -456,11 +491,12 @@ struct ToolCallLine<'a> {
 }
 
 /// `agent run R  step N  tool=T  args=A` spelt exactly so: single spaces inside the first
-/// two fields, two between fields, and no space or tab in `R`, `T` or `A`. Read at fixed
+/// two fields, two between fields, no space or tab in `R`, `T` or `A`, and no other ASCII
+/// whitespace at either end of `R` or `T` (the fields would trim it). Read at fixed
 /// separators, a tool call's line (a quarter of a month of traces) is not split into
 /// fields; whenever this answers, the fields say the same (a test holds it to them), and
 /// any other spelling is `None`, left to the field splitting.
-fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
+pub(super) fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
     let rest = msg.strip_prefix(b"agent run ")?;
     let blank = |b: &[u8]| memchr::memchr2(b' ', b'\t', b);
     let end = blank(rest)?;
@@ -473,7 +509,8 @@ fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
     let end = blank(rest)?;
     let (tool, rest) = rest.split_at(end);
     let args = rest.strip_prefix(b"  args=")?;
-    if run.is_empty() || blank(args).is_some() {
+    let trimmed = |b: &[u8]| b.trim_ascii().len() == b.len();
+    if run.is_empty() || blank(args).is_some() || !trimmed(run) || !trimmed(tool) {
         return None;
     }
     Some(ToolCallLine {
@@ -482,6 +519,15 @@ fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
         tool,
         args,
     })
+}
+
+/// `agent run R  started` spelt exactly so, `R` without whitespace: the run, which the
+/// fields would give too (a test holds it to them).
+pub(super) fn plain_run_start(msg: &[u8]) -> Option<&[u8]> {
+    let run = msg
+        .strip_prefix(b"agent run ")?
+        .strip_suffix(b"  started")?;
+    (!run.is_empty() && !run.iter().any(u8::is_ascii_whitespace)).then_some(run)
 }
 
 /// `agent run ID  step N  ...`: the run and step, when the line has that shape.
@@ -538,9 +584,9 @@ mod tests {
 
     #[test]
     fn a_tool_call_read_plainly_is_the_call_its_fields_give() {
-        let runs = ["w0r1", "", "a\tb", "r 1"];
+        let runs = ["w0r1", "", "a\tb", "r 1", "\x0cr", "r\x0c", "a\rb"];
         let steps = ["1", "07", "", "x", "1234567890"];
-        let tools = ["lookup_order", "", "send email", "a\tb"];
+        let tools = ["lookup_order", "", "send email", "a\tb", "t\x0c", "\rt"];
         let args = [
             r#"{"order":"A-1"}"#,
             "{}",
@@ -575,6 +621,43 @@ mod tests {
         );
         assert!(plain_tool_call(b"agent run w0r1  step 3  tool=x  args={}  run=w9").is_none());
         assert!(answered > 10, "{answered}");
+    }
+
+    #[test]
+    fn a_run_start_read_plainly_is_the_run_its_fields_give() {
+        let by_fields = |msg: &[u8]| {
+            let f = Fields::split(msg);
+            let run = f.plain.first()?.strip_prefix(b"agent run ")?.trim_ascii();
+            let plain_start = f.plain.len() == 2 && f.plain[1] == b"started";
+            (plain_start && f.tokens.is_empty()).then(|| run.to_vec())
+        };
+        let mut answered = 0;
+        for run in [
+            "w0r1",
+            "",
+            "r 1",
+            "a\tb",
+            "\x0cr",
+            "r\x0c",
+            "a=b",
+            "r  started",
+        ] {
+            for gap in ["  ", "   ", "\t", " "] {
+                for tail in ["", " ", "  x=1", "d"] {
+                    let msg = format!("agent run {run}{gap}started{tail}");
+                    let msg = msg.trim_ascii().as_bytes();
+                    if let Some(plain) = plain_run_start(msg) {
+                        answered += 1;
+                        assert_eq!(Some(plain.to_vec()), by_fields(msg), "{msg:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            plain_run_start(b"agent run w0r1  started"),
+            Some(&b"w0r1"[..])
+        );
+        assert!(answered >= 4, "{answered}");
     }
 
     #[test]
