@@ -45,42 +45,49 @@ pub(super) struct IdleCall {
     /// dozen tools and URLs, and the answer is looked up rather than searched for.
     tool_kind: ShapeCache,
     url_kind: ShapeCache,
-    requests: PlainRequests,
+    /// In front of those, the last few tools and plain request lines.
+    tools: Recent<bool>,
+    requests: Recent<Option<bool>>,
 }
 
-/// Request lines already found plain, with whether their method is safe: a month of
-/// traces repeats a handful (`GET https://orders.internal/v1/orders  (attempt 1)`), and
-/// one comparison recognises them instead of a reading and a lookup of the URL.
+/// The answers for the last few texts seen, found by comparing the text with each: a month
+/// of traces repeats a handful of request lines (`GET https://orders.internal/v1/orders
+/// (attempt 1)`) and tools, and one comparison is cheaper than reading the text again or
+/// hashing it. Once full, each new text replaces the oldest (URLs with ids in their path
+/// pass through without pushing the common texts out for long).
 #[derive(Default)]
-struct PlainRequests {
-    known: Vec<(Box<[u8]>, bool)>,
-    /// The entry a new line replaces once the table is full (URLs with ids in their path
-    /// pass through without pushing the common lines out for long).
+struct Recent<V: Copy> {
+    known: Vec<(Box<[u8]>, V)>,
     next: usize,
 }
 
-impl PlainRequests {
+impl<V: Copy> Recent<V> {
     const MAX: usize = 8;
 
-    /// `Some(safe)` if `msg` is a plain first request to a URL that names no effect.
-    fn safe(&mut self, msg: &[u8], url_kind: &mut ShapeCache) -> Option<bool> {
-        if let Some((_, safe)) = self.known.iter().find(|(known, _)| **known == *msg) {
-            return Some(*safe);
+    fn get(&mut self, text: &[u8], compute: impl FnOnce() -> V) -> V {
+        if let Some((_, v)) = self.known.iter().find(|(known, _)| **known == *text) {
+            return *v;
         }
-        let (method, url) = plain_first_request(msg)?;
-        if url_kind.get(url, url_names_effect) {
-            return None;
-        }
-        let safe = SAFE_METHODS.contains(&method);
-        let entry = (msg.into(), safe);
+        let v = compute();
+        let entry = (text.into(), v);
         if self.known.len() < Self::MAX {
             self.known.push(entry);
         } else {
             self.known[self.next] = entry;
             self.next = (self.next + 1) % Self::MAX;
         }
-        Some(safe)
+        v
     }
+}
+
+/// `Some(safe)` if `msg` is a plain first request to a URL that names no effect, with
+/// whether its method is safe.
+fn plain_request(msg: &[u8], url_kind: &mut ShapeCache) -> Option<bool> {
+    let (method, url) = plain_first_request(msg)?;
+    if url_kind.get(url, url_names_effect) {
+        return None;
+    }
+    Some(SAFE_METHODS.contains(&method))
 }
 
 /// Methods with nothing to compare after a resume.
@@ -234,11 +241,12 @@ impl TextParser {
             return false;
         };
         let filter = self.out.filter.as_ref().expect("filtering");
+        let idle = &mut self.idle;
+        let tool_kind = &mut idle.tool_kind;
         if tool.is_empty()
-            || self
-                .idle
-                .tool_kind
-                .get(tool, |t| filter.tool_names_effect(t))
+            || idle.tools.get(tool.as_bytes(), || {
+                tool_kind.get(tool, |t| filter.tool_names_effect(t))
+            })
             || args_name_money(args)
             || filter.knows(run, step)
             || !(is_flat_object(args.as_bytes())
@@ -246,7 +254,6 @@ impl TextParser {
         {
             return false;
         }
-        let idle = &mut self.idle;
         idle.active = true;
         idle.run.clear();
         idle.run.push_str(run);
@@ -288,7 +295,7 @@ impl TextParser {
             }
             idle.answered = true;
         } else if idle.attempts == 0
-            && let Some(safe) = idle.requests.safe(msg, &mut idle.url_kind)
+            && let Some(safe) = (idle.requests).get(msg, || plain_request(msg, &mut idle.url_kind))
         {
             idle.attempts = 1;
             idle.safe &= safe;
@@ -703,15 +710,15 @@ mod tests {
             b"POST https://mail.internal/v1/emails  (attempt 1)  idempotency_key=k".to_vec(),
         ];
         lines.extend((0..20).map(|i| format!("GET https://o/v1/orders/{i}  (attempt 1)").into()));
-        let mut table = PlainRequests::default();
+        let mut table = Recent::default();
         let mut cache = ShapeCache::default();
         for round in 0..3 {
             for line in &lines {
-                let known = table.safe(line, &mut cache);
+                let known = table.get(line, || plain_request(line, &mut cache));
                 assert_eq!(known, by_reading(line), "round {round}: {line:?}");
             }
         }
-        assert_eq!(table.known.len(), PlainRequests::MAX);
+        assert_eq!(table.known.len(), Recent::<Option<bool>>::MAX);
         assert_eq!(by_reading(&lines[0]), Some(true));
         assert_eq!(by_reading(&lines[1]), Some(false));
         assert_eq!(by_reading(&lines[2]), None);
