@@ -14,7 +14,7 @@ use crate::time::{
     parse_stamp,
 };
 use chrono::Datelike;
-use idle::{plain_run_start, plain_tool_call};
+use idle::{plain_run_start, plain_step_ok, plain_tool_call};
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
@@ -195,6 +195,9 @@ impl TextParser {
         if let Some(call) = plain_tool_call(msg) {
             return self.tool_call_plainly(n, span, local, dated, msg, call);
         }
+        if let Some((run, step)) = plain_step_ok(msg) {
+            return self.step_ok_plainly(at, run, step);
+        }
         let mut fields = Fields::empty();
         fields.fill(msg);
         let held = self.hold_if_idle(idle::LineIn {
@@ -291,13 +294,13 @@ impl TextParser {
             Some(b"failed") => false,
             _ => return Ok(None),
         };
+        Ok(Some(self.step_end(call, ok, f.token(b"error").map(small))))
+    }
+
+    fn step_end(&mut self, call: CallRef, ok: bool, error: Option<Text>) -> EventKind {
         // The step is over: a month of calls must not pile up here.
         self.last_attempt.remove(&call);
-        Ok(Some(EventKind::StepEnd(Box::new(StepEnd {
-            call,
-            ok,
-            error: f.token(b"error").map(small),
-        }))))
+        EventKind::StepEnd(Box::new(StepEnd { call, ok, error }))
     }
 
     /// A tool call of `call`, with its tool and its arguments as written.

@@ -208,6 +208,20 @@ impl TextParser {
         }
     }
 
+    /// `agent run R  step N  ok` ([`plain_step_ok`]) that does not end the held call (that
+    /// one was seen by `continue_idle_plainly`): a held one is settled first, as
+    /// `hold_if_idle` would settle it.
+    pub(super) fn step_ok_plainly(&mut self, at: Timestamp, run: &[u8], step: u32) -> Verdict {
+        if self.idle.active {
+            self.replay_idle();
+        }
+        let call = CallRef {
+            run: small(run),
+            step,
+        };
+        Verdict::Event(at, self.step_end(call, true, None))
+    }
+
     /// `agent run R  started` ([`plain_run_start`]): never part of an idle call, so a
     /// held one is settled first, as `hold_if_idle` would settle it.
     pub(super) fn run_start_plainly(&mut self, at: Timestamp, run: &[u8]) -> Verdict {
@@ -284,7 +298,7 @@ impl TextParser {
         if !idle.active || self.out.filter.is_none() {
             return None;
         }
-        let ended = is_plain_end(msg, idle.run.as_bytes(), idle.step);
+        let ended = plain_step_ok(msg) == Some((idle.run.as_bytes(), idle.step));
         if ended {
             if idle.answered != (idle.attempts == 1) {
                 return None;
@@ -441,24 +455,21 @@ impl TextParser {
     }
 }
 
-/// `agent run R  step N  ok` spelt exactly so, with `N` in decimal without leading zeros.
-fn is_plain_end(msg: &[u8], run: &[u8], step: u32) -> bool {
-    let Some(digits) = msg
-        .strip_prefix(b"agent run ")
-        .and_then(|r| r.strip_prefix(run))
-        .and_then(|r| r.strip_prefix(b"  step "))
-        .and_then(|r| r.strip_suffix(b"  ok"))
-    else {
-        return false;
-    };
-    let canonical = (1..=10).contains(&digits.len())
+/// `agent run R  step N  ok` spelt exactly so: `R` without whitespace, `N` in decimal
+/// without leading zeros. The run and step, which the fields would give too (a test holds
+/// it to them).
+pub(super) fn plain_step_ok(msg: &[u8]) -> Option<(&[u8], u32)> {
+    let rest = msg.strip_prefix(b"agent run ")?.strip_suffix(b"  ok")?;
+    let end = rest.iter().position(u8::is_ascii_whitespace)?;
+    let (run, rest) = rest.split_at(end);
+    let digits = rest.strip_prefix(b"  step ")?;
+    // Nine digits at most, as the fields' reading of a step number allows.
+    let canonical = !run.is_empty()
+        && (1..=9).contains(&digits.len())
         && (digits[0] != b'0' || digits.len() == 1)
         && digits.iter().all(u8::is_ascii_digit);
-    canonical
-        && digits
-            .iter()
-            .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'))
-            == u64::from(step)
+    let step = || digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
+    canonical.then(|| (run, step()))
 }
 
 fn url_names_effect(url: &str) -> bool {
@@ -668,29 +679,53 @@ mod tests {
     }
 
     #[test]
-    fn a_step_ends_plainly_only_with_its_own_run_and_step_in_decimal() {
-        assert!(is_plain_end(b"agent run w0r1  step 12  ok", b"w0r1", 12));
-        assert!(is_plain_end(b"agent run w0r1  step 0  ok", b"w0r1", 0));
-        assert!(is_plain_end(
-            b"agent run r  step 4294967295  ok",
-            b"r",
-            u32::MAX
-        ));
+    fn a_step_ends_plainly_only_spelt_exactly_so() {
+        let ok = |msg: &[u8]| plain_step_ok(msg).map(|(run, step)| (run.to_vec(), step));
+        assert_eq!(
+            ok(b"agent run w0r1  step 12  ok"),
+            Some((b"w0r1".to_vec(), 12))
+        );
+        assert_eq!(
+            ok(b"agent run w0r1  step 0  ok"),
+            Some((b"w0r1".to_vec(), 0))
+        );
+        assert_eq!(
+            ok(b"agent run r  step 999999999  ok"),
+            Some((b"r".to_vec(), 999_999_999))
+        );
         for other in [
-            &b"agent run w0r1  step 13  ok"[..],
-            b"agent run w0r2  step 12  ok",
-            b"agent run w0r12  step 12  ok",
-            b"agent run w0r1  step 012  ok",
+            &b"agent run w0r1  step 012  ok"[..],
             b"agent run w0r1  step  ok",
+            b"agent run   step 1  ok",
             b"agent run w0r1  step 12  ok ",
             b"agent run w0r1  step 12 ok",
+            b"agent run w0r1 step 12  ok",
             b"agent run w0r1  step 1x  ok",
+            b"agent run w0r1  step zzzzzzzzz  ok",
             b"agent run w0r1  step 12  failed",
+            b"agent run a\x0cb  step 1  ok",
+            // Ten digits are more than a step number is read with.
+            b"agent run r  step 4294967295  ok",
         ] {
-            assert!(!is_plain_end(other, b"w0r1", 12), "{other:?}");
+            assert_eq!(ok(other), None, "{other:?}");
         }
-        // Ten digits that overflow a u32 are not step 4294967295 + 1 wrapped round.
-        assert!(!is_plain_end(b"agent run r  step 4294967296  ok", b"r", 0));
+        // Whenever it answers, the fields say the same.
+        for run in ["w0r1", "", "r 1", "a\tb", "\x0cr", "r\x0c"] {
+            for step in ["1", "07", "", "x", "999999999", "4294967295", "4294967296"] {
+                for gap in ["  ", "   ", "\t", " "] {
+                    let msg = format!("agent run {run}{gap}step {step}{gap}ok");
+                    let msg = msg.as_bytes();
+                    let Some((plain_run, plain_step)) = plain_step_ok(msg) else {
+                        continue;
+                    };
+                    let f = Fields::split(msg);
+                    assert_eq!(agent_step(&f), Some((plain_run, plain_step)), "{msg:?}");
+                    assert_eq!(f.plain.len(), 3, "{msg:?}");
+                    assert_eq!(f.plain[2], b"ok", "{msg:?}");
+                    assert!(f.tokens.is_empty(), "{msg:?}");
+                }
+            }
+        }
     }
 
     /// The table answers as reading the line would, whether the line is known or new, and
