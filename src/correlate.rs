@@ -371,6 +371,7 @@ mod call_args;
 mod kinds;
 mod matching;
 mod merge;
+mod ready;
 
 pub use kinds::{effect_kind_of, order_and_amount};
 pub use merge::{correlate, correlate_parts};
@@ -378,7 +379,7 @@ pub use merge::{correlate, correlate_parts};
 #[cfg(test)]
 mod tests {
     use super::matching::latest_instant;
-    use super::merge::merge_in_order;
+    use super::merge::Merged;
     use super::*;
     use crate::event::{Event, EventKind};
     use crate::money::Currency;
@@ -402,6 +403,55 @@ mod tests {
         let together = correlate(parsed.events, &opts);
         let apart = correlate_parts(vec![service, client], &opts);
         assert_eq!(format!("{apart:?}"), format!("{together:?}"));
+    }
+
+    /// Events are made ready a batch ahead of the builder, on another thread when there is
+    /// one: the model is the same with one thread or two, over many batches.
+    #[test]
+    fn the_model_is_the_same_on_one_thread_or_two() {
+        use std::fmt::Write;
+        let mut trace = String::new();
+        for i in 0..4000u32 {
+            let (m, s) = (i / 60 % 60, i % 60);
+            let at = |ms: u32| format!("2026-11-01T{:02}:{m:02}:{s:02}.{ms:03}Z", i / 3600);
+            let run = format!("r{}", i / 3);
+            let step = i % 3 + 1;
+            let tool = ["issue_refund", "lookup_order", "send_email"][i as usize % 3];
+            let _ = writeln!(
+                trace,
+                "{}  agent run {run}  step {step}  tool={tool}  args={{\"order\":\"A-{}\",\"amount_p\":{}}}\n\
+                 {}  POST https://pay/v1/refunds/{}  (attempt 1)\n\
+                 {}  201 Created  refund_id=rf_{i}\n\
+                 {}  agent run {run}  step {step}  ok",
+                at(0),
+                i % 500,
+                100 + i % 7,
+                at(10),
+                i % 5000,
+                at(20),
+                at(30),
+            );
+        }
+        let parsed = crate::ingest::text::parse(
+            &mut trace.as_bytes(),
+            0,
+            &crate::ingest::ParseOptions::default(),
+        )
+        .unwrap();
+        assert!(parsed.events.len() > 3 * 4096, "{}", parsed.events.len());
+        let opts = CorrelateOptions::default();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let model = pool.install(|| correlate(parsed.events.clone(), &opts));
+            assert_eq!(model.dispatches.len(), 4000);
+            format!("{model:?}")
+        };
+        let one = on(1);
+        assert_eq!(on(2), one);
+        assert_eq!(on(3), one);
     }
 
     #[test]
@@ -428,8 +478,7 @@ mod tests {
         for part in &mut parts {
             part.sort_by_key(|e| (e.at, e.loc));
         }
-        let mut merged = Vec::new();
-        merge_in_order(parts, |e| merged.push(e));
+        let merged: Vec<Event> = Merged::new(parts).collect();
         assert_eq!(merged, expected);
     }
 

@@ -4,6 +4,7 @@
 use super::call_args::CallArgs;
 use super::kinds::effect_kind_of;
 use super::matching::{join_renumbered, match_effects};
+use super::ready::{Ready, fresh};
 use super::*;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, Text};
 use crate::time::Timestamp;
@@ -27,10 +28,6 @@ pub(super) struct Builder<'o> {
     /// (kind, id) → effect.
     effect_index: HashTable<u32>,
     resumes: FxHashMap<Text, u32>,
-    /// Texts that repeat from event to event (URLs, tools, error messages), held once.
-    repeated: Repeated,
-    /// Where a tool call's canonical arguments are written before they are kept.
-    scratch: String,
 }
 
 impl<'o> Builder<'o> {
@@ -45,8 +42,6 @@ impl<'o> Builder<'o> {
             call_index: HashTable::new(),
             effect_index: HashTable::new(),
             resumes: FxHashMap::default(),
-            repeated: Repeated::default(),
-            scratch: String::new(),
         }
     }
 
@@ -76,7 +71,9 @@ impl<'o> Builder<'o> {
         });
     }
 
-    pub(super) fn add(&mut self, ev: Event) {
+    /// Adds an event, its texts and arguments made [`Ready`] beforehand.
+    pub(super) fn add(&mut self, ready: Ready) {
+        let Ready { event: ev, args } = ready;
         self.model.latest_event = self.model.latest_event.max(Some(ev.at));
         if ev.kind.is_client_side() {
             let span = self.model.client_span.get_or_insert((ev.at, ev.at));
@@ -86,11 +83,8 @@ impl<'o> Builder<'o> {
         let (at, loc) = (ev.at, ev.loc);
         match ev.kind {
             EventKind::ToolCall(t) => {
-                let args = CallArgs::read(&t.args_raw, t.args, &mut self.scratch);
-                let at_loc = Some((at, loc));
-                let raw = fresh(t.args_raw);
-                let tool = self.repeated.get(t.tool);
-                let d = self.new_dispatch(t.call, tool, raw, args, at_loc);
+                let args = args.expect("a tool call's arguments are read when it is made ready");
+                let d = self.new_dispatch(t.call, t.tool, t.args_raw, args, Some((at, loc)));
                 self.refresh_kind(d, None);
             }
             EventKind::Attempt(a) => {
@@ -120,9 +114,9 @@ impl<'o> Builder<'o> {
                     number: a.number,
                     at,
                     loc,
-                    method: a.method.map(fresh),
-                    url: a.url.map(|u| self.repeated.get(u)),
-                    key: a.key.map(fresh),
+                    method: a.method,
+                    url: a.url,
+                    key: a.key,
                     outcome: None,
                 });
             }
@@ -132,8 +126,8 @@ impl<'o> Builder<'o> {
                     loc,
                     kind: OutcomeKind::Failure {
                         class: f.class,
-                        error: self.repeated.get(f.error),
-                        message: self.repeated.get(f.message),
+                        error: f.error,
+                        message: f.message,
                     },
                 };
                 self.attach_outcome(f.call, f.attempt, outcome, loc);
@@ -145,9 +139,9 @@ impl<'o> Builder<'o> {
                     kind: OutcomeKind::Response {
                         class: r.class,
                         status: r.status,
-                        effect_id: r.effect_id.map(fresh),
+                        effect_id: r.effect_id,
                         replayed: r.replayed,
-                        message: self.repeated.get(r.message),
+                        message: r.message,
                     },
                 };
                 self.attach_outcome(r.call, r.attempt, outcome, loc);
@@ -158,7 +152,7 @@ impl<'o> Builder<'o> {
                     at,
                     loc,
                     ok: s.ok,
-                    error: s.error.map(fresh),
+                    error: s.error,
                 });
             }
             EventKind::Run(r) => {
@@ -409,46 +403,6 @@ fn hash_effect(kind: &str, id: &str) -> u64 {
     FxBuildHasher.hash_one((kind, id))
 }
 
-/// Heap-held texts seen before, each shared by every later copy (a clone of a text on the
-/// heap shares its buffer): a month's attempts name a few URLs hundreds of thousands of
-/// times. Forgotten when too many (URLs with ids in their path), so never unbounded.
-#[derive(Default)]
-struct Repeated(HashTable<Text>);
-
-impl Repeated {
-    const MAX: usize = 4096;
-
-    /// `t`, or the earlier text equal to it; a fresh copy ([`fresh`]) when there is none.
-    fn get(&mut self, t: Text) -> Text {
-        if !t.is_heap_allocated() {
-            return t;
-        }
-        let hash = FxBuildHasher.hash_one(t.as_str());
-        if let Some(known) = self.0.find(hash, |k| k.as_str() == t.as_str()) {
-            return known.clone();
-        }
-        if self.0.len() >= Self::MAX {
-            self.0.clear();
-        }
-        let t = fresh(t);
-        self.0
-            .insert_unique(hash, t.clone(), |k| FxBuildHasher.hash_one(k.as_str()));
-        t
-    }
-}
-
-/// The model's own copy of a string read by a parser. A string longer than a `Text` holds
-/// inline was allocated among the parser's events, and kept by the model it pinned their
-/// pages after they were freed: copied here, those pages are freed whole (at 1 GB, about
-/// 10 MB less resident after correlation for a few milliseconds of copying).
-fn fresh(t: Text) -> Text {
-    if t.is_heap_allocated() {
-        Text::from(t.as_str())
-    } else {
-        t
-    }
-}
-
 fn orphan_call(loc: Loc) -> CallRef {
     CallRef {
         run: Text::from(format!("?{}", loc.input)),
@@ -486,26 +440,5 @@ mod tests {
             model.calls[again.logical()].canonical,
             r#"{"amount_p":100,"order":"A-1"}"#
         );
-    }
-
-    #[test]
-    fn a_repeated_text_is_held_once() {
-        let url = "https://payments.internal/v1/refunds";
-        let mut repeated = Repeated::default();
-        let first = repeated.get(Text::from(url));
-        let again = repeated.get(Text::from(url));
-        assert_eq!((first.as_str(), again.as_str()), (url, url));
-        assert_eq!(
-            first.as_str().as_ptr(),
-            again.as_str().as_ptr(),
-            "one buffer"
-        );
-        // Short texts are inline, and many distinct ones do not pile up.
-        assert_eq!(repeated.get(Text::from("POST")), "POST");
-        for i in 0..2 * Repeated::MAX {
-            let t = format!("{url}/{i}");
-            assert_eq!(repeated.get(Text::from(t.as_str())), t.as_str());
-        }
-        assert!(repeated.0.len() <= Repeated::MAX);
     }
 }

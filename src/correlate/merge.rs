@@ -2,8 +2,13 @@
 //! and the service's side, when no input mixes them).
 
 use super::build::Builder;
+use super::ready::{Preparer, Ready};
 use super::{CorrelateOptions, Model};
-use crate::event::Event;
+use crate::event::{Event, Loc};
+use crate::time::Timestamp;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::iter::Peekable;
 
 /// Builds the model from every input's events.
 pub fn correlate(events: Vec<Event>, opts: &CorrelateOptions) -> Model {
@@ -49,40 +54,82 @@ pub fn correlate_parts(mut parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> M
     b.finish()
 }
 
-/// A builder that has read every event of `parts`, in order.
+/// A builder that has read every event of `parts`, in order. Each batch of events is made
+/// [`Ready`] while the builder adds the batch before it: on two threads when the pool has
+/// them, one after the other when not, in the same order either way.
 fn build(parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Builder<'_> {
+    const BATCH: usize = 4096;
     let mut b = Builder::new(opts);
     b.reserve(&parts);
-    merge_in_order(parts, |ev| b.add(ev));
+    let mut events = Merged::new(parts);
+    let mut preparer = Preparer::default();
+    let mut next_batch = || -> Vec<Ready> {
+        (events.by_ref().take(BATCH))
+            .map(|e| preparer.ready(e))
+            .collect()
+    };
+    let mut batch = next_batch();
+    while !batch.is_empty() {
+        let add_all = || batch.into_iter().for_each(|r| b.add(r));
+        batch = rayon::join(&mut next_batch, add_all).0;
+    }
     b
 }
 
-/// Calls `each` with every event of the sorted `parts`, by (time, place, part).
-pub(super) fn merge_in_order(parts: Vec<Vec<Event>>, mut each: impl FnMut(Event)) {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let mut iters: Vec<_> = parts
-        .into_iter()
-        .map(|p| Chunked::new(p).peekable())
-        .collect();
-    let mut heads = BinaryHeap::with_capacity(iters.len());
-    for (i, it) in iters.iter_mut().enumerate() {
-        if let Some(e) = it.peek() {
-            heads.push(Reverse((e.at, e.loc, i)));
+/// The events of sorted parts, merged by (time, place, part).
+pub(super) struct Merged {
+    parts: Vec<Peekable<Chunked>>,
+    /// The next event's key of each part but the one being read.
+    heads: BinaryHeap<Reverse<(Timestamp, Loc, usize)>>,
+    /// The part being read, while it stays ahead of every other part's next event.
+    reading: Option<usize>,
+}
+
+impl Merged {
+    pub(super) fn new(parts: Vec<Vec<Event>>) -> Self {
+        let mut parts: Vec<_> = parts
+            .into_iter()
+            .map(|p| Chunked::new(p).peekable())
+            .collect();
+        let mut heads = BinaryHeap::with_capacity(parts.len());
+        for (i, part) in parts.iter_mut().enumerate() {
+            if let Some(e) = part.peek() {
+                heads.push(Reverse((e.at, e.loc, i)));
+            }
+        }
+        Merged {
+            parts,
+            heads,
+            reading: None,
         }
     }
-    while let Some(Reverse((_, _, i))) = heads.pop() {
-        let it = &mut iters[i];
-        let Some(ev) = it.next() else { continue };
-        each(ev);
-        // The rest of the part while it stays ahead of every other part's next event.
-        while let Some(next) = it.peek() {
-            let key = (next.at, next.loc, i);
-            if heads.peek().is_some_and(|Reverse(h)| *h < key) {
-                heads.push(Reverse(key));
-                break;
+}
+
+impl Iterator for Merged {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(i) = self.reading {
+                let part = &mut self.parts[i];
+                let Some(next) = part.peek() else {
+                    self.reading = None;
+                    continue;
+                };
+                let key = (next.at, next.loc, i);
+                if self.heads.peek().is_some_and(|Reverse(h)| *h < key) {
+                    self.heads.push(Reverse(key));
+                    self.reading = None;
+                    continue;
+                }
+                return part.next();
             }
-            each(it.next().expect("peeked"));
+            let Reverse((_, _, i)) = self.heads.pop()?;
+            self.reading = Some(i);
+            if let Some(e) = self.parts[i].next() {
+                return Some(e);
+            }
+            self.reading = None;
         }
     }
 }
