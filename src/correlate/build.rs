@@ -73,7 +73,7 @@ impl<'o> Builder<'o> {
 
     /// Adds an event, its texts and arguments made [`Ready`] beforehand.
     pub(super) fn add(&mut self, ready: Ready) {
-        let Ready { event: ev, args } = ready;
+        let Ready { event: ev, call } = ready;
         self.model.latest_event = self.model.latest_event.max(Some(ev.at));
         if ev.kind.is_client_side() {
             let span = self.model.client_span.get_or_insert((ev.at, ev.at));
@@ -83,9 +83,10 @@ impl<'o> Builder<'o> {
         let (at, loc) = (ev.at, ev.loc);
         match ev.kind {
             EventKind::ToolCall(t) => {
-                let args = args.expect("a tool call's arguments are read when it is made ready");
-                let d = self.new_dispatch(t.call, t.tool, t.args_raw, args, Some((at, loc)));
-                self.refresh_kind(d, None);
+                let ready = call.expect("a tool call's arguments are read when it is made ready");
+                let at_loc = Some((at, loc));
+                let d = self.new_dispatch(t.call, t.tool, t.args_raw, ready.args, at_loc);
+                self.set_kind(d, ready.kind);
             }
             EventKind::Attempt(a) => {
                 let call = a.call.unwrap_or_else(|| orphan_call(loc));
@@ -286,7 +287,14 @@ impl<'o> Builder<'o> {
         }
         let tool = &self.model.calls[disp.logical()].tool;
         let kind = effect_kind_of(tool, url, &self.opts.tool_kinds);
-        if let Some(k) = &kind {
+        self.set_kind(d, kind);
+    }
+
+    /// A new dispatch's kind, known from its tool alone.
+    fn set_kind(&mut self, d: usize, kind: Option<Text>) {
+        if let Some(k) = &kind
+            && !self.model.client_kinds.contains(k)
+        {
             self.model.client_kinds.insert(k.clone());
         }
         self.model.dispatches[d].effect_kind = kind;

@@ -62,7 +62,7 @@ fn build(parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Builder<'_> {
     let mut b = Builder::new(opts);
     b.reserve(&parts);
     let mut events = Merged::new(parts);
-    let mut preparer = Preparer::default();
+    let mut preparer = Preparer::new(opts);
     let mut next_batch = || -> Vec<Ready> {
         (events.by_ref().take(BATCH))
             .map(|e| preparer.ready(e))

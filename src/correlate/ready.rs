@@ -4,7 +4,9 @@
 //! there is one: it was close to half of the client side's build, which is the one part of
 //! correlation that runs on a single thread.
 
+use super::CorrelateOptions;
 use super::call_args::CallArgs;
+use super::kinds::effect_kind_of;
 use crate::event::{Event, EventKind, Text};
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -14,29 +16,42 @@ use std::mem::take;
 /// An event whose texts are the model's own, with a tool call's arguments read.
 pub(super) struct Ready {
     pub(super) event: Event,
-    /// For a tool call: what its dispatch keeps of its arguments.
-    pub(super) args: Option<CallArgs>,
+    /// For a tool call: what its dispatch starts with.
+    pub(super) call: Option<ReadyCall>,
+}
+
+pub(super) struct ReadyCall {
+    /// What the dispatch keeps of its arguments.
+    pub(super) args: CallArgs,
+    /// The kind of effect its tool names ([`effect_kind_of`]).
+    pub(super) kind: Option<Text>,
 }
 
 /// Makes events [`Ready`], one after another.
-#[derive(Default)]
-pub(super) struct Preparer {
+pub(super) struct Preparer<'o> {
+    tool_kinds: &'o [(String, String)],
     repeated: Repeated,
     /// Where a tool call's canonical arguments are written before they are kept.
     scratch: String,
 }
 
-impl Preparer {
+impl<'o> Preparer<'o> {
+    pub(super) fn new(opts: &'o CorrelateOptions) -> Self {
+        Preparer {
+            tool_kinds: &opts.tool_kinds,
+            repeated: Repeated::default(),
+            scratch: String::new(),
+        }
+    }
+
     pub(super) fn ready(&mut self, mut event: Event) -> Ready {
-        let mut args = None;
+        let mut call = None;
         let repeated = &mut self.repeated;
         match &mut event.kind {
             EventKind::ToolCall(t) => {
-                args = Some(CallArgs::read(
-                    &t.args_raw,
-                    take(&mut t.args),
-                    &mut self.scratch,
-                ));
+                let args = CallArgs::read(&t.args_raw, take(&mut t.args), &mut self.scratch);
+                let kind = effect_kind_of(&t.tool, None, self.tool_kinds);
+                call = Some(ReadyCall { args, kind });
                 t.args_raw = fresh(take(&mut t.args_raw));
                 t.tool = repeated.get(take(&mut t.tool));
             }
@@ -56,7 +71,7 @@ impl Preparer {
             EventKind::StepEnd(s) => s.error = s.error.take().map(fresh),
             EventKind::Run(_) | EventKind::Effect(_) | EventKind::Record(_) => {}
         }
-        Ready { event, args }
+        Ready { event, call }
     }
 }
 
