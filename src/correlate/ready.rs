@@ -16,8 +16,9 @@ use std::mem::take;
 /// An event whose texts are the model's own, with a tool call's arguments read.
 pub(super) struct Ready {
     pub(super) event: Event,
-    /// For a tool call: what its dispatch starts with.
-    pub(super) call: Option<ReadyCall>,
+    /// For a tool call: what its dispatch starts with (boxed: batches of events are moved
+    /// twice, and most events are not tool calls).
+    pub(super) call: Option<Box<ReadyCall>>,
 }
 
 pub(super) struct ReadyCall {
@@ -51,7 +52,7 @@ impl<'o> Preparer<'o> {
             EventKind::ToolCall(t) => {
                 let args = CallArgs::read(&t.args_raw, take(&mut t.args), &mut self.scratch);
                 let kind = effect_kind_of(&t.tool, None, self.tool_kinds);
-                call = Some(ReadyCall { args, kind });
+                call = Some(Box::new(ReadyCall { args, kind }));
                 t.args_raw = fresh(take(&mut t.args_raw));
                 t.tool = repeated.get(take(&mut t.tool));
             }
