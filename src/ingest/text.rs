@@ -14,7 +14,7 @@ use crate::time::{
     parse_stamp,
 };
 use chrono::Datelike;
-use idle::{plain_run_start, plain_step_ok, plain_tool_call};
+use idle::{plain_request_line, plain_run_start, plain_step_ok, plain_tool_call};
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
@@ -198,6 +198,13 @@ impl TextParser {
         if let Some((run, step)) = plain_step_ok(msg) {
             return self.step_ok_plainly(at, run, step);
         }
+        // A held call reads its requests in `hold_if_idle`.
+        if !self.idle.is_active()
+            && let Some(r) = plain_request_line(msg)
+        {
+            let call = self.current_call.clone();
+            return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
+        }
         let mut fields = Fields::empty();
         fields.fill(msg);
         let held = self.hold_if_idle(idle::LineIn {
@@ -361,6 +368,22 @@ impl TextParser {
             .ok_or("request line has no `(attempt N)`")?;
         let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
         let call = self.call_of(f)?;
+        let key = f
+            .token(b"idempotency_key")
+            .or_else(|| f.token(b"idempotency-key"))
+            .or_else(|| f.header(b"idempotency-key"));
+        Ok(self.attempt(call, number, method, url, key))
+    }
+
+    /// Attempt `number` of `call` (the last one it made, for the lines that follow).
+    fn attempt(
+        &mut self,
+        call: Option<CallRef>,
+        number: u32,
+        method: &[u8],
+        url: &[u8],
+        key: Option<&[u8]>,
+    ) -> EventKind {
         if let Some(c) = &call {
             match self.last_attempt.get_mut(c) {
                 Some(n) => *n = number,
@@ -369,18 +392,13 @@ impl TextParser {
                 }
             }
         }
-        let key = f
-            .token(b"idempotency_key")
-            .or_else(|| f.token(b"idempotency-key"))
-            .or_else(|| f.header(b"idempotency-key"))
-            .map(small);
-        Ok(EventKind::Attempt(Box::new(Attempt {
+        EventKind::Attempt(Box::new(Attempt {
             call,
             number,
             method: Some(small(method)),
             url: Some(small(url)),
-            key,
-        })))
+            key: key.map(small),
+        }))
     }
 
     fn current_attempt(&self, call: &Option<CallRef>) -> Option<u32> {

@@ -13,7 +13,7 @@
 //! the filter's decisions.
 
 use super::{EFFECT_ID_TOKENS, as_text, parse_u32, small};
-use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
+use super::{Fields, Local, METHODS, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, RunEvent};
 use crate::flat_json::is_flat_object;
@@ -548,6 +548,47 @@ pub(super) fn plain_run_start(msg: &[u8]) -> Option<&[u8]> {
     (!run.is_empty() && !run.iter().any(u8::is_ascii_whitespace)).then_some(run)
 }
 
+/// The parts of a request's line.
+#[derive(Debug, PartialEq)]
+pub(super) struct RequestLine<'a> {
+    pub method: &'a [u8],
+    pub url: &'a [u8],
+    pub number: u32,
+    pub key: Option<&'a [u8]>,
+}
+
+/// `METHOD URL  (attempt N)`, or that and `  idempotency_key=K`, spelt exactly so, with
+/// no whitespace in `URL` or `K`: the request a refund call's line usually is, which the
+/// fields would read the same (a test holds it to them).
+pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
+    let space = msg.iter().position(|&b| b == b' ')?;
+    let (method, rest) = (&msg[..space], &msg[space + 1..]);
+    if !METHODS.contains(&method) {
+        return None;
+    }
+    let end = rest.iter().position(u8::is_ascii_whitespace)?;
+    let (url, rest) = rest.split_at(end);
+    let rest = rest.strip_prefix(b"  (attempt ")?;
+    let close = rest.iter().position(|&b| b == b')')?;
+    let number = parse_u32(&rest[..close])?;
+    let key = match &rest[close + 1..] {
+        [] => None,
+        tail => {
+            let key = tail.strip_prefix(b"  idempotency_key=")?;
+            if key.is_empty() || key.iter().any(u8::is_ascii_whitespace) {
+                return None;
+            }
+            Some(key)
+        }
+    };
+    (!url.is_empty()).then_some(RequestLine {
+        method,
+        url,
+        number,
+        key,
+    })
+}
+
 /// `agent run ID  step N  ...`: the run and step, when the line has that shape.
 fn agent_step<'a>(f: &Fields<'a>) -> Option<(&'a [u8], u32)> {
     run_and_step(f.plain.first()?, f.plain.get(1)?)
@@ -639,6 +680,62 @@ mod tests {
         );
         assert!(plain_tool_call(b"agent run w0r1  step 3  tool=x  args={}  run=w9").is_none());
         assert!(answered > 10, "{answered}");
+    }
+
+    #[test]
+    fn a_request_read_plainly_is_the_request_its_fields_give() {
+        fn by_fields(msg: &[u8]) -> Option<RequestLine<'_>> {
+            let f = Fields::split(msg);
+            let (method, url) = http_request(f.plain.first()?)?;
+            let number = f.plain.iter().find_map(|p| {
+                p.strip_prefix(b"(attempt ")
+                    .and_then(|r| r.strip_suffix(b")"))
+            })?;
+            let no_call_tokens = f.token(b"run").is_none() && f.token(b"step").is_none();
+            let key = f
+                .token(b"idempotency_key")
+                .or_else(|| f.token(b"idempotency-key"))
+                .or_else(|| f.header(b"idempotency-key"));
+            no_call_tokens.then_some(RequestLine {
+                method,
+                url,
+                number: parse_u32(number.trim_ascii())?,
+                key,
+            })
+        }
+        let mut answered = 0;
+        for method in ["POST", "GET", "FETCH", ""] {
+            for url in [
+                "https://pay/v1/refunds",
+                "https://x/?a=b",
+                "",
+                "a b",
+                "u\x0c",
+            ] {
+                for attempt in ["1", "12", " 1", "x", "1234567890"] {
+                    for tail in [
+                        "",
+                        "  idempotency_key=k1",
+                        "  idempotency_key=a=b",
+                        "  idempotency_key=",
+                        "  idempotency_key=a b",
+                        "  Idempotency-Key: k",
+                        "  run=r1",
+                        " x",
+                    ] {
+                        for gap in ["  ", " ", "\t"] {
+                            let msg = format!("{method} {url}{gap}(attempt {attempt}){tail}");
+                            let msg = msg.as_bytes();
+                            if let Some(plain) = plain_request_line(msg) {
+                                answered += 1;
+                                assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(answered >= 12, "{answered}");
     }
 
     #[test]
