@@ -321,13 +321,13 @@ impl DateCache {
         let word = |at: usize| u64::from_le_bytes(t[at..at + 8].try_into().expect("8 bytes"));
         let hms = ascii_digits(word(11), 0x0000_ff00_00ff_0000, 0x0000_3a00_003a_0000)?;
         let ms = ascii_digits(word(16) >> 32, 0xffff_ffff_ff00_0000, 0x5a00_0000)?;
+        // Each lane times ten plus the next lane: the two-digit numbers, all at once (a
+        // lane stays below 100, so nothing carries into the next).
+        let pairs = |w: u64| w * 10 + (w >> 8);
         let lane = |w: u64, i: u32| ((w >> (8 * i)) & 0xff) as i64;
-        let (h, m, sec) = (
-            lane(hms, 0) * 10 + lane(hms, 1),
-            lane(hms, 3) * 10 + lane(hms, 4),
-            lane(hms, 6) * 10 + lane(hms, 7),
-        );
-        let ms = lane(ms, 0) * 100 + lane(ms, 1) * 10 + lane(ms, 2);
+        let two = pairs(hms);
+        let (h, m, sec) = (lane(two, 0), lane(two, 3), lane(two, 6));
+        let ms = lane(pairs(ms), 0) * 10 + lane(ms, 2);
         if h > 23 || m > 59 || sec > 60 {
             return None;
         }
