@@ -25,6 +25,21 @@ pub fn for_each_line_at<R: Read + ?Sized>(
     reader: &mut R,
     mut each: impl FnMut(u32, Range<u64>, &[u8]),
 ) -> io::Result<u32> {
+    for_each_line_ahead(reader, |n, span, line, _| {
+        each(n, span, line);
+        0
+    })
+}
+
+/// [`for_each_line_at`], also giving the bytes read after each line (the lines that follow
+/// it in the buffer, the last of them perhaps cut short). `each` returns how many of those
+/// bytes it has read itself, always whole lines ending with their newline: those lines
+/// are counted but not given to it. A parser that recognises a run of lines at once reads
+/// them there rather than one call at a time.
+pub fn for_each_line_ahead<R: Read + ?Sized>(
+    reader: &mut R,
+    mut each: impl FnMut(u32, Range<u64>, &[u8], &[u8]) -> usize,
+) -> io::Result<u32> {
     let mut buf: Vec<u8> = vec![0; BLOCK];
     let mut start = 0; // first byte of the pending (unterminated) line
     let mut end = 0; // bytes filled
@@ -50,18 +65,25 @@ pub fn for_each_line_at<R: Read + ?Sized>(
         };
         let scan_from = end;
         end += n;
+        // Newlines before this place end lines `each` has read ahead: within this block,
+        // since it only reads whole lines of what was filled.
+        let mut read_ahead_to = 0;
         for_each_newline(&buf[scan_from..end], |pos| {
             let nl = scan_from + pos;
             line_no = line_no.saturating_add(1);
-            let span = base + start as u64..base + nl as u64 + 1;
-            each(line_no, span, trim_cr(&buf[start..nl]));
+            if nl >= read_ahead_to {
+                let span = base + start as u64..base + nl as u64 + 1;
+                let ahead = &buf[nl + 1..end];
+                let read = each(line_no, span, trim_line(&buf[start..nl]), ahead);
+                read_ahead_to = nl + 1 + read.min(ahead.len());
+            }
             start = nl + 1;
         });
     }
     if start < end {
         line_no = line_no.saturating_add(1);
         let span = base + start as u64..base + end as u64;
-        each(line_no, span, trim_cr(&buf[start..end]));
+        each(line_no, span, trim_line(&buf[start..end]), &[]);
     }
     Ok(line_no)
 }
@@ -76,7 +98,7 @@ pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8
         let line = bytes[start..end]
             .strip_suffix(b"\n")
             .unwrap_or(&bytes[start..end]);
-        each(line_no, start as u64..end as u64, trim_cr(line));
+        each(line_no, start as u64..end as u64, trim_line(line));
         start = end;
     }
     line_no
@@ -100,6 +122,20 @@ fn for_each_newline(bytes: &[u8], mut each: impl FnMut(usize)) {
     for pos in memchr::memchr_iter(b'\n', chunks.remainder()) {
         each(base + pos);
     }
+}
+
+/// Where the first `\n` of `bytes` is: a mask of 64 bytes at a time, since the newline of
+/// a log's line is near (a search's set-up cost more than the search).
+pub(crate) fn first_newline(bytes: &[u8]) -> Option<usize> {
+    let mut chunks = bytes.chunks_exact(64);
+    for (i, chunk) in chunks.by_ref().enumerate() {
+        let mask = newline_mask(chunk.try_into().expect("64 bytes"));
+        if mask != 0 {
+            return Some(64 * i + mask.trailing_zeros() as usize);
+        }
+    }
+    let rest = chunks.remainder();
+    memchr::memchr(b'\n', rest).map(|p| bytes.len() - rest.len() + p)
 }
 
 /// Bit `i` set where `chunk[i]` is a newline: sixteen bytes to a compare (SSE2, which every
@@ -137,7 +173,8 @@ fn newline_mask_bytewise(chunk: &[u8; 64]) -> u64 {
         .fold(0u64, |m, (i, &b)| m | (u64::from(b == b'\n') << i))
 }
 
-fn trim_cr(line: &[u8]) -> &[u8] {
+/// A line as given to callers: without its `\r`, nor NULs at either end.
+pub(crate) fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.first() != Some(&0) && line.last() != Some(&0) {
         return line;
@@ -252,6 +289,14 @@ mod tests {
                 for_each_newline(&bytes, |p| found.push(p));
                 let expected: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();
                 assert_eq!(found, expected, "len {len}, density {density}");
+                for from in [0, 1, 63, 64, 65, len / 2] {
+                    let from = from.min(bytes.len());
+                    assert_eq!(
+                        first_newline(&bytes[from..]),
+                        memchr::memchr(b'\n', &bytes[from..]),
+                        "len {len}, from {from}"
+                    );
+                }
                 for chunk in bytes.chunks_exact(64) {
                     let chunk: &[u8; 64] = chunk.try_into().unwrap();
                     assert_eq!(newline_mask(chunk), newline_mask_bytewise(chunk));

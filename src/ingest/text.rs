@@ -3,7 +3,7 @@
 //! events; it resolves which call a line belongs to (the file's latest tool call, unless
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
-use super::lines::for_each_line_at;
+use super::lines::for_each_line_ahead;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
@@ -36,7 +36,7 @@ pub fn parse_input(
     rereadable: bool,
 ) -> io::Result<Parsed> {
     let mut p = TextParser::new(input, opts, rereadable);
-    let lines = for_each_line_at(reader, |n, span, line| p.line(n, span, line))?;
+    let lines = for_each_line_ahead(reader, |n, span, line, ahead| p.line(n, span, line, ahead))?;
     if p.idle.is_active() {
         // Still open at the end: the filter keeps it, as later inputs may go on.
         p.replay_idle();
@@ -72,6 +72,8 @@ struct TextParser {
     current_call: Option<CallRef>,
     last_attempt: FxHashMap<CallRef, u32>,
     idle: idle::IdleCall,
+    /// Bytes after the current line that were read with it ([`TextParser::line`]).
+    read_ahead: usize,
     rereadable: bool,
     dates: DateCache,
     out: Parsed,
@@ -94,20 +96,23 @@ impl TextParser {
             current_call: None,
             last_attempt: FxHashMap::default(),
             idle: idle::IdleCall::default(),
+            read_ahead: 0,
             rereadable,
             dates: DateCache::default(),
             out: Parsed::new(opts),
         }
     }
 
-    fn line(&mut self, n: u32, span: Range<u64>, raw: &[u8]) {
+    /// Reads line `n`; `ahead`, the bytes after it, may be read too (see [`idle`]): the
+    /// number of those bytes read is returned.
+    fn line(&mut self, n: u32, span: Range<u64>, raw: &[u8], ahead: &[u8]) -> usize {
         let line = raw.trim_ascii();
         let verdict = if line.is_empty() {
             Verdict::Ignored
         } else if self.idle.is_active() && (line.starts_with(b"#") || line.starts_with(b"---")) {
             // Comments and sections change how later lines read: settle the held call first.
             self.replay_idle();
-            return self.line(n, span, raw);
+            return self.line(n, span, raw, ahead);
         } else if line.starts_with(b"#") {
             self.comment(line)
         } else if line.starts_with(b"---") {
@@ -116,9 +121,10 @@ impl TextParser {
             self.day_offset = 0;
             Verdict::Ignored
         } else {
-            self.message_line(n, &span, line)
+            self.message_line(n, &span, line, ahead)
         };
         self.count(n, verdict);
+        std::mem::take(&mut self.read_ahead)
     }
 
     fn count(&mut self, n: u32, verdict: Verdict) {
@@ -169,7 +175,7 @@ impl TextParser {
         Verdict::Ignored
     }
 
-    fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8]) -> Verdict {
+    fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8], ahead: &[u8]) -> Verdict {
         let Some((stamp, used)) = self.dates.parse_stamp(line, self.tz_secs) else {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
         };
@@ -193,7 +199,11 @@ impl TextParser {
             return verdict;
         }
         if let Some(call) = plain_tool_call(msg) {
-            return self.tool_call_plainly(n, span, local, dated, msg, call);
+            let verdict = self.tool_call_plainly(n, span, local, dated, msg, call);
+            if matches!(verdict, Verdict::Held) {
+                self.read_ahead = self.settle_ahead(n, span.end, ahead);
+            }
+            return verdict;
         }
         if let Some((run, step)) = plain_step_ok(msg) {
             return self.step_ok_plainly(at, run, step);

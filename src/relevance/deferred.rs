@@ -31,12 +31,16 @@ impl DeferredLines {
 
     /// `None` when the offset or the length does not fit: the call is then kept as events.
     pub fn new(offset: u64, len: u64, first_line: u32, run_hash: u32) -> Option<Self> {
-        let fits = offset >> Self::OFFSET_BITS == 0 && len >> (64 - Self::OFFSET_BITS) == 0;
-        fits.then_some(DeferredLines {
+        Self::fits(offset, len).then_some(DeferredLines {
             place: offset | len << Self::OFFSET_BITS,
             first_line,
             run_hash,
         })
+    }
+
+    /// Whether a place of `len` bytes at `offset` can be kept.
+    pub fn fits(offset: u64, len: u64) -> bool {
+        offset >> Self::OFFSET_BITS == 0 && len >> (64 - Self::OFFSET_BITS) == 0
     }
 
     pub fn offset(&self) -> u64 {

@@ -17,9 +17,9 @@ use super::{Fields, Local, METHODS, TextParser, Verdict, http_request, status_li
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, RunEvent};
 use crate::flat_json::is_flat_object;
-use crate::ingest::lines::for_each_line_in;
+use crate::ingest::lines::{first_newline, for_each_line_in, trim_line};
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
-use crate::time::Timestamp;
+use crate::time::{NANOS_PER_SEC, Stamp, Timestamp};
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::ops::Range;
@@ -206,6 +206,73 @@ impl TextParser {
             Ok(kind) => Verdict::Event(at.at, kind),
             Err(why) => Verdict::Skipped(why),
         }
+    }
+
+    /// Reads ahead, in the reader's buffer, the three lines that usually follow a held
+    /// call's tool call (`tool_line`, ending at `tool_end`): its plain first request, a 2xx
+    /// answer and the step's plain end, each with a full timestamp. When they are just
+    /// that, the call is settled at once, as holding them one by one would settle it but
+    /// without copying them aside, and the bytes read are returned. Anything else returns
+    /// 0 having changed nothing, and the lines are read one by one.
+    pub(super) fn settle_ahead(&mut self, tool_line: u32, tool_end: u64, ahead: &[u8]) -> usize {
+        let mut read = 0;
+        let mut times = [Timestamp(0); 3];
+        let mut safe = true;
+        for (i, time) in times.iter_mut().enumerate() {
+            let Some(len) = first_newline(&ahead[read..]) else {
+                return 0;
+            };
+            let line = trim_line(&ahead[read..read + len]).trim_ascii();
+            let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(line, self.tz_secs)
+            else {
+                return 0;
+            };
+            let rest = &line[used..];
+            if !rest.first().is_some_and(u8::is_ascii_whitespace) {
+                return 0;
+            }
+            let msg = rest.trim_ascii();
+            let idle = &mut self.idle;
+            // The order `continue_idle_plainly` takes them in; none of the three shapes
+            // can be taken for another.
+            let plain = match i {
+                0 => (idle.requests)
+                    .get(msg, || plain_request(msg, &mut idle.url_kind))
+                    .map(|request_safe| safe = request_safe)
+                    .is_some(),
+                1 => plain_answer(msg).is_some_and(|status| (200..300).contains(&status)),
+                _ => plain_step_ok(msg) == Some((idle.run.as_bytes(), idle.step)),
+            };
+            if !plain {
+                return 0;
+            }
+            *time = at;
+            read += len + 1;
+        }
+        let idle = &mut self.idle;
+        let first = idle.lines.first().map_or(tool_line, |h| h.n);
+        // Settling may set the call aside as its place in the file; one that cannot be is
+        // replayed from its held copies, which these lines do not have.
+        let placed = self.rereadable
+            && idle.dated
+            && DeferredLines::fits(idle.span.start, tool_end + read as u64 - idle.span.start);
+        let settles = (safe && idle.safe) || placed;
+        if !settles || first != tool_line || idle.lines.len() != 1 {
+            return 0;
+        }
+        idle.attempts = 1;
+        idle.safe &= safe;
+        idle.answered = true;
+        let shift = self.tz_secs * NANOS_PER_SEC;
+        for (k, &at) in (1..).zip(&times) {
+            idle.lines.push(HeldLine {
+                n: tool_line.saturating_add(k),
+                at: Local { at, shift },
+                msg: 0..0,
+            });
+        }
+        self.retire_idle(tool_end + read as u64);
+        read
     }
 
     /// `agent run R  step N  ok` ([`plain_step_ok`]) that does not end the held call (that
@@ -614,7 +681,7 @@ pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &super::ParseOpti
     let mut p = TextParser::new(input, &opts, false);
     let before = first_line.saturating_sub(1);
     for_each_line_in(bytes, |k, span, line| {
-        p.line(before.saturating_add(k), span, line)
+        p.line(before.saturating_add(k), span, line, &[]);
     });
     p.out.events
 }

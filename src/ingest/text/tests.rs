@@ -640,6 +640,84 @@ fn step_and_attempt_numbers_read_as_the_standard_library_reads_them() {
     }
 }
 
+/// A reader that gives one line per read: nothing is ever ahead of the line being read.
+struct LineAtATime<'a>(&'a [u8]);
+
+impl Read for LineAtATime<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let line = memchr::memchr(b'\n', self.0).map_or(self.0.len(), |p| p + 1);
+        let n = line.min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// Calls of every shape near the usual one: plain lookups and emails (settled ahead),
+/// refunds, retries, failures, keys, comments, blank lines, sections and time-only stamps
+/// in the middle of a call, and a step's end for another step.
+fn varied_trace() -> String {
+    use std::fmt::Write;
+    let mut t = String::from("# date: 2026-11-01\n");
+    for i in 0..240u32 {
+        let (run, step) = (format!("r{}", i / 4), i % 4 + 1);
+        let at = |k: u32| format!("2026-11-01T10:{:02}:{:02}.{:03}Z", i / 60 % 60, i % 60, k);
+        let (get, post) = (
+            "GET https://orders.internal/v1/orders",
+            "POST https://mail.internal/v1/emails",
+        );
+        let (tool, request) = match i % 3 {
+            0 => ("lookup_order", get),
+            1 => ("send_email", post),
+            _ => ("issue_refund", "POST https://pay.internal/v1/refunds"),
+        };
+        let call = format!("agent run {run}  step {step}");
+        let mut lines = vec![
+            format!(
+                "{}  {call}  tool={tool}  args={{\"order\":\"A-{i}\"}}",
+                at(0)
+            ),
+            format!("{}  {request}  (attempt 1)", at(1)),
+            format!("{}  200 OK", at(2)),
+            format!("{}  {call}  ok", at(3)),
+        ];
+        match i % 13 {
+            1 => lines.insert(2, format!("{}  {request}  (attempt 2)", at(1))),
+            2 => lines[2] = format!("{}  500 Internal Server Error", at(2)),
+            3 => lines.insert(2, "# a note".into()),
+            4 => lines.insert(1, String::new()),
+            5 => lines[1] = format!("10:00:{:02}.001  {request}  (attempt 1)", i % 60),
+            6 => lines[1] = format!("{}  {request}  (attempt 1)  idempotency_key=k{i}", at(1)),
+            7 => lines[3] = format!("{}  agent run {run}  step {}  ok", at(3), step + 1),
+            8 => lines.insert(0, format!("{}  agent run {run}  started", at(0))),
+            9 => lines.insert(3, "--- payments".into()),
+            10 => lines.truncate(3),
+            11 => lines[2] = format!("{}  201 Created  refund_id=rf_{i}", at(2)),
+            _ => {}
+        }
+        for l in lines {
+            let _ = writeln!(t, "{l}");
+        }
+    }
+    t
+}
+
+#[test]
+fn idle_calls_settled_ahead_are_settled_as_read_line_by_line() {
+    let trace = varied_trace();
+    let opts = ParseOptions {
+        relevance: Some(crate::relevance::Relevance::default()),
+        ..ParseOptions::default()
+    };
+    for rereadable in [false, true] {
+        let whole = parse_input(&mut trace.as_bytes(), 0, &opts, rereadable).unwrap();
+        let by_line = parse_input(&mut LineAtATime(trace.as_bytes()), 0, &opts, rereadable);
+        let (whole, by_line) = (whole.finish(), by_line.unwrap().finish());
+        assert!(whole.dropped.calls > 20, "{:?}", whole.dropped);
+        assert_eq!(format!("{whole:?}"), format!("{by_line:?}"), "{rereadable}");
+    }
+}
+
 #[test]
 fn text_is_read_as_utf8_whether_ascii_or_not() {
     assert_eq!(as_text(b"agent run w0r1"), Some("agent run w0r1"));
