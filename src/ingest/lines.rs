@@ -5,6 +5,7 @@
 //! boundary, and the next line the restarted service wrote follows the padding on the same
 //! physical line; trimming keeps that line readable.
 
+use super::scan::for_each_newline;
 use std::io::{self, Read};
 use std::ops::Range;
 
@@ -104,75 +105,6 @@ pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8
     line_no
 }
 
-/// Calls `each` with the place of every `\n` in `bytes`, in order. Lines of a log are short
-/// (70 bytes is usual): a search started for each paid its set-up each time, about as much
-/// as the search. Instead each 64 bytes are compared at once into a mask of their newlines,
-/// and the mask is read bit by bit.
-fn for_each_newline(bytes: &[u8], mut each: impl FnMut(usize)) {
-    let mut chunks = bytes.chunks_exact(64);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let mut mask = newline_mask(chunk.try_into().expect("64 bytes"));
-        while mask != 0 {
-            each(base + mask.trailing_zeros() as usize);
-            mask &= mask - 1;
-        }
-        base += 64;
-    }
-    for pos in memchr::memchr_iter(b'\n', chunks.remainder()) {
-        each(base + pos);
-    }
-}
-
-/// Where the first `\n` of `bytes` is: a mask of 64 bytes at a time, since the newline of
-/// a log's line is near (a search's set-up cost more than the search).
-pub(crate) fn first_newline(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(64);
-    for (i, chunk) in chunks.by_ref().enumerate() {
-        let mask = newline_mask(chunk.try_into().expect("64 bytes"));
-        if mask != 0 {
-            return Some(64 * i + mask.trailing_zeros() as usize);
-        }
-    }
-    let rest = chunks.remainder();
-    memchr::memchr(b'\n', rest).map(|p| bytes.len() - rest.len() + p)
-}
-
-/// Bit `i` set where `chunk[i]` is a newline: sixteen bytes to a compare (SSE2, which every
-/// x86-64 processor has).
-#[cfg(target_arch = "x86_64")]
-fn newline_mask(chunk: &[u8; 64]) -> u64 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is part of x86-64's baseline, so every processor the binary runs on has
-    // it; the loads read 16 bytes at 0, 16, 32 and 48 of a 64-byte array, and need no
-    // alignment.
-    unsafe {
-        let newline = _mm_set1_epi8(b'\n' as i8);
-        let at = chunk.as_ptr().cast::<__m128i>();
-        let hits = |i: usize| {
-            let lanes = _mm_loadu_si128(at.add(i));
-            u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(lanes, newline)) as u16)
-        };
-        hits(0) | hits(1) << 16 | hits(2) << 32 | hits(3) << 48
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn newline_mask(chunk: &[u8; 64]) -> u64 {
-    newline_mask_bytewise(chunk)
-}
-
-/// [`newline_mask`] a byte at a time: elsewhere than x86-64, and the vector one's reference.
-#[cfg(any(test, not(target_arch = "x86_64")))]
-fn newline_mask_bytewise(chunk: &[u8; 64]) -> u64 {
-    chunk
-        .iter()
-        .enumerate()
-        .fold(0u64, |m, (i, &b)| m | (u64::from(b == b'\n') << i))
-}
-
 /// A line as given to callers: without its `\r`, nor NULs at either end.
 pub(crate) fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -266,42 +198,5 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].1.len(), BLOCK * 3 + 7);
         assert_eq!(lines[1].1, b"tail");
-    }
-
-    #[test]
-    fn newlines_are_found_where_memchr_finds_them() {
-        let mut x: u64 = 11;
-        for len in (0..300).chain([1 << 12, (1 << 12) + 63]) {
-            for density in [2u64, 9, 70] {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x = x
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                        match (x >> 33) % density {
-                            0 => b'\n',
-                            1 => 0x8a, // a newline's low bits with the high bit set
-                            _ => (x >> 40) as u8,
-                        }
-                    })
-                    .collect();
-                let mut found = Vec::new();
-                for_each_newline(&bytes, |p| found.push(p));
-                let expected: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();
-                assert_eq!(found, expected, "len {len}, density {density}");
-                for from in [0, 1, 63, 64, 65, len / 2] {
-                    let from = from.min(bytes.len());
-                    assert_eq!(
-                        first_newline(&bytes[from..]),
-                        memchr::memchr(b'\n', &bytes[from..]),
-                        "len {len}, from {from}"
-                    );
-                }
-                for chunk in bytes.chunks_exact(64) {
-                    let chunk: &[u8; 64] = chunk.try_into().unwrap();
-                    assert_eq!(newline_mask(chunk), newline_mask_bytewise(chunk));
-                }
-            }
-        }
     }
 }

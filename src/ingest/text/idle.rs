@@ -17,7 +17,8 @@ use super::{Fields, Local, METHODS, TextParser, Verdict, http_request, status_li
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, RunEvent};
 use crate::flat_json::is_flat_object;
-use crate::ingest::lines::{first_newline, for_each_line_in, trim_line};
+use crate::ingest::lines::{for_each_line_in, trim_line};
+use crate::ingest::scan::{first_blank, first_newline};
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
 use crate::time::{NANOS_PER_SEC, Stamp, Timestamp};
 use rustc_hash::FxHashMap;
@@ -583,19 +584,18 @@ pub(super) struct ToolCallLine<'a> {
 /// any other spelling is `None`, left to the field splitting.
 pub(super) fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
     let rest = msg.strip_prefix(b"agent run ")?;
-    let blank = |b: &[u8]| memchr::memchr2(b' ', b'\t', b);
-    let end = blank(rest)?;
+    let end = first_blank(rest)?;
     let (run, rest) = rest.split_at(end);
     let rest = rest.strip_prefix(b"  step ")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let (step, rest) = rest.split_at(digits);
     let step = parse_u32(step)?;
     let rest = rest.strip_prefix(b"  tool=")?;
-    let end = blank(rest)?;
+    let end = first_blank(rest)?;
     let (tool, rest) = rest.split_at(end);
     let args = rest.strip_prefix(b"  args=")?;
     let trimmed = |b: &[u8]| b.trim_ascii().len() == b.len();
-    if run.is_empty() || blank(args).is_some() || !trimmed(run) || !trimmed(tool) {
+    if run.is_empty() || first_blank(args).is_some() || !trimmed(run) || !trimmed(tool) {
         return None;
     }
     Some(ToolCallLine {

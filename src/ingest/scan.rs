@@ -1,0 +1,137 @@
+//! Searches in short text, sixteen bytes at a time. A log's line is about 70 bytes and its
+//! fields a few: the set-up of a general search (memchr) cost about as much as the search
+//! itself, so these compare 16 bytes at once (SSE2, part of every x86-64 processor) and
+//! read the mask of hits bit by bit, with a byte loop elsewhere.
+
+/// Calls `each` with the place of every `\n` in `bytes`, in order.
+pub(crate) fn for_each_newline(bytes: &[u8], mut each: impl FnMut(usize)) {
+    let mut chunks = bytes.chunks_exact(64);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let mut mask = newline_mask(chunk.try_into().expect("64 bytes"));
+        while mask != 0 {
+            each(base + mask.trailing_zeros() as usize);
+            mask &= mask - 1;
+        }
+        base += 64;
+    }
+    for pos in memchr::memchr_iter(b'\n', chunks.remainder()) {
+        each(base + pos);
+    }
+}
+
+/// Where the first `\n` of `bytes` is.
+pub(crate) fn first_newline(bytes: &[u8]) -> Option<usize> {
+    let mut chunks = bytes.chunks_exact(64);
+    for (i, chunk) in chunks.by_ref().enumerate() {
+        let mask = newline_mask(chunk.try_into().expect("64 bytes"));
+        if mask != 0 {
+            return Some(64 * i + mask.trailing_zeros() as usize);
+        }
+    }
+    let rest = chunks.remainder();
+    memchr::memchr(b'\n', rest).map(|p| bytes.len() - rest.len() + p)
+}
+
+/// Where the first space or tab of `bytes` is.
+pub(crate) fn first_blank(bytes: &[u8]) -> Option<usize> {
+    let mut chunks = bytes.chunks_exact(16);
+    for (i, chunk) in chunks.by_ref().enumerate() {
+        let mask = mask16(chunk.try_into().expect("16 bytes"), b' ', b'\t');
+        if mask != 0 {
+            return Some(16 * i + mask.trailing_zeros() as usize);
+        }
+    }
+    let rest = chunks.remainder();
+    let p = rest.iter().position(|&b| b == b' ' || b == b'\t')?;
+    Some(bytes.len() - rest.len() + p)
+}
+
+/// Bit `i` set where `chunk[i]` is a newline.
+fn newline_mask(chunk: &[u8; 64]) -> u64 {
+    let part = |i: usize| {
+        let lanes = chunk[16 * i..16 * i + 16].try_into().expect("16 bytes");
+        u64::from(mask16(lanes, b'\n', b'\n')) << (16 * i)
+    };
+    part(0) | part(1) | part(2) | part(3)
+}
+
+/// Bit `i` set where `chunk[i]` is `a` or `b`.
+#[cfg(target_arch = "x86_64")]
+fn mask16(chunk: &[u8; 16], a: u8, b: u8) -> u16 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of x86-64's baseline, so every processor the binary runs on has
+    // it; the load reads the 16 bytes of the array, and needs no alignment.
+    unsafe {
+        let lanes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+        let hits = _mm_or_si128(
+            _mm_cmpeq_epi8(lanes, _mm_set1_epi8(a as i8)),
+            _mm_cmpeq_epi8(lanes, _mm_set1_epi8(b as i8)),
+        );
+        _mm_movemask_epi8(hits) as u16
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn mask16(chunk: &[u8; 16], a: u8, b: u8) -> u16 {
+    mask16_bytewise(chunk, a, b)
+}
+
+/// [`mask16`] a byte at a time: elsewhere than x86-64, and the vector one's reference.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn mask16_bytewise(chunk: &[u8; 16], a: u8, b: u8) -> u16 {
+    (0..16).fold(0, |m, i| m | u16::from(chunk[i] == a || chunk[i] == b) << i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newlines_and_blanks_are_found_where_a_plain_search_finds_them() {
+        let mut x: u64 = 11;
+        for len in (0..300).chain([1 << 12, (1 << 12) + 63]) {
+            for density in [2u64, 9, 70] {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x = x
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        match (x >> 33) % density {
+                            0 => b'\n',
+                            1 if x >> 60 == 0 => b' ',
+                            1 if x >> 60 == 1 => b'\t',
+                            1 => 0x8a, // a newline's low bits with the high bit set
+                            _ => (x >> 40) as u8,
+                        }
+                    })
+                    .collect();
+                let mut found = Vec::new();
+                for_each_newline(&bytes, |p| found.push(p));
+                let expected: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();
+                assert_eq!(found, expected, "len {len}, density {density}");
+                for from in [0, 1, 63, 64, 65, len / 2] {
+                    let from = from.min(bytes.len());
+                    assert_eq!(
+                        first_newline(&bytes[from..]),
+                        memchr::memchr(b'\n', &bytes[from..]),
+                        "len {len}, from {from}"
+                    );
+                }
+                for chunk in bytes.chunks_exact(16) {
+                    let chunk: &[u8; 16] = chunk.try_into().unwrap();
+                    for (a, b) in [(b'\n', b'\n'), (b' ', b'\t')] {
+                        assert_eq!(mask16(chunk, a, b), mask16_bytewise(chunk, a, b));
+                    }
+                }
+                for from in [0, 1, 15, 16, 17, len / 2] {
+                    let from = from.min(bytes.len());
+                    let blank = bytes[from..].iter().position(|&b| b == b' ' || b == b'\t');
+                    assert_eq!(first_blank(&bytes[from..]), blank, "len {len}, from {from}");
+                }
+            }
+        }
+    }
+}
