@@ -195,11 +195,18 @@ impl TextParser {
         if let Some(run) = plain_run_start(msg) {
             return self.run_start_plainly(at, run);
         }
-        if let Some(verdict) = self.continue_idle_plainly(n, span, local, dated, msg) {
+        let unsplit = idle::Unsplit {
+            n,
+            span,
+            at: local,
+            dated,
+            msg,
+        };
+        if let Some(verdict) = self.continue_idle_plainly(unsplit) {
             return verdict;
         }
         if let Some(call) = plain_tool_call(msg) {
-            let verdict = self.tool_call_plainly(n, span, local, dated, msg, call);
+            let verdict = self.tool_call_plainly(unsplit, call);
             if matches!(verdict, Verdict::Held) {
                 self.read_ahead = self.settle_ahead(n, span.end, ahead);
             }
@@ -217,14 +224,7 @@ impl TextParser {
         }
         let mut fields = Fields::empty();
         fields.fill(msg);
-        let held = self.hold_if_idle(idle::LineIn {
-            n,
-            span,
-            at: local,
-            dated,
-            msg,
-            fields: &fields,
-        });
+        let held = self.hold_if_idle(unsplit, &fields);
         if let Some(verdict) = held {
             return verdict;
         }

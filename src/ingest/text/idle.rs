@@ -121,14 +121,14 @@ struct HeldLine {
     msg: Range<usize>,
 }
 
-/// One line as [`TextParser::message_line`] has split it.
-pub(super) struct LineIn<'a, 'f> {
+/// One line as [`TextParser::message_line`] has read it, before any splitting.
+#[derive(Clone, Copy)]
+pub(super) struct Unsplit<'a> {
     pub n: u32,
     pub span: &'a Range<u64>,
     pub at: Local,
     pub dated: bool,
     pub msg: &'a [u8],
-    pub fields: &'f Fields<'a>,
 }
 
 impl IdleCall {
@@ -140,24 +140,24 @@ impl IdleCall {
 impl TextParser {
     /// Holds the line if it starts or continues an idle call (`Some(Held)`); replays a held
     /// call the line shows to matter. `None`: the ordinary path reads the line.
-    pub(super) fn hold_if_idle(&mut self, l: LineIn) -> Option<Verdict> {
+    pub(super) fn hold_if_idle(&mut self, l: Unsplit, f: &Fields) -> Option<Verdict> {
         self.out.filter.as_ref()?;
         if self.idle.active {
-            match self.continues_idle(&l) {
+            match self.continues_idle(f) {
                 Some(true) => {
-                    self.hold_line(l.n, l.at, l.dated, l.msg);
+                    self.hold_line(l);
                     return Some(Verdict::Held);
                 }
                 Some(false) => {
-                    self.hold_line(l.n, l.at, l.dated, l.msg);
+                    self.hold_line(l);
                     self.retire_idle(l.span.end);
                     return Some(Verdict::Held);
                 }
                 None => self.replay_idle(),
             }
         }
-        if self.starts_idle(&l) {
-            self.hold_line(l.n, l.at, l.dated, l.msg);
+        if self.starts_idle(l, f) {
+            self.hold_line(l);
             return Some(Verdict::Held);
         }
         None
@@ -165,8 +165,7 @@ impl TextParser {
 
     /// A tool call that the filter would hold: an idle tool, valid JSON arguments, and a
     /// call the filter has not seen.
-    fn starts_idle(&mut self, l: &LineIn) -> bool {
-        let f = l.fields;
+    fn starts_idle(&mut self, l: Unsplit, f: &Fields) -> bool {
         let Some((run, step)) = agent_step(f) else {
             return false;
         };
@@ -179,23 +178,15 @@ impl TextParser {
     /// A tool call's line in the usual spelling ([`plain_tool_call`]), read without
     /// splitting it into fields: held if it starts an idle call, else an event, as the
     /// ordinary path would make it.
-    pub(super) fn tool_call_plainly(
-        &mut self,
-        n: u32,
-        span: &Range<u64>,
-        at: Local,
-        dated: bool,
-        msg: &[u8],
-        call: ToolCallLine,
-    ) -> Verdict {
+    pub(super) fn tool_call_plainly(&mut self, l: Unsplit, call: ToolCallLine) -> Verdict {
         if self.out.filter.is_some() {
             // A tool call never continues a held call: that one is settled first, as
             // `hold_if_idle` would settle it.
             if self.idle.active {
                 self.replay_idle();
             }
-            if self.start_idle(msg, call.run, call.step, call.tool, call.args, span) {
-                self.hold_line(n, at, dated, msg);
+            if self.start_idle(l.msg, call.run, call.step, call.tool, call.args, l.span) {
+                self.hold_line(l);
                 return Verdict::Held;
             }
         }
@@ -204,7 +195,7 @@ impl TextParser {
             step: call.step,
         };
         match self.tool_call(call_ref, call.tool, Some(call.args)) {
-            Ok(kind) => Verdict::Event(at.at, kind),
+            Ok(kind) => Verdict::Event(l.at.at, kind),
             Err(why) => Verdict::Skipped(why),
         }
     }
@@ -354,14 +345,8 @@ impl TextParser {
     /// `ok`) recognised without splitting them into fields: three lines in four of a month
     /// of traces. `None` leaves the line to [`TextParser::hold_if_idle`], which decides
     /// every case, these included, the same way.
-    pub(super) fn continue_idle_plainly(
-        &mut self,
-        n: u32,
-        span: &Range<u64>,
-        at: Local,
-        dated: bool,
-        msg: &[u8],
-    ) -> Option<Verdict> {
+    pub(super) fn continue_idle_plainly(&mut self, l: Unsplit) -> Option<Verdict> {
+        let msg = l.msg;
         let idle = &mut self.idle;
         if !idle.active || self.out.filter.is_none() {
             return None;
@@ -384,17 +369,16 @@ impl TextParser {
         } else {
             return None;
         }
-        self.hold_line(n, at, dated, msg);
+        self.hold_line(l);
         if ended {
-            self.retire_idle(span.end);
+            self.retire_idle(l.span.end);
         }
         Some(Verdict::Held)
     }
 
     /// `Some(true)`: the call is still idle; `Some(false)`: its step ended and it stayed
     /// idle; `None`: the line is not the plain next line of an idle call.
-    fn continues_idle(&mut self, l: &LineIn) -> Option<bool> {
-        let f = l.fields;
+    fn continues_idle(&mut self, f: &Fields) -> Option<bool> {
         if f.token(b"run").is_some() || f.token(b"step").is_some() {
             return None;
         }
@@ -442,16 +426,16 @@ impl TextParser {
         ended_ok.then_some(false)
     }
 
-    pub(super) fn hold_line(&mut self, n: u32, at: Local, dated: bool, msg: &[u8]) {
+    fn hold_line(&mut self, l: Unsplit) {
         let idle = &mut self.idle;
         let start = idle.raw.len();
-        idle.raw.extend_from_slice(msg);
+        idle.raw.extend_from_slice(l.msg);
         idle.lines.push(HeldLine {
-            n,
-            at,
+            n: l.n,
+            at: l.at,
             msg: start..idle.raw.len(),
         });
-        idle.dated &= dated;
+        idle.dated &= l.dated;
     }
 
     /// The call ended idle: counted and dropped, or deferred if a resume could make its
