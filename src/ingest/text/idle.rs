@@ -242,14 +242,14 @@ impl TextParser {
             read += len + 1;
         }
         let idle = &mut self.idle;
-        let first = idle.lines.first().map_or(tool_line, |h| h.n);
         // Settling may set the call aside as its place in the file; one that cannot be is
         // replayed from its held copies, which these lines do not have.
         let placed = self.rereadable
             && idle.dated
             && DeferredLines::fits(idle.span.start, tool_end + read as u64 - idle.span.start);
+        // Held so far: the tool call's line alone.
         let settles = (safe && idle.safe) || placed;
-        if !settles || first != tool_line || idle.lines.len() != 1 {
+        if !settles || idle.lines.len() != 1 {
             return 0;
         }
         idle.attempts = 1;
