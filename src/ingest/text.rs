@@ -14,7 +14,7 @@ use crate::time::{
     parse_stamp,
 };
 use chrono::Datelike;
-use idle::{plain_request_line, plain_run_start, plain_step_ok, plain_tool_call};
+use plain::{plain_request_line, plain_run_start, plain_step_ok, plain_tool_call};
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
@@ -735,6 +735,7 @@ fn small(b: &[u8]) -> Text {
 
 mod fields;
 mod idle;
+mod plain;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,354 @@
+//! The usual spellings of the commonest lines, read at their separators: a tool call, a
+//! request, an answer, a step's end, a run's start. Splitting a line into fields was most
+//! of its cost; each reading here answers only for the exact spelling it names, which the
+//! fields would read the same (a test for each holds it to them), and any other spelling is
+//! `None`, left to the field splitting.
+
+use super::fields::Fields;
+use super::{METHODS, as_text, http_request, parse_u32, status_line};
+use crate::ingest::scan::first_blank;
+
+/// `agent run R  step N  ok` spelt exactly so: `R` without whitespace, `N` in decimal
+/// without leading zeros. The run and step, which the fields would give too (a test holds
+/// it to them).
+pub(super) fn plain_step_ok(msg: &[u8]) -> Option<(&[u8], u32)> {
+    let rest = msg.strip_prefix(b"agent run ")?.strip_suffix(b"  ok")?;
+    let end = rest.iter().position(u8::is_ascii_whitespace)?;
+    let (run, rest) = rest.split_at(end);
+    let digits = rest.strip_prefix(b"  step ")?;
+    // Nine digits at most, as the fields' reading of a step number allows.
+    let canonical = !run.is_empty()
+        && (1..=9).contains(&digits.len())
+        && (digits[0] != b'0' || digits.len() == 1)
+        && digits.iter().all(u8::is_ascii_digit);
+    let step = || digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
+    canonical.then(|| (run, step()))
+}
+
+/// `200 OK`: a status line without a `name=value` token.
+pub(super) fn plain_answer(msg: &[u8]) -> Option<u16> {
+    // The shape first: a request line fails it at its fourth byte, before a search.
+    if (msg.len() > 3 && msg[3] != b' ') || memchr::memchr(b'=', msg).is_some() {
+        return None;
+    }
+    status_line(msg.get(..3)?).map(|(status, _)| status)
+}
+
+/// `POST https://...  (attempt 1)` and nothing else: method and URL.
+pub(super) fn plain_first_request(msg: &[u8]) -> Option<(&[u8], &str)> {
+    if memchr::memchr(b'\t', msg).is_some() {
+        return None;
+    }
+    // The first two spaces in a row, looked for only where a space is.
+    let gap = memchr::memchr_iter(b' ', msg).find(|&i| msg.get(i + 1) == Some(&b' '))?;
+    if msg[gap..].trim_ascii() != b"(attempt 1)" {
+        return None;
+    }
+    let (method, url) = http_request(msg[..gap].trim_ascii())?;
+    Some((method, as_text(url)?))
+}
+
+/// The parts of a tool call's line.
+#[derive(Debug, PartialEq)]
+pub(super) struct ToolCallLine<'a> {
+    pub run: &'a [u8],
+    pub step: u32,
+    pub tool: &'a [u8],
+    pub args: &'a [u8],
+}
+
+/// `agent run R  step N  tool=T  args=A` spelt exactly so: single spaces inside the first
+/// two fields, two between fields, no space or tab in `R`, `T` or `A`, and no other ASCII
+/// whitespace at either end of `R` or `T` (the fields would trim it). Read at fixed
+/// separators, a tool call's line (a quarter of a month of traces) is not split into
+/// fields; whenever this answers, the fields say the same (a test holds it to them), and
+/// any other spelling is `None`, left to the field splitting.
+pub(super) fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
+    let rest = msg.strip_prefix(b"agent run ")?;
+    let end = first_blank(rest)?;
+    let (run, rest) = rest.split_at(end);
+    let rest = rest.strip_prefix(b"  step ")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (step, rest) = rest.split_at(digits);
+    let step = parse_u32(step)?;
+    let rest = rest.strip_prefix(b"  tool=")?;
+    let end = first_blank(rest)?;
+    let (tool, rest) = rest.split_at(end);
+    let args = rest.strip_prefix(b"  args=")?;
+    let trimmed = |b: &[u8]| b.trim_ascii().len() == b.len();
+    if run.is_empty() || first_blank(args).is_some() || !trimmed(run) || !trimmed(tool) {
+        return None;
+    }
+    Some(ToolCallLine {
+        run,
+        step,
+        tool,
+        args,
+    })
+}
+
+/// `agent run R  started` spelt exactly so, `R` without whitespace: the run, which the
+/// fields would give too (a test holds it to them).
+pub(super) fn plain_run_start(msg: &[u8]) -> Option<&[u8]> {
+    let run = msg
+        .strip_prefix(b"agent run ")?
+        .strip_suffix(b"  started")?;
+    (!run.is_empty() && !run.iter().any(u8::is_ascii_whitespace)).then_some(run)
+}
+
+/// The parts of a request's line.
+#[derive(Debug, PartialEq)]
+pub(super) struct RequestLine<'a> {
+    pub method: &'a [u8],
+    pub url: &'a [u8],
+    pub number: u32,
+    pub key: Option<&'a [u8]>,
+}
+
+/// `METHOD URL  (attempt N)`, or that and `  idempotency_key=K`, spelt exactly so, with
+/// no whitespace in `URL` or `K`: the request a refund call's line usually is, which the
+/// fields would read the same (a test holds it to them).
+pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
+    let space = msg.iter().position(|&b| b == b' ')?;
+    let (method, rest) = (&msg[..space], &msg[space + 1..]);
+    if !METHODS.contains(&method) {
+        return None;
+    }
+    let end = rest.iter().position(u8::is_ascii_whitespace)?;
+    let (url, rest) = rest.split_at(end);
+    let rest = rest.strip_prefix(b"  (attempt ")?;
+    let close = rest.iter().position(|&b| b == b')')?;
+    let number = parse_u32(&rest[..close])?;
+    let key = match &rest[close + 1..] {
+        [] => None,
+        tail => {
+            let key = tail.strip_prefix(b"  idempotency_key=")?;
+            if key.is_empty() || key.iter().any(u8::is_ascii_whitespace) {
+                return None;
+            }
+            Some(key)
+        }
+    };
+    (!url.is_empty()).then_some(RequestLine {
+        method,
+        url,
+        number,
+        key,
+    })
+}
+
+/// `agent run ID  step N  ...`: the run and step, when the line has that shape.
+pub(super) fn agent_step<'a>(f: &Fields<'a>) -> Option<(&'a [u8], u32)> {
+    run_and_step(f.plain.first()?, f.plain.get(1)?)
+}
+
+/// The run and step from the first two fields, `agent run ID` and `step N`.
+fn run_and_step<'a>(first: &'a [u8], second: &[u8]) -> Option<(&'a [u8], u32)> {
+    let run = first.strip_prefix(b"agent run ")?.trim_ascii();
+    if run.is_empty() || run.contains(&b' ') {
+        return None;
+    }
+    let step = second.strip_prefix(b"step ")?;
+    Some((run, parse_u32(step.trim_ascii())?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fields' reading of a tool call's line, which [`plain_tool_call`] shortcuts.
+    fn by_fields(msg: &[u8]) -> Option<ToolCallLine<'_>> {
+        let f = Fields::split(msg);
+        let (run, step) = agent_step(&f)?;
+        Some(ToolCallLine {
+            run,
+            step,
+            tool: f.token(b"tool")?,
+            args: f.token(b"args")?,
+        })
+    }
+
+    #[test]
+    fn a_tool_call_read_plainly_is_the_call_its_fields_give() {
+        let runs = ["w0r1", "", "a\tb", "r 1", "\x0cr", "r\x0c", "a\rb"];
+        let steps = ["1", "07", "", "x", "1234567890"];
+        let tools = ["lookup_order", "", "send email", "a\tb", "t\x0c", "\rt"];
+        let args = [
+            r#"{"order":"A-1"}"#,
+            "{}",
+            "",
+            r#"{"a": 1}"#,
+            r#"{"a":"b  c"}"#,
+        ];
+        let gaps = ["  ", "   ", "\t", " "];
+        let mut answered = 0;
+        for run in runs {
+            for step in steps {
+                for tool in tools {
+                    for arg in args {
+                        for gap in gaps {
+                            let msg = format!(
+                                "agent run {run}{gap}step {step}  tool={tool}{gap}args={arg}"
+                            );
+                            let msg = msg.as_bytes();
+                            if let Some(plain) = plain_tool_call(msg) {
+                                answered += 1;
+                                assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The usual spelling is answered plainly; others are left to the fields.
+        assert!(
+            plain_tool_call(br#"agent run w0r1  step 3  tool=lookup_order  args={"order":"A-1"}"#)
+                .is_some()
+        );
+        assert!(plain_tool_call(b"agent run w0r1  step 3  tool=x  args={}  run=w9").is_none());
+        assert!(answered > 10, "{answered}");
+    }
+
+    #[test]
+    fn a_request_read_plainly_is_the_request_its_fields_give() {
+        fn by_fields(msg: &[u8]) -> Option<RequestLine<'_>> {
+            let f = Fields::split(msg);
+            let (method, url) = http_request(f.plain.first()?)?;
+            let number = f.plain.iter().find_map(|p| {
+                p.strip_prefix(b"(attempt ")
+                    .and_then(|r| r.strip_suffix(b")"))
+            })?;
+            let no_call_tokens = f.token(b"run").is_none() && f.token(b"step").is_none();
+            let key = f
+                .token(b"idempotency_key")
+                .or_else(|| f.token(b"idempotency-key"))
+                .or_else(|| f.header(b"idempotency-key"));
+            no_call_tokens.then_some(RequestLine {
+                method,
+                url,
+                number: parse_u32(number.trim_ascii())?,
+                key,
+            })
+        }
+        let mut answered = 0;
+        for method in ["POST", "GET", "FETCH", ""] {
+            for url in [
+                "https://pay/v1/refunds",
+                "https://x/?a=b",
+                "",
+                "a b",
+                "u\x0c",
+            ] {
+                for attempt in ["1", "12", " 1", "x", "1234567890"] {
+                    for tail in [
+                        "",
+                        "  idempotency_key=k1",
+                        "  idempotency_key=a=b",
+                        "  idempotency_key=",
+                        "  idempotency_key=a b",
+                        "  Idempotency-Key: k",
+                        "  run=r1",
+                        " x",
+                    ] {
+                        for gap in ["  ", " ", "\t"] {
+                            let msg = format!("{method} {url}{gap}(attempt {attempt}){tail}");
+                            let msg = msg.as_bytes();
+                            if let Some(plain) = plain_request_line(msg) {
+                                answered += 1;
+                                assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(answered >= 12, "{answered}");
+    }
+
+    #[test]
+    fn a_run_start_read_plainly_is_the_run_its_fields_give() {
+        let by_fields = |msg: &[u8]| {
+            let f = Fields::split(msg);
+            let run = f.plain.first()?.strip_prefix(b"agent run ")?.trim_ascii();
+            let plain_start = f.plain.len() == 2 && f.plain[1] == b"started";
+            (plain_start && f.tokens.is_empty()).then(|| run.to_vec())
+        };
+        let mut answered = 0;
+        for run in [
+            "w0r1",
+            "",
+            "r 1",
+            "a\tb",
+            "\x0cr",
+            "r\x0c",
+            "a=b",
+            "r  started",
+        ] {
+            for gap in ["  ", "   ", "\t", " "] {
+                for tail in ["", " ", "  x=1", "d"] {
+                    let msg = format!("agent run {run}{gap}started{tail}");
+                    let msg = msg.trim_ascii().as_bytes();
+                    if let Some(plain) = plain_run_start(msg) {
+                        answered += 1;
+                        assert_eq!(Some(plain.to_vec()), by_fields(msg), "{msg:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            plain_run_start(b"agent run w0r1  started"),
+            Some(&b"w0r1"[..])
+        );
+        assert!(answered >= 4, "{answered}");
+    }
+
+    #[test]
+    fn a_step_ends_plainly_only_spelt_exactly_so() {
+        let ok = |msg: &[u8]| plain_step_ok(msg).map(|(run, step)| (run.to_vec(), step));
+        assert_eq!(
+            ok(b"agent run w0r1  step 12  ok"),
+            Some((b"w0r1".to_vec(), 12))
+        );
+        assert_eq!(
+            ok(b"agent run w0r1  step 0  ok"),
+            Some((b"w0r1".to_vec(), 0))
+        );
+        assert_eq!(
+            ok(b"agent run r  step 999999999  ok"),
+            Some((b"r".to_vec(), 999_999_999))
+        );
+        for other in [
+            &b"agent run w0r1  step 012  ok"[..],
+            b"agent run w0r1  step  ok",
+            b"agent run   step 1  ok",
+            b"agent run w0r1  step 12  ok ",
+            b"agent run w0r1  step 12 ok",
+            b"agent run w0r1 step 12  ok",
+            b"agent run w0r1  step 1x  ok",
+            b"agent run w0r1  step zzzzzzzzz  ok",
+            b"agent run w0r1  step 12  failed",
+            b"agent run a\x0cb  step 1  ok",
+            // Ten digits are more than a step number is read with.
+            b"agent run r  step 4294967295  ok",
+        ] {
+            assert_eq!(ok(other), None, "{other:?}");
+        }
+        // Whenever it answers, the fields say the same.
+        for run in ["w0r1", "", "r 1", "a\tb", "\x0cr", "r\x0c"] {
+            for step in ["1", "07", "", "x", "999999999", "4294967295", "4294967296"] {
+                for gap in ["  ", "   ", "\t", " "] {
+                    let msg = format!("agent run {run}{gap}step {step}{gap}ok");
+                    let msg = msg.as_bytes();
+                    let Some((plain_run, plain_step)) = plain_step_ok(msg) else {
+                        continue;
+                    };
+                    let f = Fields::split(msg);
+                    assert_eq!(agent_step(&f), Some((plain_run, plain_step)), "{msg:?}");
+                    assert_eq!(f.plain.len(), 3, "{msg:?}");
+                    assert_eq!(f.plain[2], b"ok", "{msg:?}");
+                    assert!(f.tokens.is_empty(), "{msg:?}");
+                }
+            }
+        }
+    }
+}
