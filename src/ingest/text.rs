@@ -14,7 +14,9 @@ use crate::time::{
     parse_stamp,
 };
 use chrono::Datelike;
-use plain::{plain_request_line, plain_run_start, plain_step_ok, plain_tool_call};
+use plain::{
+    plain_answer_line, plain_request_line, plain_run_start, plain_step_ok, plain_tool_call,
+};
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::borrow::Cow;
@@ -215,12 +217,23 @@ impl TextParser {
         if let Some((run, step)) = plain_step_ok(msg) {
             return self.step_ok_plainly(at, run, step);
         }
-        // A held call reads its requests in `hold_if_idle`.
-        if !self.idle.is_active()
-            && let Some(r) = plain_request_line(msg)
-        {
-            let call = self.current_call.clone();
-            return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
+        // A held call reads its requests and answers in `hold_if_idle`.
+        if !self.idle.is_active() {
+            if let Some(r) = plain_request_line(msg) {
+                let call = self.current_call.clone();
+                return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
+            }
+            if let Some(a) = plain_answer_line(msg) {
+                let call = self.current_call.clone();
+                let (effect_id, message) = (a.effect_id, small(a.text));
+                return match a.amount_p.map(amount_in_pence).transpose() {
+                    Ok(amount) => {
+                        let kind = self.response(call, a.status, effect_id, false, amount, message);
+                        Verdict::Event(at, kind)
+                    }
+                    Err(why) => Verdict::Skipped(why),
+                };
+            }
         }
         let mut fields = Fields::empty();
         fields.fill(msg);
@@ -425,8 +438,7 @@ impl TextParser {
         let call = self.call_of(f)?;
         let effect_id = EFFECT_ID_TOKENS
             .iter()
-            .find_map(|name| f.token(name.as_bytes()))
-            .map(small);
+            .find_map(|name| f.token(name.as_bytes()));
         let mut message = small(status_text);
         if let Some(err) = f.token(b"error") {
             message = format!("{message} {}", text(err)).trim().into();
@@ -434,18 +446,32 @@ impl TextParser {
         for extra in f.plain.iter().skip(1) {
             message = format!("{message} {}", text(extra)).trim().into();
         }
-        Ok(EventKind::Response(Box::new(Response {
+        let replayed = f
+            .token(b"replayed")
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"true"));
+        Ok(self.response(call, status, effect_id, replayed, amount_of(f)?, message))
+    }
+
+    /// The answer `status` to `call`'s latest attempt.
+    fn response(
+        &self,
+        call: Option<CallRef>,
+        status: u16,
+        effect_id: Option<&[u8]>,
+        replayed: bool,
+        amount: Option<Money>,
+        message: Text,
+    ) -> EventKind {
+        EventKind::Response(Box::new(Response {
             attempt: self.current_attempt(&call),
             call,
             status,
             class: classify_status(status),
-            effect_id,
-            replayed: f
-                .token(b"replayed")
-                .is_some_and(|v| v.eq_ignore_ascii_case(b"true")),
-            amount: amount_of(f)?,
+            effect_id: effect_id.map(small),
+            replayed,
+            amount,
             message,
-        })))
+        }))
     }
 
     fn failure_line(
@@ -672,25 +698,31 @@ fn has_amount_token(f: &Fields) -> bool {
 /// written but cannot be read (not an integer, no or a bad currency) is an error, never a
 /// guess: a wrong currency would be summed into the wrong total.
 fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
-    let int = |name: &str, v: &[u8]| {
-        std::str::from_utf8(v)
-            .ok()
-            .and_then(|s| s.trim().parse::<i64>().ok())
-            .ok_or_else(|| format!("`{name}={}` is not an integer amount", text(v)))
-    };
     if let Some(p) = f.token(b"amount_p") {
-        return Ok(Some(Money::new(int("amount_p", p)?, Currency::GBP)));
+        return amount_in_pence(p).map(Some);
     }
     let Some(minor) = f.token(b"amount_minor") else {
         return Ok(None);
     };
-    let minor = int("amount_minor", minor)?;
+    let minor = integer_amount("amount_minor", minor)?;
     let code = f
         .token(b"currency")
         .ok_or("`amount_minor=` without `currency=`")?;
     let currency = Currency::parse(&text(code))
         .ok_or_else(|| format!("`currency={}` is not a currency code", text(code)))?;
     Ok(Some(Money::new(minor, currency)))
+}
+
+/// `amount_p=`: pence.
+fn amount_in_pence(v: &[u8]) -> Result<Money, String> {
+    Ok(Money::new(integer_amount("amount_p", v)?, Currency::GBP))
+}
+
+fn integer_amount(name: &str, v: &[u8]) -> Result<i64, String> {
+    std::str::from_utf8(v)
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .ok_or_else(|| format!("`{name}={}` is not an integer amount", text(v)))
 }
 
 /// Up to nine ASCII digits (so no overflow), read without the text machinery: it runs

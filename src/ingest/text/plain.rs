@@ -5,7 +5,7 @@
 //! `None`, left to the field splitting.
 
 use super::fields::Fields;
-use super::{METHODS, as_text, http_request, parse_u32, status_line};
+use super::{EFFECT_ID_TOKENS, METHODS, as_text, http_request, parse_u32, status_line};
 use crate::ingest::scan::first_blank;
 
 /// `agent run R  step N  ok` spelt exactly so: `R` without whitespace, `N` in decimal
@@ -137,6 +137,57 @@ pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
     })
 }
 
+/// The parts of an answer's line.
+#[derive(Debug, PartialEq)]
+pub(super) struct AnswerLine<'a> {
+    pub status: u16,
+    pub text: &'a [u8],
+    pub effect_id: Option<&'a [u8]>,
+    pub amount_p: Option<&'a [u8]>,
+}
+
+/// `NNN Text`, then perhaps `  refund_id=X` (or another effect id's token) and
+/// `  amount_p=N`, each once, spelt exactly so: the text of letters, digits and single
+/// spaces, values without whitespace. The answer a refund's call usually gets, which the
+/// fields would read the same (a test holds it to them).
+pub(super) fn plain_answer_line(msg: &[u8]) -> Option<AnswerLine<'_>> {
+    let head_len = msg.windows(2).position(|w| w == b"  ").unwrap_or(msg.len());
+    let (head, mut rest) = msg.split_at(head_len);
+    let (status, text) = status_line(head)?;
+    if !head[3..]
+        .iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b == b' ')
+    {
+        return None;
+    }
+    let (mut effect_id, mut amount_p) = (None, None);
+    while !rest.is_empty() {
+        let token = rest.strip_prefix(b"  ")?;
+        let end = token
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(token.len());
+        let (name, value) = token[..end].split_at(token[..end].iter().position(|&b| b == b'=')?);
+        let value = &value[1..];
+        let slot = match name {
+            b"amount_p" => &mut amount_p,
+            name if EFFECT_ID_TOKENS.iter().any(|t| t.as_bytes() == name) => &mut effect_id,
+            _ => return None,
+        };
+        if slot.is_some() || value.is_empty() {
+            return None;
+        }
+        *slot = Some(value);
+        rest = &token[end..];
+    }
+    Some(AnswerLine {
+        status,
+        text,
+        effect_id,
+        amount_p,
+    })
+}
+
 /// `agent run ID  step N  ...`: the run and step, when the line has that shape.
 pub(super) fn agent_step<'a>(f: &Fields<'a>) -> Option<(&'a [u8], u32)> {
     run_and_step(f.plain.first()?, f.plain.get(1)?)
@@ -263,6 +314,71 @@ mod tests {
             }
         }
         assert!(answered >= 12, "{answered}");
+    }
+
+    #[test]
+    fn an_answer_read_plainly_is_the_answer_its_fields_give() {
+        fn by_fields(msg: &[u8]) -> Option<AnswerLine<'_>> {
+            let f = Fields::split(msg);
+            let (status, text) = status_line(f.plain.first()?)?;
+            // Nothing the plain reading leaves out: no other field, token or flag.
+            let others = [
+                "error",
+                "replayed",
+                "amount_minor",
+                "currency",
+                "run",
+                "step",
+            ];
+            if f.plain.len() > 1 || others.iter().any(|t| f.token(t.as_bytes()).is_some()) {
+                return None;
+            }
+            Some(AnswerLine {
+                status,
+                text,
+                effect_id: EFFECT_ID_TOKENS
+                    .iter()
+                    .find_map(|name| f.token(name.as_bytes())),
+                amount_p: f.token(b"amount_p"),
+            })
+        }
+        let mut answered = 0;
+        for head in [
+            "201 Created",
+            "200 OK",
+            "422 Unprocessable Entity",
+            "201",
+            "20 x",
+            "201 a=b",
+            "201\tCreated",
+        ] {
+            for id in [
+                "",
+                "  refund_id=rf_1",
+                "  charge_id=ch_1",
+                "  refund_id=",
+                "  Refund_ID=rf_1",
+                "  refund_id=a b",
+            ] {
+                for amount in [
+                    "",
+                    "  amount_p=2000",
+                    "  amount_p=x",
+                    "  amount_p=1  amount_p=2",
+                    "  refund_id=rf_2",
+                    "  replayed=true",
+                    "\tamount_p=3",
+                ] {
+                    let msg = format!("{head}{id}{amount}");
+                    let msg = msg.as_bytes();
+                    if let Some(plain) = plain_answer_line(msg) {
+                        answered += 1;
+                        assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
+                    }
+                }
+            }
+        }
+        assert!(answered >= 20, "{answered}");
     }
 
     #[test]
