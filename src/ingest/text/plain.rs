@@ -207,57 +207,82 @@ fn run_and_step<'a>(first: &'a [u8], second: &[u8]) -> Option<(&'a [u8], u32)> {
 mod tests {
     use super::*;
 
-    /// The fields' reading of a tool call's line, which [`plain_tool_call`] shortcuts.
-    fn by_fields(msg: &[u8]) -> Option<ToolCallLine<'_>> {
-        let f = Fields::split(msg);
-        let (run, step) = agent_step(&f)?;
-        Some(ToolCallLine {
-            run,
-            step,
-            tool: f.token(b"tool")?,
-            args: f.token(b"args")?,
+    /// Every message made of one choice from each of `parts`, in order.
+    fn spellings(parts: &[&[&str]]) -> Vec<String> {
+        parts.iter().fold(vec![String::new()], |msgs, choices| {
+            (msgs.iter())
+                .flat_map(|m| choices.iter().map(move |c| format!("{m}{c}")))
+                .collect()
         })
     }
 
-    #[test]
-    fn a_tool_call_read_plainly_is_the_call_its_fields_give() {
-        let runs = ["w0r1", "", "a\tb", "r 1", "\x0cr", "r\x0c", "a\rb"];
-        let steps = ["1", "07", "", "x", "1234567890"];
-        let tools = ["lookup_order", "", "send email", "a\tb", "t\x0c", "\rt"];
-        let args = [
-            r#"{"order":"A-1"}"#,
-            "{}",
-            "",
-            r#"{"a": 1}"#,
-            r#"{"a":"b  c"}"#,
-        ];
-        let gaps = ["  ", "   ", "\t", " "];
+    /// Checks that whenever the plain reading answers for one of `msgs`, the fields read
+    /// it the same (both given as `Debug` text, by [`debug`]); returns how many it
+    /// answered for.
+    fn agree(
+        msgs: &[String],
+        plain: impl Fn(&[u8]) -> Option<String>,
+        by_fields: impl Fn(&[u8]) -> Option<String>,
+    ) -> usize {
         let mut answered = 0;
-        for run in runs {
-            for step in steps {
-                for tool in tools {
-                    for arg in args {
-                        for gap in gaps {
-                            let msg = format!(
-                                "agent run {run}{gap}step {step}  tool={tool}{gap}args={arg}"
-                            );
-                            let msg = msg.as_bytes();
-                            if let Some(plain) = plain_tool_call(msg) {
-                                answered += 1;
-                                assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
-                            }
-                        }
-                    }
-                }
+        for msg in msgs {
+            let msg = msg.trim_ascii().as_bytes();
+            if let Some(p) = plain(msg) {
+                answered += 1;
+                assert_eq!(Some(p), by_fields(msg), "{msg:?}");
             }
         }
+        answered
+    }
+
+    fn debug<T: std::fmt::Debug>(reading: Option<T>) -> Option<String> {
+        reading.map(|r| format!("{r:?}"))
+    }
+
+    const GAPS: &[&str] = &["  ", "   ", "\t", " "];
+
+    #[test]
+    fn a_tool_call_read_plainly_is_the_call_its_fields_give() {
+        fn by_fields(msg: &[u8]) -> Option<ToolCallLine<'_>> {
+            let f = Fields::split(msg);
+            let (run, step) = agent_step(&f)?;
+            Some(ToolCallLine {
+                run,
+                step,
+                tool: f.token(b"tool")?,
+                args: f.token(b"args")?,
+            })
+        }
+        let msgs = spellings(&[
+            &["agent run "],
+            &["w0r1", "", "a\tb", "r 1", "\x0cr", "r\x0c", "a\rb"],
+            GAPS,
+            &["step "],
+            &["1", "07", "", "x", "1234567890"],
+            &["  tool="],
+            &["lookup_order", "", "send email", "a\tb", "t\x0c", "\rt"],
+            GAPS,
+            &["args="],
+            &[
+                r#"{"order":"A-1"}"#,
+                "{}",
+                "",
+                r#"{"a": 1}"#,
+                r#"{"a":"b  c"}"#,
+            ],
+        ]);
+        let answered = agree(
+            &msgs,
+            |m| debug(plain_tool_call(m)),
+            |m| debug(by_fields(m)),
+        );
+        assert!(answered > 10, "{answered}");
         // The usual spelling is answered plainly; others are left to the fields.
         assert!(
             plain_tool_call(br#"agent run w0r1  step 3  tool=lookup_order  args={"order":"A-1"}"#)
                 .is_some()
         );
         assert!(plain_tool_call(b"agent run w0r1  step 3  tool=x  args={}  run=w9").is_none());
-        assert!(answered > 10, "{answered}");
     }
 
     #[test]
@@ -281,38 +306,36 @@ mod tests {
                 key,
             })
         }
-        let mut answered = 0;
-        for method in ["POST", "GET", "FETCH", ""] {
-            for url in [
+        let msgs = spellings(&[
+            &["POST", "GET", "FETCH", ""],
+            &[" "],
+            &[
                 "https://pay/v1/refunds",
                 "https://x/?a=b",
                 "",
                 "a b",
                 "u\x0c",
-            ] {
-                for attempt in ["1", "12", " 1", "x", "1234567890"] {
-                    for tail in [
-                        "",
-                        "  idempotency_key=k1",
-                        "  idempotency_key=a=b",
-                        "  idempotency_key=",
-                        "  idempotency_key=a b",
-                        "  Idempotency-Key: k",
-                        "  run=r1",
-                        " x",
-                    ] {
-                        for gap in ["  ", " ", "\t"] {
-                            let msg = format!("{method} {url}{gap}(attempt {attempt}){tail}");
-                            let msg = msg.as_bytes();
-                            if let Some(plain) = plain_request_line(msg) {
-                                answered += 1;
-                                assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
-                            }
-                        }
-                    }
-                }
-            }
-        }
+            ],
+            GAPS,
+            &["(attempt "],
+            &["1", "12", " 1", "x", "1234567890"],
+            &[")"],
+            &[
+                "",
+                "  idempotency_key=k1",
+                "  idempotency_key=a=b",
+                "  idempotency_key=",
+                "  idempotency_key=a b",
+                "  Idempotency-Key: k",
+                "  run=r1",
+                " x",
+            ],
+        ]);
+        let answered = agree(
+            &msgs,
+            |m| debug(plain_request_line(m)),
+            |m| debug(by_fields(m)),
+        );
         assert!(answered >= 12, "{answered}");
     }
 
@@ -342,80 +365,76 @@ mod tests {
                 amount_p: f.token(b"amount_p"),
             })
         }
-        let mut answered = 0;
-        for head in [
-            "201 Created",
-            "200 OK",
-            "422 Unprocessable Entity",
-            "201",
-            "20 x",
-            "201 a=b",
-            "201\tCreated",
-        ] {
-            for id in [
+        let msgs = spellings(&[
+            &[
+                "201 Created",
+                "200 OK",
+                "422 Unprocessable Entity",
+                "201",
+                "20 x",
+                "201 a=b",
+                "201\tCreated",
+            ],
+            &[
                 "",
                 "  refund_id=rf_1",
                 "  charge_id=ch_1",
                 "  refund_id=",
                 "  Refund_ID=rf_1",
                 "  refund_id=a b",
-            ] {
-                for amount in [
-                    "",
-                    "  amount_p=2000",
-                    "  amount_p=x",
-                    "  amount_p=1  amount_p=2",
-                    "  refund_id=rf_2",
-                    "  replayed=true",
-                    "\tamount_p=3",
-                ] {
-                    let msg = format!("{head}{id}{amount}");
-                    let msg = msg.as_bytes();
-                    if let Some(plain) = plain_answer_line(msg) {
-                        answered += 1;
-                        assert_eq!(Some(plain), by_fields(msg), "{msg:?}");
-                    }
-                }
-            }
-        }
+            ],
+            &[
+                "",
+                "  amount_p=2000",
+                "  amount_p=x",
+                "  amount_p=1  amount_p=2",
+                "  refund_id=rf_2",
+                "  replayed=true",
+                "\tamount_p=3",
+            ],
+        ]);
+        let answered = agree(
+            &msgs,
+            |m| debug(plain_answer_line(m)),
+            |m| debug(by_fields(m)),
+        );
         assert!(answered >= 20, "{answered}");
     }
 
     #[test]
     fn a_run_start_read_plainly_is_the_run_its_fields_give() {
-        let by_fields = |msg: &[u8]| {
+        fn by_fields(msg: &[u8]) -> Option<&[u8]> {
             let f = Fields::split(msg);
             let run = f.plain.first()?.strip_prefix(b"agent run ")?.trim_ascii();
             let plain_start = f.plain.len() == 2 && f.plain[1] == b"started";
-            (plain_start && f.tokens.is_empty()).then(|| run.to_vec())
-        };
-        let mut answered = 0;
-        for run in [
-            "w0r1",
-            "",
-            "r 1",
-            "a\tb",
-            "\x0cr",
-            "r\x0c",
-            "a=b",
-            "r  started",
-        ] {
-            for gap in ["  ", "   ", "\t", " "] {
-                for tail in ["", " ", "  x=1", "d"] {
-                    let msg = format!("agent run {run}{gap}started{tail}");
-                    let msg = msg.trim_ascii().as_bytes();
-                    if let Some(plain) = plain_run_start(msg) {
-                        answered += 1;
-                        assert_eq!(Some(plain.to_vec()), by_fields(msg), "{msg:?}");
-                    }
-                }
-            }
+            (plain_start && f.tokens.is_empty()).then_some(run)
         }
+        let msgs = spellings(&[
+            &["agent run "],
+            &[
+                "w0r1",
+                "",
+                "r 1",
+                "a\tb",
+                "\x0cr",
+                "r\x0c",
+                "a=b",
+                "r  started",
+            ],
+            GAPS,
+            &["started"],
+            &["", " ", "  x=1", "d"],
+        ]);
+        let answered = agree(
+            &msgs,
+            |m| debug(plain_run_start(m)),
+            |m| debug(by_fields(m)),
+        );
+        assert!(answered >= 4, "{answered}");
         assert_eq!(
             plain_run_start(b"agent run w0r1  started"),
             Some(&b"w0r1"[..])
         );
-        assert!(answered >= 4, "{answered}");
     }
 
     #[test]
@@ -450,21 +469,24 @@ mod tests {
             assert_eq!(ok(other), None, "{other:?}");
         }
         // Whenever it answers, the fields say the same.
-        for run in ["w0r1", "", "r 1", "a\tb", "\x0cr", "r\x0c"] {
-            for step in ["1", "07", "", "x", "999999999", "4294967295", "4294967296"] {
-                for gap in ["  ", "   ", "\t", " "] {
-                    let msg = format!("agent run {run}{gap}step {step}{gap}ok");
-                    let msg = msg.as_bytes();
-                    let Some((plain_run, plain_step)) = plain_step_ok(msg) else {
-                        continue;
-                    };
-                    let f = Fields::split(msg);
-                    assert_eq!(agent_step(&f), Some((plain_run, plain_step)), "{msg:?}");
-                    assert_eq!(f.plain.len(), 3, "{msg:?}");
-                    assert_eq!(f.plain[2], b"ok", "{msg:?}");
-                    assert!(f.tokens.is_empty(), "{msg:?}");
-                }
-            }
+        fn by_fields(msg: &[u8]) -> Option<(&[u8], u32)> {
+            let f = Fields::split(msg);
+            let plain_end = f.plain.len() == 3 && f.plain[2] == b"ok" && f.tokens.is_empty();
+            plain_end.then(|| agent_step(&f))?
         }
+        let msgs = spellings(&[
+            &["agent run "],
+            &["w0r1", "", "r 1", "a\tb", "\x0cr", "r\x0c"],
+            GAPS,
+            &["step "],
+            &["1", "07", "", "x", "999999999", "4294967295", "4294967296"],
+            GAPS,
+            &["ok"],
+        ]);
+        let answered = agree(&msgs, |m| debug(plain_step_ok(m)), |m| debug(by_fields(m)));
+        assert_eq!(
+            answered, 2,
+            "w0r1 with steps 1 and 999999999, two spaces apart"
+        );
     }
 }
