@@ -8,7 +8,10 @@
 //! so the filter sees exactly what it would have seen.
 //!
 //! Only the plain shape is held: the calls a filter already knows of, lines with `run=` or
-//! `step=`, failures, retries, keys and effect ids all take the ordinary path.
+//! `step=`, failures, retries, keys and effect ids all take the ordinary path. When the
+//! reader's buffer already holds the three lines after the tool call in their usual shape,
+//! the call is settled from there at once, with no copies held
+//! ([`TextParser::settle_ahead`]).
 //! `selfcheck::check_filter_agrees` (a property test and a fuzz target) holds the shortcut to
 //! the filter's decisions.
 
