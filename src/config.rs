@@ -1,5 +1,5 @@
 //! The validated configuration the rest of the program trusts: flags (and the config file,
-//! [`file`]) parsed into typed values with errors that name the flag and what it expects.
+//! [`file`](mod@file)) parsed into typed values with errors that name the flag and what it expects.
 //! Flags win over the file, the file over the defaults.
 
 pub mod file;

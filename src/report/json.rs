@@ -18,7 +18,7 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
 }
 
 /// Writes `report` (made by [`super::summarise`], without rows) with a row for each of
-/// `findings`, each row made as it is written: the same bytes as [`write`] of the report
+/// `findings`, each row made as it is written: the same bytes as [`write()`] of the report
 /// with its rows, without a month's rows in memory at once.
 pub fn write_with_rows(
     report: &Report,

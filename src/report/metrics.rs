@@ -127,7 +127,7 @@ pub fn render_text(r: &MetricsReport) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// A bar of `rate / max` of [`BAR_WIDTH`] cells, in eighths; any non-zero rate shows at
+/// A bar of `rate / max` of `BAR_WIDTH` cells, in eighths; any non-zero rate shows at
 /// least a sliver, so 0.4% next to 22% is still visibly not zero.
 pub fn bar(rate: f64, max: f64) -> String {
     const EIGHTHS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
