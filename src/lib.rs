@@ -24,6 +24,7 @@ pub mod progress;
 pub mod relevance;
 pub mod report;
 pub mod rules;
+mod scan;
 pub mod stages;
 pub mod time;
 pub mod timeline;

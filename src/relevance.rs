@@ -18,6 +18,7 @@
 
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent, Text};
+use crate::scan::first_either;
 use crate::time::Timestamp;
 use hashbrown::{Equivalent, HashMap, HashSet};
 use rustc_hash::{FxBuildHasher, FxHashSet};
@@ -341,8 +342,17 @@ pub fn args_name_money(args_raw: &str) -> bool {
         b.get(i..i + word.len())
             .is_some_and(|w| w.eq_ignore_ascii_case(word))
     };
-    memchr::memchr2_iter(b'u', b'U', b)
-        .any(|u| (u >= 3 && at(u - 3, b"amount")) || (u >= 1 && at(u - 1, b"currency")))
+    // Both words have a `u`: only around one is there anything to compare. Arguments are
+    // short, and a search sixteen bytes at a time has no set-up to pay.
+    let mut from = 0;
+    while let Some(i) = first_either(&b[from..], b'u', b'U') {
+        let u = from + i;
+        if (u >= 3 && at(u - 3, b"amount")) || (u >= 1 && at(u - 1, b"currency")) {
+            return true;
+        }
+        from = u + 1;
+    }
+    false
 }
 
 mod deferred;

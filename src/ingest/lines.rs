@@ -5,7 +5,7 @@
 //! boundary, and the next line the restarted service wrote follows the padding on the same
 //! physical line; trimming keeps that line readable.
 
-use super::scan::for_each_newline;
+use crate::scan::for_each_newline;
 use std::io::{self, Read};
 use std::ops::Range;
 

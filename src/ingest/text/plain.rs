@@ -6,7 +6,7 @@
 
 use super::fields::Fields;
 use super::{EFFECT_ID_TOKENS, METHODS, as_text, http_request, parse_u32, status_line};
-use crate::ingest::scan::first_blank;
+use crate::scan::first_blank;
 
 /// `agent run R  step N  ok` spelt exactly so: `R` without whitespace, `N` in decimal
 /// without leading zeros. The run and step, which the fields would give too (a test holds

@@ -35,15 +35,20 @@ pub(crate) fn first_newline(bytes: &[u8]) -> Option<usize> {
 
 /// Where the first space or tab of `bytes` is.
 pub(crate) fn first_blank(bytes: &[u8]) -> Option<usize> {
+    first_either(bytes, b' ', b'\t')
+}
+
+/// Where the first `a` or `b` of `bytes` is.
+pub(crate) fn first_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
     let mut chunks = bytes.chunks_exact(16);
     for (i, chunk) in chunks.by_ref().enumerate() {
-        let mask = mask16(chunk.try_into().expect("16 bytes"), b' ', b'\t');
+        let mask = mask16(chunk.try_into().expect("16 bytes"), a, b);
         if mask != 0 {
             return Some(16 * i + mask.trailing_zeros() as usize);
         }
     }
     let rest = chunks.remainder();
-    let p = rest.iter().position(|&b| b == b' ' || b == b'\t')?;
+    let p = rest.iter().position(|&c| c == a || c == b)?;
     Some(bytes.len() - rest.len() + p)
 }
 
