@@ -503,11 +503,14 @@ impl TextParser {
                 })
             }
         }
-        if !self.last_attempt.is_empty()
-            && let Some(c) = &self.current_call
-        {
-            self.last_attempt.remove(c);
-        }
+        // The ordinary path forgets the call's last attempt here. An idle call has none to
+        // forget: an attempt is counted only for a call whose events reach the filter, and
+        // `start_idle` holds only calls the filter does not know of (a step's end, which
+        // lets the filter forget a call, forgets its attempt too).
+        debug_assert!(
+            (self.current_call.as_ref()).is_none_or(|c| !self.last_attempt.contains_key(c)),
+            "an idle call with an attempt counted"
+        );
     }
 }
 
