@@ -311,7 +311,9 @@ impl DateCache {
 impl DateCache {
     /// The commonest spelling, `YYYY-MM-DDTHH:MM:SS.fffZ` on the cached day, read at fixed
     /// places; anything else is left to the general reading, which gives the same answer.
-    #[inline]
+    /// Inlined into both callers (the line's reading and the read-ahead): it runs for
+    /// every line.
+    #[inline(always)]
     fn same_day_millis_utc(&self, b: &[u8]) -> Option<Timestamp> {
         let t = b.get(..24).filter(|_| self.known)?;
         if t[..10] != self.text || t[10] != b'T' || t[19] != b'.' || t[23] != b'Z' {
