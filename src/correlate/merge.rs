@@ -134,9 +134,11 @@ impl Iterator for Merged {
     }
 }
 
-/// Events a chunk at a time: a part's events are read over the whole build (every input
-/// spans the month), and freed a chunk at a time as they are read rather than all at the
-/// end, when the model is at its largest.
+/// Events a chunk at a time: a large part's events are read over the whole build (an
+/// input read whole spans the month), and freed a chunk at a time as they are read rather
+/// than all at the end, when the model is at its largest. A part no larger than a parser's
+/// block ([`crate::ingest::EVENT_BLOCK`], the usual part of a scan) is one chunk as it is:
+/// split, every event of a month was copied once more, into memory touched afresh.
 struct Chunked {
     current: std::vec::IntoIter<Event>,
     /// The chunks still to read, last first.
@@ -147,6 +149,12 @@ impl Chunked {
     const EVENTS: usize = 1 << 15;
 
     fn new(part: Vec<Event>) -> Self {
+        if part.len() <= crate::ingest::EVENT_BLOCK {
+            return Chunked {
+                current: part.into_iter(),
+                rest: Vec::new(),
+            };
+        }
         let mut rest = Vec::with_capacity(part.len().div_ceil(Self::EVENTS));
         let mut events = part.into_iter();
         while events.len() > 0 {
