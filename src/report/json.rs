@@ -2,7 +2,10 @@
 
 use super::{Report, finding_report, input_paths};
 use crate::finding::Finding;
-use serde::ser::{Serialize, SerializeStruct, Serializer};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
+use std::io::Write;
 
 pub fn render(report: &Report) -> Vec<u8> {
     let mut out = Vec::new();
@@ -18,45 +21,69 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
 }
 
 /// Writes `report` (made by [`super::summarise`], without rows) with a row for each of
-/// `findings`, each row made as it is written: the same bytes as [`write()`] of the report
-/// with its rows, without a month's rows in memory at once.
+/// `findings`: the same bytes as [`write()`] of the report with its rows, without a
+/// month's rows in memory at once. Rows are made a batch at a time on every thread (a
+/// month's JSON is tens of megabytes, and making it on one thread left the other idle at
+/// the end of a scan), each pretty-printed at the depth it takes in the report.
 pub fn write_with_rows(
     report: &Report,
     findings: &[Finding],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let streamed = Streamed { report, findings };
-    serde_json::to_writer_pretty(&mut *out, &streamed)?;
-    out.write_all(b"\n")
+    // The members of `Report`, in its order.
+    member(out, "{\n  \"schema\": ", &report.schema)?;
+    member(out, ",\n  \"inputs\": ", &report.inputs)?;
+    member(out, ",\n  \"summary\": ", &report.summary)?;
+    out.write_all(b",\n  \"findings\": ")?;
+    rows(out, findings, &input_paths(&report.inputs))?;
+    member(out, ",\n  \"metrics\": ", &report.metrics)?;
+    out.write_all(b"\n}\n")
 }
 
-/// [`Report`]'s fields in its order, with `findings` as rows made one at a time.
-struct Streamed<'a> {
-    report: &'a Report,
-    findings: &'a [Finding],
+/// A member of the report: what comes before its value, then the value one level deep.
+fn member(out: &mut dyn Write, before: &str, value: &impl Serialize) -> std::io::Result<()> {
+    out.write_all(before.as_bytes())?;
+    let mut ser = serde_json::Serializer::with_formatter(&mut *out, pretty_at(1));
+    Ok(value.serialize(&mut ser)?)
 }
 
-impl Serialize for Streamed<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = self.report;
-        let mut st = s.serialize_struct("Report", 5)?;
-        st.serialize_field("schema", &r.schema)?;
-        st.serialize_field("inputs", &r.inputs)?;
-        st.serialize_field("summary", &r.summary)?;
-        st.serialize_field("findings", &Rows(self))?;
-        st.serialize_field("metrics", &r.metrics)?;
-        st.end()
+/// The findings as the pretty printer writes a sequence two levels deep.
+fn rows(out: &mut dyn Write, findings: &[Finding], paths: &[&str]) -> std::io::Result<()> {
+    const ROWS_AT_ONCE: usize = 4096;
+    if findings.is_empty() {
+        return out.write_all(b"[]");
     }
+    let mut before: &[u8] = b"[\n    ";
+    for batch in findings.chunks(ROWS_AT_ONCE) {
+        let made: Vec<Vec<u8>> = batch.par_iter().map(|f| row(f, paths)).collect();
+        for row in made {
+            out.write_all(before)?;
+            out.write_all(&row)?;
+            before = b",\n    ";
+        }
+    }
+    out.write_all(b"\n  ]")
 }
 
-struct Rows<'s, 'a>(&'s Streamed<'a>);
+fn row(f: &Finding, paths: &[&str]) -> Vec<u8> {
+    let mut made = Vec::with_capacity(1024);
+    let mut ser = serde_json::Serializer::with_formatter(&mut made, pretty_at(2));
+    // Writing to memory fails only if serialising does, and a row always serialises.
+    finding_report(f, paths)
+        .serialize(&mut ser)
+        .unwrap_or_default();
+    made
+}
 
-impl Serialize for Rows<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let paths = input_paths(&self.0.report.inputs);
-        let rows = self.0.findings.iter().map(|f| finding_report(f, &paths));
-        s.collect_seq(rows)
+/// serde_json's pretty printer as it stands `depth` levels into a document: each array it
+/// opens indents what follows one level more (what it writes here is thrown away).
+fn pretty_at(depth: usize) -> PrettyFormatter<'static> {
+    let mut pretty = PrettyFormatter::new();
+    for _ in 0..depth {
+        // A sink takes every write.
+        let _ = pretty.begin_array(&mut std::io::sink());
     }
+    pretty
 }
 
 #[cfg(test)]
@@ -65,6 +92,8 @@ mod tests {
     use crate::finding::Severity;
     use crate::report::{InputReport, build, summarise};
 
+    /// Rows made in batches on several threads, and the members around them, are the bytes
+    /// serde_json writes for the whole report: with no rows, a few, and more than a batch.
     #[test]
     fn rows_written_as_made_are_the_report_with_its_rows() {
         let input = InputReport {
@@ -74,36 +103,38 @@ mod tests {
             events: 2,
             ignored: 1,
             skipped: 0,
-            problems: Vec::new(),
+            problems: vec![crate::report::ProblemReport {
+                line: 3,
+                reason: "no timestamp".into(),
+            }],
             note: None,
         };
-        let mut findings = Vec::new();
-        for order in ["A-1", "B-2"] {
-            let mut f = Finding::new(
-                "duplicate-effect",
-                Severity::Error,
-                format!("{order} twice"),
+        for count in [0, 2, 4096 * 2 + 3] {
+            let findings: Vec<Finding> = (0..count)
+                .map(|i| {
+                    let mut f = Finding::new(
+                        "duplicate-effect",
+                        Severity::Error,
+                        format!("A-{i} \"twice\""),
+                    );
+                    f.order = Some(format!("A-{i}"));
+                    f.evidence.push(crate::event::Loc { input: 0, line: i });
+                    f
+                })
+                .collect();
+            let whole = render(&build(
+                vec![input.clone()],
+                findings.clone(),
+                Default::default(),
+            ));
+            let head = summarise(vec![input.clone()], &findings, Default::default());
+            let mut streamed = Vec::new();
+            write_with_rows(&head, &findings, &mut streamed).unwrap();
+            assert_eq!(
+                String::from_utf8(streamed).unwrap(),
+                String::from_utf8(whole).unwrap(),
+                "{count} findings"
             );
-            f.order = Some(order.into());
-            f.evidence.push(crate::event::Loc { input: 0, line: 2 });
-            findings.push(f);
         }
-        let whole = render(&build(
-            vec![input.clone()],
-            findings.clone(),
-            Default::default(),
-        ));
-        let head = summarise(vec![input], &findings, Default::default());
-        let mut streamed = Vec::new();
-        write_with_rows(&head, &findings, &mut streamed).unwrap();
-        assert_eq!(
-            String::from_utf8(streamed).unwrap(),
-            String::from_utf8(whole).unwrap()
-        );
-        assert!(
-            String::from_utf8(render(&head))
-                .unwrap()
-                .contains("\"findings\": []")
-        );
     }
 }
