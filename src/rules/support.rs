@@ -218,14 +218,15 @@ pub fn map_with_room<K, V>(n: usize) -> FxHashMap<K, V> {
 }
 
 /// Groups `items` (indexes) by `key`: the groups of two or more, in key order, each in
-/// index order. One list of indexes sorted by the key's hash (keys compared only where
-/// hashes tie) instead of a map of lists, which held a list per order (or key, or call)
-/// of the month; only the few groups are put in key order.
+/// index order. The items that may share a key ([`maybe_shared`]) sorted by the key's hash
+/// (keys compared only where hashes tie) instead of a map of lists, which held a list per
+/// order (or key, or call) of the month; only the few groups are put in key order.
 pub fn groups_by_key<K: Ord + Hash>(items: &[usize], key: impl Fn(usize) -> K) -> Vec<Vec<usize>> {
-    let mut hashed: Vec<(u64, usize)> = items
+    let hashed: Vec<(u64, usize)> = items
         .iter()
         .map(|&i| (FxBuildHasher.hash_one(key(i)), i))
         .collect();
+    let mut hashed = maybe_shared(hashed);
     hashed.sort_unstable_by(|&(ha, a), &(hb, b)| {
         ha.cmp(&hb)
             .then_with(|| key(a).cmp(&key(b)))
@@ -238,6 +239,33 @@ pub fn groups_by_key<K: Ord + Hash>(items: &[usize], key: impl Fn(usize) -> K) -
         .collect();
     groups.sort_unstable_by(|a, b| key(a[0]).cmp(&key(b[0])));
     groups
+}
+
+/// The items of `hashed` (hash, item) whose hash lands in a slot of a bit table that
+/// another's lands in too: every item that shares its hash, and so its key, with another,
+/// and a few that share a slot by chance. Sorting every item of a month by its hash was
+/// most of the time of the rules that group effects; most items are alone, and two
+/// passes over a table of about eight bits per item (in cache) set them aside.
+fn maybe_shared(mut hashed: Vec<(u64, usize)>) -> Vec<(u64, usize)> {
+    let bits = (hashed.len().max(64).ilog2() + 3).min(26);
+    let slot = |h: u64| {
+        let s = (h >> (64 - bits)) as usize;
+        (s / 64, 1u64 << (s % 64))
+    };
+    let mut once = vec![0u64; (1 << bits) / 64];
+    let mut twice = vec![0u64; (1 << bits) / 64];
+    for &(h, _) in &hashed {
+        let (word, bit) = slot(h);
+        if once[word] & bit != 0 {
+            twice[word] |= bit;
+        }
+        once[word] |= bit;
+    }
+    hashed.retain(|&(h, _)| {
+        let (word, bit) = slot(h);
+        twice[word] & bit != 0
+    });
+    hashed
 }
 
 /// The effects as the finding's effects (in creation order, each once) and their lines as
@@ -451,6 +479,32 @@ mod tests {
             groups_by_key(&items, same_hash),
             vec![vec![1, 4], vec![0, 3, 5]]
         );
+    }
+
+    proptest::proptest! {
+        /// The groups are those a map of lists gives, however many items share a slot of
+        /// the bit table by chance (few keys among many items, or many keys).
+        #[test]
+        fn groups_by_key_is_a_map_of_lists(
+            keys in proptest::collection::vec(0u32..3000, 0..4000),
+            spread in 1u32..3000,
+        ) {
+            let key = |i: usize| keys[i] % spread;
+            let items: Vec<usize> = (0..keys.len()).rev().collect();
+            let mut lists: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+            for &i in &items {
+                lists.entry(key(i)).or_default().push(i);
+            }
+            let expected: Vec<Vec<usize>> = lists
+                .into_values()
+                .filter(|l| l.len() > 1)
+                .map(|mut l| {
+                    l.sort();
+                    l
+                })
+                .collect();
+            proptest::prop_assert_eq!(groups_by_key(&items, key), expected);
+        }
     }
 
     #[derive(PartialEq, Eq, PartialOrd, Ord)]
