@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod baseline;
+pub mod blocks;
 pub mod canonical;
 pub mod classify;
 pub mod cli;

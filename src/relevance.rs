@@ -16,6 +16,7 @@
 //! spread over several inputs are kept whole in each (an attempt without its tool call is
 //! always kept).
 
+use crate::blocks::Blocks;
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent, Text};
 use crate::scan::first_either;
@@ -77,10 +78,10 @@ pub struct Filter {
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
     pub deferred: Vec<Deferred>,
     /// The same, kept as where their lines lie in a file (by a parser that can say).
-    pub deferred_lines: Vec<DeferredLines>,
+    pub deferred_lines: Blocks<DeferredLines>,
     /// Runs' `started` events: needed only for a run that crashed (a start after a crash
     /// is a resume in all but name), and a month of runs has hardly any.
-    pub started: Vec<HeldStart>,
+    pub started: Blocks<HeldStart>,
     pub dropped: Dropped,
 }
 
@@ -91,8 +92,8 @@ impl Filter {
             pending: HashMap::default(),
             kept: HashSet::default(),
             deferred: Vec::new(),
-            deferred_lines: Vec::new(),
-            started: Vec::new(),
+            deferred_lines: Blocks::default(),
+            started: Blocks::default(),
             dropped: Dropped::default(),
         }
     }
@@ -224,7 +225,7 @@ fn runs_that(parts: &[Vec<Event>], what: Lifecycle) -> FxHashSet<&str> {
 
 /// The `started` events (each input's) of runs that crashed somewhere in the inputs
 /// (`parts`), as events; the rest are dropped.
-pub fn restore_started(parts: &[Vec<Event>], started: Vec<Vec<HeldStart>>) -> Vec<Event> {
+pub fn restore_started(parts: &[Vec<Event>], started: Vec<Blocks<HeldStart>>) -> Vec<Event> {
     let crashed = runs_that(parts, Lifecycle::Crashed);
     started
         .into_iter()

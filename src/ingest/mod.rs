@@ -14,6 +14,7 @@ pub mod source;
 pub mod stamp;
 pub mod text;
 
+use crate::blocks::Blocks;
 use crate::event::{Attrs, Event, Loc};
 use crate::relevance::{Deferred, DeferredLines, Dropped, Filter, HeldStart, Relevance};
 use chrono::{FixedOffset, NaiveDate};
@@ -123,9 +124,9 @@ pub struct Parsed {
     /// Events of idle calls that matter only if their run (the `String`) was resumed.
     pub deferred: Vec<Deferred>,
     /// The same, as places in the input to read again.
-    pub deferred_lines: Vec<DeferredLines>,
+    pub deferred_lines: Blocks<DeferredLines>,
     /// Runs' `started` events, which matter only for runs that crashed.
-    pub started: Vec<HeldStart>,
+    pub started: Blocks<HeldStart>,
 }
 
 impl Parsed {

@@ -206,7 +206,7 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
     let (inputs, opts, p) = read_file(&dir, &resumed);
     assert!(p.deferred.is_empty(), "{:?}", p.deferred);
     assert!(
-        matches!(p.deferred_lines.as_slice(), [l] if l.first_line == 2),
+        matches!(p.deferred_lines.iter().collect::<Vec<_>>()[..], [l] if l.first_line == 2),
         "{:?}",
         p.deferred_lines
     );
