@@ -219,11 +219,13 @@ impl<'o> Builder<'o> {
             self.call_index.insert_unique(hash, next_call as u32, |&i| {
                 hash_logical(&calls[i as usize])
             });
+            // Moved, not cloned: a clone of a text on the heap is an atomic add on a count
+            // the preparing thread has just written, a cache miss on the builder's thread.
             self.model.calls.push(LogicalCall {
                 run: call.run.clone(),
                 step: call.step,
-                tool: tool.clone(),
-                canonical: canonical.clone(),
+                tool,
+                canonical,
                 dispatches: Vec::with_capacity(1),
                 group: logical as u32,
                 renumbered_from: None,
