@@ -178,9 +178,11 @@ pub const NOT_HAPPENED_STATES: &[&str] = &[
 ];
 
 pub fn state_means_not_happened(state: &str) -> bool {
+    // Trimmed once: every service line of a month asks.
+    let state = state.trim();
     NOT_HAPPENED_STATES
         .iter()
-        .any(|s| s.eq_ignore_ascii_case(state.trim()))
+        .any(|s| s.eq_ignore_ascii_case(state))
 }
 
 impl EventKind {

@@ -11,7 +11,6 @@ use crate::flat_json::is_flat_object;
 use crate::money::{Currency, Money};
 use crate::time::{
     DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, days_from_civil, parse_date,
-    parse_stamp,
 };
 use chrono::Datelike;
 use plain::{
@@ -290,7 +289,8 @@ impl TextParser {
         if let Some((class, message)) = exception_line(first) {
             return self.failure_line(class, message, f).map(Some);
         }
-        Ok(effect_line(f, at, self.tz_secs)?.map(|e| EventKind::Effect(Box::new(e))))
+        let effect = effect_line(f, at, &mut self.dates, self.tz_secs)?;
+        Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
     }
 
     /// `agent run ID  step N  tool=...  args=...`, `... step N  ok|failed`, `... started`.
@@ -585,7 +585,13 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
 /// `refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884  key=...`
 /// Not an effect (`Ok(None)`) unless it has a kind, an id, and an order or an amount; an
 /// effect whose amount cannot be read is an error.
-fn effect_line(f: &Fields, created: Local, tz_secs: i64) -> Result<Option<Effect>, String> {
+/// `dates` is the input's: a settled time is most often on the day of the line's own.
+fn effect_line(
+    f: &Fields,
+    created: Local,
+    dates: &mut DateCache,
+    tz_secs: i64,
+) -> Result<Option<Effect>, String> {
     let Some(first) = f.plain.first() else {
         return Ok(None);
     };
@@ -631,8 +637,8 @@ fn effect_line(f: &Fields, created: Local, tz_secs: i64) -> Result<Option<Effect
     }
     let (state, state_at) = match state {
         Some((word, rest)) => {
-            let when =
-                parse_stamp(rest, tz_secs).and_then(|(s, used)| (used == rest.len()).then_some(s));
+            let when = (dates.parse_stamp(rest, tz_secs))
+                .and_then(|(s, used)| (used == rest.len()).then_some(s));
             let at = when.map(|s| match s {
                 Stamp::Instant(t) => t,
                 Stamp::TimeOfDay(tod) => {
