@@ -211,15 +211,20 @@ pub struct HeldStart {
     loc: Loc,
 }
 
-/// The runs with a `what` event in the inputs (`parts`).
+/// The runs with a `what` event in the inputs (`parts`). The parts are read on every
+/// thread: a month's events are read through twice between the parse and correlation.
 fn runs_that(parts: &[Vec<Event>], what: Lifecycle) -> FxHashSet<&str> {
+    use rayon::prelude::*;
     parts
-        .iter()
-        .flatten()
-        .filter_map(|e| match &e.kind {
-            EventKind::Run(r) if r.what == what => Some(r.run.as_str()),
-            _ => None,
+        .par_iter()
+        .flat_map_iter(|part| {
+            part.iter().filter_map(move |e| match &e.kind {
+                EventKind::Run(r) if r.what == what => Some(r.run.as_str()),
+                _ => None,
+            })
         })
+        .collect::<Vec<&str>>()
+        .into_iter()
         .collect()
 }
 
