@@ -14,7 +14,8 @@ use crate::time::{
 };
 use chrono::Datelike;
 use plain::{
-    plain_answer_line, plain_request_line, plain_run_start, plain_step_ok, plain_tool_call,
+    EffectLine, plain_answer_line, plain_effect_line, plain_request_line, plain_run_start,
+    plain_step_ok, plain_tool_call,
 };
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
@@ -221,6 +222,10 @@ impl TextParser {
             if let Some(r) = plain_request_line(msg) {
                 let call = self.current_call.clone();
                 return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
+            }
+            if let Some(e) = plain_effect_line(msg) {
+                let effect = effect_of(e, local, &mut self.dates, self.tz_secs);
+                return Verdict::Event(at, EventKind::Effect(Box::new(effect)));
             }
             if let Some(a) = plain_answer_line(msg) {
                 let call = self.current_call.clone();
@@ -585,6 +590,47 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
 /// `refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884  key=...`
 /// Not an effect (`Ok(None)`) unless it has a kind, an id, and an order or an amount; an
 /// effect whose amount cannot be read is an error.
+/// An effect line read plainly ([`plain_effect_line`]): the effect [`effect_line`] reads
+/// from its fields.
+fn effect_of(e: EffectLine, created: Local, dates: &mut DateCache, tz_secs: i64) -> Effect {
+    let state = small(e.state);
+    Effect {
+        kind: small(e.kind),
+        id: small(e.id),
+        order: Some(small(e.order)),
+        amount: Some(Money::new(e.pence, Currency::GBP)),
+        key: e.key.map(small),
+        state_at: reached_at(e.state_time, created, dates, tz_secs),
+        happened: !state_means_not_happened(&state),
+        state: Some(state),
+    }
+}
+
+/// When an effect (created at `created`) reached its state, from the time written after it:
+/// a time of day is on the creation's (local) date, or the next day if that is earlier.
+fn reached_at(
+    time: &[u8],
+    created: Local,
+    dates: &mut DateCache,
+    tz_secs: i64,
+) -> Option<Timestamp> {
+    let (stamp, used) = dates.parse_stamp(time, tz_secs)?;
+    (used == time.len()).then_some(())?;
+    Some(match stamp {
+        Stamp::Instant(t) => t,
+        Stamp::TimeOfDay(tod) => {
+            let local = created.at.0.saturating_add(created.shift);
+            let midnight = local.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
+            let t = midnight.saturating_add(tod).saturating_sub(created.shift);
+            Timestamp(if t < created.at.0 {
+                t.saturating_add(NANOS_PER_DAY)
+            } else {
+                t
+            })
+        }
+    })
+}
+
 /// `dates` is the input's: a settled time is most often on the day of the line's own.
 fn effect_line(
     f: &Fields,
@@ -636,25 +682,7 @@ fn effect_line(
         amount = Some(a);
     }
     let (state, state_at) = match state {
-        Some((word, rest)) => {
-            let when = (dates.parse_stamp(rest, tz_secs))
-                .and_then(|(s, used)| (used == rest.len()).then_some(s));
-            let at = when.map(|s| match s {
-                Stamp::Instant(t) => t,
-                Stamp::TimeOfDay(tod) => {
-                    // On the creation's (local) date, or the next day if that is earlier.
-                    let local = created.at.0.saturating_add(created.shift);
-                    let midnight = local.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
-                    let t = midnight.saturating_add(tod).saturating_sub(created.shift);
-                    Timestamp(if t < created.at.0 {
-                        t.saturating_add(NANOS_PER_DAY)
-                    } else {
-                        t
-                    })
-                }
-            });
-            (Some(small(word)), at)
-        }
+        Some((word, rest)) => (Some(small(word)), reached_at(rest, created, dates, tz_secs)),
         None => (None, None),
     };
     let happened = !state.as_deref().is_some_and(state_means_not_happened);

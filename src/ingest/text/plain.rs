@@ -1,5 +1,5 @@
 //! The usual spellings of the commonest lines, read at their separators: a tool call, a
-//! request, an answer, a step's end, a run's start. Splitting a line into fields was most
+//! request, an answer, a step's end, a run's start, a service's effect. Splitting a line into fields was most
 //! of its cost; each reading here answers only for the exact spelling it names, which the
 //! fields would read the same (a test for each holds it to them), and any other spelling is
 //! `None`, left to the field splitting.
@@ -190,6 +190,63 @@ pub(super) fn plain_answer_line(msg: &[u8]) -> Option<AnswerLine<'_>> {
     })
 }
 
+/// The parts of a service's effect line.
+#[derive(Debug, PartialEq)]
+pub(super) struct EffectLine<'a> {
+    pub kind: &'a [u8],
+    pub id: &'a [u8],
+    pub order: &'a [u8],
+    pub pence: i64,
+    pub state: &'a [u8],
+    /// When it reached the state, as written (read by the caller).
+    pub state_time: &'a [u8],
+    pub key: Option<&'a [u8]>,
+}
+
+/// `KIND ID  order ORDER  NNNp  STATE TIME`, or that and `  key=K`, spelt exactly so: one
+/// space inside a field and two between fields; `KIND` in lower case; `ID`, `ORDER` and `K`
+/// of letters, digits and `_-.:`; `NNN` of at most 18 digits; `STATE` of letters and `_`;
+/// `TIME` of letters, digits and `:.+-`. The line a payments service writes for each
+/// effect, which the fields would read the same (a test holds it to them).
+pub(super) fn plain_effect_line(msg: &[u8]) -> Option<EffectLine<'_>> {
+    let id_char = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':');
+    // The longest run of `ok` bytes at the start of `b` (at least one), and what follows.
+    fn take(b: &[u8], ok: impl Fn(&u8) -> bool) -> Option<(&[u8], &[u8])> {
+        let n = b.iter().position(|c| !ok(c)).unwrap_or(b.len());
+        (n > 0).then(|| b.split_at(n))
+    }
+    let (kind, rest) = take(msg, u8::is_ascii_lowercase)?;
+    let (id, rest) = take(rest.strip_prefix(b" ")?, id_char)?;
+    if (kind, id) == (&b"agent"[..], &b"run"[..]) {
+        // `agent run` without a run id: an agent's line in error, not an effect.
+        return None;
+    }
+    let (order, rest) = take(rest.strip_prefix(b"  order ")?, id_char)?;
+    let (digits, rest) = take(rest.strip_prefix(b"  ")?, u8::is_ascii_digit)?;
+    let rest = rest.strip_prefix(b"p  ")?;
+    let (state, rest) = take(rest, |b| b.is_ascii_alphabetic() || *b == b'_')?;
+    let time_char = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'+' | b'-');
+    let (state_time, rest) = take(rest.strip_prefix(b" ")?, time_char)?;
+    let key = match rest {
+        [] => None,
+        tail => match take(tail.strip_prefix(b"  key=")?, id_char)? {
+            (key, []) => Some(key),
+            _ => return None,
+        },
+    };
+    let pence = (digits.len() <= 18)
+        .then(|| (digits.iter()).fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))?;
+    Some(EffectLine {
+        kind,
+        id,
+        order,
+        pence,
+        state,
+        state_time,
+        key,
+    })
+}
+
 /// `agent run ID  step N  ...`: the run and step, when the line has that shape.
 pub(super) fn agent_step<'a>(f: &Fields<'a>) -> Option<(&'a [u8], u32)> {
     run_and_step(f.plain.first()?, f.plain.get(1)?)
@@ -235,6 +292,76 @@ mod tests {
             }
         }
         answered
+    }
+
+    /// Whenever an effect line is read plainly, the fields give the same effect, by way of
+    /// the checks that come first in their reading (an agent's line, a request, an answer,
+    /// an exception), over a grid of spellings near the usual one.
+    #[test]
+    fn an_effect_read_plainly_is_the_effect_its_fields_give() {
+        use super::super::{Local, effect_line, effect_of, exception_line};
+        use crate::time::{DateCache, Timestamp};
+        let created = Local {
+            at: Timestamp(1_764_000_000_000_000_000),
+            shift: 0,
+        };
+        let plainly = |m: &[u8]| {
+            let e = plain_effect_line(m)?;
+            Some(effect_of(e, created, &mut DateCache::default(), 0))
+        };
+        let by_fields = |m: &[u8]| {
+            let f = Fields::split(m);
+            let first = f.plain.first()?;
+            let taken_before = first.starts_with(b"agent run")
+                || http_request(first).is_some()
+                || status_line(first).is_some()
+                || exception_line(first).is_some();
+            if taken_before {
+                return None;
+            }
+            effect_line(&f, created, &mut DateCache::default(), 0).ok()?
+        };
+        let msgs = spellings(&[
+            &["refund", "Refund", "agent", ""],
+            &[" "],
+            &["rf_8XM1", "run", "a b", "x=1", "", "é"],
+            GAPS,
+            &["order "],
+            &["A-88214", "", "A=1"],
+            &["  "],
+            &[
+                "4500p",
+                "0450p",
+                "-45p",
+                "4500.5p",
+                "999999999999999999p",
+                "9999999999999999999p",
+                "p",
+            ],
+            &["  "],
+            &["settled", "rejected", ""],
+            &[" "],
+            &[
+                "2026-11-01T00:00:23.335Z",
+                "14:02:22.884",
+                "2026-11-01 14:02",
+                "soon",
+            ],
+            &[
+                "",
+                "  key=k1",
+                "  key=",
+                "  Key=k",
+                "  key=a b",
+                "  amount_p=1",
+            ],
+        ]);
+        let answered = agree(&msgs, |m| debug(plainly(m)), |m| debug(by_fields(m)));
+        assert!(answered >= 40, "{answered}");
+        assert!(
+            plain_effect_line(b"refund rf_1  order A-1  4500p  settled 14:02:22.884").is_some()
+        );
+        assert!(plain_effect_line(b"agent run  order A-1  4500p  settled 14:02:22.884").is_none());
     }
 
     fn debug<T: std::fmt::Debug>(reading: Option<T>) -> Option<String> {
