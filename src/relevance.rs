@@ -75,6 +75,8 @@ pub struct Filter {
     pending: HashMap<CallRef, Pending, FxBuildHasher>,
     /// Calls found relevant: the rest of their events pass straight on.
     kept: HashSet<CallRef, FxBuildHasher>,
+    /// Whether a tool names an effect kind, for [`Filter::idle_tool`].
+    tools_naming: HashMap<String, bool, FxBuildHasher>,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
     pub deferred: Vec<Deferred>,
     /// The same, kept as where their lines lie in a file (by a parser that can say).
@@ -91,6 +93,7 @@ impl Filter {
             relevance,
             pending: HashMap::default(),
             kept: HashSet::default(),
+            tools_naming: HashMap::default(),
             deferred: Vec::new(),
             deferred_lines: Blocks::default(),
             started: Blocks::default(),
@@ -181,8 +184,21 @@ impl Filter {
     }
 
     /// A call with no tool naming an effect kind and no amount or currency in its arguments.
-    pub fn idle_tool(&self, tool: &str, args_raw: &str) -> bool {
-        !self.tool_names_effect(tool) && !args_name_money(args_raw)
+    /// Whether a tool names a kind is kept for the first tools seen: a month of kept calls
+    /// names a handful, and asking costs a search of its name for every kind's words.
+    pub fn idle_tool(&mut self, tool: &str, args_raw: &str) -> bool {
+        const TOOLS_KEPT: usize = 256;
+        let names_effect = match self.tools_naming.get(tool) {
+            Some(&names) => names,
+            None => {
+                let names = self.tool_names_effect(tool);
+                if self.tools_naming.len() < TOOLS_KEPT {
+                    self.tools_naming.insert(tool.to_owned(), names);
+                }
+                names
+            }
+        };
+        !names_effect && !args_name_money(args_raw)
     }
 
     /// The tool names an effect kind (by `--tool-kind` or by its name).
