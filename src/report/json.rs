@@ -30,7 +30,8 @@ pub fn write_with_rows(
     findings: &[Finding],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    // The members of `Report`, in its order.
+    // The members of `Report`, in its order (the test below fails if one is added here or
+    // there only).
     member(out, "{\n  \"schema\": ", &report.schema)?;
     member(out, ",\n  \"inputs\": ", &report.inputs)?;
     member(out, ",\n  \"summary\": ", &report.summary)?;
