@@ -587,9 +587,6 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     (named_like_error || dotted_class).then_some((class, message))
 }
 
-/// `refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884  key=...`
-/// Not an effect (`Ok(None)`) unless it has a kind, an id, and an order or an amount; an
-/// effect whose amount cannot be read is an error.
 /// An effect line read plainly ([`plain_effect_line`]): the effect [`effect_line`] reads
 /// from its fields.
 fn effect_of(e: EffectLine, created: Local, dates: &mut DateCache, tz_secs: i64) -> Effect {
@@ -631,6 +628,9 @@ fn reached_at(
     })
 }
 
+/// `refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884  key=...`
+/// Not an effect (`Ok(None)`) unless it has a kind, an id, and an order or an amount; an
+/// effect whose amount cannot be read is an error.
 /// `dates` is the input's: a settled time is most often on the day of the line's own.
 fn effect_line(
     f: &Fields,

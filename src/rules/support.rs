@@ -218,7 +218,7 @@ pub fn map_with_room<K, V>(n: usize) -> FxHashMap<K, V> {
 }
 
 /// Groups `items` (indexes) by `key`: the groups of two or more, in key order, each in
-/// index order. The items that may share a key ([`maybe_shared`]) sorted by the key's hash
+/// index order. The items that may share a key (`maybe_shared`) sorted by the key's hash
 /// (keys compared only where hashes tie) instead of a map of lists, which held a list per
 /// order (or key, or call) of the month; only the few groups are put in key order.
 pub fn groups_by_key<K: Ord + Hash>(items: &[usize], key: impl Fn(usize) -> K) -> Vec<Vec<usize>> {
