@@ -48,32 +48,51 @@ fn member(out: &mut dyn Write, before: &str, value: &impl Serialize) -> std::io:
     Ok(value.serialize(&mut ser)?)
 }
 
-/// The findings as the pretty printer writes a sequence two levels deep.
+/// The findings as the pretty printer writes a sequence two levels deep. Each batch is made
+/// on the pool while this thread writes the one before.
 fn rows(out: &mut dyn Write, findings: &[Finding], paths: &[&str]) -> std::io::Result<()> {
     const ROWS_AT_ONCE: usize = 4096;
     if findings.is_empty() {
         return out.write_all(b"[]");
     }
-    let mut before: &[u8] = b"[\n    ";
-    for batch in findings.chunks(ROWS_AT_ONCE) {
-        let made: Vec<Vec<u8>> = batch.par_iter().map(|f| row(f, paths)).collect();
-        for row in made {
-            out.write_all(before)?;
-            out.write_all(&row)?;
-            before = b",\n    ";
-        }
+    let mut batches = findings.chunks(ROWS_AT_ONCE);
+    let mut made = batches.next().map(|b| batch(b, paths, true));
+    while let Some(current) = made.take() {
+        let mut written = Ok(());
+        rayon::in_place_scope(|s| {
+            if let Some(next) = batches.next() {
+                s.spawn(|_| made = Some(batch(next, paths, false)));
+            }
+            written = current.iter().try_for_each(|piece| out.write_all(piece));
+        });
+        written?;
     }
     out.write_all(b"\n  ]")
 }
 
-fn row(f: &Finding, paths: &[&str]) -> Vec<u8> {
-    let mut made = Vec::with_capacity(1024);
-    let mut ser = serde_json::Serializer::with_formatter(&mut made, pretty_at(2));
+/// The rows of `findings`, each after its separator (the sequence's opening for the first
+/// of all), in pieces made on every thread.
+fn batch(findings: &[Finding], paths: &[&str], first: bool) -> Vec<Vec<u8>> {
+    const ROWS_A_PIECE: usize = 256;
+    let pieces = findings.par_chunks(ROWS_A_PIECE).enumerate();
+    let pieces = pieces.map(|(i, rows)| {
+        let mut piece = Vec::with_capacity(rows.len() * 1024);
+        for (j, f) in rows.iter().enumerate() {
+            let opens = first && i == 0 && j == 0;
+            piece.extend_from_slice(if opens { b"[\n    " } else { b",\n    " });
+            row(f, paths, &mut piece);
+        }
+        piece
+    });
+    pieces.collect()
+}
+
+fn row(f: &Finding, paths: &[&str], out: &mut Vec<u8>) {
+    let mut ser = serde_json::Serializer::with_formatter(out, pretty_at(2));
     // Writing to memory fails only if serialising does, and a row always serialises.
     finding_report(f, paths)
         .serialize(&mut ser)
         .unwrap_or_default();
-    made
 }
 
 /// serde_json's pretty printer as it stands `depth` levels into a document: each array it
