@@ -23,7 +23,11 @@ pub(super) struct Builder<'o> {
     // they live beside the whole model at the end of its build.
     /// The latest dispatch of each (run, step).
     latest: HashTable<u32>,
-    /// (run, step, tool, canonical) → logical call.
+    /// Each dispatch's place among its step's ([`StepLink`]), by dispatch.
+    steps: Vec<StepLink>,
+    /// (run, step, tool, canonical) → logical call, for the steps dispatched more than
+    /// [`WALKED`] times only: most steps are dispatched once, and a table of every logical
+    /// call of a month cost a cache miss for each.
     call_index: HashTable<u32>,
     /// (kind, id) → effect.
     effect_index: HashTable<u32>,
@@ -39,6 +43,7 @@ impl<'o> Builder<'o> {
                 ..Model::default()
             },
             latest: HashTable::new(),
+            steps: Vec::new(),
             call_index: HashTable::new(),
             effect_index: HashTable::new(),
             resumes: FxHashMap::default(),
@@ -60,9 +65,7 @@ impl<'o> Builder<'o> {
         self.model.calls.reserve(dispatches);
         let dispatch_hash = |&d: &u32| hash_call(&self.model.dispatches[d as usize].call);
         self.latest.reserve(dispatches, dispatch_hash);
-        let calls = &self.model.calls;
-        self.call_index
-            .reserve(dispatches, |&i| hash_logical(&calls[i as usize]));
+        self.steps.reserve(dispatches);
         self.model.effects.reserve(effects);
         let all = &self.model.effects;
         self.effect_index.reserve(effects, |&i| {
@@ -207,18 +210,50 @@ impl<'o> Builder<'o> {
         };
         let canonical = args.canonical;
         let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
-        let next_call = self.model.calls.len();
-        let calls = &self.model.calls;
-        let hash = FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
-        let found = self.call_index.find(hash, |&i| {
-            let c = &calls[i as usize];
-            c.step == call.step && c.run == call.run && c.tool == tool && c.canonical == canonical
+        let d = self.model.dispatches.len();
+        let dispatches = &self.model.dispatches;
+        let earlier = match self.latest.entry(
+            hash_call(&call),
+            |&e| dispatches[e as usize].call == call,
+            |&e| hash_call(&dispatches[e as usize].call),
+        ) {
+            Entry::Occupied(mut o) => Some(std::mem::replace(o.get_mut(), d as u32)),
+            Entry::Vacant(v) => {
+                v.insert(d as u32);
+                None
+            }
+        };
+        let depth = earlier.map_or(1, |e| self.steps[e as usize].depth + 1);
+        self.steps.push(StepLink {
+            earlier: earlier.unwrap_or(NO_DISPATCH),
+            depth,
         });
-        let logical = found.map_or(next_call, |&i| i as usize);
-        if logical == next_call {
-            self.call_index.insert_unique(hash, next_call as u32, |&i| {
-                hash_logical(&calls[i as usize])
-            });
+        let hash = FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
+        let found = match earlier {
+            None => None,
+            Some(e) if depth <= WALKED => self.walk_step(e, &tool, &canonical),
+            Some(e) => {
+                if depth == WALKED + 1 {
+                    self.index_step(e);
+                }
+                let calls = &self.model.calls;
+                let same = |&i: &u32| {
+                    let c = &calls[i as usize];
+                    c.step == call.step
+                        && c.run == call.run
+                        && c.tool == tool
+                        && c.canonical == canonical
+                };
+                self.call_index.find(hash, same).map(|&i| i as usize)
+            }
+        };
+        let logical = found.unwrap_or(self.model.calls.len());
+        if found.is_none() {
+            if depth > WALKED {
+                let calls = &self.model.calls;
+                self.call_index
+                    .insert_unique(hash, logical as u32, |&i| hash_logical(&calls[i as usize]));
+            }
             // Moved, not cloned: a clone of a text on the heap is an atomic add on a count
             // the preparing thread has just written, a cache miss on the builder's thread.
             self.model.calls.push(LogicalCall {
@@ -231,19 +266,7 @@ impl<'o> Builder<'o> {
                 renumbered_from: None,
             });
         }
-        let d = self.model.dispatches.len();
         self.model.calls[logical].dispatches.push(d);
-        let dispatches = &self.model.dispatches;
-        match self.latest.entry(
-            hash_call(&call),
-            |&e| dispatches[e as usize].call == call,
-            |&e| hash_call(&dispatches[e as usize].call),
-        ) {
-            Entry::Occupied(mut o) => *o.get_mut() = d as u32,
-            Entry::Vacant(v) => {
-                v.insert(d as u32);
-            }
-        }
         self.model.dispatches.push(Dispatch {
             call,
             args_raw,
@@ -262,6 +285,41 @@ impl<'o> Builder<'o> {
             logical: logical as u32,
         });
         d
+    }
+
+    /// The logical call of `tool` with `canonical` arguments among the dispatches of one
+    /// step, from its dispatch `last` back.
+    fn walk_step(&self, last: u32, tool: &str, canonical: &str) -> Option<usize> {
+        let mut at = last;
+        while at != NO_DISPATCH {
+            let logical = self.model.dispatches[at as usize].logical();
+            let c = &self.model.calls[logical];
+            if c.tool == tool && c.canonical == canonical {
+                return Some(logical);
+            }
+            at = self.steps[at as usize].earlier;
+        }
+        None
+    }
+
+    /// Puts the logical calls of the step whose latest dispatch is `last` in `call_index`,
+    /// once each: the step has now been dispatched more times than are walked.
+    fn index_step(&mut self, last: u32) {
+        let mut at = last;
+        while at != NO_DISPATCH {
+            let logical = self.model.dispatches[at as usize].logical();
+            let calls = &self.model.calls;
+            let hash = hash_logical(&calls[logical]);
+            if self
+                .call_index
+                .find(hash, |&i| i as usize == logical)
+                .is_none()
+            {
+                self.call_index
+                    .insert_unique(hash, logical as u32, |&i| hash_logical(&calls[i as usize]));
+            }
+            at = self.steps[at as usize].earlier;
+        }
     }
 
     /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
@@ -396,6 +454,21 @@ impl<'o> Builder<'o> {
     }
 }
 
+/// A dispatch's place among its step's: the one before it, and how many there are up to
+/// it.
+struct StepLink {
+    earlier: u32,
+    depth: u32,
+}
+
+/// [`StepLink::earlier`] of a step's first dispatch.
+const NO_DISPATCH: u32 = u32::MAX;
+
+/// A step dispatched at most this many times finds the logical call of a new dispatch by
+/// walking its earlier ones; one dispatched more uses `call_index`, so that a step
+/// dispatched a hundred thousand times (a runaway loop) is not walked every time.
+const WALKED: u32 = 16;
+
 fn hash_call(call: &CallRef) -> u64 {
     FxBuildHasher.hash_one((call.run.as_str(), call.step))
 }
@@ -423,6 +496,38 @@ fn orphan_call(loc: Loc) -> CallRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A step dispatched far more often than its dispatches are walked, with three sets of
+    /// arguments in turn: each set is one logical call, before the step is indexed, as it
+    /// is, and after.
+    #[test]
+    fn a_step_dispatched_many_times_has_a_logical_call_per_set_of_arguments() {
+        let times = 3 * WALKED as usize + 5;
+        let mut trace = String::new();
+        for i in 0..times {
+            let s = i % 60;
+            trace.push_str(&format!(
+                "2026-11-01T00:{:02}:{s:02}.000Z  agent run r1  step 4  tool=issue_refund  \
+                 args={{\"order\":\"A-{}\",\"amount_p\":100}}\n",
+                i / 60,
+                i % 3
+            ));
+        }
+        let opts = crate::ingest::ParseOptions::default();
+        let events = crate::ingest::text::parse(&mut trace.as_bytes(), 0, &opts).unwrap();
+        let model = crate::correlate::correlate(events.events, &CorrelateOptions::default());
+        assert_eq!(model.dispatches.len(), times);
+        assert_eq!(model.calls.len(), 3, "{:?}", model.calls);
+        for (i, d) in model.dispatches.iter().enumerate() {
+            let call = &model.calls[d.logical()];
+            assert_eq!(
+                call.canonical,
+                format!(r#"{{"amount_p":100,"order":"A-{}"}}"#, i % 3)
+            );
+        }
+        let counts: Vec<usize> = model.calls.iter().map(|c| c.dispatches.len()).collect();
+        assert_eq!(counts, [times.div_ceil(3), (times + 1) / 3, times / 3]);
+    }
 
     #[test]
     fn a_dispatch_without_its_tool_call_line_keeps_the_earlier_ones_arguments() {
