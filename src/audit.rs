@@ -2,7 +2,7 @@
 //! correlate → run the rules. Commands decide what to render from the result.
 
 use crate::config::{AuditConfig, Period};
-use crate::correlate::{Model, correlate_parts};
+use crate::correlate::{Model, correlate_parts_adding};
 use crate::event::Event;
 use crate::finding::Finding;
 use crate::ingest::otlp::{Span, link};
@@ -134,23 +134,25 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     }
     stages.mark("parse");
     parts.push(link_spans(&spans, &mut reports));
-    let starts = relevance::restore_started(&parts, started);
-    parts.push(starts);
-    let lines = deferred_lines
-        .into_iter()
-        .flat_map(|(input, lines)| lines.into_iter().map(move |l| (input, l)));
-    let restored = relevance::restore_resumed(&parts, deferred, lines, |lines| {
-        let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
-        for (input, why) in problems {
-            if let Some(r) = reports.get_mut(input as usize) {
-                r.note = Some(why);
+    // Set-aside events of runs that crashed or resumed, restored from the client's parts
+    // while the service's side is built.
+    let restore = |client: &[Vec<Event>]| {
+        let starts = relevance::restore_started(client, started);
+        let lines = deferred_lines
+            .into_iter()
+            .flat_map(|(input, lines)| lines.into_iter().map(move |l| (input, l)));
+        let restored = relevance::restore_resumed(client, deferred, lines, |lines| {
+            let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
+            for (input, why) in problems {
+                if let Some(r) = reports.get_mut(input as usize) {
+                    r.note = Some(why);
+                }
             }
-        }
-        events
-    });
-    parts.push(restored);
-    stages.mark("restore");
-    let mut model = correlate_parts(parts, &cfg.correlate);
+            events
+        });
+        vec![starts, restored]
+    };
+    let mut model = correlate_parts_adding(parts, &cfg.correlate, restore);
     model.attrs = attrs.into_iter().collect();
     // Dropped calls still show where the client traces begin and end.
     if let Some((first, last)) = dropped.span {

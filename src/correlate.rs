@@ -374,7 +374,7 @@ mod merge;
 mod ready;
 
 pub use kinds::{effect_kind_of, order_and_amount};
-pub use merge::{correlate, correlate_parts};
+pub use merge::{correlate, correlate_parts, correlate_parts_adding};
 
 #[cfg(test)]
 mod tests {

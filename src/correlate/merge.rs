@@ -21,15 +21,19 @@ pub fn correlate(events: Vec<Event>, opts: &CorrelateOptions) -> Model {
 /// time and a line) keep the parser's order whatever the thread count. Each part is sorted
 /// on its own and the parts merged as the model is built: joining them first, and a sort's
 /// buffer beside that, were twice the events' memory.
-pub fn correlate_parts(mut parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Model {
-    {
-        use rayon::prelude::*;
-        for part in &mut parts {
-            if !part.is_sorted_by_key(|e| (e.at, e.loc)) {
-                part.par_sort_by_key(|e| (e.at, e.loc));
-            }
-        }
-    }
+pub fn correlate_parts(parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Model {
+    correlate_parts_adding(parts, opts, |_| Vec::new())
+}
+
+/// [`correlate_parts`], with `more` making further client-side parts from the client's
+/// (the restored calls of resumed runs, say). When no input mixes the two sides, it runs
+/// on the thread that then builds the client's side while the other builds the
+/// service's: the service's build otherwise held up the client's pipeline longer.
+pub fn correlate_parts_adding(
+    mut parts: Vec<Vec<Event>>,
+    opts: &CorrelateOptions,
+    more: impl FnOnce(&[Vec<Event>]) -> Vec<Vec<Event>> + Send,
+) -> Model {
     // Client events and the service's effects and records build separate parts of the
     // model until matching: when no input mixes the two (agent traces in some files,
     // service logs in others), the two sides are merged and built on two threads.
@@ -39,6 +43,9 @@ pub fn correlate_parts(mut parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> M
     };
     let sides: Vec<(bool, bool)> = parts.iter().map(side).collect();
     if sides.iter().any(|&(client, service)| client && service) {
+        let added = more(&parts);
+        parts.extend(added);
+        sort_each(&mut parts);
         return build(parts, opts).finish();
     }
     let (client, service): (Vec<_>, Vec<_>) = parts
@@ -46,12 +53,33 @@ pub fn correlate_parts(mut parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> M
         .zip(sides)
         .partition(|(_, (client, _))| *client);
     let unzip = |v: Vec<(Vec<Event>, _)>| v.into_iter().map(|(p, _)| p).collect::<Vec<_>>();
-    let (client, service) = (unzip(client), unzip(service));
-    let (mut b, s) = rayon::join(|| build(client, opts), || build(service, opts));
+    let (mut client, mut service) = (unzip(client), unzip(service));
+    let (mut b, s) = rayon::join(
+        || {
+            let added = more(&client);
+            client.extend(added);
+            sort_each(&mut client);
+            build(client, opts)
+        },
+        || {
+            sort_each(&mut service);
+            build(service, opts)
+        },
+    );
     b.model.effects = s.model.effects;
     b.model.records = s.model.records;
     b.model.latest_event = b.model.latest_event.max(s.model.latest_event);
     b.finish()
+}
+
+/// Each part sorted by (time, place), stably.
+fn sort_each(parts: &mut [Vec<Event>]) {
+    use rayon::prelude::*;
+    for part in parts {
+        if !part.is_sorted_by_key(|e| (e.at, e.loc)) {
+            part.par_sort_by_key(|e| (e.at, e.loc));
+        }
+    }
 }
 
 /// A builder that has read every event of `parts`, in order. Each batch of events is made
