@@ -58,7 +58,14 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
     if !(cfg.quiet && args.output.is_none()) {
         let output = args.output.as_deref();
         match args.format {
-            OutputFormat::Json => emit_with(output, |w| json::write_with_rows(&report, &new, w))?,
+            OutputFormat::Json => {
+                // The rows are made on as many threads as the audit ran on.
+                let pool = (cfg.threads)
+                    .and_then(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().ok());
+                emit_with(output, |w| {
+                    json::write_with_rows(&report, &new, w, pool.as_ref())
+                })?
+            }
             OutputFormat::Csv => {
                 report.findings = report::rows(new, &report.inputs);
                 emit(output, &csv::render(&report))?

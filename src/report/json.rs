@@ -3,6 +3,7 @@
 use super::{Report, finding_report, input_paths};
 use crate::finding::Finding;
 use rayon::prelude::*;
+use rayon::{Scope, ThreadPool};
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
 use std::io::Write;
@@ -25,10 +26,12 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
 /// month's rows in memory at once. Rows are made a batch at a time on every thread (a
 /// month's JSON is tens of megabytes, and making it on one thread left the other idle at
 /// the end of a scan), each pretty-printed at the depth it takes in the report.
+/// `pool` is the one `--threads` sized, if it was given (else rayon's global one).
 pub fn write_with_rows(
     report: &Report,
     findings: &[Finding],
     out: &mut dyn std::io::Write,
+    pool: Option<&ThreadPool>,
 ) -> std::io::Result<()> {
     // The members of `Report`, in its order (the test below fails if one is added here or
     // there only).
@@ -36,7 +39,7 @@ pub fn write_with_rows(
     member(out, ",\n  \"inputs\": ", &report.inputs)?;
     member(out, ",\n  \"summary\": ", &report.summary)?;
     out.write_all(b",\n  \"findings\": ")?;
-    rows(out, findings, &input_paths(&report.inputs))?;
+    rows(out, findings, &input_paths(&report.inputs), pool)?;
     member(out, ",\n  \"metrics\": ", &report.metrics)?;
     out.write_all(b"\n}\n")
 }
@@ -50,24 +53,46 @@ fn member(out: &mut dyn Write, before: &str, value: &impl Serialize) -> std::io:
 
 /// The findings as the pretty printer writes a sequence two levels deep. Each batch is made
 /// on the pool while this thread writes the one before.
-fn rows(out: &mut dyn Write, findings: &[Finding], paths: &[&str]) -> std::io::Result<()> {
+fn rows(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    paths: &[&str],
+    pool: Option<&ThreadPool>,
+) -> std::io::Result<()> {
     const ROWS_AT_ONCE: usize = 4096;
     if findings.is_empty() {
         return out.write_all(b"[]");
     }
     let mut batches = findings.chunks(ROWS_AT_ONCE);
-    let mut made = batches.next().map(|b| batch(b, paths, true));
-    while let Some(current) = made.take() {
+    let mut made = None;
+    let mut first = true;
+    loop {
+        let current = made.take();
         let mut written = Ok(());
-        rayon::in_place_scope(|s| {
+        in_scope(pool, |s| {
             if let Some(next) = batches.next() {
-                s.spawn(|_| made = Some(batch(next, paths, false)));
+                let opens = std::mem::take(&mut first);
+                let made = &mut made;
+                s.spawn(move |_| *made = Some(batch(next, paths, opens)));
             }
-            written = current.iter().try_for_each(|piece| out.write_all(piece));
+            if let Some(current) = &current {
+                written = current.iter().try_for_each(|piece| out.write_all(piece));
+            }
         });
         written?;
+        if made.is_none() {
+            break;
+        }
     }
     out.write_all(b"\n  ]")
+}
+
+/// Runs `op` on this thread, its spawned work going to `pool` (or rayon's global pool).
+fn in_scope<'s>(pool: Option<&ThreadPool>, op: impl FnOnce(&Scope<'s>)) {
+    match pool {
+        Some(pool) => pool.in_place_scope(op),
+        None => rayon::in_place_scope(op),
+    }
 }
 
 /// The rows of `findings`, each after its separator (the sequence's opening for the first
@@ -148,13 +173,19 @@ mod tests {
                 Default::default(),
             ));
             let head = summarise(vec![input.clone()], &findings, Default::default());
-            let mut streamed = Vec::new();
-            write_with_rows(&head, &findings, &mut streamed).unwrap();
-            assert_eq!(
-                String::from_utf8(streamed).unwrap(),
-                String::from_utf8(whole).unwrap(),
-                "{count} findings"
-            );
+            let one = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap();
+            for pool in [None, Some(&one)] {
+                let mut streamed = Vec::new();
+                write_with_rows(&head, &findings, &mut streamed, pool).unwrap();
+                assert_eq!(
+                    String::from_utf8(streamed).unwrap(),
+                    String::from_utf8(whole.clone()).unwrap(),
+                    "{count} findings"
+                );
+            }
         }
     }
 }
