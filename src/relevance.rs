@@ -76,7 +76,7 @@ pub struct Filter {
     /// Calls found relevant: the rest of their events pass straight on.
     kept: HashSet<CallRef, FxBuildHasher>,
     /// Whether a tool names an effect kind, for [`Filter::idle_tool`].
-    tools_naming: HashMap<String, bool, FxBuildHasher>,
+    tools_naming: ShapeCache,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
     pub deferred: Vec<Deferred>,
     /// The same, kept as where their lines lie in a file (by a parser that can say).
@@ -93,7 +93,7 @@ impl Filter {
             relevance,
             pending: HashMap::default(),
             kept: HashSet::default(),
-            tools_naming: HashMap::default(),
+            tools_naming: ShapeCache::default(),
             deferred: Vec::new(),
             deferred_lines: Blocks::default(),
             started: Blocks::default(),
@@ -184,20 +184,12 @@ impl Filter {
     }
 
     /// A call with no tool naming an effect kind and no amount or currency in its arguments.
-    /// Whether a tool names a kind is kept for the first tools seen: a month of kept calls
-    /// names a handful, and asking costs a search of its name for every kind's words.
+    /// Whether a tool names a kind is kept per tool: a month of kept calls names a handful,
+    /// and asking costs a search of its name for every kind's words.
     pub fn idle_tool(&mut self, tool: &str, args_raw: &str) -> bool {
-        const TOOLS_KEPT: usize = 256;
-        let names_effect = match self.tools_naming.get(tool) {
-            Some(&names) => names,
-            None => {
-                let names = self.tool_names_effect(tool);
-                if self.tools_naming.len() < TOOLS_KEPT {
-                    self.tools_naming.insert(tool.to_owned(), names);
-                }
-                names
-            }
-        };
+        let kinds = &self.relevance.tool_kinds;
+        let names_effect =
+            (self.tools_naming).get(tool, |t| effect_kind_of(t, None, kinds).is_some());
         !names_effect && !args_name_money(args_raw)
     }
 
@@ -267,6 +259,27 @@ impl HeldStart {
                 what: Lifecycle::Started,
             })),
         }
+    }
+}
+
+/// Answers per distinct text (does this tool or URL name an effect kind), forgotten when
+/// too many (URLs with ids in their path).
+#[derive(Debug, Default)]
+pub(crate) struct ShapeCache(HashMap<Box<[u8]>, bool, FxBuildHasher>);
+
+impl ShapeCache {
+    const MAX: usize = 4096;
+
+    pub(crate) fn get(&mut self, text: &str, compute: impl FnOnce(&str) -> bool) -> bool {
+        if let Some(&v) = self.0.get(text.as_bytes()) {
+            return v;
+        }
+        let v = compute(text);
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
+        }
+        self.0.insert(text.as_bytes().into(), v);
+        v
     }
 }
 

@@ -228,7 +228,8 @@ impl<'o> Builder<'o> {
             earlier: earlier.unwrap_or(NO_DISPATCH),
             depth,
         });
-        let hash = FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
+        // Hashed only for a step dispatched more often than is walked: most never are.
+        let hash = || FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
         let found = match earlier {
             None => None,
             Some(e) if depth <= WALKED => self.walk_step(e, &tool, &canonical),
@@ -244,15 +245,16 @@ impl<'o> Builder<'o> {
                         && c.tool == tool
                         && c.canonical == canonical
                 };
-                self.call_index.find(hash, same).map(|&i| i as usize)
+                self.call_index.find(hash(), same).map(|&i| i as usize)
             }
         };
         let logical = found.unwrap_or(self.model.calls.len());
         if found.is_none() {
             if depth > WALKED {
                 let calls = &self.model.calls;
-                self.call_index
-                    .insert_unique(hash, logical as u32, |&i| hash_logical(&calls[i as usize]));
+                self.call_index.insert_unique(hash(), logical as u32, |&i| {
+                    hash_logical(&calls[i as usize])
+                });
             }
             // Moved, not cloned: a clone of a text on the heap is an atomic add on a count
             // the preparing thread has just written, a cache miss on the builder's thread.

@@ -22,10 +22,10 @@ use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, RunEvent};
 use crate::flat_json::is_flat_object;
 use crate::ingest::lines::{for_each_line_in, trim_line};
+use crate::relevance::ShapeCache;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
 use crate::scan::first_newline;
 use crate::time::{NANOS_PER_SEC, Stamp, Timestamp};
-use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
 use std::ops::Range;
 
@@ -97,26 +97,6 @@ fn plain_request(msg: &[u8], url_kind: &mut ShapeCache) -> Option<bool> {
 
 /// Methods with nothing to compare after a resume.
 const SAFE_METHODS: [&[u8]; 3] = [b"GET", b"HEAD", b"OPTIONS"];
-
-/// Answers per distinct text, forgotten when too many (URLs with ids in their path).
-#[derive(Default)]
-struct ShapeCache(FxHashMap<Box<[u8]>, bool>);
-
-impl ShapeCache {
-    const MAX: usize = 4096;
-
-    fn get(&mut self, text: &str, compute: impl FnOnce(&str) -> bool) -> bool {
-        if let Some(&v) = self.0.get(text.as_bytes()) {
-            return v;
-        }
-        let v = compute(text);
-        if self.0.len() >= Self::MAX {
-            self.0.clear();
-        }
-        self.0.insert(text.as_bytes().into(), v);
-        v
-    }
-}
 
 #[derive(Clone)]
 struct HeldLine {
