@@ -4,6 +4,7 @@
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
 use super::lines::for_each_line_ahead;
+use super::repeats::Repeats;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
@@ -73,6 +74,8 @@ struct TextParser {
     first_tod: Option<i64>,
     current_call: Option<CallRef>,
     last_attempt: FxHashMap<CallRef, u32>,
+    /// Attempts' URLs: a service's few endpoints, one copy each.
+    urls: Repeats,
     idle: idle::IdleCall,
     /// Bytes after the current line that were read with it ([`TextParser::line`]).
     read_ahead: usize,
@@ -97,6 +100,7 @@ impl TextParser {
             first_tod: None,
             current_call: None,
             last_attempt: FxHashMap::default(),
+            urls: Repeats::default(),
             idle: idle::IdleCall::default(),
             read_ahead: 0,
             rereadable,
@@ -424,7 +428,7 @@ impl TextParser {
             call,
             number,
             method: Some(small(method)),
-            url: Some(small(url)),
+            url: Some(self.urls.text(url, small)),
             key: key.map(small),
         }))
     }

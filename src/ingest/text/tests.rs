@@ -730,3 +730,24 @@ fn text_is_read_as_utf8_whether_ascii_or_not() {
     assert_eq!(as_text(b"\xc3"), None);
     assert_eq!(small(b"caf\xe9").as_str(), "caf\u{fffd}");
 }
+
+#[test]
+fn attempts_to_one_endpoint_share_its_url() {
+    let p = run("\
+10:00:00.000  agent run r1  step 1  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":100}
+10:00:00.010  POST https://payments.internal/v1/refunds  (attempt 1)
+10:00:10.010  POST https://payments.internal/v1/refunds  (attempt 2)
+10:00:20.010  POST https://payments.internal/v1/refunds/other  (attempt 3)
+");
+    let urls: Vec<&Text> = kinds(&p)
+        .into_iter()
+        .filter_map(|k| match k {
+            EventKind::Attempt(a) => a.url.as_ref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(urls.len(), 3);
+    assert_eq!(urls[0], "https://payments.internal/v1/refunds");
+    assert_eq!(urls[0].as_ptr(), urls[1].as_ptr());
+    assert_eq!(urls[2], "https://payments.internal/v1/refunds/other");
+}
