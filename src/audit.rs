@@ -137,11 +137,12 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     // Set-aside events of runs that crashed or resumed, restored from the client's parts
     // while the service's side is built.
     let restore = |client: &[Vec<Event>]| {
-        let starts = relevance::restore_started(client, started);
+        let runs = relevance::Lifecycles::of(client);
+        let starts = relevance::restore_started(&runs, started);
         let lines = deferred_lines
             .into_iter()
             .flat_map(|(input, lines)| lines.into_iter().map(move |l| (input, l)));
-        let restored = relevance::restore_resumed(client, deferred, lines, |lines| {
+        let restored = relevance::restore_resumed(&runs, deferred, lines, |lines| {
             let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
             for (input, why) in problems {
                 if let Some(r) = reports.get_mut(input as usize) {

@@ -219,31 +219,88 @@ pub struct HeldStart {
     loc: Loc,
 }
 
-/// The runs with a `what` event in the inputs (`parts`). The parts are read on every
-/// thread: a month's events are read through twice between the parse and correlation.
-fn runs_that(parts: &[Vec<Event>], what: Lifecycle) -> FxHashSet<&str> {
-    use rayon::prelude::*;
-    parts
-        .par_iter()
-        .flat_map_iter(|part| {
-            part.iter().filter_map(move |e| match &e.kind {
-                EventKind::Run(r) if r.what == what => Some(r.run.as_str()),
-                _ => None,
-            })
-        })
-        .collect::<Vec<&str>>()
-        .into_iter()
-        .collect()
+/// The runs that crashed and those that resumed anywhere in the inputs: only their
+/// set-aside events are restored.
+pub struct Lifecycles<'a> {
+    crashed: RunSet<'a>,
+    resumed: RunSet<'a>,
 }
 
-/// The `started` events (each input's) of runs that crashed somewhere in the inputs
-/// (`parts`), as events; the rest are dropped.
-pub fn restore_started(parts: &[Vec<Event>], started: Vec<Blocks<HeldStart>>) -> Vec<Event> {
-    let crashed = runs_that(parts, Lifecycle::Crashed);
+impl<'a> Lifecycles<'a> {
+    /// Read from the inputs' events (`parts`), on every thread and in one pass: a month's
+    /// events are read through between the parse and correlation.
+    pub fn of(parts: &'a [Vec<Event>]) -> Self {
+        use rayon::prelude::*;
+        let runs: Vec<(Lifecycle, &str)> = parts
+            .par_iter()
+            .flat_map_iter(|part| {
+                part.iter().filter_map(|e| match &e.kind {
+                    EventKind::Run(r) if r.what != Lifecycle::Started => {
+                        Some((r.what, r.run.as_str()))
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        let of = |what| RunSet::new(runs.iter().filter(|r| r.0 == what).map(|r| r.1));
+        Lifecycles {
+            crashed: of(Lifecycle::Crashed),
+            resumed: of(Lifecycle::Resumed),
+        }
+    }
+}
+
+/// Run ids, with a table of bits in front, one for each value of their [`run_hash`]'s low
+/// 16 bits: millions of held starts and deferred calls ask, and almost none belong to such
+/// a run, so most are answered from 8 KiB instead of a probe of the set.
+struct RunSet<'a> {
+    ids: FxHashSet<&'a str>,
+    hashes: FxHashSet<u32>,
+    bits: Vec<u64>,
+}
+
+impl<'a> RunSet<'a> {
+    const SLOTS: usize = 1 << 16;
+
+    fn new(runs: impl Iterator<Item = &'a str>) -> Self {
+        let ids: FxHashSet<&str> = runs.collect();
+        let hashes: FxHashSet<u32> = ids.iter().map(|r| run_hash(r)).collect();
+        let mut bits = vec![0u64; if ids.is_empty() { 0 } else { Self::SLOTS / 64 }];
+        for &h in &hashes {
+            let slot = h as usize % Self::SLOTS;
+            bits[slot / 64] |= 1 << (slot % 64);
+        }
+        RunSet { ids, hashes, bits }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Whether a run hashing to `hash` may be in the set (always, when one is).
+    fn has_hash(&self, hash: u32) -> bool {
+        let slot = hash as usize % Self::SLOTS;
+        self.bits
+            .get(slot / 64)
+            .is_some_and(|w| w >> (slot % 64) & 1 == 1)
+            && self.hashes.contains(&hash)
+    }
+
+    fn contains(&self, run: &str) -> bool {
+        self.has_hash(run_hash(run)) && self.ids.contains(run)
+    }
+}
+
+/// The `started` events (each input's) of runs that crashed somewhere in the inputs, as
+/// events; the rest are dropped.
+pub fn restore_started(runs: &Lifecycles, started: Vec<Blocks<HeldStart>>) -> Vec<Event> {
+    if runs.crashed.is_empty() {
+        return Vec::new();
+    }
     started
         .into_iter()
         .flatten()
-        .filter(|s| crashed.contains(s.run.as_str()))
+        .filter(|s| runs.crashed.contains(s.run.as_str()))
         .map(HeldStart::into_event)
         .collect()
 }
@@ -303,17 +360,17 @@ pub fn run_hash(run: &str) -> u32 {
     (h >> 32) as u32 ^ h as u32
 }
 
-/// Deferred idle calls matter only to runs resumed somewhere in the inputs (`parts`, the
-/// events of each): the events of theirs, the rest dropped. Calls kept as lines of a file
-/// (each with its input) are read again by `reread`, given those of resumed runs (and, rarely, of a run whose
-/// id hashes alike, which are dropped after reading).
+/// Deferred idle calls matter only to runs resumed somewhere in the inputs (`runs`): the
+/// events of theirs, the rest dropped. Calls kept as lines of a file (each with its input)
+/// are read again by `reread`, given those of resumed runs (and, rarely, of a run whose id
+/// hashes alike, which are dropped after reading).
 pub fn restore_resumed(
-    parts: &[Vec<Event>],
+    runs: &Lifecycles,
     deferred: Vec<Deferred>,
     lines: impl IntoIterator<Item = (u32, DeferredLines)>,
     reread: impl FnOnce(Vec<(u32, DeferredLines)>) -> Vec<Event>,
 ) -> Vec<Event> {
-    let resumed = runs_that(parts, Lifecycle::Resumed);
+    let resumed = &runs.resumed;
     if resumed.is_empty() {
         return Vec::new();
     }
@@ -322,16 +379,15 @@ pub fn restore_resumed(
         .filter(|d| resumed.contains(d.run()))
         .flat_map(Deferred::into_events)
         .collect();
-    let hashes: FxHashSet<u32> = resumed.iter().map(|r| run_hash(r)).collect();
     let lines: Vec<(u32, DeferredLines)> = lines
         .into_iter()
-        .filter(|(_, l)| hashes.contains(&l.run_hash))
+        .filter(|(_, l)| resumed.has_hash(l.run_hash))
         .collect();
     if !lines.is_empty() {
         let of_resumed = reread(lines).into_iter().filter(|e| {
             e.kind
                 .call()
-                .is_none_or(|c| resumed.contains(c.run.as_str()))
+                .is_none_or(|c| resumed.ids.contains(c.run.as_str()))
         });
         restored.extend(of_resumed);
     }

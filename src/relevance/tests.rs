@@ -123,7 +123,7 @@ fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
     assert_eq!(unpacked, unfiltered, "unpacked exactly as read");
 
     let restored = restore_resumed(
-        std::slice::from_ref(&p.events),
+        &Lifecycles::of(std::slice::from_ref(&p.events)),
         p.deferred.clone(),
         [],
         |_| Vec::new(),
@@ -132,9 +132,12 @@ fn an_idle_post_is_deferred_and_restored_only_for_a_resumed_run() {
 
     let resumed = format!("{EMAIL}2026-11-01T00:00:09.000Z  agent run r1  resumed\n");
     let p = read(&resumed);
-    let mut events = restore_resumed(std::slice::from_ref(&p.events), p.deferred, [], |_| {
-        Vec::new()
-    });
+    let mut events = restore_resumed(
+        &Lifecycles::of(std::slice::from_ref(&p.events)),
+        p.deferred,
+        [],
+        |_| Vec::new(),
+    );
     events.extend(p.events);
     assert_eq!(lines(&events), vec![2, 3, 4, 5, 6]);
     let args = events.iter().find_map(|e| match &e.kind {
@@ -212,7 +215,7 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
     );
     assert_eq!(p.stats.events, 6, "held lines still count as events read");
     let restored = restore_resumed(
-        std::slice::from_ref(&p.events),
+        &Lifecycles::of(std::slice::from_ref(&p.events)),
         p.deferred,
         p.deferred_lines.into_iter().map(|l| (0, l)),
         |lines| source::reread_deferred(&inputs, lines, &opts).0,
@@ -244,7 +247,9 @@ fn lines_of_a_run_that_was_not_resumed_are_not_read_again() {
         })),
     };
     let parts = [vec![other_resumed]];
-    let restored = restore_resumed(&parts, Vec::new(), [(0, d)], |_| panic!("read again"));
+    let restored = restore_resumed(&Lifecycles::of(&parts), Vec::new(), [(0, d)], |_| {
+        panic!("read again")
+    });
     assert!(restored.is_empty());
 }
 
@@ -263,7 +268,10 @@ fn a_runs_start_is_kept_only_if_the_run_crashed_somewhere() {
         Some("2026-11-01T00:00:01.000Z".into()),
         "a start still marks where the client traces begin"
     );
-    let starts = restore_started(std::slice::from_ref(&p.events), vec![p.started.clone()]);
+    let starts = restore_started(
+        &Lifecycles::of(std::slice::from_ref(&p.events)),
+        vec![p.started.clone()],
+    );
     assert_eq!(lines(&starts), vec![2], "r2's start, not r1's");
     let unfiltered = parse(
         Format::Text,
@@ -274,7 +282,7 @@ fn a_runs_start_is_kept_only_if_the_run_crashed_somewhere() {
     .unwrap()
     .events;
     assert_eq!(starts[0], unfiltered[1], "restored exactly as read");
-    assert!(restore_started(&[Vec::new()], vec![p.started]).is_empty());
+    assert!(restore_started(&Lifecycles::of(&[Vec::new()]), vec![p.started]).is_empty());
 }
 
 #[test]
@@ -382,4 +390,28 @@ fn an_idle_post_too_long_for_a_place_is_kept_as_events() {
         .collect();
     assert_eq!(lines, vec![2, 3, 4 + (1 << 24), 5 + (1 << 24)], "{lines:?}");
     assert_eq!(p.stats.ignored, 1 << 24);
+}
+
+#[test]
+fn a_run_set_answers_exactly_behind_its_table_of_bits() {
+    let members: Vec<String> = (0..3000).map(|i| format!("run-{i}")).collect();
+    let set = RunSet::new(members.iter().map(String::as_str));
+    for m in &members {
+        assert!(set.contains(m), "{m}");
+        assert!(set.has_hash(run_hash(m)), "{m}");
+    }
+    // Many others share a member's slot in the table; none is taken for one.
+    let slots: FxHashSet<usize> = members
+        .iter()
+        .map(|m| run_hash(m) as usize % RunSet::SLOTS)
+        .collect();
+    let others: Vec<String> = (0..100_000).map(|i| format!("other-{i}")).collect();
+    let sharing = others
+        .iter()
+        .filter(|o| slots.contains(&(run_hash(o) as usize % RunSet::SLOTS)))
+        .count();
+    assert!(sharing > 1000, "{sharing}");
+    assert!(others.iter().all(|o| !set.contains(o)));
+    let empty = RunSet::new(std::iter::empty());
+    assert!(empty.is_empty() && !empty.contains("run-1") && !empty.has_hash(run_hash("run-1")));
 }
