@@ -9,7 +9,9 @@ use crate::scan::for_each_newline;
 use std::io::{self, Read};
 use std::ops::Range;
 
-const BLOCK: usize = 1 << 20;
+/// A read's worth: 256 KiB, so that what `read` copied is still in the core's cache (2 MiB
+/// of L2 here) when the parser reads it. 1 MiB was 1-3 % slower at 1 GB (alternating runs).
+const BLOCK: usize = 1 << 18;
 
 /// Calls `each(line_number, bytes)` for every line of `reader`, numbering from 1.
 pub fn for_each_line<R: Read + ?Sized>(
