@@ -143,14 +143,14 @@ impl AttemptRec {
         }
     }
 
+    /// Any request but GET, HEAD and OPTIONS (in any case). Asked of every attempt of a
+    /// month: compared in place, not through an upper-cased copy.
     fn may_cause_effects(&self) -> bool {
-        !matches!(
-            self.method
-                .as_deref()
-                .map(|m| m.to_ascii_uppercase())
-                .as_deref(),
-            Some("GET" | "HEAD" | "OPTIONS")
-        )
+        !self.method.as_deref().is_some_and(|m| {
+            ["GET", "HEAD", "OPTIONS"]
+                .iter()
+                .any(|safe| m.eq_ignore_ascii_case(safe))
+        })
     }
 }
 
@@ -383,6 +383,26 @@ mod tests {
     use super::*;
     use crate::event::{Event, EventKind};
     use crate::money::Currency;
+
+    #[test]
+    fn only_requests_other_than_get_head_and_options_may_cause_effects() {
+        let attempt = |method: Option<&str>| AttemptRec {
+            number: 1,
+            at: Timestamp(0),
+            loc: Loc { input: 0, line: 1 },
+            method: method.map(Text::from),
+            url: None,
+            key: None,
+            outcome: None,
+        };
+        for safe in ["GET", "get", "Head", "OPTIONS", "options"] {
+            assert!(!attempt(Some(safe)).may_cause_effects(), "{safe}");
+        }
+        for unsafe_ in ["POST", "post", "PATCH", "PUT", "DELETE", "GETS", ""] {
+            assert!(attempt(Some(unsafe_)).may_cause_effects(), "{unsafe_}");
+        }
+        assert!(attempt(None).may_cause_effects(), "unknown method");
+    }
 
     #[test]
     fn client_and_service_parts_built_apart_give_the_model_built_together() {
