@@ -75,6 +75,8 @@ pub struct Filter {
     pending: HashMap<CallRef, Pending, FxBuildHasher>,
     /// Calls found relevant: the rest of their events pass straight on.
     kept: HashSet<CallRef, FxBuildHasher>,
+    /// Every call ever in `pending` or `kept`, for [`Filter::knows`].
+    known: CallBloom,
     /// Whether a tool names an effect kind, for [`Filter::idle_tool`].
     tools_naming: ShapeCache,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
@@ -93,6 +95,7 @@ impl Filter {
             relevance,
             pending: HashMap::default(),
             kept: HashSet::default(),
+            known: CallBloom::default(),
             tools_naming: ShapeCache::default(),
             deferred: Vec::new(),
             deferred_lines: Blocks::default(),
@@ -123,6 +126,7 @@ impl Filter {
             None => match &ev.kind {
                 EventKind::ToolCall(t) if self.idle_tool(&t.tool, &t.args_raw) => {
                     let call = call.clone();
+                    self.note_known(&call);
                     // A tool call, a request, its answer, the step's end.
                     let mut events = Vec::with_capacity(4);
                     events.push(ev);
@@ -136,7 +140,9 @@ impl Filter {
                     );
                 }
                 _ => {
-                    self.kept.insert(call.clone());
+                    let call = call.clone();
+                    self.note_known(&call);
+                    self.kept.insert(call);
                     out.push(ev);
                 }
             },
@@ -171,7 +177,19 @@ impl Filter {
     /// calls itself ([`crate::ingest::text`]) must leave those to [`Filter::push`].
     pub fn knows(&self, run: &str, step: u32) -> bool {
         let key = CallKey { run, step };
-        self.kept.contains(&key) || self.pending.contains_key(&key)
+        self.known.may_hold(FxBuildHasher.hash_one(&key))
+            && (self.kept.contains(&key) || self.pending.contains_key(&key))
+    }
+
+    /// Puts a call about to enter `pending` or `kept` in `known` (a call leaves `pending`
+    /// only for `kept` or to be dropped, so `known` holds every call `knows` must find).
+    fn note_known(&mut self, call: &CallRef) {
+        if self.known.is_full() {
+            let calls = self.kept.iter().chain(self.pending.keys());
+            let count = self.kept.len() + self.pending.len();
+            self.known = CallBloom::with_room_for(count, calls.map(|c| FxBuildHasher.hash_one(c)));
+        }
+        self.known.insert(FxBuildHasher.hash_one(call));
     }
 
     /// An idle call a parser judged and dropped itself: only its count and times are kept.
@@ -207,6 +225,62 @@ impl Filter {
         if !p.safe && p.attempts > 0 {
             self.deferred.push(Deferred::pack(call, p.events));
         }
+    }
+}
+
+/// Calls as two bits each of a table small enough to stay in the core's cache. A month's
+/// idle calls are each asked about once ([`Filter::knows`]) and hardly any is known: two
+/// probes of the filter's sets, which outgrow the cache, cost a miss or two each. A set bit
+/// may belong to another call (then the sets are asked); a clear one never does.
+#[derive(Debug, Default)]
+struct CallBloom {
+    bits: Vec<u64>,
+    calls: usize,
+}
+
+impl CallBloom {
+    /// 2 KiB to begin with; grown while it stays in a core's cache (1 MiB).
+    const MIN_BITS: usize = 1 << 14;
+    const MAX_BITS: usize = 1 << 23;
+    /// Bits per call before it grows: about one answer in twenty is then a false "maybe".
+    const BITS_PER_CALL: usize = 8;
+
+    /// A table for the `count` calls of `hashes` and as many more again.
+    fn with_room_for(count: usize, hashes: impl Iterator<Item = u64>) -> Self {
+        let wanted = (2 * count * Self::BITS_PER_CALL).next_power_of_two();
+        let mut bloom = CallBloom {
+            bits: vec![0; wanted.clamp(Self::MIN_BITS, Self::MAX_BITS) / 64],
+            calls: 0,
+        };
+        hashes.for_each(|h| bloom.insert(h));
+        bloom
+    }
+
+    fn is_full(&self) -> bool {
+        self.bits.is_empty()
+            || (self.calls * Self::BITS_PER_CALL >= self.bits.len() * 64
+                && self.bits.len() * 64 < Self::MAX_BITS)
+    }
+
+    /// Two places from the hash's high bits (FxHash mixes those best).
+    fn places(&self, hash: u64) -> [usize; 2] {
+        let mask = self.bits.len() * 64 - 1;
+        [(hash >> 40) as usize & mask, (hash >> 17) as usize & mask]
+    }
+
+    fn insert(&mut self, hash: u64) {
+        for at in self.places(hash) {
+            self.bits[at / 64] |= 1 << (at % 64);
+        }
+        self.calls += 1;
+    }
+
+    fn may_hold(&self, hash: u64) -> bool {
+        !self.bits.is_empty()
+            && self
+                .places(hash)
+                .iter()
+                .all(|&at| self.bits[at / 64] >> (at % 64) & 1 == 1)
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::event::ToolCall;
 use crate::ingest::{Format, ParseOptions, Parsed, parse, source};
 
 fn read(text: &str) -> Parsed {
@@ -414,4 +415,69 @@ fn a_run_set_answers_exactly_behind_its_table_of_bits() {
     assert!(others.iter().all(|o| !set.contains(o)));
     let empty = RunSet::new(std::iter::empty());
     assert!(empty.is_empty() && !empty.contains("run-1") && !empty.has_hash(run_hash("run-1")));
+}
+
+#[test]
+fn a_call_bloom_never_forgets_a_call_and_rarely_claims_one() {
+    let hash = |i: u64| {
+        FxBuildHasher.hash_one(CallKey {
+            run: &format!("r{i}"),
+            step: 1,
+        })
+    };
+    let mut bloom = CallBloom::default();
+    assert!(!bloom.may_hold(hash(0)), "empty");
+    let mut inserted = Vec::new();
+    for i in 0..20_000 {
+        if bloom.is_full() {
+            bloom = CallBloom::with_room_for(inserted.len(), inserted.iter().copied());
+        }
+        bloom.insert(hash(i));
+        inserted.push(hash(i));
+    }
+    assert!(inserted.iter().all(|&h| bloom.may_hold(h)));
+    let claimed = (20_000..120_000)
+        .filter(|&i| bloom.may_hold(hash(i)))
+        .count();
+    assert!(claimed < 10_000, "{claimed} of 100000 claimed");
+}
+
+#[test]
+fn the_filter_knows_every_call_it_keeps_or_holds_as_its_table_grows() {
+    let mut filter = Filter::new(Relevance::default());
+    let mut out = Vec::new();
+    let call = |i: u32| CallRef {
+        run: format!("run-{}", i / 5).as_str().into(),
+        step: i % 5 + 1,
+    };
+    for i in 0..30_000 {
+        // A refund is kept at once; a lookup is held until its step ends.
+        let tool = if i % 3 == 0 {
+            "issue_refund"
+        } else {
+            "lookup_order"
+        };
+        filter.push(
+            Event {
+                at: Timestamp(i64::from(i)),
+                loc: Loc {
+                    input: 0,
+                    line: i + 1,
+                },
+                kind: EventKind::ToolCall(Box::new(ToolCall {
+                    call: call(i),
+                    tool: tool.into(),
+                    args_raw: "{}".into(),
+                    args: serde_json::Value::Null,
+                })),
+            },
+            &mut out,
+        );
+    }
+    assert_eq!(out.len(), 10_000, "the refunds passed on");
+    for i in 0..30_000 {
+        let c = call(i);
+        assert!(filter.knows(&c.run, c.step), "{c:?}");
+    }
+    assert!((30_000..60_000).all(|i| !filter.knows(&call(i).run, call(i).step)));
 }
