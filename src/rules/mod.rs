@@ -76,6 +76,19 @@ static REGISTRY: &[&Rule] = &[
     &replay_rate_spike::RULE,
 ];
 
+/// The rules that read every effect or keyed attempt of a month, slowest first: run
+/// first, so that the threads finish together. In the registry's order the slowest
+/// started last, and one thread worked alone at the end (the rules' stage at 1 GB on two
+/// threads: 0.222 s that way, 0.200 s this way).
+const LONGEST_FIRST: &[&str] = &[
+    "duplicate-effect",
+    "duplicate-decision",
+    "key-payload-mismatch",
+    "key-not-enforced",
+    "effect-after-timeout",
+    "replay-rate-spike",
+];
+
 pub fn find(id: &str) -> Option<&'static Rule> {
     registry().iter().copied().find(|r| r.id == id)
 }
@@ -152,9 +165,16 @@ pub fn run_all(model: &Model, settings: &Settings) -> Vec<Finding> {
 /// [`run_all`], with what rules derive alike kept in `shared` for the caller too.
 pub fn run_all_sharing(model: &Model, settings: &Settings, shared: &Shared) -> Vec<Finding> {
     use rayon::prelude::*;
-    let per_rule: Vec<Vec<Finding>> = registry()
+    // The slowest first, then the rest in the registry's order; one rule a task.
+    let mut rules: Vec<&Rule> = registry().to_vec();
+    rules.sort_by_key(|r| {
+        let rank = LONGEST_FIRST.iter().position(|&id| id == r.id);
+        rank.unwrap_or(LONGEST_FIRST.len())
+    });
+    let per_rule: Vec<Vec<Finding>> = rules
         .par_iter()
-        .map(|rule| {
+        .with_max_len(1)
+        .map(|&rule| {
             let Level::On(severity) = settings.level_of(rule) else {
                 return Vec::new();
             };
@@ -168,6 +188,7 @@ pub fn run_all_sharing(model: &Model, settings: &Settings, shared: &Shared) -> V
             found
         })
         .collect();
+    // The order they ran in does not show: findings of different rules never tie below.
     let mut all: Vec<Finding> = per_rule.into_iter().flatten().collect();
     // Stable, and each key built once rather than twice per comparison: a key clones the
     // finding's order, run and first effect id.
@@ -179,6 +200,13 @@ pub fn run_all_sharing(model: &Model, settings: &Settings, shared: &Shared) -> V
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn the_rules_run_first_are_rules() {
+        for id in LONGEST_FIRST {
+            assert!(find(id).is_some(), "{id} is not a rule");
+        }
+    }
 
     #[test]
     fn every_rule_is_documented_and_ids_are_unique() {
