@@ -1,9 +1,10 @@
 //! JSON output: the serde form of [`Report`], pretty-printed, so tests can parse it back.
 
-use super::{Report, finding_report, input_paths};
+use super::{Report, input_paths};
 use crate::finding::Finding;
 use rayon::prelude::*;
 use rayon::{Scope, ThreadPool};
+use row::{QuotedPaths, write_row};
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
 use std::io::Write;
@@ -39,7 +40,12 @@ pub fn write_with_rows(
     member(out, ",\n  \"inputs\": ", &report.inputs)?;
     member(out, ",\n  \"summary\": ", &report.summary)?;
     out.write_all(b",\n  \"findings\": ")?;
-    rows(out, findings, &input_paths(&report.inputs), pool)?;
+    rows(
+        out,
+        findings,
+        &QuotedPaths::new(&input_paths(&report.inputs)),
+        pool,
+    )?;
     member(out, ",\n  \"metrics\": ", &report.metrics)?;
     out.write_all(b"\n}\n")
 }
@@ -56,7 +62,7 @@ fn member(out: &mut dyn Write, before: &str, value: &impl Serialize) -> std::io:
 fn rows(
     out: &mut dyn Write,
     findings: &[Finding],
-    paths: &[&str],
+    paths: &QuotedPaths,
     pool: Option<&ThreadPool>,
 ) -> std::io::Result<()> {
     const ROWS_AT_ONCE: usize = 4096;
@@ -97,7 +103,7 @@ fn in_scope<'s>(pool: Option<&ThreadPool>, op: impl FnOnce(&Scope<'s>)) {
 
 /// The rows of `findings`, each after its separator (the sequence's opening for the first
 /// of all), in pieces made on every thread.
-fn batch(findings: &[Finding], paths: &[&str], first: bool) -> Vec<Vec<u8>> {
+fn batch(findings: &[Finding], paths: &QuotedPaths, first: bool) -> Vec<Vec<u8>> {
     const ROWS_A_PIECE: usize = 256;
     let pieces = findings.par_chunks(ROWS_A_PIECE).enumerate();
     let pieces = pieces.map(|(i, rows)| {
@@ -105,24 +111,16 @@ fn batch(findings: &[Finding], paths: &[&str], first: bool) -> Vec<Vec<u8>> {
         for (j, f) in rows.iter().enumerate() {
             let opens = first && i == 0 && j == 0;
             piece.extend_from_slice(if opens { b"[\n    " } else { b",\n    " });
-            row(f, paths, &mut piece);
+            write_row(f, paths, &mut piece);
         }
         piece
     });
     pieces.collect()
 }
 
-fn row(f: &Finding, paths: &[&str], out: &mut Vec<u8>) {
-    let mut ser = serde_json::Serializer::with_formatter(out, pretty_at(2));
-    // Writing to memory fails only if serialising does, and a row always serialises.
-    finding_report(f, paths)
-        .serialize(&mut ser)
-        .unwrap_or_default();
-}
-
 /// serde_json's pretty printer as it stands `depth` levels into a document: each array it
 /// opens indents what follows one level more (what it writes here is thrown away).
-fn pretty_at(depth: usize) -> PrettyFormatter<'static> {
+pub(super) fn pretty_at(depth: usize) -> PrettyFormatter<'static> {
     let mut pretty = PrettyFormatter::new();
     for _ in 0..depth {
         // A sink takes every write.
@@ -130,6 +128,8 @@ fn pretty_at(depth: usize) -> PrettyFormatter<'static> {
     }
     pretty
 }
+
+mod row;
 
 #[cfg(test)]
 mod tests {
