@@ -200,32 +200,21 @@ impl OrderIndex {
 /// re-planned lookup is harmless. Calls are visited in creation (time) order, so a call
 /// renumbered twice joins the group of the first.
 pub(super) fn join_renumbered(model: &mut Model) {
-    // Which dispatches produced an effect, computed once: a scan per candidate would be
-    // quadratic on a month of logs.
-    let mut produced = vec![false; model.dispatches.len()];
-    for e in model.effects.iter().filter(|e| e.happened) {
-        if let Some(m) = e.matched {
-            produced[m.dispatch()] = true;
-        }
-    }
-    // Only runs dispatched something after a resume can have a renumbered call, and a call
-    // is only joined within its run: a month of runs that never resumed is passed over.
-    let resumed: FxHashSet<&str> = model
-        .dispatches
-        .iter()
-        .filter(|d| d.segment > 0)
-        .map(|d| d.call.run.as_str())
-        .collect();
-    let mut by_shape: FxHashMap<(&str, &str, &str), Vec<usize>> = FxHashMap::default();
-    for (i, c) in model.calls.iter().enumerate() {
-        if !resumed.contains(c.run.as_str()) {
-            continue;
-        }
-        by_shape
-            .entry((c.run.as_str(), c.tool.as_str(), c.canonical.as_str()))
-            .or_default()
-            .push(i);
-    }
+    let m = &*model;
+    // Which dispatches produced an effect, computed once (a scan per candidate would be
+    // quadratic on a month of logs), while the calls are grouped on the other thread.
+    let (produced, by_shape) = rayon::join(
+        || {
+            let mut produced = vec![false; m.dispatches.len()];
+            for e in m.effects.iter().filter(|e| e.happened) {
+                if let Some(matched) = e.matched {
+                    produced[matched.dispatch()] = true;
+                }
+            }
+            produced
+        },
+        || calls_of_resumed_runs_by_shape(m),
+    );
     let mut joins: Vec<(usize, usize)> = Vec::new();
     for candidates in by_shape.values().filter(|v| v.len() > 1) {
         for &later in candidates {
@@ -267,6 +256,27 @@ pub(super) fn join_renumbered(model: &mut Model) {
         }
         model.calls[later].group = model.calls[root].group;
     }
+}
+
+/// The logical calls of runs that resumed, by (run, tool, canonical arguments). Only a run
+/// that resumed can have a call dispatched after a resume, and a call is only joined within
+/// its run: a month of runs that never resumed is passed over. The runs are those the
+/// model records a resume of (a few), not those of every dispatch after one.
+fn calls_of_resumed_runs_by_shape(model: &Model) -> FxHashMap<(&str, &str, &str), Vec<usize>> {
+    let resumed: FxHashSet<&str> = model.resumes.keys().map(|r| r.as_str()).collect();
+    let mut by_shape: FxHashMap<(&str, &str, &str), Vec<usize>> = FxHashMap::default();
+    if resumed.is_empty() {
+        return by_shape;
+    }
+    for (i, c) in model.calls.iter().enumerate() {
+        if resumed.contains(c.run.as_str()) {
+            by_shape
+                .entry((c.run.as_str(), c.tool.as_str(), c.canonical.as_str()))
+                .or_default()
+                .push(i);
+        }
+    }
+    by_shape
 }
 
 /// A dispatch that may have an effect: its tool or URL names an effect kind, or it sent a
