@@ -17,6 +17,7 @@ pub mod correlate;
 pub mod event;
 pub mod finding;
 pub mod flat_json;
+pub mod hash_bits;
 pub mod ingest;
 pub mod metrics;
 pub mod money;

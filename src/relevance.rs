@@ -19,6 +19,7 @@
 use crate::blocks::Blocks;
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent, Text};
+use crate::hash_bits::HashBits;
 use crate::scan::first_either;
 use crate::time::Timestamp;
 use hashbrown::{Equivalent, HashMap, HashSet};
@@ -75,8 +76,9 @@ pub struct Filter {
     pending: HashMap<CallRef, Pending, FxBuildHasher>,
     /// Calls found relevant: the rest of their events pass straight on.
     kept: HashSet<CallRef, FxBuildHasher>,
-    /// Every call ever in `pending` or `kept`, for [`Filter::knows`].
-    known: CallBloom,
+    /// The hash of every call ever in `pending` or `kept`: a month's idle calls each ask
+    /// [`Filter::knows`] once, hardly any is known, and both sets outgrow the cache.
+    known: HashBits,
     /// Whether a tool names an effect kind, for [`Filter::idle_tool`].
     tools_naming: ShapeCache,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
@@ -95,7 +97,7 @@ impl Filter {
             relevance,
             pending: HashMap::default(),
             kept: HashSet::default(),
-            known: CallBloom::default(),
+            known: HashBits::default(),
             tools_naming: ShapeCache::default(),
             deferred: Vec::new(),
             deferred_lines: Blocks::default(),
@@ -187,7 +189,7 @@ impl Filter {
         if self.known.is_full() {
             let calls = self.kept.iter().chain(self.pending.keys());
             let count = self.kept.len() + self.pending.len();
-            self.known = CallBloom::with_room_for(count, calls.map(|c| FxBuildHasher.hash_one(c)));
+            self.known = HashBits::with_room_for(count, calls.map(|c| FxBuildHasher.hash_one(c)));
         }
         self.known.insert(FxBuildHasher.hash_one(call));
     }
@@ -225,63 +227,6 @@ impl Filter {
         if !p.safe && p.attempts > 0 {
             self.deferred.push(Deferred::pack(call, p.events));
         }
-    }
-}
-
-/// Calls as two bits each (in one word) of a table small enough to stay in the core's
-/// cache. A month's idle calls are each asked about once ([`Filter::knows`]) and hardly any
-/// is known: two probes of the filter's sets, which outgrow the cache, cost a miss or two
-/// each. A set bit may belong to another call (then the sets are asked); a clear one never
-/// does.
-#[derive(Debug, Default)]
-struct CallBloom {
-    bits: Vec<u64>,
-    calls: usize,
-}
-
-impl CallBloom {
-    /// 2 KiB to begin with; grown while it stays in a core's cache (1 MiB).
-    const MIN_BITS: usize = 1 << 14;
-    const MAX_BITS: usize = 1 << 23;
-    /// Bits per call before it grows: about one answer in twenty is then a false "maybe".
-    const BITS_PER_CALL: usize = 8;
-
-    /// A table for the `count` calls of `hashes` and as many more again.
-    fn with_room_for(count: usize, hashes: impl Iterator<Item = u64>) -> Self {
-        let wanted = (2 * count * Self::BITS_PER_CALL).next_power_of_two();
-        let mut bloom = CallBloom {
-            bits: vec![0; wanted.clamp(Self::MIN_BITS, Self::MAX_BITS) / 64],
-            calls: 0,
-        };
-        hashes.for_each(|h| bloom.insert(h));
-        bloom
-    }
-
-    fn is_full(&self) -> bool {
-        self.bits.is_empty()
-            || (self.calls * Self::BITS_PER_CALL >= self.bits.len() * 64
-                && self.bits.len() * 64 < Self::MAX_BITS)
-    }
-
-    /// A word of the table and two bits in it, from the hash's high bits (FxHash mixes
-    /// those best): one load per call asked about.
-    fn place(&self, hash: u64) -> (usize, u64) {
-        let word = (hash >> 40) as usize & (self.bits.len() - 1);
-        (word, 1 << ((hash >> 17) & 63) | 1 << ((hash >> 23) & 63))
-    }
-
-    fn insert(&mut self, hash: u64) {
-        let (word, bits) = self.place(hash);
-        self.bits[word] |= bits;
-        self.calls += 1;
-    }
-
-    fn may_hold(&self, hash: u64) -> bool {
-        if self.bits.is_empty() {
-            return false;
-        }
-        let (word, bits) = self.place(hash);
-        self.bits[word] & bits == bits
     }
 }
 
@@ -325,26 +270,24 @@ impl<'a> Lifecycles<'a> {
     }
 }
 
-/// Run ids, with a table of bits in front, one for each value of their [`run_hash`]'s low
-/// 16 bits: millions of held starts and deferred calls ask, and almost none belong to such
-/// a run, so most are answered from 8 KiB instead of a probe of the set.
+/// Run ids, with a [`HashBits`] table of their [`run_hash`]es in front: millions of held
+/// starts and deferred calls ask, and almost none belong to such a run.
 struct RunSet<'a> {
     ids: FxHashSet<&'a str>,
     hashes: FxHashSet<u32>,
-    bits: Vec<u64>,
+    bits: HashBits,
 }
 
 impl<'a> RunSet<'a> {
-    const SLOTS: usize = 1 << 16;
-
     fn new(runs: impl Iterator<Item = &'a str>) -> Self {
         let ids: FxHashSet<&str> = runs.collect();
         let hashes: FxHashSet<u32> = ids.iter().map(|r| run_hash(r)).collect();
-        let mut bits = vec![0u64; if ids.is_empty() { 0 } else { Self::SLOTS / 64 }];
-        for &h in &hashes {
-            let slot = h as usize % Self::SLOTS;
-            bits[slot / 64] |= 1 << (slot % 64);
-        }
+        let bits = match hashes.is_empty() {
+            true => HashBits::default(),
+            false => {
+                HashBits::with_room_for(hashes.len(), hashes.iter().map(|&h| HashBits::spread(h)))
+            }
+        };
         RunSet { ids, hashes, bits }
     }
 
@@ -354,11 +297,7 @@ impl<'a> RunSet<'a> {
 
     /// Whether a run hashing to `hash` may be in the set (always, when one is).
     fn has_hash(&self, hash: u32) -> bool {
-        let slot = hash as usize % Self::SLOTS;
-        self.bits
-            .get(slot / 64)
-            .is_some_and(|w| w >> (slot % 64) & 1 == 1)
-            && self.hashes.contains(&hash)
+        self.bits.may_hold(HashBits::spread(hash)) && self.hashes.contains(&hash)
     }
 
     fn contains(&self, run: &str) -> bool {

@@ -401,45 +401,19 @@ fn a_run_set_answers_exactly_behind_its_table_of_bits() {
         assert!(set.contains(m), "{m}");
         assert!(set.has_hash(run_hash(m)), "{m}");
     }
-    // Many others share a member's slot in the table; none is taken for one.
-    let slots: FxHashSet<usize> = members
-        .iter()
-        .map(|m| run_hash(m) as usize % RunSet::SLOTS)
-        .collect();
+    // Some others get past the table (a false "maybe"); none is taken for a member.
     let others: Vec<String> = (0..100_000).map(|i| format!("other-{i}")).collect();
-    let sharing = others
+    let past_the_table = others
         .iter()
-        .filter(|o| slots.contains(&(run_hash(o) as usize % RunSet::SLOTS)))
+        .filter(|o| set.bits.may_hold(HashBits::spread(run_hash(o))))
         .count();
-    assert!(sharing > 1000, "{sharing}");
+    assert!(
+        past_the_table > 0 && past_the_table < 10_000,
+        "{past_the_table}"
+    );
     assert!(others.iter().all(|o| !set.contains(o)));
     let empty = RunSet::new(std::iter::empty());
     assert!(empty.is_empty() && !empty.contains("run-1") && !empty.has_hash(run_hash("run-1")));
-}
-
-#[test]
-fn a_call_bloom_never_forgets_a_call_and_rarely_claims_one() {
-    let hash = |i: u64| {
-        FxBuildHasher.hash_one(CallKey {
-            run: &format!("r{i}"),
-            step: 1,
-        })
-    };
-    let mut bloom = CallBloom::default();
-    assert!(!bloom.may_hold(hash(0)), "empty");
-    let mut inserted = Vec::new();
-    for i in 0..20_000 {
-        if bloom.is_full() {
-            bloom = CallBloom::with_room_for(inserted.len(), inserted.iter().copied());
-        }
-        bloom.insert(hash(i));
-        inserted.push(hash(i));
-    }
-    assert!(inserted.iter().all(|&h| bloom.may_hold(h)));
-    let claimed = (20_000..120_000)
-        .filter(|&i| bloom.may_hold(hash(i)))
-        .count();
-    assert!(claimed < 10_000, "{claimed} of 100000 claimed");
 }
 
 #[test]
