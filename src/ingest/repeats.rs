@@ -1,9 +1,10 @@
 //! Texts that recur line after line, shared instead of copied.
 //!
 //! A service's URLs repeat on every attempt of a month (`https://payments.internal/v1/refunds`
-//! on a third of a million lines), and each was its own allocation in the events and then
-//! in the model. A [`Text`] clone only counts a reference, so a parser that hands out the
-//! same text again keeps one copy.
+//! on a third of a million lines), and each was its own allocation among the parsed events
+//! until correlation shared them (`correlate::ready`'s table, which hashes every text). A
+//! [`Text`] clone only counts a reference, so a parser that hands out the same text again
+//! keeps one copy; comparing with the last few costs less than hashing on the parse's path.
 
 use crate::event::Text;
 
