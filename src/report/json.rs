@@ -1,5 +1,5 @@
 //! JSON output: the serde form of [`Report`], pretty-printed, so tests can parse it back.
-//! A scan's rows are written by hand ([`row`]) as serde would write them, a batch at a time.
+//! A scan's rows are written by hand (`json/row.rs`) as serde would write them, a batch at a time.
 
 use super::{Report, input_paths};
 use crate::finding::Finding;
