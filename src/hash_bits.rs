@@ -1,29 +1,27 @@
-//! A Bloom table of hashes, small enough to stay in a core's cache, in front of a set that
-//! is not: when most questions are about members the set does not have (a month's idle
-//! calls, its runs that never crashed), most are answered with one load instead of a probe
-//! of the set. A clear answer is certain; a "maybe" is asked of the set.
+//! A Bloom table of hashes, small enough to stay in a core's cache, in front of a set: when
+//! most questions are about members the set does not have (a month's runs that never
+//! crashed or resumed), most are answered with one load instead of a probe of the set. A
+//! clear answer is certain; a "maybe" is asked of the set.
 
 /// Hashes as two bits each, in one 64-bit word of the table.
 #[derive(Debug, Default)]
 pub struct HashBits {
     words: Vec<u64>,
-    hashes: usize,
 }
 
 impl HashBits {
     /// 2 KiB at least; at most 1 MiB, past which it would not stay in the cache.
     const MIN_BITS: usize = 1 << 14;
     const MAX_BITS: usize = 1 << 23;
-    /// Bits per hash before the table is full: about one "maybe" in twenty is then false.
-    const BITS_PER_HASH: usize = 8;
+    /// Bits per hash: about one "maybe" in fifty is then false.
+    const BITS_PER_HASH: usize = 16;
 
-    /// A table for the `count` hashes of `hashes` and as many more again. Hashes must mix
-    /// their high bits well (FxHash's do; see [`HashBits::spread`] for others).
+    /// A table of the `count` hashes of `hashes`. Hashes must mix their high bits well
+    /// (FxHash's do; see [`HashBits::spread`] for others).
     pub fn with_room_for(count: usize, hashes: impl Iterator<Item = u64>) -> Self {
-        let wanted = (2 * count * Self::BITS_PER_HASH).next_power_of_two();
+        let wanted = (count * Self::BITS_PER_HASH).next_power_of_two();
         let mut table = HashBits {
             words: vec![0; wanted.clamp(Self::MIN_BITS, Self::MAX_BITS) / 64],
-            hashes: 0,
         };
         hashes.for_each(|h| table.insert(h));
         table
@@ -34,25 +32,15 @@ impl HashBits {
         u64::from(hash).wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
 
-    /// Whether another hash would be one too many for the table's size: it should then be
-    /// made again, larger (never past its largest size).
-    pub fn is_full(&self) -> bool {
-        self.words.is_empty()
-            || (self.hashes * Self::BITS_PER_HASH >= self.words.len() * 64
-                && self.words.len() * 64 < Self::MAX_BITS)
-    }
-
     /// A word of the table and two bits in it, from the hash's high bits.
     fn place(&self, hash: u64) -> (usize, u64) {
         let word = (hash >> 40) as usize & (self.words.len() - 1);
         (word, 1 << ((hash >> 17) & 63) | 1 << ((hash >> 23) & 63))
     }
 
-    /// Adds a hash; the table must have been made ([`HashBits::with_room_for`]).
-    pub fn insert(&mut self, hash: u64) {
+    fn insert(&mut self, hash: u64) {
         let (word, bits) = self.place(hash);
         self.words[word] |= bits;
-        self.hashes += 1;
     }
 
     /// False only if `hash` was never inserted.
@@ -74,16 +62,9 @@ mod tests {
     #[test]
     fn a_table_never_forgets_a_hash_and_rarely_claims_one() {
         let hash = |i: u64| FxBuildHasher.hash_one(("r", i));
-        let mut table = HashBits::default();
-        assert!(!table.may_hold(hash(0)), "empty");
-        let mut inserted = Vec::new();
-        for i in 0..20_000 {
-            if table.is_full() {
-                table = HashBits::with_room_for(inserted.len(), inserted.iter().copied());
-            }
-            table.insert(hash(i));
-            inserted.push(hash(i));
-        }
+        assert!(!HashBits::default().may_hold(hash(0)), "empty");
+        let inserted: Vec<u64> = (0..20_000).map(hash).collect();
+        let table = HashBits::with_room_for(inserted.len(), inserted.iter().copied());
         assert!(inserted.iter().all(|&h| table.may_hold(h)));
         let claimed = (20_000..120_000)
             .filter(|&i| table.may_hold(hash(i)))

@@ -76,9 +76,6 @@ pub struct Filter {
     pending: HashMap<CallRef, Pending, FxBuildHasher>,
     /// Calls found relevant: the rest of their events pass straight on.
     kept: HashSet<CallRef, FxBuildHasher>,
-    /// The hash of every call ever in `pending` or `kept`: a month's idle calls each ask
-    /// [`Filter::knows`] once, hardly any is known, and both sets outgrow the cache.
-    known: HashBits,
     /// Whether a tool names an effect kind, for [`Filter::idle_tool`].
     tools_naming: ShapeCache,
     /// Idle calls with a non-idempotent request, by run: needed only if the run resumed.
@@ -97,7 +94,6 @@ impl Filter {
             relevance,
             pending: HashMap::default(),
             kept: HashSet::default(),
-            known: HashBits::default(),
             tools_naming: ShapeCache::default(),
             deferred: Vec::new(),
             deferred_lines: Blocks::default(),
@@ -128,7 +124,6 @@ impl Filter {
             None => match &ev.kind {
                 EventKind::ToolCall(t) if self.idle_tool(&t.tool, &t.args_raw) => {
                     let call = call.clone();
-                    self.note_known(&call);
                     // A tool call, a request, its answer, the step's end.
                     let mut events = Vec::with_capacity(4);
                     events.push(ev);
@@ -142,9 +137,7 @@ impl Filter {
                     );
                 }
                 _ => {
-                    let call = call.clone();
-                    self.note_known(&call);
-                    self.kept.insert(call);
+                    self.kept.insert(call.clone());
                     out.push(ev);
                 }
             },
@@ -179,19 +172,7 @@ impl Filter {
     /// calls itself ([`crate::ingest::text`]) must leave those to [`Filter::push`].
     pub fn knows(&self, run: &str, step: u32) -> bool {
         let key = CallKey { run, step };
-        self.known.may_hold(FxBuildHasher.hash_one(&key))
-            && (self.kept.contains(&key) || self.pending.contains_key(&key))
-    }
-
-    /// Puts a call about to enter `pending` or `kept` in `known` (a call leaves `pending`
-    /// only for `kept` or to be dropped, so `known` holds every call `knows` must find).
-    fn note_known(&mut self, call: &CallRef) {
-        if self.known.is_full() {
-            let calls = self.kept.iter().chain(self.pending.keys());
-            let count = self.kept.len() + self.pending.len();
-            self.known = HashBits::with_room_for(count, calls.map(|c| FxBuildHasher.hash_one(c)));
-        }
-        self.known.insert(FxBuildHasher.hash_one(call));
+        self.kept.contains(&key) || self.pending.contains_key(&key)
     }
 
     /// An idle call a parser judged and dropped itself: only its count and times are kept.

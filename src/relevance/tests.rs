@@ -417,7 +417,7 @@ fn a_run_set_answers_exactly_behind_its_table_of_bits() {
 }
 
 #[test]
-fn the_filter_knows_every_call_it_keeps_or_holds_as_its_table_grows() {
+fn the_filter_knows_every_call_it_keeps_or_holds_and_no_other() {
     let mut filter = Filter::new(Relevance::default());
     let mut out = Vec::new();
     let call = |i: u32| CallRef {
