@@ -261,7 +261,8 @@ pub(super) fn join_renumbered(model: &mut Model) {
 /// The logical calls of runs that resumed, by (run, tool, canonical arguments). Only a run
 /// that resumed can have a call dispatched after a resume, and a call is only joined within
 /// its run: a month of runs that never resumed is passed over. The runs are those the
-/// model records a resume of (a few), not those of every dispatch after one.
+/// model records a resume of (a few), read without a walk of every dispatch; a run with
+/// no dispatch after its resume has only calls of segment 0, which are passed over below.
 fn calls_of_resumed_runs_by_shape(model: &Model) -> FxHashMap<(&str, &str, &str), Vec<usize>> {
     let resumed: FxHashSet<&str> = model.resumes.keys().map(|r| r.as_str()).collect();
     let mut by_shape: FxHashMap<(&str, &str, &str), Vec<usize>> = FxHashMap::default();
