@@ -27,6 +27,7 @@ pub mod relevance;
 pub mod report;
 pub mod rules;
 mod scan;
+pub mod shared_texts;
 pub mod stages;
 pub mod time;
 pub mod timeline;

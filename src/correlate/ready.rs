@@ -8,9 +8,7 @@ use super::CorrelateOptions;
 use super::call_args::CallArgs;
 use super::kinds::effect_kind_of;
 use crate::event::{Event, EventKind, Text};
-use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
-use std::hash::BuildHasher;
+use crate::shared_texts::SharedTexts;
 use std::mem::take;
 
 /// An event whose texts are the model's own, with a tool call's arguments read.
@@ -76,31 +74,18 @@ impl<'o> Preparer<'o> {
     }
 }
 
-/// Heap-held texts seen before, each shared by every later copy (a clone of a text on the
-/// heap shares its buffer): a month's attempts name a few URLs hundreds of thousands of
-/// times. Forgotten when too many (URLs with ids in their path), so never unbounded.
+/// Heap-held texts seen before, each shared by every later copy: the model's own copies
+/// ([`fresh`]), one per distinct text.
 #[derive(Default)]
-struct Repeated(HashTable<Text>);
+struct Repeated(SharedTexts);
 
 impl Repeated {
-    const MAX: usize = 4096;
-
-    /// `t`, or the earlier text equal to it; a fresh copy ([`fresh`]) when there is none.
+    /// `t`, or the earlier text equal to it; a fresh copy when there is none.
     fn get(&mut self, t: Text) -> Text {
         if !t.is_heap_allocated() {
             return t;
         }
-        let hash = FxBuildHasher.hash_one(t.as_str());
-        if let Some(known) = self.0.find(hash, |k| k.as_str() == t.as_str()) {
-            return known.clone();
-        }
-        if self.0.len() >= Self::MAX {
-            self.0.clear();
-        }
-        let t = fresh(t);
-        self.0
-            .insert_unique(hash, t.clone(), |k| FxBuildHasher.hash_one(k.as_str()));
-        t
+        self.0.get(t.as_str())
     }
 }
 
@@ -124,7 +109,8 @@ mod tests {
     fn a_repeated_text_is_held_once() {
         let url = "https://payments.internal/v1/refunds";
         let mut repeated = Repeated::default();
-        let first = repeated.get(Text::from(url));
+        let read = Text::from(url);
+        let first = repeated.get(read.clone());
         let again = repeated.get(Text::from(url));
         assert_eq!((first.as_str(), again.as_str()), (url, url));
         assert_eq!(
@@ -132,12 +118,8 @@ mod tests {
             again.as_str().as_ptr(),
             "one buffer"
         );
-        // Short texts are inline, and many distinct ones do not pile up.
+        assert_ne!(first.as_ptr(), read.as_ptr(), "the model's own copy");
+        // Short texts are inline.
         assert_eq!(repeated.get(Text::from("POST")), "POST");
-        for i in 0..2 * Repeated::MAX {
-            let t = format!("{url}/{i}");
-            assert_eq!(repeated.get(Text::from(t.as_str())), t.as_str());
-        }
-        assert!(repeated.0.len() <= Repeated::MAX);
     }
 }

@@ -9,7 +9,6 @@ pub mod otlp;
 #[cfg(test)]
 mod prop_tests;
 pub mod records;
-pub mod repeats;
 pub mod selfcheck;
 pub mod source;
 pub mod stamp;

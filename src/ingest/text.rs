@@ -4,12 +4,12 @@
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
 use super::lines::for_each_line_ahead;
-use super::repeats::Repeats;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
 use crate::flat_json::is_flat_object;
 use crate::money::{Currency, Money};
+use crate::shared_texts::SharedTexts;
 use crate::time::{
     DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, days_from_civil, parse_date,
 };
@@ -75,7 +75,7 @@ struct TextParser {
     current_call: Option<CallRef>,
     last_attempt: FxHashMap<CallRef, u32>,
     /// Attempts' URLs: a service's few endpoints, one copy each.
-    urls: Repeats,
+    urls: SharedTexts,
     idle: idle::IdleCall,
     /// Bytes after the current line that were read with it ([`TextParser::line`]).
     read_ahead: usize,
@@ -100,7 +100,7 @@ impl TextParser {
             first_tod: None,
             current_call: None,
             last_attempt: FxHashMap::default(),
-            urls: Repeats::default(),
+            urls: SharedTexts::default(),
             idle: idle::IdleCall::default(),
             read_ahead: 0,
             rereadable,
@@ -428,7 +428,10 @@ impl TextParser {
             call,
             number,
             method: Some(small(method)),
-            url: Some(self.urls.text(url, small)),
+            url: Some(match as_text(url) {
+                Some(url) => self.urls.get(url),
+                None => small(url),
+            }),
             key: key.map(small),
         }))
     }
