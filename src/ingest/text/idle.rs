@@ -15,7 +15,7 @@
 //! `selfcheck::check_filter_agrees` (a property test and a fuzz target) holds the shortcut to
 //! the filter's decisions.
 
-use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request, plain_step_ok};
+use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request};
 use super::{EFFECT_ID_TOKENS, as_text, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
@@ -35,6 +35,8 @@ pub(super) struct IdleCall {
     active: bool,
     run: String,
     step: u32,
+    /// `run` has no whitespace, so [`plain_step_ok`] could read it from a line.
+    run_plain: bool,
     /// The held lines' messages (after the timestamp), back to back.
     raw: Vec<u8>,
     lines: Vec<HeldLine>,
@@ -118,6 +120,30 @@ pub(super) struct Unsplit<'a> {
 impl IdleCall {
     pub(super) fn is_active(&self) -> bool {
         self.active
+    }
+
+    /// Whether `msg` is `agent run R  step N  ok` for this call, as
+    /// `plain_step_ok(msg) == Some((run, step))` would say, compared against the call's own
+    /// run and step rather than read afresh (it runs for every idle call of a month).
+    fn is_end_line(&self, msg: &[u8]) -> bool {
+        let digits = msg
+            .strip_prefix(b"agent run ")
+            .and_then(|rest| rest.strip_prefix(self.run.as_bytes()))
+            .and_then(|rest| rest.strip_prefix(b"  step "))
+            .and_then(|rest| rest.strip_suffix(b"  ok"));
+        let Some(digits) = digits.filter(|_| self.run_plain) else {
+            return false;
+        };
+        // Nine digits at most and no leading zero, as `plain_step_ok` reads a step.
+        let canonical = (1..=9).contains(&digits.len()) && (digits[0] != b'0' || digits.len() == 1);
+        let mut step = 0u32;
+        for &d in digits {
+            if !d.is_ascii_digit() {
+                return false;
+            }
+            step = step * 10 + u32::from(d - b'0');
+        }
+        canonical && step == self.step
     }
 }
 
@@ -217,7 +243,7 @@ impl TextParser {
                     .map(|request_safe| safe = request_safe)
                     .is_some(),
                 1 => plain_answer(msg).is_some_and(|status| (200..300).contains(&status)),
-                _ => plain_step_ok(msg) == Some((idle.run.as_bytes(), idle.step)),
+                _ => idle.is_end_line(msg),
             };
             if !plain {
                 return 0;
@@ -315,6 +341,7 @@ impl TextParser {
         idle.run.clear();
         idle.run.push_str(run);
         idle.step = step;
+        idle.run_plain = !run.bytes().any(|b| b.is_ascii_whitespace());
         idle.raw.clear();
         idle.lines.clear();
         idle.attempts = 0;
@@ -335,7 +362,7 @@ impl TextParser {
         if !idle.active || self.out.filter.is_none() {
             return None;
         }
-        let ended = plain_step_ok(msg) == Some((idle.run.as_bytes(), idle.step));
+        let ended = idle.is_end_line(msg);
         if ended {
             if idle.answered != (idle.attempts == 1) {
                 return None;
@@ -552,5 +579,52 @@ mod tests {
         assert_eq!(by_reading(&lines[0]), Some(true));
         assert_eq!(by_reading(&lines[1]), Some(false));
         assert_eq!(by_reading(&lines[2]), None);
+    }
+
+    /// A held call's end is recognised exactly when reading the line would give its run and
+    /// step: other runs and steps, leading zeros, ten digits, whitespace in the run.
+    #[test]
+    fn a_call_ends_on_the_lines_plain_step_ok_reads_as_its_own() {
+        use super::super::plain::plain_step_ok;
+        let runs = ["w0r1", "w0r12", "w0r", "a\x0cb", "a\rb", "run-7"];
+        let steps = [0u32, 1, 7, 10, 999_999_999, 1_000_000_000, u32::MAX];
+        let mut msgs: Vec<String> = Vec::new();
+        for run in runs {
+            for digits in [
+                "0",
+                "1",
+                "01",
+                "7",
+                "10",
+                "999999999",
+                "1000000000",
+                "4294967295",
+                "x",
+            ] {
+                msgs.push(format!("agent run {run}  step {digits}  ok"));
+                msgs.push(format!("agent run {run}  step {digits}  ok "));
+                msgs.push(format!("agent run {run} step {digits}  ok"));
+            }
+        }
+        let mut ended = 0;
+        for run in runs {
+            for step in steps {
+                let mut idle = IdleCall::default();
+                idle.run.push_str(run);
+                idle.step = step;
+                idle.run_plain = !run.bytes().any(|b| b.is_ascii_whitespace());
+                for msg in &msgs {
+                    let by_reading = plain_step_ok(msg.as_bytes()) == Some((run.as_bytes(), step));
+                    assert_eq!(
+                        idle.is_end_line(msg.as_bytes()),
+                        by_reading,
+                        "{run} {step}: {msg:?}"
+                    );
+                    ended += usize::from(by_reading);
+                }
+            }
+        }
+        // Four runs without whitespace, each ending at steps 0, 1, 7, 10 and 999999999.
+        assert_eq!(ended, 20);
     }
 }
