@@ -212,11 +212,7 @@ impl TextParser {
             return verdict;
         }
         if let Some(call) = plain_tool_call(msg) {
-            let verdict = self.tool_call_plainly(unsplit, call);
-            if matches!(verdict, Verdict::Held) {
-                self.read_ahead = self.settle_ahead(n, span.end, ahead);
-            }
-            return verdict;
+            return self.tool_call_plainly(unsplit, call, ahead);
         }
         if let Some((run, step)) = plain_step_ok(msg) {
             return self.step_ok_plainly(at, run, step);

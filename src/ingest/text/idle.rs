@@ -187,8 +187,15 @@ impl TextParser {
 
     /// A tool call's line in the usual spelling ([`plain_tool_call`]), read without
     /// splitting it into fields: held if it starts an idle call, else an event, as the
-    /// ordinary path would make it.
-    pub(super) fn tool_call_plainly(&mut self, l: Unsplit, call: ToolCallLine) -> Verdict {
+    /// ordinary path would make it. A held call is settled from `ahead` when it can be
+    /// ([`TextParser::settle_ahead`]; the bytes read are left in `read_ahead`), and its
+    /// line copied aside only when it cannot.
+    pub(super) fn tool_call_plainly(
+        &mut self,
+        l: Unsplit,
+        call: ToolCallLine,
+        ahead: &[u8],
+    ) -> Verdict {
         if self.out.filter.is_some() {
             // A tool call never continues a held call: that one is settled first, as
             // `hold_if_idle` would settle it.
@@ -196,7 +203,10 @@ impl TextParser {
                 self.replay_idle();
             }
             if self.start_idle(l.msg, call.run, call.step, call.tool, call.args, l.span) {
-                self.hold_line(l);
+                self.read_ahead = self.settle_ahead(l, ahead);
+                if self.read_ahead == 0 {
+                    self.hold_line(l);
+                }
                 return Verdict::Held;
             }
         }
@@ -210,13 +220,13 @@ impl TextParser {
         }
     }
 
-    /// Reads ahead, in the reader's buffer, the three lines that usually follow a held
-    /// call's tool call (`tool_line`, ending at `tool_end`): its plain first request, a 2xx
-    /// answer and the step's plain end, each with a full timestamp. When they are just
-    /// that, the call is settled at once, as holding them one by one would settle it but
-    /// without copying them aside, and the bytes read are returned. Anything else returns
-    /// 0 having changed nothing, and the lines are read one by one.
-    pub(super) fn settle_ahead(&mut self, tool_line: u32, tool_end: u64, ahead: &[u8]) -> usize {
+    /// Reads ahead, in the reader's buffer, the three lines that usually follow the tool
+    /// call `tool` that started the idle call (not yet held): its plain first request, a
+    /// 2xx answer and the step's plain end, each with a full timestamp. When they are just
+    /// that, the call is settled at once, as holding the four lines one by one would
+    /// settle it but without copying them aside, and the bytes read are returned. Anything
+    /// else returns 0 having changed nothing, and the lines are read one by one.
+    fn settle_ahead(&mut self, tool: Unsplit, ahead: &[u8]) -> usize {
         let mut read = 0;
         let mut times = [Timestamp(0); 3];
         let mut safe = true;
@@ -252,28 +262,35 @@ impl TextParser {
             read += len + 1;
         }
         let idle = &mut self.idle;
+        let end = tool.span.end + read as u64;
         // Settling may set the call aside as its place in the file; one that cannot be is
         // replayed from its held copies, which these lines do not have.
-        let placed = self.rereadable
-            && idle.dated
-            && DeferredLines::fits(idle.span.start, tool_end + read as u64 - idle.span.start);
-        // Held so far: the tool call's line alone.
+        let dated = idle.dated && tool.dated;
+        let placed =
+            self.rereadable && dated && DeferredLines::fits(idle.span.start, end - idle.span.start);
+        // Held so far: nothing, not even the tool call's line.
         let settles = (safe && idle.safe) || placed;
-        if !settles || idle.lines.len() != 1 {
+        if !settles || !idle.lines.is_empty() {
             return 0;
         }
         idle.attempts = 1;
         idle.safe &= safe;
         idle.answered = true;
+        idle.dated = dated;
+        idle.lines.push(HeldLine {
+            n: tool.n,
+            at: tool.at,
+            msg: 0..0,
+        });
         let shift = self.tz_secs * NANOS_PER_SEC;
         for (k, &at) in (1..).zip(&times) {
             idle.lines.push(HeldLine {
-                n: tool_line.saturating_add(k),
+                n: tool.n.saturating_add(k),
                 at: Local { at, shift },
                 msg: 0..0,
             });
         }
-        self.retire_idle(tool_end + read as u64);
+        self.retire_idle(end);
         read
     }
 

@@ -654,8 +654,8 @@ impl Read for LineAtATime<'_> {
 }
 
 /// Calls of every shape near the usual one: plain lookups and emails (settled ahead),
-/// refunds, retries, failures, keys, comments, blank lines, sections and time-only stamps
-/// in the middle of a call, and a step's end for another step.
+/// refunds, retries, failures, keys, comments, blank lines, sections, time-only stamps
+/// in the middle of a call or on its tool call, and a step's end for another step.
 fn varied_trace() -> String {
     use std::fmt::Write;
     let mut t = String::from("# date: 2026-11-01\n");
@@ -693,6 +693,7 @@ fn varied_trace() -> String {
             9 => lines.insert(3, "--- payments".into()),
             10 => lines.truncate(3),
             11 => lines[2] = format!("{}  201 Created  refund_id=rf_{i}", at(2)),
+            12 => lines[0] = lines[0].replacen("2026-11-01T", "", 1).replacen('Z', "", 1),
             _ => {}
         }
         for l in lines {
