@@ -1,6 +1,6 @@
 //! Stage timings for profiling a large scan: with `IDEM_AUDIT_STAGES=1` in the environment,
-//! each stage of the audit prints its wall time and the process's resident memory to
-//! standard error. Off by default and never part of a report.
+//! each stage of the audit prints its wall time, the process's resident memory and its
+//! minor page faults so far to standard error. Off by default and never part of a report.
 
 use std::time::Instant;
 
