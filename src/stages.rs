@@ -54,3 +54,42 @@ fn memory_mb() -> (u64, u64) {
     };
     (field("VmRSS:"), field("VmHWM:"))
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// Touching a fresh mebibyte faults its pages in, and the count says so. Mapped here
+    /// rather than allocated: an allocator may hand back memory already faulted in.
+    #[test]
+    fn counts_the_page_faults_of_fresh_memory() {
+        const LEN: usize = 1 << 20;
+        // SAFETY: sysconf reads a constant of the system.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+        let before = minor_faults();
+        assert!(before > 0, "a running process has faulted");
+        // SAFETY: a private anonymous mapping of LEN bytes, written within its bounds and
+        // unmapped before the test ends.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                LEN,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            let bytes = p.cast::<u8>();
+            for at in (0..LEN).step_by(page) {
+                bytes.add(at).write_volatile(1);
+            }
+            libc::munmap(p, LEN);
+        }
+        let pages = (LEN / page) as u64;
+        assert!(
+            minor_faults() >= before + pages * 3 / 4,
+            "{before}, {pages} pages"
+        );
+    }
+}
