@@ -48,6 +48,16 @@ pub(crate) fn first_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
         }
     }
     let rest = chunks.remainder();
+    if rest.is_empty() {
+        return None;
+    }
+    // The last bytes as the last sixteen, overlapping what was searched: no byte-by-byte
+    // loop for a tool call's arguments, which are a chunk and a few bytes.
+    if let Some(last) = bytes.last_chunk::<16>() {
+        let unsearched = mask16(last, a, b) >> (16 - rest.len());
+        return (unsearched != 0)
+            .then(|| bytes.len() - rest.len() + unsearched.trailing_zeros() as usize);
+    }
     let p = rest.iter().position(|&c| c == a || c == b)?;
     Some(bytes.len() - rest.len() + p)
 }
