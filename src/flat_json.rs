@@ -60,9 +60,76 @@ fn plain_string(b: &[u8], at: usize) -> Option<usize> {
     if b.get(at) != Some(&b'"') {
         return None;
     }
-    let body = &b[at + 1..];
-    let len = body.iter().position(|&c| !PLAIN[c as usize])?;
-    (body[len] == b'"').then_some(at + 1 + len + 1)
+    let end = first_not_plain(b, at + 1);
+    (b.get(end) == Some(&b'"')).then_some(end + 1)
+}
+
+/// Where the first byte of `b` at or after `from` that is not [`PLAIN`] is (`b.len()` if
+/// none), sixteen bytes at a time; the last few as the last sixteen of `b`, overlapping
+/// what came before. Keys and values are a few bytes each, and a byte-by-byte search was
+/// most of the check of a month of tool calls' arguments.
+fn first_not_plain(b: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(chunk) = b.get(at..at + 16) {
+        let mask = not_plain_mask(chunk.try_into().expect("16 bytes"));
+        if mask != 0 {
+            return at + mask.trailing_zeros() as usize;
+        }
+        at += 16;
+    }
+    if at >= b.len() {
+        return b.len();
+    }
+    if let Some(last) = b.last_chunk::<16>() {
+        // `at` is within the last sixteen bytes: the bits of those before it are dropped.
+        let mask = not_plain_mask(last) >> (at - (b.len() - 16));
+        return if mask != 0 {
+            at + mask.trailing_zeros() as usize
+        } else {
+            b.len()
+        };
+    }
+    let rest = &b[at..];
+    at + rest
+        .iter()
+        .position(|&c| !PLAIN[c as usize])
+        .unwrap_or(rest.len())
+}
+
+/// Bit `i` set where `chunk[i]` is not [`PLAIN`].
+#[cfg(target_arch = "x86_64")]
+fn not_plain_mask(chunk: &[u8; 16]) -> u16 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of x86-64's baseline; the load reads the array's 16 bytes and
+    // needs no alignment.
+    unsafe {
+        let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+        // Compared as signed bytes, everything from 0x80 up is below a space too.
+        let control_or_high = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
+        let del = _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f));
+        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+        let any = _mm_or_si128(
+            _mm_or_si128(control_or_high, del),
+            _mm_or_si128(quote, backslash),
+        );
+        _mm_movemask_epi8(any) as u16
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn not_plain_mask(chunk: &[u8; 16]) -> u16 {
+    not_plain_mask_bytewise(chunk)
+}
+
+/// [`not_plain_mask`] a byte at a time: elsewhere than x86-64, and the vector one's
+/// reference.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn not_plain_mask_bytewise(chunk: &[u8; 16]) -> u16 {
+    (0..16).fold(0, |m, i| m | u16::from(!PLAIN[usize::from(chunk[i])]) << i)
 }
 
 fn scalar(b: &[u8], at: usize) -> Option<usize> {
@@ -155,6 +222,35 @@ mod tests {
             "[1]",
         ] {
             assert!(!is_flat_object(no.as_bytes()), "{no}");
+        }
+    }
+
+    /// The search finds what the table says, for every byte at every place and after any
+    /// start, in slices shorter and longer than a chunk; and the vector mask is the
+    /// bytewise one.
+    #[test]
+    fn first_not_plain_agrees_with_the_table() {
+        let by_table = |b: &[u8], from: usize| {
+            (b[from..].iter().position(|&c| !PLAIN[c as usize])).map_or(b.len(), |p| from + p)
+        };
+        for len in 0..40 {
+            for at in 0..len {
+                for c in 0..=255u8 {
+                    let mut b = vec![b'a'; len];
+                    b[at] = c;
+                    for from in [0, 1, at.saturating_sub(1), at, at + 1, len / 2, len] {
+                        let from = from.min(len);
+                        assert_eq!(
+                            first_not_plain(&b, from),
+                            by_table(&b, from),
+                            "{b:?} {from}"
+                        );
+                    }
+                    if let Some(chunk) = b.first_chunk::<16>() {
+                        assert_eq!(not_plain_mask(chunk), not_plain_mask_bytewise(chunk));
+                    }
+                }
+            }
         }
     }
 
