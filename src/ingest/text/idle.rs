@@ -21,7 +21,7 @@ use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, RunEvent};
 use crate::flat_json::is_flat_object;
-use crate::ingest::lines::{for_each_line_in, trim_line};
+use crate::ingest::lines::for_each_line_in;
 use crate::relevance::ShapeCache;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
 use crate::scan::first_newline;
@@ -234,13 +234,18 @@ impl TextParser {
             let Some(len) = first_newline(&ahead[read..]) else {
                 return 0;
             };
-            let line = trim_line(&ahead[read..read + len]).trim_ascii();
+            // The usual spelling only: a timestamp at the very start and a space after it;
+            // a line the reader would trim at its start (blanks, NULs) is read one by one.
+            // Its end is trimmed with the message (a carriage return is a blank); NULs the
+            // reader would trim there fit none of the shapes below but an answer's, which
+            // reads the same with them.
+            let line = &ahead[read..read + len];
             let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(line, self.tz_secs)
             else {
                 return 0;
             };
             let rest = &line[used..];
-            if !rest.first().is_some_and(u8::is_ascii_whitespace) {
+            if rest.first() != Some(&b' ') {
                 return 0;
             }
             let msg = rest.trim_ascii();

@@ -655,7 +655,9 @@ impl Read for LineAtATime<'_> {
 
 /// Calls of every shape near the usual one: plain lookups and emails (settled ahead),
 /// refunds, retries, failures, keys, comments, blank lines, sections, time-only stamps
-/// in the middle of a call or on its tool call, and a step's end for another step.
+/// in the middle of a call or on its tool call, a step's end for another step, and lines
+/// the reader trims (a carriage return, a NUL, a leading blank, a tab after the time) or
+/// skips (no blank after the time).
 fn varied_trace() -> String {
     use std::fmt::Write;
     let mut t = String::from("# date: 2026-11-01\n");
@@ -681,7 +683,7 @@ fn varied_trace() -> String {
             format!("{}  200 OK", at(2)),
             format!("{}  {call}  ok", at(3)),
         ];
-        match i % 13 {
+        match i % 19 {
             1 => lines.insert(2, format!("{}  {request}  (attempt 2)", at(1))),
             2 => lines[2] = format!("{}  500 Internal Server Error", at(2)),
             3 => lines.insert(2, "# a note".into()),
@@ -694,6 +696,11 @@ fn varied_trace() -> String {
             10 => lines.truncate(3),
             11 => lines[2] = format!("{}  201 Created  refund_id=rf_{i}", at(2)),
             12 => lines[0] = lines[0].replacen("2026-11-01T", "", 1).replacen('Z', "", 1),
+            13 => lines[1].push('\r'),
+            14 => lines[2].push('\0'),
+            15 => lines[1].insert(0, ' '),
+            16 => lines[3] = lines[3].replacen("Z  ", "Z\t", 1),
+            17 => lines[2] = lines[2].replacen("Z  ", "Z", 1),
             _ => {}
         }
         for l in lines {
