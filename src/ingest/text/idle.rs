@@ -231,24 +231,24 @@ impl TextParser {
         let mut times = [Timestamp(0); 3];
         let mut safe = true;
         for (i, time) in times.iter_mut().enumerate() {
-            let Some(len) = first_newline(&ahead[read..]) else {
-                return 0;
-            };
             // The usual spelling only: a timestamp at the very start and a space after it;
             // a line the reader would trim at its start (blanks, NULs) is read one by one.
             // Its end is trimmed with the message (a carriage return is a blank); NULs the
             // reader would trim there fit none of the shapes below but an answer's, which
-            // reads the same with them.
-            let line = &ahead[read..read + len];
-            let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(line, self.tz_secs)
+            // reads the same with them. A timestamp's bytes are never a newline, and its
+            // reading stops at one: the line's end is searched for after it.
+            let from = &ahead[read..];
+            let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(from, self.tz_secs)
             else {
                 return 0;
             };
-            let rest = &line[used..];
-            if rest.first() != Some(&b' ') {
+            if from.get(used) != Some(&b' ') {
                 return 0;
             }
-            let msg = rest.trim_ascii();
+            let Some(len) = first_newline(&from[used..]).map(|n| used + n) else {
+                return 0;
+            };
+            let msg = from[used..len].trim_ascii();
             let idle = &mut self.idle;
             // The order `continue_idle_plainly` takes them in; none of the three shapes
             // can be taken for another.

@@ -657,7 +657,7 @@ impl Read for LineAtATime<'_> {
 /// refunds, retries, failures, keys, comments, blank lines, sections, time-only stamps
 /// in the middle of a call or on its tool call, a step's end for another step, and lines
 /// the reader trims (a carriage return, a NUL, a leading blank, a tab after the time) or
-/// skips (no blank after the time).
+/// skips (no blank after the time, a time alone, a line cut inside its time).
 fn varied_trace() -> String {
     use std::fmt::Write;
     let mut t = String::from("# date: 2026-11-01\n");
@@ -683,7 +683,7 @@ fn varied_trace() -> String {
             format!("{}  200 OK", at(2)),
             format!("{}  {call}  ok", at(3)),
         ];
-        match i % 19 {
+        match i % 23 {
             1 => lines.insert(2, format!("{}  {request}  (attempt 2)", at(1))),
             2 => lines[2] = format!("{}  500 Internal Server Error", at(2)),
             3 => lines.insert(2, "# a note".into()),
@@ -701,6 +701,8 @@ fn varied_trace() -> String {
             15 => lines[1].insert(0, ' '),
             16 => lines[3] = lines[3].replacen("Z  ", "Z\t", 1),
             17 => lines[2] = lines[2].replacen("Z  ", "Z", 1),
+            18 => lines[2] = at(2),
+            19 => lines[1].truncate(15),
             _ => {}
         }
         for l in lines {
@@ -723,6 +725,35 @@ fn idle_calls_settled_ahead_are_settled_as_read_line_by_line() {
         let (whole, by_line) = (whole.finish(), by_line.unwrap().finish());
         assert!(whole.dropped.calls > 20, "{:?}", whole.dropped);
         assert_eq!(format!("{whole:?}"), format!("{by_line:?}"), "{rereadable}");
+    }
+}
+
+/// The usual idle call is settled from the lines ahead of its tool call, with LF or CRLF
+/// endings: the reader skips the three lines it read. (The other tests hold the shortcut
+/// to reading line by line; this one, that it is taken at all.)
+#[test]
+fn a_usual_idle_call_is_settled_from_the_lines_ahead() {
+    let opts = ParseOptions {
+        relevance: Some(crate::relevance::Relevance::default()),
+        ..ParseOptions::default()
+    };
+    for eol in ["\n", "\r\n"] {
+        let tool = "2026-11-01T00:00:02.546Z  agent run w0r1  step 1  tool=send_email  \
+                    args={\"order\":\"A-272203\"}";
+        let settled = [
+            "2026-11-01T00:00:02.556Z  POST https://mail.internal/v1/emails  (attempt 1)",
+            "2026-11-01T00:00:02.701Z  200 OK",
+            "2026-11-01T00:00:02.703Z  agent run w0r1  step 1  ok",
+        ]
+        .map(|l| format!("{l}{eol}"))
+        .concat();
+        let ahead = format!("{settled}2026-11-01T00:00:04.085Z  agent run w0r1  step 2  ok{eol}");
+        let mut p = TextParser::new(0, &opts, true);
+        let end = (tool.len() + eol.len()) as u64;
+        let read = p.line(1, 0..end, tool.as_bytes(), ahead.as_bytes());
+        assert_eq!(read, settled.len(), "{eol:?}");
+        let out = p.out.finish();
+        assert_eq!((out.dropped.calls, out.dropped.events), (1, 4), "{eol:?}");
     }
 }
 
