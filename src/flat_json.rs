@@ -4,6 +4,7 @@
 //! visible part of the parse. `false` means only "not that spelling": callers then ask
 //! serde_json, so the answer never differs from its own.
 
+use crate::scan::first_marked;
 use std::ops::Range;
 
 /// Is `b` a JSON object of ASCII string keys and scalar values, without whitespace or
@@ -65,35 +66,10 @@ fn plain_string(b: &[u8], at: usize) -> Option<usize> {
 }
 
 /// Where the first byte of `b` at or after `from` that is not [`PLAIN`] is (`b.len()` if
-/// none), sixteen bytes at a time; the last few as the last sixteen of `b`, overlapping
-/// what came before. Keys and values are a few bytes each, and a byte-by-byte search was
-/// most of the check of a month of tool calls' arguments.
+/// none), sixteen bytes at a time ([`first_marked`]): keys and values are a few bytes each,
+/// and a byte-by-byte search was most of the check of a month of tool calls' arguments.
 fn first_not_plain(b: &[u8], from: usize) -> usize {
-    let mut at = from;
-    while let Some(chunk) = b.get(at..at + 16) {
-        let mask = not_plain_mask(chunk.try_into().expect("16 bytes"));
-        if mask != 0 {
-            return at + mask.trailing_zeros() as usize;
-        }
-        at += 16;
-    }
-    if at >= b.len() {
-        return b.len();
-    }
-    if let Some(last) = b.last_chunk::<16>() {
-        // `at` is within the last sixteen bytes: the bits of those before it are dropped.
-        let mask = not_plain_mask(last) >> (at - (b.len() - 16));
-        return if mask != 0 {
-            at + mask.trailing_zeros() as usize
-        } else {
-            b.len()
-        };
-    }
-    let rest = &b[at..];
-    at + rest
-        .iter()
-        .position(|&c| !PLAIN[c as usize])
-        .unwrap_or(rest.len())
+    first_marked(b, from, not_plain_mask, |c| !PLAIN[usize::from(c)])
 }
 
 /// Bit `i` set where `chunk[i]` is not [`PLAIN`].

@@ -40,26 +40,43 @@ pub(crate) fn first_blank(bytes: &[u8]) -> Option<usize> {
 
 /// Where the first `a` or `b` of `bytes` is.
 pub(crate) fn first_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(16);
-    for (i, chunk) in chunks.by_ref().enumerate() {
-        let mask = mask16(chunk.try_into().expect("16 bytes"), a, b);
-        if mask != 0 {
-            return Some(16 * i + mask.trailing_zeros() as usize);
+    let at = first_marked(bytes, 0, |chunk| mask16(chunk, a, b), |c| c == a || c == b);
+    (at < bytes.len()).then_some(at)
+}
+
+/// Where the first byte of `bytes` at or after `from` is that `mask` marks (bit `i` for
+/// byte `i` of a chunk), `bytes.len()` if none; sixteen bytes at a time. The bytes after
+/// the last whole chunk are read as the last sixteen, overlapping what was searched: the
+/// texts searched on the hot path (a tool call's arguments, a JSON string) are a chunk and
+/// a few bytes. Only a slice shorter than a chunk is read byte by byte (`marked`).
+pub(crate) fn first_marked(
+    bytes: &[u8],
+    from: usize,
+    mask: impl Fn(&[u8; 16]) -> u16,
+    marked: impl Fn(u8) -> bool,
+) -> usize {
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 16) {
+        let m = mask(chunk.try_into().expect("16 bytes"));
+        if m != 0 {
+            return at + m.trailing_zeros() as usize;
         }
+        at += 16;
     }
-    let rest = chunks.remainder();
-    if rest.is_empty() {
-        return None;
+    if at >= bytes.len() {
+        return bytes.len();
     }
-    // The last bytes as the last sixteen, overlapping what was searched: no byte-by-byte
-    // loop for a tool call's arguments, which are a chunk and a few bytes.
     if let Some(last) = bytes.last_chunk::<16>() {
-        let unsearched = mask16(last, a, b) >> (16 - rest.len());
-        return (unsearched != 0)
-            .then(|| bytes.len() - rest.len() + unsearched.trailing_zeros() as usize);
+        // `at` is within the last sixteen bytes: the marks of those before it are dropped.
+        let m = mask(last) >> (at - (bytes.len() - 16));
+        return if m != 0 {
+            at + m.trailing_zeros() as usize
+        } else {
+            bytes.len()
+        };
     }
-    let p = rest.iter().position(|&c| c == a || c == b)?;
-    Some(bytes.len() - rest.len() + p)
+    let rest = &bytes[at..];
+    at + rest.iter().position(|&c| marked(c)).unwrap_or(rest.len())
 }
 
 /// Bit `i` set where `chunk[i]` is a newline.
