@@ -32,6 +32,13 @@ pub struct Relevance {
     pub tool_kinds: Vec<(String, String)>,
 }
 
+impl Relevance {
+    /// The tool names an effect kind (by `--tool-kind` or by its name).
+    pub fn tool_names_effect(&self, tool: &str) -> bool {
+        effect_kind_of(tool, None, &self.tool_kinds).is_some()
+    }
+}
+
 /// The calls an input had that no rule needs, for the accounting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Dropped {
@@ -188,15 +195,14 @@ impl Filter {
     /// Whether a tool names a kind is kept per tool: a month of kept calls names a handful,
     /// and asking costs a search of its name for every kind's words.
     pub fn idle_tool(&mut self, tool: &str, args_raw: &str) -> bool {
-        let kinds = &self.relevance.tool_kinds;
-        let names_effect =
-            (self.tools_naming).get(tool, |t| effect_kind_of(t, None, kinds).is_some());
+        let relevance = &self.relevance;
+        let names_effect = (self.tools_naming).get(tool, |t| relevance.tool_names_effect(t));
         !names_effect && !args_name_money(args_raw)
     }
 
-    /// The tool names an effect kind (by `--tool-kind` or by its name).
+    /// The tool names an effect kind ([`Relevance::tool_names_effect`]).
     pub fn tool_names_effect(&self, tool: &str) -> bool {
-        effect_kind_of(tool, None, &self.relevance.tool_kinds).is_some()
+        self.relevance.tool_names_effect(tool)
     }
 
     fn retire(&mut self, call: CallRef, p: Pending) {
