@@ -22,12 +22,26 @@ impl Stages {
         let now = Instant::now();
         let (rss, peak) = memory_mb();
         eprintln!(
-            "stage {name:<12} {:>8.3} s  rss {rss:>6} MB  peak {peak:>6} MB  faults {:>7}",
+            "stage {name:<12} {:>8.3} s  cpu {:>7.3} s  rss {rss:>6} MB  peak {peak:>6} MB  faults {:>7}",
             (now - last).as_secs_f64(),
+            cpu_seconds(),
             minor_faults()
         );
         self.last = Some(now);
     }
+}
+
+/// The process's CPU time so far (user and system, every thread), in seconds: beside a
+/// stage's wall time, how many cores it kept busy.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes the struct it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// The process's minor page faults so far, from /proc (zero where there is none): each is
@@ -58,6 +72,24 @@ fn memory_mb() -> (u64, u64) {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    /// Work on this thread shows as CPU time: a stage's CPU beside its wall time says how
+    /// many cores it kept busy.
+    #[test]
+    fn counts_the_cpu_time_of_work() {
+        let (before, start) = (cpu_seconds(), Instant::now());
+        let mut x = 1u64;
+        while start.elapsed().as_millis() < 100 {
+            for i in 0..100_000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
+        }
+        // A tenth of a second spinning: at least a fifth of it on a loaded machine.
+        let spent = cpu_seconds() - before;
+        assert!(spent >= 0.02, "{spent} s");
+        assert!(spent < 10.0, "{spent} s");
+        assert_ne!(x, 0);
+    }
 
     /// Touching a fresh mebibyte faults its pages in, and the count says so. Mapped here
     /// rather than allocated: an allocator may hand back memory already faulted in.
