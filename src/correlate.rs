@@ -371,6 +371,7 @@ mod call_args;
 mod kinds;
 mod matching;
 mod merge;
+mod nearly_sorted;
 mod ready;
 
 pub use kinds::{effect_kind_of, order_and_amount};

@@ -2,6 +2,7 @@
 //! and the service's side, when no input mixes them).
 
 use super::build::Builder;
+use super::nearly_sorted::insertion_sort_within;
 use super::ready::{Preparer, Ready};
 use super::{CorrelateOptions, Model};
 use crate::event::{Event, Loc};
@@ -72,11 +73,17 @@ pub fn correlate_parts_adding(
     b.finish()
 }
 
-/// Each part sorted by (time, place), stably.
+/// Each part sorted by (time, place), stably: in place when it is nearly in order, as a
+/// parser's parts are, and in full otherwise.
+#[inline(never)]
 fn sort_each(parts: &mut [Vec<Event>]) {
     use rayon::prelude::*;
+    // A few moves an event: a parser's part needs about one.
+    const MOVES_PER_EVENT: usize = 8;
     for part in parts {
-        if !part.is_sorted_by_key(|e| (e.at, e.loc)) {
+        let budget = part.len() * MOVES_PER_EVENT;
+        let ok = insertion_sort_within(part, |e| (e.at, e.loc), budget);
+        if !ok {
             part.par_sort_by_key(|e| (e.at, e.loc));
         }
     }
