@@ -161,8 +161,12 @@ fn rate(n: u64, of: u64) -> Option<f64> {
 /// width of whole minutes gives windows aligned to the minute.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Window {
-    pub start: String,
-    pub end: String,
+    /// Written as a report writes times; formatted only when written (a month has ~40 k
+    /// windows, and `scan` reads only its spikes').
+    #[serde(rename = "start", with = "as_displayed")]
+    pub start_at: Timestamp,
+    #[serde(rename = "end", with = "as_displayed")]
+    pub end_at: Timestamp,
     pub keyed_requests: u64,
     pub replays: u64,
     pub replay_rate: Option<f64>,
@@ -170,13 +174,27 @@ pub struct Window {
     pub conflict_rate: Option<f64>,
     /// This window is a replay-rate spike (SPEC §5).
     pub spike: bool,
-    #[serde(skip)]
-    pub start_at: Timestamp,
-    #[serde(skip)]
-    pub end_at: Timestamp,
     /// The replayed attempts in it, for evidence.
     #[serde(skip)]
     pub replayed: Vec<AttemptId>,
+}
+
+/// A window's bound as a report writes times (`2026-11-03T14:05:00.000Z`), and read back.
+mod as_displayed {
+    use crate::time::{Stamp, Timestamp, parse_stamp};
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(at: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&at.display())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+        let text = String::deserialize(d)?;
+        match parse_stamp(text.as_bytes(), 0) {
+            Some((Stamp::Instant(at), len)) if len == text.len() => Ok(at),
+            _ => Err(D::Error::custom(format!("`{text}` is not a time"))),
+        }
+    }
 }
 
 /// The windows that hold at least one keyed request ([`classify`]'d), in time order,
@@ -189,16 +207,14 @@ pub fn windows(keyed: &[Keyed], width: Duration) -> Vec<Window> {
         if out.last().is_none_or(|l| l.start_at.0 != start) {
             let (s, e) = (Timestamp(start), Timestamp(start.saturating_add(w)));
             out.push(Window {
-                start: s.display(),
-                end: e.display(),
+                start_at: s,
+                end_at: e,
                 keyed_requests: 0,
                 replays: 0,
                 replay_rate: None,
                 conflicts: 0,
                 conflict_rate: None,
                 spike: false,
-                start_at: s,
-                end_at: e,
                 replayed: Vec::new(),
             });
         }
@@ -252,18 +268,33 @@ mod tests {
 
     fn win(keyed: u64, replays: u64) -> Window {
         Window {
-            start: String::new(),
-            end: String::new(),
+            start_at: Timestamp(0),
+            end_at: Timestamp(0),
             keyed_requests: keyed,
             replays,
             replay_rate: rate(replays, keyed),
             conflicts: 0,
             conflict_rate: None,
             spike: false,
-            start_at: Timestamp(0),
-            end_at: Timestamp(0),
             replayed: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_window_is_written_with_its_times_displayed_and_read_back() {
+        let mut w = win(40, 2);
+        w.start_at = Timestamp(1_793_000_000_000_000_000);
+        w.end_at = Timestamp(1_793_000_060_000_000_000);
+        let json = serde_json::to_value(&w).unwrap();
+        assert_eq!(json["start"], w.start_at.display());
+        assert_eq!(json["end"], w.end_at.display());
+        assert!(json.get("start_at").is_none());
+        let back: Window = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!((back.start_at, back.end_at), (w.start_at, w.end_at));
+        let mut bad = json;
+        bad["start"] = "14:05".into();
+        let err = serde_json::from_value::<Window>(bad).unwrap_err();
+        assert!(err.to_string().contains("`14:05` is not a time"), "{err}");
     }
 
     #[test]

@@ -45,7 +45,7 @@ fn windows_count_what_the_fixture_holds() {
     let got: Vec<(String, u64, u64)> = m
         .windows
         .iter()
-        .map(|w| (w.start.clone(), w.keyed_requests, w.replays))
+        .map(|w| (w.start_at.display(), w.keyed_requests, w.replays))
         .collect();
     assert_eq!(got, counted("fixtures/replay-spike"));
     let total: u64 = got.iter().map(|w| w.1).sum();
@@ -60,11 +60,11 @@ fn windows_count_what_the_fixture_holds() {
 #[test]
 fn one_spike_for_the_one_window_and_none_elsewhere() {
     let m = metrics_json("fixtures/replay-spike");
-    let spikes: Vec<&str> = m
+    let spikes: Vec<String> = m
         .windows
         .iter()
         .filter(|w| w.spike)
-        .map(|w| w.start.as_str())
+        .map(|w| w.start_at.display())
         .collect();
     assert_eq!(spikes, ["2026-11-03T14:05:00.000Z"]);
     assert_eq!(m.findings.len(), 1);
@@ -118,8 +118,12 @@ fn wider_windows_merge_minutes() {
     let m: MetricsReport = serde_json::from_str(&out).unwrap();
     assert_eq!(m.window, "2m");
     assert_eq!(m.windows.len(), 4);
-    assert!(m.windows.iter().all(|w| w.start.ends_with(":00.000Z")));
-    assert_eq!(m.windows[2].start, "2026-11-03T14:04:00.000Z");
+    assert!(
+        m.windows
+            .iter()
+            .all(|w| w.start_at.display().ends_with(":00.000Z"))
+    );
+    assert_eq!(m.windows[2].start_at.display(), "2026-11-03T14:04:00.000Z");
 }
 
 #[test]

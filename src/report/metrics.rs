@@ -47,8 +47,8 @@ pub fn render_csv(r: &MetricsReport) -> Vec<u8> {
     let rate = |r: Option<f64>| r.map(|r| format!("{r:.6}")).unwrap_or_default();
     for win in &r.windows {
         let _ = w.write_record([
-            win.start.as_str(),
-            &win.end,
+            win.start_at.display().as_str(),
+            &win.end_at.display(),
             &win.keyed_requests.to_string(),
             &win.replays.to_string(),
             &rate(win.replay_rate),
@@ -92,17 +92,18 @@ pub fn render_text(r: &MetricsReport) -> Vec<u8> {
         .iter()
         .filter_map(|w| w.replay_rate)
         .fold(0.0f64, f64::max);
-    let start_w = r.windows.iter().map(|w| w.start.len()).max().unwrap_or(5);
+    let starts: Vec<String> = r.windows.iter().map(|w| w.start_at.display()).collect();
+    let start_w = starts.iter().map(String::len).max().unwrap_or(5);
     let _ = writeln!(
         out,
         "{:start_w$}  {:>7}  {:>7}  {:>6}  {:>9}  {:>6}  replay rate",
         "window", "keyed", "replays", "rate", "conflicts", "rate"
     );
-    for w in &r.windows {
+    for (w, start) in r.windows.iter().zip(&starts) {
         let _ = writeln!(
             out,
             "{:start_w$}  {:>7}  {:>7}  {:>6}  {:>9}  {:>6}  {}",
-            w.start,
+            start,
             w.keyed_requests,
             w.replays,
             pct(w.replay_rate),
