@@ -75,15 +75,13 @@ pub fn correlate_parts_adding(
 
 /// Each part sorted by (time, place), stably: in place when it is nearly in order, as a
 /// parser's parts are, and in full otherwise.
-#[inline(never)]
 fn sort_each(parts: &mut [Vec<Event>]) {
     use rayon::prelude::*;
     // A few moves an event: a parser's part needs about one.
     const MOVES_PER_EVENT: usize = 8;
     for part in parts {
         let budget = part.len() * MOVES_PER_EVENT;
-        let ok = insertion_sort_within(part, |e| (e.at, e.loc), budget);
-        if !ok {
+        if !insertion_sort_within(part, |e| (e.at, e.loc), budget) {
             part.par_sort_by_key(|e| (e.at, e.loc));
         }
     }
