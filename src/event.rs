@@ -198,8 +198,58 @@ impl EventKind {
         }
     }
 
+    /// Where the kind's boxed fields lie, to fetch them into the cache a little before
+    /// they are read: a month's events were boxed by the parse long before correlation
+    /// reads them, and most of the builder's time was waiting for them.
+    pub fn payload(&self) -> *const u8 {
+        fn at<T>(b: &T) -> *const u8 {
+            (b as *const T).cast()
+        }
+        match self {
+            EventKind::ToolCall(b) => at(&**b),
+            EventKind::StepEnd(b) => at(&**b),
+            EventKind::Run(b) => at(&**b),
+            EventKind::Attempt(b) => at(&**b),
+            EventKind::Failure(b) => at(&**b),
+            EventKind::Response(b) => at(&**b),
+            EventKind::Effect(b) => at(&**b),
+            EventKind::Record(b) => at(&**b),
+        }
+    }
+
     /// Is this something the client (the agent) recorded, rather than the service?
     pub fn is_client_side(&self) -> bool {
         !matches!(self, EventKind::Effect(_) | EventKind::Record(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The payload is the boxed fields themselves, not the box's place in the event.
+    #[test]
+    fn an_events_payload_is_where_its_fields_lie() {
+        let run = EventKind::Run(Box::new(RunEvent {
+            run: "r1".into(),
+            what: Lifecycle::Started,
+        }));
+        let EventKind::Run(boxed) = &run else {
+            unreachable!()
+        };
+        assert_eq!(run.payload(), (&**boxed as *const RunEvent).cast());
+        let end = EventKind::StepEnd(Box::new(StepEnd {
+            call: CallRef {
+                run: "r1".into(),
+                step: 2,
+            },
+            ok: true,
+            error: None,
+        }));
+        let EventKind::StepEnd(boxed) = &end else {
+            unreachable!()
+        };
+        assert_eq!(end.payload(), std::ptr::from_ref::<StepEnd>(boxed).cast());
+        assert_ne!(end.payload(), std::ptr::from_ref(&end).cast());
     }
 }

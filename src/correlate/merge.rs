@@ -103,10 +103,45 @@ fn build(parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Builder<'_> {
     };
     let mut batch = next_batch();
     while !batch.is_empty() {
-        let add_all = || batch.into_iter().for_each(|r| b.add(r));
+        let add_all = || add_batch(&mut b, batch);
         batch = rayon::join(&mut next_batch, add_all).0;
     }
     b
+}
+
+/// Adds a batch in order, each event's fields asked of memory a few events before the
+/// builder reads them.
+fn add_batch(b: &mut Builder, batch: Vec<Ready>) {
+    let mut rest = batch.into_iter();
+    for ready in rest.as_slice().iter().take(PREFETCH_AHEAD) {
+        prefetch(ready.event.kind.payload());
+    }
+    while let Some(ready) = rest.next() {
+        if let Some(ahead) = rest.as_slice().get(PREFETCH_AHEAD - 1) {
+            prefetch(ahead.event.kind.payload());
+        }
+        b.add(ready);
+    }
+}
+
+/// How many events ahead an event's fields are asked for: 4 to 16 measured the same.
+const PREFETCH_AHEAD: usize = 8;
+
+/// A hint that `p` will be read soon: nothing is read, and nothing happens where there is
+/// no such instruction.
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of x86-64's baseline, and a prefetch reads nothing: it
+        // neither faults nor needs `p` to be valid.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast());
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// The events of sorted parts, merged by (time, place, part).
