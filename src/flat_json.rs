@@ -68,7 +68,7 @@ fn plain_string(b: &[u8], at: usize) -> Option<usize> {
 /// Where the first byte of `b` at or after `from` that is not [`PLAIN`] is (`b.len()` if
 /// none), sixteen bytes at a time ([`first_marked`]): keys and values are a few bytes each,
 /// and a byte-by-byte search was most of the check of a month of tool calls' arguments.
-fn first_not_plain(b: &[u8], from: usize) -> usize {
+pub(crate) fn first_not_plain(b: &[u8], from: usize) -> usize {
     first_marked(b, from, not_plain_mask, |c| !PLAIN[usize::from(c)])
 }
 

@@ -5,6 +5,7 @@
 //! serde's machinery cost three times the writing. The tests hold the two to the same bytes.
 
 use crate::finding::Finding;
+use crate::flat_json::first_not_plain;
 
 /// Each input's path as a JSON string, escaped once for every line of evidence citing it.
 pub(super) struct QuotedPaths(Vec<Vec<u8>>);
@@ -117,8 +118,13 @@ fn string(out: &mut Vec<u8>, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let bytes = text.as_bytes();
-    let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let (mut run, mut at) = (0, 0);
+    loop {
+        // Printable ASCII, most of a report, is passed over sixteen bytes at a time; what
+        // stops the search is a byte to escape or one to copy as it is (DEL, UTF-8).
+        at = first_not_plain(bytes, at);
+        let Some(&b) = bytes.get(at) else { break };
+        at += 1;
         let letter = match b {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -130,8 +136,8 @@ fn string(out: &mut Vec<u8>, text: &str) {
             0x00..=0x1f => b'u',
             _ => continue,
         };
-        out.extend_from_slice(&bytes[run..i]);
-        run = i + 1;
+        out.extend_from_slice(&bytes[run..at - 1]);
+        run = at;
         out.extend_from_slice(&[b'\\', letter]);
         if letter == b'u' {
             out.extend_from_slice(&[
@@ -188,6 +194,24 @@ mod tests {
                 String::from_utf8(out).unwrap(),
                 serde_json::to_string(text).unwrap()
             );
+        }
+    }
+
+    proptest! {
+        /// Escapes anywhere in a long text, before, inside and after whole chunks of
+        /// sixteen plain bytes.
+        #[test]
+        fn long_texts_are_escaped_as_serde_json_escapes_them(
+            parts in prop::collection::vec(prop_oneof![
+                "[ -~]{0,20}",
+                "[\\x00-\\x1f\"\\\\\\x7f]",
+                "[é🦀\u{2028}]",
+            ], 0..12)
+        ) {
+            let text: String = parts.concat();
+            let mut out = Vec::new();
+            string(&mut out, &text);
+            prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap());
         }
     }
 
