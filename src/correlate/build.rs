@@ -23,6 +23,9 @@ pub(super) struct Builder<'o> {
     // they live beside the whole model at the end of its build.
     /// The latest dispatch of each (run, step).
     latest: HashTable<u32>,
+    /// In front of `latest`, the dispatches most recently made or asked for
+    /// ([`RecentDispatches`]).
+    recent: RecentDispatches,
     /// Each dispatch's place among its step's ([`StepLink`]), by dispatch.
     steps: Vec<StepLink>,
     /// (run, step, tool, canonical) → logical call, for the steps dispatched more than
@@ -43,6 +46,7 @@ impl<'o> Builder<'o> {
                 ..Model::default()
             },
             latest: HashTable::new(),
+            recent: RecentDispatches::default(),
             steps: Vec::new(),
             call_index: HashTable::new(),
             effect_index: HashTable::new(),
@@ -212,8 +216,10 @@ impl<'o> Builder<'o> {
         let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
         let d = self.model.dispatches.len();
         let dispatches = &self.model.dispatches;
+        let call_hash = hash_call(&call);
+        self.recent.remember(call_hash, d);
         let earlier = match self.latest.entry(
-            hash_call(&call),
+            call_hash,
             |&e| dispatches[e as usize].call == call,
             |&e| hash_call(&dispatches[e as usize].call),
         ) {
@@ -327,11 +333,16 @@ impl<'o> Builder<'o> {
     /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
     fn dispatch_for(&mut self, call: &CallRef, _at: Timestamp) -> usize {
         let dispatches = &self.model.dispatches;
-        match self
-            .latest
-            .find(hash_call(call), |&d| dispatches[d as usize].call == *call)
-        {
-            Some(&d) => d as usize,
+        let hash = hash_call(call);
+        let is_call = |d: usize| dispatches[d].call == *call;
+        if let Some(d) = self.recent.get(hash).filter(|&d| is_call(d)) {
+            return d;
+        }
+        match self.latest.find(hash, |&d| is_call(d as usize)) {
+            Some(&d) => {
+                self.recent.remember(hash, d as usize);
+                d as usize
+            }
             None => self.new_dispatch(
                 call.clone(),
                 Text::default(),
@@ -471,6 +482,37 @@ const NO_DISPATCH: u32 = u32::MAX;
 /// dispatched a hundred thousand times (a runaway loop) is not walked every time.
 const WALKED: u32 = 16;
 
+/// The latest dispatch of a few calls, by their hash: an attempt, its answer and its
+/// step's end follow their tool call within a few lines, and each found it in `latest`,
+/// a table with a slot for every dispatch of the month, at the cost of a cache miss. A slot
+/// holds the latest dispatch of the last call hashed to it: a new dispatch of a call takes
+/// its call's slot, so what a slot holds for a call is never stale.
+struct RecentDispatches([(u64, u32); RecentDispatches::SLOTS]);
+
+impl RecentDispatches {
+    const SLOTS: usize = 64;
+
+    fn slot(hash: u64) -> usize {
+        (hash >> 58) as usize % Self::SLOTS
+    }
+
+    /// The dispatch remembered for `hash`: the latest of the call if it is that call's.
+    fn get(&self, hash: u64) -> Option<usize> {
+        let (h, d) = self.0[Self::slot(hash)];
+        (h == hash && d != u32::MAX).then_some(d as usize)
+    }
+
+    fn remember(&mut self, hash: u64, d: usize) {
+        self.0[Self::slot(hash)] = (hash, d as u32);
+    }
+}
+
+impl Default for RecentDispatches {
+    fn default() -> Self {
+        RecentDispatches([(0, u32::MAX); Self::SLOTS])
+    }
+}
+
 fn hash_call(call: &CallRef) -> u64 {
     FxBuildHasher.hash_one((call.run.as_str(), call.step))
 }
@@ -556,6 +598,34 @@ mod tests {
         assert_eq!(
             model.calls[again.logical()].canonical,
             r#"{"amount_p":100,"order":"A-1"}"#
+        );
+    }
+
+    /// A slot answers only for the hash it holds, and a newer dispatch or another call
+    /// landing in it replaces what it held.
+    #[test]
+    fn recent_dispatches_answer_for_the_last_hash_of_each_slot() {
+        let mut recent = RecentDispatches::default();
+        let (a, b) = (3u64 << 58 | 1, 3u64 << 58 | 2); // one slot, two hashes
+        let c = 4u64 << 58;
+        assert_eq!(recent.get(a), None, "empty");
+        assert_eq!(
+            recent.get(0),
+            None,
+            "an empty slot holds hash 0 but no dispatch"
+        );
+        recent.remember(a, 5);
+        recent.remember(c, 6);
+        assert_eq!(
+            (recent.get(a), recent.get(b), recent.get(c)),
+            (Some(5), None, Some(6))
+        );
+        recent.remember(a, 7);
+        assert_eq!(recent.get(a), Some(7), "the newer dispatch of the call");
+        recent.remember(b, 8);
+        assert_eq!(
+            (recent.get(a), recent.get(b), recent.get(c)),
+            (None, Some(8), Some(6))
         );
     }
 }
