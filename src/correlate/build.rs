@@ -499,7 +499,7 @@ impl RecentDispatches {
     /// The dispatch remembered for `hash`: the latest of the call if it is that call's.
     fn get(&self, hash: u64) -> Option<usize> {
         let (h, d) = self.0[Self::slot(hash)];
-        (h == hash && d != u32::MAX).then_some(d as usize)
+        (h == hash && d != NO_DISPATCH).then_some(d as usize)
     }
 
     fn remember(&mut self, hash: u64, d: usize) {
@@ -509,7 +509,7 @@ impl RecentDispatches {
 
 impl Default for RecentDispatches {
     fn default() -> Self {
-        RecentDispatches([(0, u32::MAX); Self::SLOTS])
+        RecentDispatches([(0, NO_DISPATCH); Self::SLOTS])
     }
 }
 

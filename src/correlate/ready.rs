@@ -28,47 +28,32 @@ pub(super) struct ReadyCall {
 
 /// Makes events [`Ready`], one after another.
 pub(super) struct Preparer<'o> {
-    tool_kinds: &'o [(String, String)],
+    kinds: ToolKinds<'o>,
     repeated: Repeated,
     /// Where a tool call's canonical arguments are written before they are kept.
     scratch: String,
-    /// The last tool seen and the kind it names: the kept calls of a month name a handful
-    /// of tools, and finding a kind's name in a tool's was ~300 instructions a call.
-    last_tool: Option<(Text, Option<Text>)>,
 }
 
 impl<'o> Preparer<'o> {
     pub(super) fn new(opts: &'o CorrelateOptions) -> Self {
         Preparer {
-            tool_kinds: &opts.tool_kinds,
+            kinds: ToolKinds {
+                given: &opts.tool_kinds,
+                last: None,
+            },
             repeated: Repeated::default(),
             scratch: String::new(),
-            last_tool: None,
         }
-    }
-
-    /// [`effect_kind_of`] the tool alone.
-    fn kind_of(&mut self, tool: &Text) -> Option<Text> {
-        if let Some((last, kind)) = &self.last_tool
-            && last == tool
-        {
-            return kind.clone();
-        }
-        let kind = effect_kind_of(tool, None, self.tool_kinds);
-        self.last_tool = Some((tool.clone(), kind.clone()));
-        kind
     }
 
     pub(super) fn ready(&mut self, mut event: Event) -> Ready {
         let mut call = None;
-        if let EventKind::ToolCall(t) = &mut event.kind {
-            let args = CallArgs::read(&t.args_raw, take(&mut t.args), &mut self.scratch);
-            let kind = self.kind_of(&t.tool);
-            call = Some(Box::new(ReadyCall { args, kind }));
-        }
         let repeated = &mut self.repeated;
         match &mut event.kind {
             EventKind::ToolCall(t) => {
+                let args = CallArgs::read(&t.args_raw, take(&mut t.args), &mut self.scratch);
+                let kind = self.kinds.of(&t.tool);
+                call = Some(Box::new(ReadyCall { args, kind }));
                 t.args_raw = fresh(take(&mut t.args_raw));
                 t.tool = repeated.get(take(&mut t.tool));
             }
@@ -89,6 +74,28 @@ impl<'o> Preparer<'o> {
             EventKind::Run(_) | EventKind::Effect(_) | EventKind::Record(_) => {}
         }
         Ready { event, call }
+    }
+}
+
+/// The kind of effect a tool names ([`effect_kind_of`] of the tool alone), the last
+/// tool's kept: the kept calls of a month name a handful of tools, and finding a kind's
+/// name in a tool's was ~300 instructions a call.
+struct ToolKinds<'o> {
+    /// `--tool-kind`.
+    given: &'o [(String, String)],
+    last: Option<(Text, Option<Text>)>,
+}
+
+impl ToolKinds<'_> {
+    fn of(&mut self, tool: &Text) -> Option<Text> {
+        if let Some((last, kind)) = &self.last
+            && last == tool
+        {
+            return kind.clone();
+        }
+        let kind = effect_kind_of(tool, None, self.given);
+        self.last = Some((tool.clone(), kind.clone()));
+        kind
     }
 }
 
@@ -139,7 +146,7 @@ mod tests {
         ];
         let kinds: Vec<Option<Text>> = tools
             .iter()
-            .map(|t| preparer.kind_of(&Text::from(*t)))
+            .map(|t| preparer.kinds.of(&Text::from(*t)))
             .collect();
         let expected = [
             Some("refund"),
