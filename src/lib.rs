@@ -5,6 +5,7 @@
 //! (events → logical calls, attempts, effects and their matches) → [`rules`] (the model →
 //! [`finding`]s) → [`report`] (findings → bytes). Commands in [`cmd`] wire them together.
 
+pub mod alloc;
 pub mod audit;
 pub mod baseline;
 pub mod blocks;

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 
 /// Parsing and correlating allocate many small strings and free them in bulk; glibc's
 /// allocator spent about a third of a scan's time on that (perf), mimalloc a fraction.
+/// mimalloc is called through [`idem_audit::alloc::Allocator`] (why not its own crate's: see there).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: idem_audit::alloc::Allocator = idem_audit::alloc::Allocator;
 
 /// mimalloc's `purge_delay` option (the same index in its v2 and v3 headers).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
