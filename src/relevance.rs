@@ -114,12 +114,7 @@ impl Filter {
             if let EventKind::Run(r) = &ev.kind
                 && r.what == Lifecycle::Started
             {
-                self.dropped.widen(ev.at);
-                return self.started.push(HeldStart {
-                    run: r.run.clone(),
-                    at: ev.at,
-                    loc: ev.loc,
-                });
+                return self.hold_start(r.run.clone(), ev.at, ev.loc);
             }
             return out.push(ev);
         };
@@ -173,6 +168,13 @@ impl Filter {
         // The map's order is arbitrary; correlation sorts anyway, but keep `out` stable.
         open.sort_by_key(|e| e.loc);
         out.extend(open);
+    }
+
+    /// A run's `started` event, set aside (see [`Filter::started`]); a parser may hand it
+    /// over this way rather than as an event.
+    pub fn hold_start(&mut self, run: Text, at: Timestamp, loc: Loc) {
+        self.dropped.widen(at);
+        self.started.push(HeldStart { run, at, loc });
     }
 
     /// Whether the filter holds or keeps events of the call: a parser that judges idle

@@ -199,7 +199,7 @@ impl TextParser {
         let local = Local { at, shift };
         let dated = matches!(stamp, Stamp::Instant(_));
         if let Some(run) = plain_run_start(msg) {
-            return self.run_start_plainly(at, run);
+            return self.run_start_plainly(n, at, run);
         }
         let unsplit = idle::Unsplit {
             n,

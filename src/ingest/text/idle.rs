@@ -19,7 +19,7 @@ use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request};
 use super::{EFFECT_ID_TOKENS, as_text, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
-use crate::event::{CallRef, Event, EventKind, Lifecycle, RunEvent};
+use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
 use crate::flat_json::is_flat_object;
 use crate::ingest::lines::for_each_line_in;
 use crate::relevance::ShapeCache;
@@ -314,10 +314,21 @@ impl TextParser {
     }
 
     /// `agent run R  started` ([`plain_run_start`]): never part of an idle call, so a
-    /// held one is settled first, as `hold_if_idle` would settle it.
-    pub(super) fn run_start_plainly(&mut self, at: Timestamp, run: &[u8]) -> Verdict {
+    /// held one is settled first, as `hold_if_idle` would settle it. With a filter, the
+    /// start goes straight to where the filter sets starts aside (a month has one per
+    /// run), without an event made to be taken apart.
+    pub(super) fn run_start_plainly(&mut self, n: u32, at: Timestamp, run: &[u8]) -> Verdict {
         if self.idle.active {
             self.replay_idle();
+        }
+        if let Some(filter) = self.out.filter.as_mut() {
+            let loc = Loc {
+                input: self.input,
+                line: n,
+            };
+            filter.hold_start(small(run), at, loc);
+            self.out.stats.events += 1;
+            return Verdict::Held;
         }
         let run = RunEvent {
             run: small(run),
