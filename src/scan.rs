@@ -20,19 +20,6 @@ pub(crate) fn for_each_newline(bytes: &[u8], mut each: impl FnMut(usize)) {
     }
 }
 
-/// Where the first `\n` of `bytes` is.
-pub(crate) fn first_newline(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(64);
-    for (i, chunk) in chunks.by_ref().enumerate() {
-        let mask = newline_mask(chunk.try_into().expect("64 bytes"));
-        if mask != 0 {
-            return Some(64 * i + mask.trailing_zeros() as usize);
-        }
-    }
-    let rest = chunks.remainder();
-    memchr::memchr(b'\n', rest).map(|p| bytes.len() - rest.len() + p)
-}
-
 /// Where the first space or tab of `bytes` is.
 pub(crate) fn first_blank(bytes: &[u8]) -> Option<usize> {
     first_either(bytes, b' ', b'\t')
@@ -144,14 +131,6 @@ mod tests {
                 for_each_newline(&bytes, |p| found.push(p));
                 let expected: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();
                 assert_eq!(found, expected, "len {len}, density {density}");
-                for from in [0, 1, 63, 64, 65, len / 2] {
-                    let from = from.min(bytes.len());
-                    assert_eq!(
-                        first_newline(&bytes[from..]),
-                        memchr::memchr(b'\n', &bytes[from..]),
-                        "len {len}, from {from}"
-                    );
-                }
                 for chunk in bytes.chunks_exact(16) {
                     let chunk: &[u8; 16] = chunk.try_into().unwrap();
                     for (a, b) in [(b'\n', b'\n'), (b' ', b'\t')] {

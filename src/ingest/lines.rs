@@ -34,16 +34,64 @@ pub fn for_each_line_at<R: Read + ?Sized>(
     })
 }
 
-/// [`for_each_line_at`], also giving the bytes read after each line (the lines that follow
-/// it in the buffer, the last of them perhaps cut short). `each` returns how many of those
-/// bytes it has read itself, always whole lines ending with their newline: those lines
-/// are counted but not given to it. A parser that recognises a run of lines at once reads
-/// them there rather than one call at a time.
+/// The lines after the one being read that the reader's buffer already holds: its bytes
+/// (the last line perhaps cut short) and where each whole line among them ends.
+#[derive(Clone, Copy)]
+pub struct Ahead<'a> {
+    bytes: &'a [u8],
+    /// The places of the newlines after the line, in the buffer; `from` is `bytes`' place.
+    newlines: &'a [usize],
+    from: usize,
+}
+
+impl<'a> Ahead<'a> {
+    /// Nothing ahead.
+    pub const NONE: Ahead<'static> = Ahead {
+        bytes: &[],
+        newlines: &[],
+        from: 0,
+    };
+
+    /// `bytes` with the places of their newlines (`newlines`, found by the caller).
+    pub fn new(bytes: &'a [u8], newlines: &'a [usize]) -> Self {
+        Ahead {
+            bytes,
+            newlines,
+            from: 0,
+        }
+    }
+
+    /// The bytes ahead.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Where the `k`th whole line ahead (from 0) ends in [`Ahead::bytes`]: its newline's
+    /// place, if the buffer holds that line whole. Found once for the whole buffer rather
+    /// than searched for by each reader of a line ahead.
+    pub fn line_end(&self, k: usize) -> Option<usize> {
+        self.newlines.get(k).map(|&nl| nl - self.from)
+    }
+}
+
+/// The places of the newlines in `bytes`, for [`Ahead::new`].
+pub fn newlines_of(bytes: &[u8]) -> Vec<usize> {
+    let mut places = Vec::new();
+    for_each_newline(bytes, |p| places.push(p));
+    places
+}
+
+/// [`for_each_line_at`], also giving the lines already read after each line ([`Ahead`]).
+/// `each` returns how many of those lines it has read itself (whole lines only): they are
+/// counted but not given to it. A parser that recognises a run of lines at once reads them
+/// there rather than one call at a time.
 pub fn for_each_line_ahead<R: Read + ?Sized>(
     reader: &mut R,
-    mut each: impl FnMut(u32, Range<u64>, &[u8], &[u8]) -> usize,
+    mut each: impl FnMut(u32, Range<u64>, &[u8], Ahead) -> usize,
 ) -> io::Result<u32> {
     let mut buf: Vec<u8> = vec![0; BLOCK];
+    // The places of the newlines of what the last read filled, all found at once.
+    let mut newlines: Vec<usize> = Vec::new();
     let mut start = 0; // first byte of the pending (unterminated) line
     let mut end = 0; // bytes filled
     let mut base: u64 = 0; // stream offset of buf[0]
@@ -68,25 +116,30 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         };
         let scan_from = end;
         end += n;
-        // Newlines before this place end lines `each` has read ahead: within this block,
-        // since it only reads whole lines of what was filled.
-        let mut read_ahead_to = 0;
-        for_each_newline(&buf[scan_from..end], |pos| {
-            let nl = scan_from + pos;
+        newlines.clear();
+        for_each_newline(&buf[scan_from..end], |pos| newlines.push(scan_from + pos));
+        let mut i = 0;
+        while let Some(&nl) = newlines.get(i) {
             line_no = line_no.saturating_add(1);
-            if nl >= read_ahead_to {
-                let span = base + start as u64..base + nl as u64 + 1;
-                let ahead = &buf[nl + 1..end];
-                let read = each(line_no, span, trim_line(&buf[start..nl]), ahead);
-                read_ahead_to = nl + 1 + read.min(ahead.len());
-            }
-            start = nl + 1;
-        });
+            let span = base + start as u64..base + nl as u64 + 1;
+            let ahead = Ahead {
+                bytes: &buf[nl + 1..end],
+                newlines: &newlines[i + 1..],
+                from: nl + 1,
+            };
+            // Lines read ahead are within this read: `each` reads only whole lines.
+            let read = each(line_no, span, trim_line(&buf[start..nl]), ahead);
+            let read = read.min(newlines.len() - i - 1);
+            line_no = line_no.saturating_add(read as u32);
+            i += read;
+            start = newlines[i] + 1;
+            i += 1;
+        }
     }
     if start < end {
         line_no = line_no.saturating_add(1);
         let span = base + start as u64..base + end as u64;
-        each(line_no, span, trim_line(&buf[start..end]), &[]);
+        each(line_no, span, trim_line(&buf[start..end]), Ahead::NONE);
     }
     Ok(line_no)
 }
@@ -174,6 +227,38 @@ mod tests {
         let mut in_memory = Vec::new();
         for_each_line_in(input, |n, s, l| in_memory.push((n, s, l.to_vec())));
         assert_eq!(read, in_memory);
+    }
+
+    /// A reader of a line may read whole lines after it: those are counted, not given, and
+    /// each line ahead ends where `line_end` says.
+    #[test]
+    fn lines_read_ahead_are_counted_and_skipped() {
+        let input = b"a\nb1\r\nb2\nc\na\nb1\n";
+        let mut given = Vec::new();
+        let lines = for_each_line_ahead(&mut &input[..], |n, _, line, ahead| {
+            given.push((n, line.to_vec()));
+            if line != b"a" {
+                return 0;
+            }
+            let bytes = ahead.bytes();
+            let mut from = 0;
+            let mut read = Vec::new();
+            for k in 0..2 {
+                let Some(end) = ahead.line_end(k) else { break };
+                assert_eq!(bytes[end], b'\n');
+                read.push(trim_line(&bytes[from..end]).to_vec());
+                from = end + 1;
+            }
+            assert!(read.iter().zip([&b"b1"[..], b"b2"]).all(|(r, e)| r == e));
+            read.len()
+        })
+        .unwrap();
+        assert_eq!(lines, 6);
+        // The second `a` has one whole line after it: that one is read, and no more.
+        let expected = [(1, &b"a"[..]), (4, b"c"), (5, b"a")];
+        let expected: Vec<(u32, Vec<u8>)> =
+            expected.iter().map(|(n, l)| (*n, l.to_vec())).collect();
+        assert_eq!(given, expected);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! events; it resolves which call a line belongs to (the file's latest tool call, unless
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
-use super::lines::for_each_line_ahead;
+use super::lines::{Ahead, for_each_line_ahead};
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
@@ -77,7 +77,7 @@ struct TextParser {
     /// Attempts' URLs: a service's few endpoints, one copy each.
     urls: SharedTexts,
     idle: idle::IdleCall,
-    /// Bytes after the current line that were read with it ([`TextParser::line`]).
+    /// Lines after the current line that were read with it ([`TextParser::line`]).
     read_ahead: usize,
     rereadable: bool,
     dates: DateCache,
@@ -109,9 +109,9 @@ impl TextParser {
         }
     }
 
-    /// Reads line `n`; `ahead`, the bytes after it, may be read too (see [`idle`]): the
-    /// number of those bytes read is returned.
-    fn line(&mut self, n: u32, span: Range<u64>, raw: &[u8], ahead: &[u8]) -> usize {
+    /// Reads line `n`; `ahead`, the lines after it, may be read too (see [`idle`]): the
+    /// number of those lines read is returned.
+    fn line(&mut self, n: u32, span: Range<u64>, raw: &[u8], ahead: Ahead) -> usize {
         let line = raw.trim_ascii();
         let verdict = if line.is_empty() {
             Verdict::Ignored
@@ -181,7 +181,7 @@ impl TextParser {
         Verdict::Ignored
     }
 
-    fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8], ahead: &[u8]) -> Verdict {
+    fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8], ahead: Ahead) -> Verdict {
         let Some((stamp, used)) = self.dates.parse_stamp(line, self.tz_secs) else {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
         };

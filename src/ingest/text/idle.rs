@@ -21,10 +21,9 @@ use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
 use crate::flat_json::is_flat_object;
-use crate::ingest::lines::for_each_line_in;
+use crate::ingest::lines::{Ahead, for_each_line_in};
 use crate::relevance::ShapeCache;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
-use crate::scan::first_newline;
 use crate::time::{NANOS_PER_SEC, Stamp, Timestamp};
 use serde::de::IgnoredAny;
 use std::ops::Range;
@@ -188,13 +187,13 @@ impl TextParser {
     /// A tool call's line in the usual spelling ([`plain_tool_call`]), read without
     /// splitting it into fields: held if it starts an idle call, else an event, as the
     /// ordinary path would make it. A held call is settled from `ahead` when it can be
-    /// ([`TextParser::settle_ahead`]; the bytes read are left in `read_ahead`), and its
+    /// ([`TextParser::settle_ahead`]; the lines read are left in `read_ahead`), and its
     /// line copied aside only when it cannot.
     pub(super) fn tool_call_plainly(
         &mut self,
         l: Unsplit,
         call: ToolCallLine,
-        ahead: &[u8],
+        ahead: Ahead,
     ) -> Verdict {
         if self.out.filter.is_some() {
             // A tool call never continues a held call: that one is settled first, as
@@ -224,11 +223,13 @@ impl TextParser {
     /// call `tool` that started the idle call (not yet held): its plain first request, a
     /// 2xx answer and the step's plain end, each with a full timestamp. When they are just
     /// that, the call is settled at once, as holding the four lines one by one would
-    /// settle it but without copying them aside, and the bytes read are returned. Anything
-    /// else returns 0 having changed nothing, and the lines are read one by one.
-    fn settle_ahead(&mut self, tool: Unsplit, ahead: &[u8]) -> usize {
+    /// settle it but without copying them aside, and the number of lines read (3) is
+    /// returned. Anything else returns 0 having changed nothing, and the lines are read
+    /// one by one.
+    fn settle_ahead(&mut self, tool: Unsplit, ahead: Ahead) -> usize {
+        const LINES: usize = 3;
         let mut read = 0;
-        let mut times = [Timestamp(0); 3];
+        let mut times = [Timestamp(0); LINES];
         let mut safe = true;
         for (i, time) in times.iter_mut().enumerate() {
             // The usual spelling only: a timestamp at the very start and a space after it;
@@ -236,8 +237,8 @@ impl TextParser {
             // Its end is trimmed with the message (a carriage return is a blank); NULs the
             // reader would trim there fit none of the shapes below but an answer's, which
             // reads the same with them. A timestamp's bytes are never a newline, and its
-            // reading stops at one: the line's end is searched for after it.
-            let from = &ahead[read..];
+            // reading stops at one: the line's end, the next newline, is after it.
+            let from = &ahead.bytes()[read..];
             let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(from, self.tz_secs)
             else {
                 return 0;
@@ -245,7 +246,11 @@ impl TextParser {
             if from.get(used) != Some(&b' ') {
                 return 0;
             }
-            let Some(len) = first_newline(&from[used..]).map(|n| used + n) else {
+            let Some(len) = ahead
+                .line_end(i)
+                .map(|nl| nl - read)
+                .filter(|&len| len > used)
+            else {
                 return 0;
             };
             let msg = from[used..len].trim_ascii();
@@ -296,7 +301,7 @@ impl TextParser {
             });
         }
         self.retire_idle(end);
-        read
+        LINES
     }
 
     /// `agent run R  step N  ok` ([`plain_step_ok`]) that does not end the held call (that
@@ -568,7 +573,7 @@ pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &super::ParseOpti
     let mut p = TextParser::new(input, &opts, false);
     let before = first_line.saturating_sub(1);
     for_each_line_in(bytes, |k, span, line| {
-        p.line(before.saturating_add(k), span, line, &[]);
+        p.line(before.saturating_add(k), span, line, Ahead::NONE);
     });
     p.out.events
 }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::classify::FailureClass;
+use crate::ingest::lines::newlines_of;
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 
 const INCIDENT: &str = include_str!("../../../fixtures/incident-a88214/trace.log");
@@ -750,8 +751,14 @@ fn a_usual_idle_call_is_settled_from_the_lines_ahead() {
         let ahead = format!("{settled}2026-11-01T00:00:04.085Z  agent run w0r1  step 2  ok{eol}");
         let mut p = TextParser::new(0, &opts, true);
         let end = (tool.len() + eol.len()) as u64;
-        let read = p.line(1, 0..end, tool.as_bytes(), ahead.as_bytes());
-        assert_eq!(read, settled.len(), "{eol:?}");
+        let newlines = newlines_of(ahead.as_bytes());
+        let read = p.line(
+            1,
+            0..end,
+            tool.as_bytes(),
+            Ahead::new(ahead.as_bytes(), &newlines),
+        );
+        assert_eq!(read, 3, "{eol:?}");
         let out = p.out.finish();
         assert_eq!((out.dropped.calls, out.dropped.events), (1, 4), "{eol:?}");
     }
