@@ -24,7 +24,7 @@ use crate::flat_json::is_flat_object;
 use crate::ingest::lines::{Ahead, for_each_line_in};
 use crate::relevance::ShapeCache;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
-use crate::time::{NANOS_PER_SEC, Stamp, Timestamp};
+use crate::time::{Stamp, Timestamp};
 use serde::de::IgnoredAny;
 use std::ops::Range;
 
@@ -104,6 +104,15 @@ struct HeldLine {
     n: u32,
     at: Local,
     msg: Range<usize>,
+}
+
+/// What settling a call needs of its lines: how many, the first one's number, the
+/// earliest and latest time.
+struct HeldSpan {
+    first_line: u32,
+    lines: u64,
+    earliest: Timestamp,
+    latest: Timestamp,
 }
 
 /// One line as [`TextParser::message_line`] has read it, before any splitting.
@@ -287,20 +296,17 @@ impl TextParser {
         idle.safe &= safe;
         idle.answered = true;
         idle.dated = dated;
-        idle.lines.push(HeldLine {
-            n: tool.n,
-            at: tool.at,
-            msg: 0..0,
-        });
-        let shift = self.tz_secs * NANOS_PER_SEC;
-        for (k, &at) in (1..).zip(&times) {
-            idle.lines.push(HeldLine {
-                n: tool.n.saturating_add(k),
-                at: Local { at, shift },
-                msg: 0..0,
-            });
-        }
-        self.retire_idle(end);
+        // Settling never replays these lines (it is safe or set aside as its place), so
+        // they are not held, only counted and timed.
+        let (earliest, latest) =
+            (times.iter()).fold((tool.at.at, tool.at.at), |(a, b), &t| (a.min(t), b.max(t)));
+        let held = HeldSpan {
+            first_line: tool.n,
+            lines: 1 + LINES as u64,
+            earliest,
+            latest,
+        };
+        self.retire_idle_span(end, held);
         LINES
     }
 
@@ -490,13 +496,29 @@ impl TextParser {
     /// The call ended idle: counted and dropped, or deferred if a resume could make its
     /// POST matter. Afterwards the parser is where the ordinary path would leave it.
     fn retire_idle(&mut self, end: u64) {
+        let lines = &self.idle.lines;
+        let first = lines[0].at.at;
+        let (earliest, latest) =
+            (lines.iter()).fold((first, first), |(a, b), h| (a.min(h.at.at), b.max(h.at.at)));
+        let held = HeldSpan {
+            first_line: lines[0].n,
+            lines: lines.len() as u64,
+            earliest,
+            latest,
+        };
+        self.retire_idle_span(end, held);
+    }
+
+    /// [`TextParser::retire_idle`] for a call known by its lines' span: one settled ahead
+    /// holds no lines.
+    fn retire_idle_span(&mut self, end: u64, held: HeldSpan) {
         self.set_current_call();
         let idle = &mut self.idle;
         idle.active = false;
         let unsafe_request = !idle.safe && idle.attempts > 0;
         let mut deferred = None;
         if unsafe_request {
-            let (start, first) = (idle.span.start, idle.lines[0].n);
+            let (start, first) = (idle.span.start, held.first_line);
             deferred = (self.rereadable && idle.dated)
                 .then(|| DeferredLines::new(start, end - start, first, run_hash(&idle.run)))
                 .flatten();
@@ -506,10 +528,10 @@ impl TextParser {
                 return self.replay_idle();
             }
         }
-        let n = idle.lines.len() as u64;
-        self.out.stats.events += n;
+        self.out.stats.events += held.lines;
         let filter = self.out.filter.as_mut().expect("filtering");
-        filter.dropped_idle(n, idle.lines.iter().map(|h| h.at.at));
+        // The earliest and the latest widen the dropped span as all of them would.
+        filter.dropped_idle(held.lines, [held.earliest, held.latest].into_iter());
         filter.deferred_lines.extend(deferred);
     }
 
