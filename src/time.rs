@@ -273,12 +273,18 @@ pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
     parse_stamp_with(b, tz_secs, parse_date)
 }
 
-/// The last date read, to skip the calendar on the next line of the same day.
+/// The last date read, to skip the calendar on the next line of the same day; and the
+/// last minute read in the commonest spelling, to read only the seconds of the next stamp
+/// in that minute (the lines of one call are milliseconds apart).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DateCache {
     text: [u8; 10],
     days: i64,
     known: bool,
+    /// `YYYY-MM-DDTHH:MM`, as read, and the minute's start in nanoseconds.
+    minute: [u8; 16],
+    minute_start: i64,
+    minute_known: bool,
 }
 
 impl DateCache {
@@ -287,6 +293,9 @@ impl DateCache {
     /// its set-up is paid only when it runs.
     #[inline]
     pub fn parse_stamp(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
+        if let Some(at) = self.same_minute_millis_utc(b) {
+            return Some((Stamp::Instant(at), 24));
+        }
         if let Some(at) = self.same_day_millis_utc(b) {
             return Some((Stamp::Instant(at), 24));
         }
@@ -309,12 +318,33 @@ impl DateCache {
 }
 
 impl DateCache {
-    /// The commonest spelling, `YYYY-MM-DDTHH:MM:SS.fffZ` on the cached day, read at fixed
-    /// places; anything else is left to the general reading, which gives the same answer.
-    /// Inlined into both callers (the line's reading and the read-ahead): it runs for
-    /// every line.
+    /// The commonest spelling, `YYYY-MM-DDTHH:MM:SS.fffZ`, in the cached minute: only its
+    /// seconds and milliseconds are read. Anything else is left to `same_day_millis_utc`,
+    /// then to the general reading, which give the same answer. Both shortcuts are inlined
+    /// into both callers (the line's reading and the read-ahead): they run for every line.
     #[inline(always)]
-    fn same_day_millis_utc(&self, b: &[u8]) -> Option<Timestamp> {
+    fn same_minute_millis_utc(&self, b: &[u8]) -> Option<Timestamp> {
+        let t = b.get(..24).filter(|_| self.minute_known)?;
+        if t[..16] != self.minute {
+            return None;
+        }
+        // `:SS.fffZ` read as one word: the minute's bytes were checked when it was cached.
+        let word = u64::from_le_bytes(t[16..24].try_into().expect("8 bytes"));
+        let x = ascii_digits(word, 0xff00_0000_ff00_00ff, 0x5a00_0000_2e00_003a)?;
+        let lane = |i: u32| ((x >> (8 * i)) & 0xff) as i64;
+        let sec = lane(1) * 10 + lane(2);
+        let ms = lane(4) * 100 + lane(5) * 10 + lane(6);
+        if sec > 60 {
+            return None;
+        }
+        let within = sec * NANOS_PER_SEC + ms * 1_000_000;
+        self.minute_start.checked_add(within).map(Timestamp)
+    }
+
+    /// The commonest spelling on the cached day, read at fixed places; its minute is
+    /// cached for the next stamp.
+    #[inline(always)]
+    fn same_day_millis_utc(&mut self, b: &[u8]) -> Option<Timestamp> {
         let t = b.get(..24).filter(|_| self.known)?;
         if t[..10] != self.text || t[10] != b'T' || t[19] != b'.' || t[23] != b'Z' {
             return None;
@@ -333,8 +363,14 @@ impl DateCache {
         if h > 23 || m > 59 || sec > 60 {
             return None;
         }
-        let tod = (h * 3600 + m * 60 + sec) * NANOS_PER_SEC + ms * 1_000_000;
-        let nanos = self.days.checked_mul(NANOS_PER_DAY)?.checked_add(tod)?;
+        let minute = self
+            .days
+            .checked_mul(NANOS_PER_DAY)?
+            .checked_add((h * 3600 + m * 60) * NANOS_PER_SEC)?;
+        let nanos = minute.checked_add(sec * NANOS_PER_SEC + ms * 1_000_000)?;
+        self.minute.copy_from_slice(&t[..16]);
+        self.minute_start = minute;
+        self.minute_known = true;
         Some(Timestamp(nanos))
     }
 }
@@ -437,10 +473,20 @@ mod parse_tests {
             let line = format!("2026-11-01T{h:02}:{m:02}:{s:02}.{:03}Z", secs % 1000);
             let got = cache.parse_stamp(line.as_bytes(), 0);
             assert_eq!(got, parse_stamp(line.as_bytes(), 0), "{line}");
-            // Read by the shortcut, not only by the general reading behind it.
+            // Read by the shortcuts, not only by the general reading behind them: the
+            // day's, which caches the minute, then the minute's.
             assert!(
                 cache.same_day_millis_utc(line.as_bytes()).is_some(),
                 "{line}"
+            );
+            let later = format!("2026-11-01T{h:02}:{m:02}:{:02}.999Z", (s + 1) % 60);
+            assert_eq!(
+                cache.same_minute_millis_utc(later.as_bytes()),
+                parse_stamp(later.as_bytes(), 0).map(|(stamp, _)| match stamp {
+                    Stamp::Instant(t) => t,
+                    Stamp::TimeOfDay(_) => unreachable!("a dated stamp"),
+                }),
+                "{later}"
             );
         }
         assert!(checked > 100);
