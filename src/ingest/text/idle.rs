@@ -16,7 +16,7 @@
 //! the filter's decisions.
 
 use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request};
-use super::{EFFECT_ID_TOKENS, as_text, parse_u32, small};
+use super::{EFFECT_ID_TOKENS, as_text, message_of, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
@@ -262,7 +262,7 @@ impl TextParser {
             else {
                 return 0;
             };
-            let msg = from[used..len].trim_ascii();
+            let msg = message_of(&from[used..len]);
             let idle = &mut self.idle;
             // The order `continue_idle_plainly` takes them in; none of the three shapes
             // can be taken for another.

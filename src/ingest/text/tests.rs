@@ -797,3 +797,21 @@ fn attempts_to_one_endpoint_share_its_url() {
     assert_eq!(urls[0].as_ptr(), urls[1].as_ptr());
     assert_eq!(urls[2], "https://payments.internal/v1/refunds/other");
 }
+
+proptest::proptest! {
+    /// The message's quick trim answers as the standard one: blanks of every kind (and
+    /// vertical tab, which is not one) before and after, any bytes between.
+    #[test]
+    fn a_message_is_trimmed_as_trim_ascii_trims(
+        before in proptest::collection::vec(blank(), 0..4),
+        middle in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..4),
+        after in proptest::collection::vec(blank(), 0..3),
+    ) {
+        let bytes = [before, middle, after].concat();
+        proptest::prop_assert_eq!(message_of(&bytes), bytes.trim_ascii());
+    }
+}
+
+fn blank() -> impl proptest::strategy::Strategy<Value = u8> {
+    proptest::sample::select(vec![b' ', b'\t', b'\r', b'\n', 0x0c, 0x0b])
+}
