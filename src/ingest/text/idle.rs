@@ -359,12 +359,7 @@ impl TextParser {
         span: &Range<u64>,
     ) -> bool {
         // One check of the line's text rather than one per field.
-        let Some(msg) = as_text(msg) else {
-            return false;
-        };
-        let (Some(run), Some(tool), Some(args)) =
-            (within(msg, run), within(msg, tool), within(msg, args))
-        else {
+        let Some([run, tool, args]) = text_parts(msg, [run, tool, args]) else {
             return false;
         };
         let filter = self.out.filter.as_ref().expect("filtering");
@@ -606,9 +601,46 @@ fn within<'a>(whole: &'a str, part: &[u8]) -> Option<&'a str> {
     whole.get(start..start.checked_add(part.len())?)
 }
 
+/// `parts`, slices of `whole`, as text, if `whole` is UTF-8 and each part lies within it
+/// on character boundaries. An ASCII line (nearly every one) needs no boundary checks.
+fn text_parts<'a, const N: usize>(whole: &'a [u8], parts: [&'a [u8]; N]) -> Option<[&'a str; N]> {
+    let inside = |part: &[u8]| {
+        let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+        start <= whole.len() && part.len() <= whole.len() - start
+    };
+    if whole.is_ascii() && parts.iter().all(|p| inside(p)) {
+        // SAFETY: every part lies within `whole`, whose bytes are all ASCII: valid UTF-8.
+        return Some(parts.map(|p| unsafe { std::str::from_utf8_unchecked(p) }));
+    }
+    let whole = as_text(whole)?;
+    let mut texts = [""; N];
+    for (text, part) in texts.iter_mut().zip(parts) {
+        *text = within(whole, part)?;
+    }
+    Some(texts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_of_a_line_are_text_when_they_lie_within_it_on_character_boundaries() {
+        let ascii = b"agent run r1  step 2";
+        assert_eq!(
+            text_parts(ascii, [&ascii[10..12], &ascii[19..]]),
+            Some(["r1", "2"])
+        );
+        let accented = "run caf\u{e9}  ok".as_bytes();
+        assert_eq!(text_parts(accented, [&accented[4..9]]), Some(["caf\u{e9}"]));
+        // Half of the `é`.
+        assert_eq!(text_parts(accented, [&accented[4..8]]), None);
+        assert_eq!(text_parts(b"caf\xe9", [&b"caf\xe9"[..3]]), None);
+        // A part from elsewhere is never read as the line's text.
+        let elsewhere = b"r1";
+        assert_eq!(text_parts(ascii, [&elsewhere[..]]), None);
+        assert_eq!(text_parts(&ascii[..12], [&ascii[10..14]]), None);
+    }
 
     /// The table answers as reading the line would, whether the line is known or new, and
     /// after URLs with ids have pushed entries out.
