@@ -198,9 +198,6 @@ impl TextParser {
         let msg = message_of(rest);
         let local = Local { at, shift };
         let dated = matches!(stamp, Stamp::Instant(_));
-        if let Some(run) = plain_run_start(msg) {
-            return self.run_start_plainly(n, at, run);
-        }
         let unsplit = idle::Unsplit {
             n,
             span,
@@ -208,11 +205,17 @@ impl TextParser {
             dated,
             msg,
         };
-        if let Some(verdict) = self.continue_idle_plainly(unsplit) {
-            return verdict;
-        }
+        // A tool call first, the commonest line to get here: none of the plain shapes can
+        // be taken for another (a plain tool call's arguments have no blank, so it neither
+        // ends in `  started` or `  ok` nor reads as a request or an answer).
         if let Some(call) = plain_tool_call(msg) {
             return self.tool_call_plainly(unsplit, call, ahead);
+        }
+        if let Some(run) = plain_run_start(msg) {
+            return self.run_start_plainly(n, at, run);
+        }
+        if let Some(verdict) = self.continue_idle_plainly(unsplit) {
+            return verdict;
         }
         if let Some((run, step)) = plain_step_ok(msg) {
             return self.step_ok_plainly(at, run, step);
