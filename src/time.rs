@@ -289,9 +289,10 @@ pub struct DateCache {
 
 impl DateCache {
     /// [`parse_stamp`], reading a date the same as the last one's from the cache.
-    /// The common case is inlined into the caller; the general reading is not, so that
-    /// its set-up is paid only when it runs.
-    #[inline]
+    /// The common case is inlined into the caller (forced: left to the compiler, it was
+    /// not once the minute's shortcut was added, and the call cost 2 % of an idle call's
+    /// reading); the general reading is not, so that its set-up is paid only when it runs.
+    #[inline(always)]
     pub fn parse_stamp(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
         if let Some(at) = self.same_minute_millis_utc(b) {
             return Some((Stamp::Instant(at), 24));
