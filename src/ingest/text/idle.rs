@@ -492,11 +492,16 @@ impl TextParser {
     /// POST matter. Afterwards the parser is where the ordinary path would leave it.
     fn retire_idle(&mut self, end: u64) {
         let lines = &self.idle.lines;
-        let first = lines[0].at.at;
-        let (earliest, latest) =
-            (lines.iter()).fold((first, first), |(a, b), h| (a.min(h.at.at), b.max(h.at.at)));
+        let Some(first) = lines.first() else {
+            // Not reached: a call is held from its tool call's line on. Nothing to count.
+            self.idle.active = false;
+            return;
+        };
+        let (earliest, latest) = (lines.iter()).fold((first.at.at, first.at.at), |(a, b), h| {
+            (a.min(h.at.at), b.max(h.at.at))
+        });
         let held = HeldSpan {
-            first_line: lines[0].n,
+            first_line: first.n,
             lines: lines.len() as u64,
             earliest,
             latest,
