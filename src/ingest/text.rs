@@ -206,8 +206,8 @@ impl TextParser {
             msg,
         };
         // A tool call first, the commonest line to get here: none of the plain shapes can
-        // be taken for another (a plain tool call's arguments have no blank, so it neither
-        // ends in `  started` or `  ok` nor reads as a request or an answer).
+        // be taken for another (a plain tool call's arguments have no blank, so it ends in
+        // neither `  started` nor `  ok`, and no request or answer starts `agent run`).
         if let Some(call) = plain_tool_call(msg) {
             return self.tool_call_plainly(unsplit, call, ahead);
         }
