@@ -29,25 +29,13 @@ unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: mimalloc's allocation calls have no preconditions beyond a sane size.
-        unsafe {
-            if layout.align() <= PLAIN_ALIGN {
-                mi::mi_malloc(layout.size()).cast()
-            } else {
-                mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { new_block(layout, mi::mi_malloc, mi::mi_malloc_aligned) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
-        unsafe {
-            if layout.align() <= PLAIN_ALIGN {
-                mi::mi_zalloc(layout.size()).cast()
-            } else {
-                mi::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { new_block(layout, mi::mi_zalloc, mi::mi_zalloc_aligned) }
     }
 
     #[inline]
@@ -65,6 +53,28 @@ unsafe impl GlobalAlloc for Allocator {
             } else {
                 mi::mi_realloc_aligned(ptr.cast::<c_void>(), new_size, layout.align()).cast()
             }
+        }
+    }
+}
+
+/// A new block for `layout`: from `plain` when a word's alignment is enough, else from
+/// `aligned`.
+///
+/// # Safety
+/// The two must be mimalloc's allocation calls of one kind (plain or zeroed).
+#[inline(always)]
+unsafe fn new_block(
+    layout: Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    // SAFETY: the caller passes mimalloc's calls, which have no preconditions beyond a
+    // sane size.
+    unsafe {
+        if layout.align() <= PLAIN_ALIGN {
+            plain(layout.size()).cast()
+        } else {
+            aligned(layout.size(), layout.align()).cast()
         }
     }
 }
