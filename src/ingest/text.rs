@@ -416,12 +416,8 @@ impl TextParser {
         key: Option<&[u8]>,
     ) -> EventKind {
         if let Some(c) = &call {
-            match self.last_attempt.get_mut(c) {
-                Some(n) => *n = number,
-                None => {
-                    self.last_attempt.insert(c.clone(), number);
-                }
-            }
+            // One lookup: a call's first attempt (most calls make one) is a new entry.
+            self.last_attempt.insert(c.clone(), number);
         }
         EventKind::Attempt(Box::new(Attempt {
             call,
