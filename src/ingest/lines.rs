@@ -77,8 +77,13 @@ impl<'a> Ahead<'a> {
 /// The places of the newlines in `bytes`, for [`Ahead::new`].
 pub fn newlines_of(bytes: &[u8]) -> Vec<usize> {
     let mut places = Vec::new();
-    for_each_newline(bytes, |p| places.push(p));
+    push_newlines(bytes, 0, &mut places);
     places
+}
+
+/// Adds the places of `bytes`' newlines, counted from `from`, to `places`.
+fn push_newlines(bytes: &[u8], from: usize, places: &mut Vec<usize>) {
+    for_each_newline(bytes, |p| places.push(from + p));
 }
 
 /// [`for_each_line_at`], also giving the lines already read after each line ([`Ahead`]).
@@ -117,7 +122,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         let scan_from = end;
         end += n;
         newlines.clear();
-        for_each_newline(&buf[scan_from..end], |pos| newlines.push(scan_from + pos));
+        push_newlines(&buf[scan_from..end], scan_from, &mut newlines);
         let mut i = 0;
         while let Some(&nl) = newlines.get(i) {
             line_no = line_no.saturating_add(1);

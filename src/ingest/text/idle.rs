@@ -238,9 +238,10 @@ impl TextParser {
     fn settle_ahead(&mut self, tool: Unsplit, ahead: Ahead) -> usize {
         const LINES: usize = 3;
         let mut read = 0;
-        let mut times = [Timestamp(0); LINES];
+        // The call's earliest and latest time: all that is kept of its lines.
+        let (mut earliest, mut latest) = (tool.at.at, tool.at.at);
         let mut safe = true;
-        for (i, time) in times.iter_mut().enumerate() {
+        for i in 0..LINES {
             // The usual spelling only: a timestamp at the very start and a space after it;
             // a line the reader would trim at its start (blanks, NULs) is read one by one.
             // Its end is trimmed with the message (a carriage return is a blank); NULs the
@@ -277,7 +278,7 @@ impl TextParser {
             if !plain {
                 return 0;
             }
-            *time = at;
+            (earliest, latest) = (earliest.min(at), latest.max(at));
             read += len + 1;
         }
         let idle = &mut self.idle;
@@ -298,8 +299,6 @@ impl TextParser {
         idle.dated = dated;
         // Settling never replays these lines (it is safe or set aside as its place), so
         // they are not held, only counted and timed.
-        let (earliest, latest) =
-            (times.iter()).fold((tool.at.at, tool.at.at), |(a, b), &t| (a.min(t), b.max(t)));
         let held = HeldSpan {
             first_line: tool.n,
             lines: 1 + LINES as u64,
