@@ -23,11 +23,16 @@ import re
 import subprocess
 
 
-def instruction_costs(path):
-    """Address -> instructions, from a callgrind output with `positions: instr line`."""
-    costs = collections.Counter()
+def instruction_costs(path, binary):
+    """Instructions by address in `binary`, and by function name in every other object
+    (a shared library's addresses are its own, and would name the binary's functions),
+    from a callgrind output with `positions: instr line`."""
+    costs, foreign = collections.Counter(), collections.Counter()
     last = [0, 0]
     after_call = False
+    names = {"ob": {}, "fn": {}}
+    current = {"ob": "", "fn": ""}
+    ours = os.path.realpath(binary)
 
     def position(token, i):
         if token.startswith("0x"):
@@ -38,8 +43,29 @@ def instruction_costs(path):
             return last[i] + int(token)
         return int(token)
 
+    def named(kind, rest):
+        """`(id) name` defines an id, `(id)` refers to one (callgrind's name compression)."""
+        rest = rest.strip()
+        if rest.startswith("("):
+            ident, _, name = rest.partition(")")
+            name = name.strip()
+            if name:
+                names[kind][ident] = name
+            return names[kind].get(ident, name)
+        return rest
+
     with open(path) as f:
         for line in f:
+            if line.startswith(("ob=", "fn=")):
+                kind = line[:2]
+                current[kind] = named(kind, line[3:])
+                continue
+            if line.startswith(("cob=", "cfn=", "cfi=", "cfl=")):
+                # Names the callee; compressed names defined here are used later too.
+                kind = line[1:3]
+                if kind in names:
+                    named(kind, line[4:])
+                continue
             if line.startswith("calls="):
                 # The next cost line is the call's inclusive cost, not this function's own.
                 after_call = True
@@ -54,8 +80,12 @@ def instruction_costs(path):
             if after_call:
                 after_call = False
                 continue
-            costs[address] += int(parts[-1])
-    return costs
+            if os.path.realpath(current["ob"]) == ours:
+                costs[address] += int(parts[-1])
+            else:
+                lib = os.path.basename(current["ob"])
+                foreign[f"{current['fn'][:50]} [{lib}]"] += int(parts[-1])
+    return costs, foreign
 
 
 def inline_chains(binary, addresses):
@@ -104,10 +134,10 @@ def main():
     ap.add_argument("--root", default=os.getcwd(), help="the project's directory (default: here)")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
-    costs = instruction_costs(args.callgrind_out)
+    costs, foreign = instruction_costs(args.callgrind_out, args.binary)
     chains = inline_chains(args.binary, [a for a, c in costs.items() if c])
-    total = sum(costs.values())
-    charged = collections.Counter()
+    total = sum(costs.values()) + sum(foreign.values())
+    charged = collections.Counter() if args.lines else collections.Counter(foreign)
     for address, frames in chains.items():
         own = next(((j, f, loc) for j, (f, loc) in enumerate(frames) if ours(loc, root)), None)
         if own is None:
