@@ -24,6 +24,7 @@ use crate::flat_json::is_flat_object;
 use crate::ingest::lines::{Ahead, for_each_line_in};
 use crate::relevance::ShapeCache;
 use crate::relevance::{DeferredLines, args_name_money, run_hash};
+use crate::scan::{after_prefix, same_bytes};
 use crate::time::{Stamp, Timestamp};
 use serde::de::IgnoredAny;
 use std::ops::Range;
@@ -71,7 +72,7 @@ impl<V: Copy> Recent<V> {
     const MAX: usize = 8;
 
     fn get(&mut self, text: &[u8], compute: impl FnOnce() -> V) -> V {
-        if let Some((_, v)) = self.known.iter().find(|(known, _)| **known == *text) {
+        if let Some((_, v)) = self.known.iter().find(|(known, _)| same_bytes(known, text)) {
             return *v;
         }
         let v = compute();
@@ -136,7 +137,7 @@ impl IdleCall {
     fn is_end_line(&self, msg: &[u8]) -> bool {
         let digits = msg
             .strip_prefix(b"agent run ")
-            .and_then(|rest| rest.strip_prefix(self.run.as_bytes()))
+            .and_then(|rest| after_prefix(rest, self.run.as_bytes()))
             .and_then(|rest| rest.strip_prefix(b"  step "))
             .and_then(|rest| rest.strip_suffix(b"  ok"));
         let Some(digits) = digits.filter(|_| self.run_plain) else {
@@ -557,7 +558,7 @@ impl TextParser {
         let idle = &self.idle;
         match &mut self.current_call {
             Some(c) => {
-                if c.run != idle.run.as_str() {
+                if !same_bytes(c.run.as_bytes(), idle.run.as_bytes()) {
                     c.run = idle.run.as_str().into();
                 }
                 c.step = idle.step;
