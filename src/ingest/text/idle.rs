@@ -35,8 +35,9 @@ pub(super) struct IdleCall {
     active: bool,
     run: String,
     step: u32,
-    /// `run` has no whitespace, so [`plain_step_ok`] could read it from a line.
-    run_plain: bool,
+    /// `run` has whitespace, so [`plain_step_ok`] could not read it from a line (false
+    /// for the empty run of a new `IdleCall`, as for any run without).
+    run_has_blank: bool,
     /// The held lines' messages (after the timestamp), back to back.
     raw: Vec<u8>,
     lines: Vec<HeldLine>,
@@ -140,7 +141,7 @@ impl IdleCall {
             .and_then(|rest| after_prefix(rest, self.run.as_bytes()))
             .and_then(|rest| rest.strip_prefix(b"  step "))
             .and_then(|rest| rest.strip_suffix(b"  ok"));
-        let Some(digits) = digits.filter(|_| self.run_plain) else {
+        let Some(digits) = digits.filter(|_| !self.run_has_blank) else {
             return false;
         };
         // Nine digits at most and no leading zero, as `plain_step_ok` reads a step.
@@ -377,10 +378,13 @@ impl TextParser {
             return false;
         }
         idle.active = true;
-        idle.run.clear();
-        idle.run.push_str(run);
+        // A run makes several calls in a row: its id is copied (and read) once for them.
+        if !same_bytes(idle.run.as_bytes(), run.as_bytes()) {
+            idle.run.clear();
+            idle.run.push_str(run);
+            idle.run_has_blank = run.bytes().any(|b| b.is_ascii_whitespace());
+        }
         idle.step = step;
-        idle.run_plain = !run.bytes().any(|b| b.is_ascii_whitespace());
         idle.raw.clear();
         idle.lines.clear();
         idle.attempts = 0;
@@ -709,7 +713,7 @@ mod tests {
                 let mut idle = IdleCall::default();
                 idle.run.push_str(run);
                 idle.step = step;
-                idle.run_plain = !run.bytes().any(|b| b.is_ascii_whitespace());
+                idle.run_has_blank = run.bytes().any(|b| b.is_ascii_whitespace());
                 for msg in &msgs {
                     let by_reading = plain_step_ok(msg.as_bytes()) == Some((run.as_bytes(), step));
                     assert_eq!(

@@ -729,39 +729,61 @@ fn idle_calls_settled_ahead_are_settled_as_read_line_by_line() {
     }
 }
 
+/// Gives `p` the tool call of an email of `run`'s step 1 with the three usual lines after
+/// it and one more; returns how many lines ahead `p` read.
+fn settle_email(p: &mut TextParser, run: &str, eol: &str) -> usize {
+    let tool = format!(
+        "2026-11-01T00:00:02.546Z  agent run {run}  step 1  tool=send_email  \
+         args={{\"order\":\"A-272203\"}}"
+    );
+    let settled = [
+        "2026-11-01T00:00:02.556Z  POST https://mail.internal/v1/emails  (attempt 1)".to_string(),
+        "2026-11-01T00:00:02.701Z  200 OK".to_string(),
+        format!("2026-11-01T00:00:02.703Z  agent run {run}  step 1  ok"),
+    ]
+    .map(|l| format!("{l}{eol}"))
+    .concat();
+    let ahead = format!("{settled}2026-11-01T00:00:04.085Z  agent run {run}  step 2  ok{eol}");
+    let end = (tool.len() + eol.len()) as u64;
+    let newlines = newlines_of(ahead.as_bytes());
+    p.line(
+        1,
+        0..end,
+        tool.as_bytes(),
+        Ahead::new(ahead.as_bytes(), &newlines),
+    )
+}
+
+fn filtering() -> ParseOptions {
+    ParseOptions {
+        relevance: Some(crate::relevance::Relevance::default()),
+        ..ParseOptions::default()
+    }
+}
+
 /// The usual idle call is settled from the lines ahead of its tool call, with LF or CRLF
 /// endings: the reader skips the three lines it read. (The other tests hold the shortcut
 /// to reading line by line; this one, that it is taken at all.)
 #[test]
 fn a_usual_idle_call_is_settled_from_the_lines_ahead() {
-    let opts = ParseOptions {
-        relevance: Some(crate::relevance::Relevance::default()),
-        ..ParseOptions::default()
-    };
     for eol in ["\n", "\r\n"] {
-        let tool = "2026-11-01T00:00:02.546Z  agent run w0r1  step 1  tool=send_email  \
-                    args={\"order\":\"A-272203\"}";
-        let settled = [
-            "2026-11-01T00:00:02.556Z  POST https://mail.internal/v1/emails  (attempt 1)",
-            "2026-11-01T00:00:02.701Z  200 OK",
-            "2026-11-01T00:00:02.703Z  agent run w0r1  step 1  ok",
-        ]
-        .map(|l| format!("{l}{eol}"))
-        .concat();
-        let ahead = format!("{settled}2026-11-01T00:00:04.085Z  agent run w0r1  step 2  ok{eol}");
-        let mut p = TextParser::new(0, &opts, true);
-        let end = (tool.len() + eol.len()) as u64;
-        let newlines = newlines_of(ahead.as_bytes());
-        let read = p.line(
-            1,
-            0..end,
-            tool.as_bytes(),
-            Ahead::new(ahead.as_bytes(), &newlines),
-        );
-        assert_eq!(read, 3, "{eol:?}");
+        let mut p = TextParser::new(0, &filtering(), true);
+        assert_eq!(settle_email(&mut p, "w0r1", eol), 3, "{eol:?}");
         let out = p.out.finish();
         assert_eq!((out.dropped.calls, out.dropped.events), (1, 4), "{eol:?}");
     }
+}
+
+/// Calls of one run, of another, and of the first again, one after another: each is
+/// settled ahead, whichever run the call before it was of.
+#[test]
+fn calls_of_runs_in_turn_are_each_settled_ahead() {
+    let mut p = TextParser::new(0, &filtering(), true);
+    let runs = ["w0r1", "w0r1", "w0r2", "w0r10", "w0r1", "x"];
+    for run in runs {
+        assert_eq!(settle_email(&mut p, run, "\n"), 3, "{run}");
+    }
+    assert_eq!(p.out.finish().dropped.calls, runs.len() as u64);
 }
 
 #[test]
