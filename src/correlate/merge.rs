@@ -97,9 +97,11 @@ fn build(parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Builder<'_> {
     let mut events = Merged::new(parts);
     let mut preparer = Preparer::new(opts);
     let mut next_batch = || -> Vec<Ready> {
-        (events.by_ref().take(BATCH))
-            .map(|e| preparer.ready(e))
-            .collect()
+        // Sized once: collected from the merge (whose length is unknown), a batch grew by
+        // doubling, each step a copy.
+        let mut batch = Vec::with_capacity(BATCH);
+        batch.extend((events.by_ref().take(BATCH)).map(|e| preparer.ready(e)));
+        batch
     };
     let mut batch = next_batch();
     while !batch.is_empty() {
