@@ -6,6 +6,8 @@ inlined into, so a hot parser shows as one large function. This reads the per-in
 counts of a run made with `--dump-instr=yes`, asks `addr2line -i` for each address's chain
 of inlined frames, and charges each instruction to the innermost frame whose source is in
 `src/` (the standard library's inlined code goes to the project function that called it).
+A shared library's instructions (libc's `memcmp`, say) are charged to its own functions,
+named with the library: callgrind gives their addresses relative to the library.
 Run it from the project's directory, or give `--root`.
 
     python3 bench/callgrind_inline.py CG.OUT BINARY [--per N] [--lines FUNCTION]
