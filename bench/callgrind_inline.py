@@ -25,16 +25,16 @@ import re
 import subprocess
 
 
-def instruction_costs(path, binary):
-    """Instructions by address in `binary`, and by function name in every other object
-    (a shared library's addresses are its own, and would name the binary's functions),
-    from a callgrind output with `positions: instr line`."""
+def instruction_costs(path):
+    """Instructions by address in the program that ran (the `cmd:` line's), and by function
+    name in every other object (a shared library's addresses are its own, and would name
+    the program's functions), from a callgrind output with `positions: instr line`."""
     costs, foreign = collections.Counter(), collections.Counter()
     last = [0, 0]
     after_call = False
     names = {"ob": {}, "fn": {}}
     current = {"ob": "", "fn": ""}
-    ours = os.path.realpath(binary)
+    program = None
 
     def position(token, i):
         if token.startswith("0x"):
@@ -58,6 +58,9 @@ def instruction_costs(path, binary):
 
     with open(path) as f:
         for line in f:
+            if line.startswith("cmd:") and program is None:
+                program = os.path.basename(line[4:].split()[0])
+                continue
             if line.startswith(("ob=", "fn=")):
                 kind = line[:2]
                 current[kind] = named(kind, line[3:])
@@ -82,7 +85,7 @@ def instruction_costs(path, binary):
             if after_call:
                 after_call = False
                 continue
-            if os.path.realpath(current["ob"]) == ours:
+            if os.path.basename(current["ob"]) == program:
                 costs[address] += int(parts[-1])
             else:
                 lib = os.path.basename(current["ob"])
@@ -136,7 +139,7 @@ def main():
     ap.add_argument("--root", default=os.getcwd(), help="the project's directory (default: here)")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
-    costs, foreign = instruction_costs(args.callgrind_out, args.binary)
+    costs, foreign = instruction_costs(args.callgrind_out)
     chains = inline_chains(args.binary, [a for a, c in costs.items() if c])
     total = sum(costs.values()) + sum(foreign.values())
     charged = collections.Counter() if args.lines else collections.Counter(foreign)
