@@ -37,7 +37,10 @@ pub fn parse_unix_seconds(b: &[u8]) -> Option<Timestamp> {
         nanos += (c - b'0') as i64 * scale;
         scale /= 10;
     }
-    Some(Timestamp(secs * NANOS_PER_SEC + nanos))
+    // Twelve digits of seconds reach past 2262, the last instant nanoseconds in an i64 hold:
+    // such a field is not a time this tool can place.
+    let at = secs.checked_mul(NANOS_PER_SEC)?.checked_add(nanos)?;
+    Some(Timestamp(at))
 }
 
 /// Dates time-only timestamps (SPEC §3.6): on `--date`, else on 1970-01-01 (printed without
@@ -186,6 +189,20 @@ mod tests {
         );
         assert!(c.parse(b"1762178531", &o, false).is_err());
         assert!(c.parse(b"17x", &o, true).is_err());
+    }
+
+    /// Seconds past the last instant an i64 of nanoseconds holds (2262-04-11T23:47:16.854775807Z)
+    /// are not a time, and never overflow (a fuzzed CSV export of 999999999999 did).
+    #[test]
+    fn unix_seconds_past_2262_are_not_a_time() {
+        let last = Timestamp(i64::MAX);
+        assert_eq!(parse_unix_seconds(b"9223372036.854775807"), Some(last));
+        assert_eq!(parse_unix_seconds(b"9223372036.854775808"), None);
+        assert_eq!(parse_unix_seconds(b"9223372037"), None);
+        assert_eq!(parse_unix_seconds(b"999999999999.999999999"), None);
+        let o = opts("Z", None);
+        let why = Clock::new(&o).parse(b"999999999999", &o, true).unwrap_err();
+        assert!(why.contains("is not a timestamp"), "{why}");
     }
 
     #[test]
