@@ -117,7 +117,7 @@ def mutate(data, rnd, donor_lines):
         return bytes(changed)
     elif kind == 7:
         def huge(m):
-            return b"9" * rnd.choice([1, 19, 25, 40]) if rnd.random() < 0.3 else m.group(0)
+            return b"9" * rnd.choice([1, 11, 12, 19, 25, 40]) if rnd.random() < 0.3 else m.group(0)
         return re.sub(rb"\d{3,}", huge, data)
     elif kind == 8 and lines:
         i = rnd.randrange(len(lines))
