@@ -374,7 +374,7 @@ impl<'m> Evidence<'m> {
             (Some(_), None) => " without its key",
         };
         format!(
-            "{why} though its {kind} {} was {}; the framework dispatched step {step} again{key} and it {} again ({others})",
+            "{why} though its {kind} {} {}; the framework dispatched step {step} again{key} and it {} again ({others})",
             first.id,
             settled_text(first),
             did(kind)

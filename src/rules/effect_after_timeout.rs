@@ -55,7 +55,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             RULE.id,
             RULE.default_severity,
             format!(
-                "the client gave up on attempt {} at {} after {} ({}), but {} {} was {}: the service {} anyway",
+                "the client gave up on attempt {} at {} after {} ({}), but {} {} {}: the service {} anyway",
                 attempt.number,
                 outcome.at,
                 outcome.at.since(attempt.at).display_secs(),

@@ -106,14 +106,28 @@ pub fn did(kind: &str) -> String {
     }
 }
 
-/// The effect's settlement (or other final state), for messages.
+/// What became of the effect, as a predicate: `was settled at T`, `was created at T`, or,
+/// for a state that is no passive (a payment provider's `succeeded`), `succeeded`.
 pub fn settled_text(e: &EffectRec) -> String {
-    match (&e.state, e.state_at) {
+    let state = match (&e.state, e.state_at) {
         (Some(state), Some(at)) => format!("{state} at {at}"),
         (Some(state), None) => state.to_string(),
         _ => format!("created at {}", e.created),
+    };
+    let active = e.state.as_deref().is_some_and(|s| {
+        INTRANSITIVE_STATES
+            .iter()
+            .any(|v| s.eq_ignore_ascii_case(v))
+    });
+    if active {
+        state
+    } else {
+        format!("was {state}")
     }
 }
+
+/// States named by a verb that takes no object: "was succeeded" is not English.
+const INTRANSITIVE_STATES: [&str; 2] = ["succeeded", "failed"];
 
 /// A finding about one logical call, with its run, step, tool and order filled in.
 pub fn call_finding(
@@ -464,6 +478,31 @@ pub fn effects_by_dispatch(
 mod tests {
     use super::*;
     use crate::rules::testkit::Trace;
+
+    /// A provider's `succeeded` is no passive: "refund rf_1 succeeded", not "was succeeded".
+    #[test]
+    fn an_effects_state_reads_as_a_predicate() {
+        let effect = |state: Option<&str>, at: Option<i64>| EffectRec {
+            kind: "refund".into(),
+            id: "rf_1".into(),
+            order: None,
+            amount: None,
+            key: None,
+            created: crate::time::Timestamp(0),
+            state: state.map(Into::into),
+            state_at: at.map(crate::time::Timestamp),
+            happened: true,
+            locs: Box::new([]),
+            matched: None,
+            matched_by: None,
+        };
+        assert_eq!(settled_text(&effect(Some("succeeded"), None)), "succeeded");
+        assert_eq!(settled_text(&effect(Some("Succeeded"), None)), "Succeeded");
+        let settled = settled_text(&effect(Some("settled"), Some(0)));
+        assert!(settled.starts_with("was settled at "), "{settled}");
+        let created = settled_text(&effect(None, None));
+        assert!(created.starts_with("was created at "), "{created}");
+    }
 
     #[test]
     fn groups_by_key_gives_groups_of_two_or_more_in_key_order_indexes_ascending() {
