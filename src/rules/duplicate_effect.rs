@@ -2,7 +2,7 @@
 
 use super::support::{
     SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, groups_by_key,
-    how_it_ended, set_effects, settled_text,
+    how_it_ended, set_effects, state_predicate,
 };
 use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
@@ -376,7 +376,7 @@ impl<'m> Evidence<'m> {
         format!(
             "{why} though its {kind} {} {}; the framework dispatched step {step} again{key} and it {} again ({others})",
             first.id,
-            settled_text(first),
+            state_predicate(first),
             did(kind)
         )
     }

@@ -1,6 +1,6 @@
 //! `effect-after-timeout`: the client gave up on an attempt whose effect happened anyway.
 
-use super::support::{attempt_evidence, did, settled_text};
+use super::support::{attempt_evidence, did, state_predicate};
 use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
 use crate::correlate::Model;
@@ -62,7 +62,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 outcome.describe(),
                 e.kind,
                 e.id,
-                settled_text(e),
+                state_predicate(e),
                 did(&e.kind),
             ),
         );

@@ -108,7 +108,7 @@ pub fn did(kind: &str) -> String {
 
 /// What became of the effect, as a predicate: `was settled at T`, `was created at T`, or,
 /// for a state that is no passive (a payment provider's `succeeded`), `succeeded`.
-pub fn settled_text(e: &EffectRec) -> String {
+pub fn state_predicate(e: &EffectRec) -> String {
     let state = match (&e.state, e.state_at) {
         (Some(state), Some(at)) => format!("{state} at {at}"),
         (Some(state), None) => state.to_string(),
@@ -496,11 +496,17 @@ mod tests {
             matched: None,
             matched_by: None,
         };
-        assert_eq!(settled_text(&effect(Some("succeeded"), None)), "succeeded");
-        assert_eq!(settled_text(&effect(Some("Succeeded"), None)), "Succeeded");
-        let settled = settled_text(&effect(Some("settled"), Some(0)));
+        assert_eq!(
+            state_predicate(&effect(Some("succeeded"), None)),
+            "succeeded"
+        );
+        assert_eq!(
+            state_predicate(&effect(Some("Succeeded"), None)),
+            "Succeeded"
+        );
+        let settled = state_predicate(&effect(Some("settled"), Some(0)));
         assert!(settled.starts_with("was settled at "), "{settled}");
-        let created = settled_text(&effect(None, None));
+        let created = state_predicate(&effect(None, None));
         assert!(created.starts_with("was created at "), "{created}");
     }
 
