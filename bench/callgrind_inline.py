@@ -65,11 +65,9 @@ def instruction_costs(path):
                 kind = line[:2]
                 current[kind] = named(kind, line[3:])
                 continue
-            if line.startswith(("cob=", "cfn=", "cfi=", "cfl=")):
+            if line.startswith(("cob=", "cfn=")):
                 # Names the callee; compressed names defined here are used later too.
-                kind = line[1:3]
-                if kind in names:
-                    named(kind, line[4:])
+                named(line[1:3], line[4:])
                 continue
             if line.startswith("calls="):
                 # The next cost line is the call's inclusive cost, not this function's own.

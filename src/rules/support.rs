@@ -482,32 +482,25 @@ mod tests {
     /// A provider's `succeeded` is no passive: "refund rf_1 succeeded", not "was succeeded".
     #[test]
     fn an_effects_state_reads_as_a_predicate() {
-        let effect = |state: Option<&str>, at: Option<i64>| EffectRec {
-            kind: "refund".into(),
-            id: "rf_1".into(),
-            order: None,
-            amount: None,
-            key: None,
-            created: crate::time::Timestamp(0),
-            state: state.map(Into::into),
-            state_at: at.map(crate::time::Timestamp),
-            happened: true,
-            locs: Box::new([]),
-            matched: None,
-            matched_by: None,
-        };
-        assert_eq!(
-            state_predicate(&effect(Some("succeeded"), None)),
-            "succeeded"
+        let mut t = Trace::new();
+        t.refund(0, "rf_1", "A-1", 4500, None)
+            .refund_settled(0, "rf_2", "A-2", 4500, 1_000);
+        let mut model = t.model();
+        let predicate = |model: &Model, i: usize| state_predicate(&model.effects[i]);
+        assert_eq!(predicate(&model, 0), "was settled");
+        assert!(
+            predicate(&model, 1).starts_with("was settled at "),
+            "{}",
+            predicate(&model, 1)
         );
-        assert_eq!(
-            state_predicate(&effect(Some("Succeeded"), None)),
-            "Succeeded"
+        model.effects[0].state = Some("Succeeded".into());
+        assert_eq!(predicate(&model, 0), "Succeeded");
+        model.effects[0].state = None;
+        assert!(
+            predicate(&model, 0).starts_with("was created at "),
+            "{}",
+            predicate(&model, 0)
         );
-        let settled = state_predicate(&effect(Some("settled"), Some(0)));
-        assert!(settled.starts_with("was settled at "), "{settled}");
-        let created = state_predicate(&effect(None, None));
-        assert!(created.starts_with("was created at "), "{created}");
     }
 
     #[test]
