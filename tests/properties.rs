@@ -135,6 +135,12 @@ const IDLE_CALLS: &[[&str; 4]] = &[
         "200 OK",
         "agent run r1  step 2  ok",
     ],
+    [
+        "agent run r1  step 3  tool=lookup_order  args={\"order\":\"A-2\"}",
+        "GET https://orders.internal/v1/orders  (attempt 1)  run=r1  step=3",
+        "200 OK  run=r1  step=3",
+        "agent run r1  step 3  ok",
+    ],
 ];
 
 /// Each line of the template, off the plain shape by one detail (or still plain).
@@ -153,6 +159,14 @@ const NEAR: [&[&str]; 4] = [
         "POST https://mail.internal/v1/emails  Idempotency-Key: k  (attempt 1)",
         "GET https://orders.internal/v1/orders\t(attempt 1)",
         "GET https://orders.internal/v1/orders  (attempt 1)  run=r2",
+        "GET https://orders.internal/v1/orders  (attempt 1)  run=r1  step=1",
+        "POST https://mail.internal/v1/emails  (attempt 1)  run=r1  step=2",
+        "GET https://orders.internal/v1/orders  (attempt 1)  run=r1",
+        "GET https://orders.internal/v1/orders  (attempt 1)  step=01",
+        "GET https://orders.internal/v1/orders  (attempt 1)  step=1  run=r1",
+        "GET https://orders.internal/v1/orders  (attempt 1)   run=r1  step=1",
+        "GET https://orders.internal/v1/orders  (attempt 1)  run=r1  step=1x",
+        "GET https://orders.internal/v1/orders  (attempt 1)  run=r1  step=",
     ],
     &[
         "404 Not Found",
@@ -162,6 +176,13 @@ const NEAR: [&[&str]; 4] = [
         "200   OK",
         "200OK",
         "urllib3.exceptions.ReadTimeoutError: read timeout=10",
+        "200 OK  run=r1  step=1",
+        "200 OK  run=r1  step=2",
+        "200 OK  step=2",
+        "200 OK  run=r1 step=1",
+        "200 OK  run=r2  step=1",
+        "200 OK  run=r1  step=1  refund_id=rf_1",
+        "run=r1  step=1",
     ],
     &[
         "agent run r1  step 1  failed",
@@ -184,7 +205,7 @@ fn line_shaped() -> impl Strategy<Value = Vec<u8>> {
     let call = (
         prop::sample::select(IDLE_CALLS),
         0..6usize,
-        0..8usize,
+        0..16usize,
         0..3u8,
     );
     prop::collection::vec(

@@ -7,8 +7,9 @@
 //! a line says it matters, the held lines are replayed through the ordinary path, in order,
 //! so the filter sees exactly what it would have seen.
 //!
-//! Only the plain shape is held: the calls a filter already knows of, lines with `run=` or
-//! `step=`, failures, retries, keys and effect ids all take the ordinary path. When the
+//! Only the plain shape is held: the calls a filter already knows of, lines whose `run=` or
+//! `step=` name another call, failures, retries, keys and effect ids all take the ordinary
+//! path. When the
 //! reader's buffer already holds the three lines after the tool call in their usual shape,
 //! the call is settled from there at once, with no copies held
 //! ([`TextParser::settle_ahead`]).
@@ -132,6 +133,37 @@ impl IdleCall {
         self.active
     }
 
+    /// Whether the line's `run=` and `step=` tokens, if it has any, name this call, as
+    /// `TextParser::call_of` resolves them once the call's tool line has made it the current
+    /// call: concurrent runs sharing a log name each line's call (SPEC §3.1), and such
+    /// lines keep their call idle as unnamed ones do.
+    fn is_named_by(&self, f: &Fields) -> bool {
+        let run = f
+            .token(b"run")
+            .is_none_or(|run| same_bytes(run, self.run.as_bytes()));
+        let step = f
+            .token(b"step")
+            .is_none_or(|s| parse_u32(s) == Some(self.step));
+        run && step
+    }
+
+    /// `msg` without a last `  run=R  step=N` that names this call, spelt as logs of
+    /// concurrent runs write it, so that the rest can be read in its plain shape; any
+    /// other `msg` as it is (the fields' reading then decides, in [`Self::is_named_by`]).
+    fn without_own_names<'m>(&self, msg: &'m [u8]) -> &'m [u8] {
+        if !msg.last().is_some_and(u8::is_ascii_digit) || self.run_has_blank {
+            return msg;
+        }
+        let digits = msg.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+        let (rest, digits) = msg.split_at(msg.len() - digits);
+        let named = (canonical_step(digits) == Some(self.step))
+            .then(|| rest.strip_suffix(b"  step="))
+            .flatten()
+            .and_then(|rest| rest.strip_suffix(self.run.as_bytes()))
+            .and_then(|rest| rest.strip_suffix(b"  run="));
+        named.unwrap_or(msg)
+    }
+
     /// Whether `msg` is `agent run R  step N  ok` for this call, as
     /// `plain_step_ok(msg) == Some((run, step))` would say, compared against the call's own
     /// run and step rather than read afresh (it runs for every idle call of a month).
@@ -141,20 +173,23 @@ impl IdleCall {
             .and_then(|rest| after_prefix(rest, self.run.as_bytes()))
             .and_then(|rest| rest.strip_prefix(b"  step "))
             .and_then(|rest| rest.strip_suffix(b"  ok"));
-        let Some(digits) = digits.filter(|_| !self.run_has_blank) else {
-            return false;
-        };
-        // Nine digits at most and no leading zero, as `plain_step_ok` reads a step.
-        let canonical = (1..=9).contains(&digits.len()) && (digits[0] != b'0' || digits.len() == 1);
-        let mut step = 0u32;
-        for &d in digits {
-            if !d.is_ascii_digit() {
-                return false;
-            }
-            step = step * 10 + u32::from(d - b'0');
-        }
-        canonical && step == self.step
+        digits
+            .filter(|_| !self.run_has_blank)
+            .is_some_and(|digits| canonical_step(digits) == Some(self.step))
     }
+}
+
+/// A step number of nine digits at most and no leading zero, as `plain_step_ok` reads one.
+fn canonical_step(digits: &[u8]) -> Option<u32> {
+    let canonical = (1..=9).contains(&digits.len()) && (digits[0] != b'0' || digits.len() == 1);
+    let mut step = 0u32;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        step = step * 10 + u32::from(d - b'0');
+    }
+    canonical.then_some(step)
 }
 
 impl TextParser {
@@ -270,11 +305,15 @@ impl TextParser {
             // The order `continue_idle_plainly` takes them in; none of the three shapes
             // can be taken for another.
             let plain = match i {
-                0 => (idle.requests)
-                    .get(msg, || plain_request(msg, &mut idle.url_kind))
-                    .map(|request_safe| safe = request_safe)
-                    .is_some(),
-                1 => plain_answer(msg).is_some_and(|status| (200..300).contains(&status)),
+                0 => {
+                    let msg = idle.without_own_names(msg);
+                    (idle.requests)
+                        .get(msg, || plain_request(msg, &mut idle.url_kind))
+                        .map(|request_safe| safe = request_safe)
+                        .is_some()
+                }
+                1 => plain_answer(idle.without_own_names(msg))
+                    .is_some_and(|status| (200..300).contains(&status)),
                 _ => idle.is_end_line(msg),
             };
             if !plain {
@@ -406,17 +445,19 @@ impl TextParser {
             return None;
         }
         let ended = idle.is_end_line(msg);
+        let unnamed = idle.without_own_names(msg);
         if ended {
             if idle.answered != (idle.attempts == 1) {
                 return None;
             }
-        } else if let Some(status) = plain_answer(msg) {
+        } else if let Some(status) = plain_answer(unnamed) {
             if idle.attempts != 1 || idle.answered || !(200..300).contains(&status) {
                 return None;
             }
             idle.answered = true;
         } else if idle.attempts == 0
-            && let Some(safe) = (idle.requests).get(msg, || plain_request(msg, &mut idle.url_kind))
+            && let Some(safe) =
+                (idle.requests).get(unnamed, || plain_request(unnamed, &mut idle.url_kind))
         {
             idle.attempts = 1;
             idle.safe &= safe;
@@ -433,7 +474,7 @@ impl TextParser {
     /// `Some(true)`: the call is still idle; `Some(false)`: its step ended and it stayed
     /// idle; `None`: the line is not the plain next line of an idle call.
     fn continues_idle(&mut self, f: &Fields) -> Option<bool> {
-        if f.token(b"run").is_some() || f.token(b"step").is_some() {
+        if !self.idle.is_named_by(f) {
             return None;
         }
         let first = *f.plain.first()?;

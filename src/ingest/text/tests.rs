@@ -704,6 +704,14 @@ fn varied_trace() -> String {
             17 => lines[2] = lines[2].replacen("Z  ", "Z", 1),
             18 => lines[2] = at(2),
             19 => lines[1].truncate(15),
+            // Lines naming their call, as logs of concurrent runs write them: this call,
+            // another step, the step alone.
+            20 => {
+                lines[1].push_str(&format!("  run={run}  step={step}"));
+                lines[2].push_str(&format!("  run={run}  step={step}"));
+            }
+            21 => lines[2].push_str(&format!("  run={run}  step={}", step + 1)),
+            22 => lines[1].push_str(&format!("  step={step}")),
             _ => {}
         }
         for l in lines {
@@ -771,6 +779,49 @@ fn a_usual_idle_call_is_settled_from_the_lines_ahead() {
         assert_eq!(settle_email(&mut p, "w0r1", eol), 3, "{eol:?}");
         let out = p.out.finish();
         assert_eq!((out.dropped.calls, out.dropped.events), (1, 4), "{eol:?}");
+    }
+}
+
+/// An idle call whose request and answer name it (`run=R  step=N`, as logs of concurrent
+/// runs write them) is settled ahead as the unnamed one is; one whose answer names another
+/// step, or names its own with a leading zero, is left to the lines' reading.
+#[test]
+fn an_idle_call_whose_lines_name_it_is_settled_ahead() {
+    let lines = |names: [&str; 2]| {
+        [
+            format!(
+                "2026-11-01T00:00:02.556Z  POST https://mail.internal/v1/emails  (attempt 1){}",
+                names[0]
+            ),
+            format!("2026-11-01T00:00:02.701Z  200 OK{}", names[1]),
+            "2026-11-01T00:00:02.703Z  agent run w0r1  step 1  ok".to_string(),
+        ]
+        .map(|l| l + "\n")
+        .concat()
+    };
+    let own = "  run=w0r1  step=1";
+    let cases = [
+        ([own, own], 3),
+        (["", own], 3),
+        ([own, ""], 3),
+        ([own, "  run=w0r1  step=2"], 0),
+        ([own, "  run=w0r2  step=1"], 0),
+        (["  run=w0r1  step=01", ""], 0),
+        (["  step=1  run=w0r1", ""], 0),
+    ];
+    for (names, read) in cases {
+        let tool = "2026-11-01T00:00:02.546Z  agent run w0r1  step 1  tool=send_email  args={}";
+        let ahead = lines(names);
+        let newlines = newlines_of(ahead.as_bytes());
+        let mut p = TextParser::new(0, &filtering(), true);
+        let end = tool.len() as u64 + 1;
+        let got = p.line(
+            1,
+            0..end,
+            tool.as_bytes(),
+            Ahead::new(ahead.as_bytes(), &newlines),
+        );
+        assert_eq!(got, read, "{names:?}");
     }
 }
 
