@@ -210,6 +210,8 @@ impl AuditConfig {
                 relevance: (!a.keep_idle_calls).then(|| Relevance {
                     tool_kinds: tool_kinds.clone(),
                 }),
+                // `timeline` asks for them; no other output shows them.
+                keep_attrs: false,
             },
             correlate: CorrelateOptions {
                 max_skew,

@@ -12,6 +12,7 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<u8> {
     let mut cfg = AuditConfig::from_args(&args.input).map_err(anyhow::Error::msg)?;
     // A timeline shows every line of its subject, idle or not.
     cfg.parse.relevance = None;
+    cfg.parse.keep_attrs = true;
     let subject = match (&args.order, &args.run, &args.key) {
         (Some(o), _, _) => Subject::Order(o.clone()),
         (_, Some(r), _) => Subject::Run(r.clone()),

@@ -78,7 +78,11 @@ impl State {
         }
         let mut raw = Raw::default();
         let mut de = serde_json::Deserializer::from_str(text);
-        serde::de::DeserializeSeed::deserialize(Fill(&mut raw), &mut de)
+        let fill = Fill {
+            raw: &mut raw,
+            extra: opts.keep_attrs,
+        };
+        serde::de::DeserializeSeed::deserialize(fill, &mut de)
             .and_then(|()| de.end())
             .map_err(|e| format!("not JSON: {e}"))?;
         let f = Fields(&raw, Cell::new(0));
@@ -208,7 +212,14 @@ impl State {
             // `healthcheck`, `log`...: a line of the log, not an event of the audit.
             _ => return Ok(None),
         };
-        Ok(Some((self.stamp(&f, opts)?, kind, f.attrs())))
+        let at = self.stamp(&f, opts)?;
+        // Once every field the event reads has been read: the rest are its attributes.
+        let attrs = if opts.keep_attrs {
+            f.attrs()
+        } else {
+            Attrs::new()
+        };
+        Ok(Some((at, kind, attrs)))
     }
 
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
@@ -316,7 +327,11 @@ struct Key<'a>(#[serde(borrow)] Cow<'a, str>);
 
 /// Fills a [`Raw`] where it lies: returned by value, its slots were copied about three
 /// times a line (a twentieth of the parse).
-struct Fill<'r, 'de>(&'r mut Raw<'de>);
+/// Fields the audit does not read are collected only when `extra` says attributes are kept.
+struct Fill<'r, 'de> {
+    raw: &'r mut Raw<'de>,
+    extra: bool,
+}
 
 impl<'de> serde::de::DeserializeSeed<'de> for Fill<'_, 'de> {
     type Value = ();
@@ -331,7 +346,7 @@ impl<'de> serde::de::Visitor<'de> for Fill<'_, 'de> {
         f.write_str("a JSON object")
     }
     fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<(), M::Error> {
-        let raw = self.0;
+        let raw = self.raw;
         while let Some(Key(k)) = m.next_key::<Key>()? {
             let v: &RawValue = m.next_value()?;
             match slot(&k) {
@@ -341,7 +356,7 @@ impl<'de> serde::de::Visitor<'de> for Fill<'_, 'de> {
                     raw.known[i] = given.then_some(v);
                     raw.present = raw.present & !(1 << i) | u32::from(given) << i;
                 }
-                None if v.get() == "null" => {}
+                None if !self.extra || v.get() == "null" => {}
                 None => raw.extra.push((k, v)),
             }
         }
@@ -610,6 +625,28 @@ mod tests {
         };
         assert_eq!(attrs(0), [("agent", "billing"), ("order", "A-1")]);
         assert_eq!(attrs(1), [("order", "A-2")]);
+    }
+
+    /// Without attributes asked for (every command but `timeline`), the same events and
+    /// none: a month of lines with fields the audit does not read must not be held.
+    #[test]
+    fn attributes_are_kept_only_when_asked_for() {
+        let text = concat!(
+            r#"{"level":"info","ts":"2026-11-03T14:02:11Z","type":"run","run":"7f3a","event":"started","order":"A-1"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:12Z","type":"response","run":"7f3a","step":1,"status":200,"trace":{"id":1}}"#,
+            "\n",
+        );
+        let with = run(text);
+        let opts = ParseOptions {
+            keep_attrs: false,
+            ..ParseOptions::default()
+        };
+        let without = parse(&mut text.as_bytes(), 0, &opts).unwrap();
+        assert_eq!(with.attrs.len(), 2);
+        assert!(without.attrs.is_empty(), "{:?}", without.attrs);
+        assert_eq!(with.events, without.events);
+        assert_eq!(with.stats, without.stats);
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct ParseOptions {
     /// Drop the events of calls no rule needs as they are read ([`crate::relevance`]);
     /// `None` keeps every event (`timeline`, `--keep-idle-calls`).
     pub relevance: Option<Relevance>,
+    /// Keep the fields of JSON Lines events that the audit does not read, as attributes:
+    /// only `timeline` shows them, and kept for every line of a month they outgrew the
+    /// audit's own memory (two extra fields a line: 500 MB at 100 MB of input).
+    pub keep_attrs: bool,
 }
 
 impl Default for ParseOptions {
@@ -69,6 +73,7 @@ impl Default for ParseOptions {
             tz: FixedOffset::east_opt(0).expect("zero offset"),
             csv_map: Vec::new(),
             relevance: None,
+            keep_attrs: true,
         }
     }
 }
