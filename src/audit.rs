@@ -81,6 +81,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let mut deferred_lines = Vec::new();
     let mut started = Vec::new();
     let mut reports = Vec::with_capacity(inputs.len());
+    // Each input's format, for reading a deferred call's place again.
+    let mut formats = Vec::with_capacity(inputs.len());
     let mut unreadable = Vec::new();
     for (index, (input, outcome)) in inputs.iter().zip(outcomes).enumerate() {
         let mut report = InputReport {
@@ -93,6 +95,10 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
             problems: Vec::new(),
             note: None,
         };
+        formats.push(match &outcome {
+            Outcome::Parsed(format, _) => Some(*format),
+            _ => None,
+        });
         match outcome {
             Outcome::Parsed(format, parsed) => {
                 let parsed = *parsed;
@@ -143,7 +149,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
             .into_iter()
             .flat_map(|(input, lines)| lines.into_iter().map(move |l| (input, l)));
         let restored = relevance::restore_resumed(&runs, deferred, lines, |lines| {
-            let (events, problems) = source::reread_deferred(&inputs, lines, &cfg.parse);
+            let (events, problems) = source::reread_deferred(&inputs, &formats, lines, &cfg.parse);
             for (input, why) in problems {
                 if let Some(r) = reports.get_mut(input as usize) {
                     r.note = Some(why);

@@ -25,6 +25,7 @@ use crate::time::Timestamp;
 use hashbrown::{Equivalent, HashMap, HashSet};
 use rustc_hash::{FxBuildHasher, FxHashSet};
 use std::hash::{BuildHasher, Hash};
+use std::ops::Range;
 
 /// What decides relevance: `--tool-kind` mappings, as correlation uses them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -70,6 +71,9 @@ impl Dropped {
 #[derive(Debug, Default)]
 struct Pending {
     events: Vec<Event>,
+    /// The bytes of the file from its first line to its last, while every event of it came
+    /// with its place ([`Filter::push_placed`]).
+    place: Option<Range<u64>>,
     attempts: u32,
     answered: bool,
     /// Every attempt was GET, HEAD or OPTIONS.
@@ -114,6 +118,13 @@ impl Filter {
     }
 
     pub fn push(&mut self, ev: Event, out: &mut Vec<Event>) {
+        self.push_placed(ev, None, out);
+    }
+
+    /// [`Filter::push`] for an event whose line lies at `place` in a file that can be read
+    /// again and reads the same out of context: an idle call whose every event came so is
+    /// deferred as its place (16 bytes) rather than as its events.
+    pub fn push_placed(&mut self, ev: Event, place: Option<Range<u64>>, out: &mut Vec<Event>) {
         let Some(call) = ev.kind.call() else {
             if let EventKind::Run(r) = &ev.kind
                 && r.what == Lifecycle::Started
@@ -137,6 +148,7 @@ impl Filter {
                         call,
                         Pending {
                             events,
+                            place,
                             safe: true,
                             ..Pending::default()
                         },
@@ -148,6 +160,11 @@ impl Filter {
                 }
             },
             Some(p) => {
+                p.place = p
+                    .place
+                    .take()
+                    .zip(place)
+                    .map(|(p, l)| p.start..l.end.max(p.end));
                 let idle = still_idle(p, &ev, &mut self.urls_naming);
                 let ended = matches!(ev.kind, EventKind::StepEnd(_));
                 if idle && !ended {
@@ -218,7 +235,19 @@ impl Filter {
             self.dropped.widen(e.at);
         }
         if !p.safe && p.attempts > 0 {
-            self.deferred.push(Deferred::pack(call, p.events));
+            let first_line = p.events.first().map(|e| e.loc.line);
+            let lines = p.place.zip(first_line).and_then(|(place, line)| {
+                DeferredLines::new(
+                    place.start,
+                    place.end - place.start,
+                    line,
+                    run_hash(&call.run),
+                )
+            });
+            match lines {
+                Some(lines) => self.deferred_lines.push(lines),
+                None => self.deferred.push(Deferred::pack(call, p.events)),
+            }
         }
     }
 }

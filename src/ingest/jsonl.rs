@@ -3,8 +3,9 @@
 //! ignored like an unrecognised text line; a line that is not a JSON object, or an event
 //! missing what it needs, is skipped with the reason.
 
+use super::lines::{for_each_line_at, for_each_line_in};
 use super::stamp::Clock;
-use super::{ParseOptions, Parsed, lines::for_each_line};
+use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::{
     Attempt, Attrs, CallRef, Effect, Event, EventKind, Failure, Lifecycle, Loc, Response, RunEvent,
@@ -21,17 +22,27 @@ use std::cell::Cell;
 use std::io::{self, Read};
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
+    parse_input(reader, input, opts, false)
+}
+
+/// [`parse`], told whether the input is a plain file that can be read again at an offset:
+/// the idle calls the filter sets aside are then kept as their places in it (a month of
+/// emails, 16 bytes each instead of their events).
+pub fn parse_input(
+    reader: &mut dyn Read,
+    input: u32,
+    opts: &ParseOptions,
+    rereadable: bool,
+) -> io::Result<Parsed> {
     let mut out = Parsed::new(opts);
-    let mut st = State {
-        clock: Clock::new(opts),
-        last_call: None,
-    };
-    for_each_line(reader, |line_no, bytes| {
+    let mut st = State::new(opts);
+    for_each_line_at(reader, |line_no, span, bytes| {
         out.stats.lines += 1;
         if bytes.trim_ascii().is_empty() {
             out.stats.ignored += 1;
             return;
         }
+        let undated = st.clock.undated();
         match st.line(bytes, opts) {
             Ok(Some((at, kind, attrs))) => {
                 out.stats.events += 1;
@@ -42,7 +53,9 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
                 if !attrs.is_empty() {
                     out.attrs.push((loc, attrs));
                 }
-                out.push(Event { at, loc, kind });
+                // A time-only stamp is dated by the lines before it: not read alone again.
+                let place = (rereadable && st.clock.undated() == undated).then_some(span);
+                out.push_placed(Event { at, loc, kind }, place);
             }
             Ok(None) => out.stats.ignored += 1,
             Err(why) => out.stats.skip(line_no, why),
@@ -51,10 +64,46 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     Ok(out)
 }
 
+/// The events of `bytes`, lines of a file read again (a deferred call's place), numbered
+/// from `first_line`, as [`parse`] read them without a filter.
+pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &ParseOptions) -> Vec<Event> {
+    let opts = ParseOptions {
+        relevance: None,
+        keep_attrs: false,
+        ..opts.clone()
+    };
+    let mut st = State::new(&opts);
+    let before = first_line.saturating_sub(1);
+    let mut events = Vec::new();
+    for_each_line_in(bytes, |k, _, line| {
+        if line.trim_ascii().is_empty() {
+            return;
+        }
+        if let Ok(Some((at, kind, _))) = st.line(line, &opts) {
+            let line = before.saturating_add(k);
+            events.push(Event {
+                at,
+                loc: Loc { input, line },
+                kind,
+            });
+        }
+    });
+    events
+}
+
 struct State {
     clock: Clock,
     /// The call of the latest tool-call line: client lines without `run`/`step` belong to it.
     last_call: Option<CallRef>,
+}
+
+impl State {
+    fn new(opts: &ParseOptions) -> Self {
+        State {
+            clock: Clock::new(opts),
+            last_call: None,
+        }
+    }
 }
 
 type Line = Option<(crate::time::Timestamp, EventKind, Attrs)>;

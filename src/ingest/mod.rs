@@ -144,9 +144,15 @@ impl Parsed {
 
     /// Adds an event, unless the filter holds or drops it.
     pub fn push(&mut self, ev: Event) {
+        self.push_placed(ev, None);
+    }
+
+    /// [`Parsed::push`], with where the event's line lies in a file that can be read again,
+    /// when it reads the same there out of context ([`Filter::push_placed`]).
+    pub fn push_placed(&mut self, ev: Event, place: Option<std::ops::Range<u64>>) {
         match &mut self.filter {
             Some(f) => {
-                f.push(ev, &mut self.events);
+                f.push_placed(ev, place, &mut self.events);
                 // A few events short of full: a held call's release adds several at once.
                 if self.events.len() + 64 >= EVENT_BLOCK {
                     let full = std::mem::replace(&mut self.events, Vec::with_capacity(EVENT_BLOCK));
@@ -196,7 +202,7 @@ pub fn parse_input(
 ) -> std::io::Result<Parsed> {
     let parsed = match format {
         Format::Text => text::parse_input(reader, input, opts, rereadable),
-        Format::Jsonl => jsonl::parse(reader, input, opts),
+        Format::Jsonl => jsonl::parse_input(reader, input, opts, rereadable),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),
         Format::Otlp => otlp::parse(reader, input, opts),

@@ -196,6 +196,7 @@ pub enum Outcome {
 /// with a problem for its report.
 pub fn reread_deferred(
     inputs: &[Input],
+    formats: &[Option<Format>],
     mut wanted: Vec<(u32, DeferredLines)>,
     opts: &ParseOptions,
 ) -> (Vec<Event>, Vec<(u32, String)>) {
@@ -217,11 +218,16 @@ pub fn reread_deferred(
             file.seek(SeekFrom::Start(d.offset()))?;
             file.read_exact(buf)
         };
+        let read_again = match formats.get(input as usize).copied().flatten() {
+            Some(Format::Jsonl) => super::jsonl::reread,
+            _ => super::text::reread,
+        };
         let mut buf = Vec::new();
         let result = File::open(path).and_then(|mut file| {
             for (_, d) in group {
                 read(&mut file, d, &mut buf)?;
-                events.extend(super::text::reread(&buf, input, d.first_line, opts));
+                let read = read_again(&buf, input, d.first_line, opts);
+                events.extend(of_first_call(read));
             }
             Ok(())
         });
@@ -233,6 +239,18 @@ pub fn reread_deferred(
         }
     }
     (events, problems)
+}
+
+/// The events of the call whose tool call starts a deferred place: the place spans that
+/// call's lines, and lines of other calls logged among them (runs that share a JSON Lines
+/// log) are read again with them but were read the first time.
+fn of_first_call(events: Vec<Event>) -> Vec<Event> {
+    let Some(call) = events.first().and_then(|e| e.kind.call()).cloned() else {
+        return Vec::new();
+    };
+    let mut events = events;
+    events.retain(|e| e.kind.call() == Some(&call));
+    events
 }
 
 /// Reads every input, in parallel, returning results in input order.

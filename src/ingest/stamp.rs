@@ -49,6 +49,8 @@ pub fn parse_unix_seconds(b: &[u8]) -> Option<Timestamp> {
 pub struct Clock {
     base: i64,
     prev: Option<i64>,
+    /// How many time-only stamps it has dated: each read by the ones before it.
+    undated: u64,
 }
 
 impl Clock {
@@ -59,7 +61,11 @@ impl Clock {
             d.signed_duration_since(epoch).num_days() * NANOS_PER_DAY
                 - opts.tz.local_minus_utc() as i64 * NANOS_PER_SEC
         });
-        Clock { base, prev: None }
+        Clock {
+            base,
+            prev: None,
+            undated: 0,
+        }
     }
 
     /// Any timestamp spelling the formats allow, or why not.
@@ -88,7 +94,14 @@ impl Clock {
         })
     }
 
+    /// How many time-only stamps have been read: a line that adds none reads the same out
+    /// of context.
+    pub fn undated(&self) -> u64 {
+        self.undated
+    }
+
     fn time_only(&mut self, tod: i64) -> Timestamp {
+        self.undated += 1;
         let mut at = self.base + tod;
         if let Some(prev) = self.prev {
             while at < prev - NANOS_PER_DAY / 2 {

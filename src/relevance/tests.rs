@@ -219,7 +219,7 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
         &Lifecycles::of(std::slice::from_ref(&p.events)),
         p.deferred,
         p.deferred_lines.into_iter().map(|l| (0, l)),
-        |lines| source::reread_deferred(&inputs, lines, &opts).0,
+        |lines| source::reread_deferred(&inputs, &[Some(Format::Text)], lines, &opts).0,
     );
     let all = parse(
         Format::Text,
@@ -234,6 +234,107 @@ fn an_idle_post_in_a_file_is_deferred_as_its_place_and_read_again_exactly() {
         all[1..5].to_vec(),
         "read again exactly as first read"
     );
+}
+
+/// Two runs' emails in one JSON Lines log, their lines interleaved (and a third run's
+/// crash among them), then a resume of the first run. Each email is set aside as its
+/// place; reading r1's place again gives r1's events exactly as first read, and none of
+/// the other lines it spans.
+#[test]
+fn an_idle_post_in_a_json_lines_file_is_deferred_as_its_place_and_read_again_alone() {
+    let line = |ms: u32, rest: &str| format!("{{\"ts\":\"2026-11-01T00:00:0{ms}Z\",{rest}}}\n");
+    let call = |run: &str| format!("\"run\":\"{run}\",\"step\":1");
+    let (r1, r2) = (call("r1"), call("r2"));
+    let trace = [
+        line(1, &format!("\"type\":\"tool_call\",{r1},\"tool\":\"send_email\",\"args\":{{}}")),
+        line(2, &format!("\"type\":\"tool_call\",{r2},\"tool\":\"send_email\",\"args\":{{}}")),
+        // No call's: read the first time, never again with r1's place.
+        line(2, "\"type\":\"run\",\"run\":\"r3\",\"event\":\"crashed\""),
+        line(3, &format!("\"type\":\"attempt\",{r1},\"attempt\":1,\"method\":\"POST\",\"url\":\"https://m/v1/emails\"")),
+        line(4, &format!("\"type\":\"attempt\",{r2},\"attempt\":1,\"method\":\"POST\",\"url\":\"https://m/v1/emails\"")),
+        line(5, &format!("\"type\":\"response\",{r1},\"status\":200")),
+        line(6, &format!("\"type\":\"response\",{r2},\"status\":200")),
+        line(7, &format!("\"type\":\"step_end\",{r2},\"status\":\"ok\"")),
+        line(8, &format!("\"type\":\"step_end\",{r1},\"status\":\"ok\"")),
+        line(9, "\"type\":\"run\",\"run\":\"r1\",\"event\":\"resumed\""),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent.jsonl");
+    std::fs::write(&path, &trace).unwrap();
+    let inputs = vec![source::Input {
+        display: "agent.jsonl".into(),
+        origin: source::Origin::File(path),
+        explicit: true,
+    }];
+    let opts = ParseOptions {
+        relevance: Some(Relevance::default()),
+        ..ParseOptions::default()
+    };
+    let Some(source::Outcome::Parsed(Format::Jsonl, p)) =
+        source::read_all(&inputs, None, &opts).pop()
+    else {
+        panic!("not parsed as JSON Lines");
+    };
+    assert!(p.deferred.is_empty(), "{:?}", p.deferred);
+    // In the order the calls ended.
+    let places: Vec<_> = p.deferred_lines.iter().map(|l| l.first_line).collect();
+    assert_eq!(places, [2, 1]);
+    let restored = restore_resumed(
+        &Lifecycles::of(std::slice::from_ref(&p.events)),
+        p.deferred,
+        p.deferred_lines.into_iter().map(|l| (0, l)),
+        |lines| source::reread_deferred(&inputs, &[Some(Format::Jsonl)], lines, &opts).0,
+    );
+    let all = parse(
+        Format::Jsonl,
+        &mut trace.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    let of_r1: Vec<Event> = (all.events.iter())
+        .filter(|e| e.kind.call().is_some_and(|c| c.run == "r1"))
+        .cloned()
+        .collect();
+    assert_eq!(of_r1.len(), 4);
+    assert_eq!(
+        restored, of_r1,
+        "r1's events as first read, and no line of r2's"
+    );
+}
+
+/// A JSON Lines call with a time-only stamp is dated by the lines before it, so it is set
+/// aside as its events, not as a place to be read alone.
+#[test]
+fn a_json_lines_call_with_a_time_only_stamp_is_set_aside_as_events() {
+    let trace = concat!(
+        r#"{"ts":"2026-11-01T00:00:01Z","type":"tool_call","run":"r1","step":1,"tool":"send_email","args":{}}"#,
+        "\n",
+        r#"{"ts":"00:00:02","type":"attempt","run":"r1","step":1,"attempt":1,"method":"POST","url":"https://m/v1/emails"}"#,
+        "\n",
+        r#"{"ts":"2026-11-01T00:00:03Z","type":"response","run":"r1","step":1,"status":200}"#,
+        "\n",
+        r#"{"ts":"2026-11-01T00:00:04Z","type":"step_end","run":"r1","step":1,"status":"ok"}"#,
+        "\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent.jsonl");
+    std::fs::write(&path, trace).unwrap();
+    let inputs = vec![source::Input {
+        display: "agent.jsonl".into(),
+        origin: source::Origin::File(path),
+        explicit: true,
+    }];
+    let opts = ParseOptions {
+        relevance: Some(Relevance::default()),
+        ..ParseOptions::default()
+    };
+    let Some(source::Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
+        panic!("not parsed");
+    };
+    assert!(p.deferred_lines.is_empty());
+    assert_eq!(p.deferred.len(), 1);
 }
 
 #[test]
