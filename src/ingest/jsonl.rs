@@ -3,6 +3,8 @@
 //! ignored like an unrecognised text line; a line that is not a JSON object, or an event
 //! missing what it needs, is skipped with the reason.
 
+mod object;
+
 use super::lines::{for_each_line_at, for_each_line_in};
 use super::stamp::Clock;
 use super::{ParseOptions, Parsed};
@@ -126,14 +128,18 @@ impl State {
             });
         }
         let mut raw = Raw::default();
-        let mut de = serde_json::Deserializer::from_str(text);
-        let fill = Fill {
-            raw: &mut raw,
-            extra: opts.keep_attrs,
-        };
-        serde::de::DeserializeSeed::deserialize(fill, &mut de)
-            .and_then(|()| de.end())
-            .map_err(|e| format!("not JSON: {e}"))?;
+        let extra = opts.keep_attrs;
+        if !object::plain_members(text, |k, v| raw.member(Cow::Borrowed(k), v, extra)) {
+            raw = Raw::default();
+            let mut de = serde_json::Deserializer::from_str(text);
+            let fill = Fill {
+                raw: &mut raw,
+                extra,
+            };
+            serde::de::DeserializeSeed::deserialize(fill, &mut de)
+                .and_then(|()| de.end())
+                .map_err(|e| format!("not JSON: {e}"))?;
+        }
         let f = Fields(&raw, Cell::new(0));
         let Some(ty) = f.str("type")? else {
             return Err("no `type` field".into());
@@ -297,11 +303,29 @@ impl State {
 /// `None`, the same as absent.
 #[derive(Default)]
 struct Raw<'a> {
-    known: [Option<&'a RawValue>; KNOWN.len()],
+    /// Each value as written (a string with its quotes).
+    known: [Option<&'a str>; KNOWN.len()],
     /// A bit per [`KNOWN`] entry that `known` holds.
     present: u32,
     /// Fields the audit does not read, in line order: kept as attributes (SPEC §3.2).
-    extra: Vec<(Cow<'a, str>, &'a RawValue)>,
+    extra: Vec<(Cow<'a, str>, &'a str)>,
+}
+
+impl<'a> Raw<'a> {
+    /// A member of the line's object; `extra`: whether fields the audit does not read are
+    /// kept.
+    fn member(&mut self, name: Cow<'a, str>, value: &'a str, extra: bool) {
+        match slot(&name) {
+            // `null` is absent, as for a known field.
+            Some(i) => {
+                let given = value != "null";
+                self.known[i] = given.then_some(value);
+                self.present = self.present & !(1 << i) | u32::from(given) << i;
+            }
+            None if !extra || value == "null" => {}
+            None => self.extra.push((name, value)),
+        }
+    }
 }
 
 /// Every field name the audit reads; `Raw::known` holds them in this order.
@@ -395,19 +419,9 @@ impl<'de> serde::de::Visitor<'de> for Fill<'_, 'de> {
         f.write_str("a JSON object")
     }
     fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<(), M::Error> {
-        let raw = self.raw;
         while let Some(Key(k)) = m.next_key::<Key>()? {
             let v: &RawValue = m.next_value()?;
-            match slot(&k) {
-                // `null` is absent, as for a known field.
-                Some(i) => {
-                    let given = v.get() != "null";
-                    raw.known[i] = given.then_some(v);
-                    raw.present = raw.present & !(1 << i) | u32::from(given) << i;
-                }
-                None if !self.extra || v.get() == "null" => {}
-                None => raw.extra.push((k, v)),
-            }
+            self.raw.member(k, v.get(), self.extra);
         }
         Ok(())
     }
@@ -423,7 +437,7 @@ impl<'a> Fields<'_, 'a> {
     fn get(&self, k: &str) -> Option<&'a str> {
         let i = slot(k)?;
         self.1.set(self.1.get() | 1 << i);
-        self.0.known[i].map(RawValue::get)
+        self.0.known[i]
     }
 
     /// The fields the audit did not read, as `name`, value (a string unquoted, anything
@@ -441,9 +455,7 @@ impl<'a> Fields<'_, 'a> {
             .enumerate()
             .filter(|(i, _)| read & (1 << i) == 0)
             .filter_map(|(_, (k, v))| Some((Cow::Borrowed(*k), (*v)?)));
-        let text = |v: &RawValue| {
-            serde_json::from_str::<String>(v.get()).unwrap_or_else(|_| v.get().to_string())
-        };
+        let text = |v: &str| serde_json::from_str::<String>(v).unwrap_or_else(|_| v.to_string());
         self.0
             .extra
             .iter()
