@@ -45,7 +45,6 @@ pub fn flat_members(b: &[u8], mut each: impl FnMut(Range<usize>, Range<usize>)) 
     }
 }
 
-/// A string of printable ASCII without escapes starting at `at`: where it ends.
 /// Printable ASCII other than `"` and `\`: a string's bytes that need no escape.
 static PLAIN: [bool; 256] = {
     let mut plain = [false; 256];
@@ -57,7 +56,8 @@ static PLAIN: [bool; 256] = {
     plain
 };
 
-fn plain_string(b: &[u8], at: usize) -> Option<usize> {
+/// A string of printable ASCII without escapes starting at `at`: just past its closing quote.
+pub(crate) fn plain_string(b: &[u8], at: usize) -> Option<usize> {
     if b.get(at) != Some(&b'"') {
         return None;
     }
@@ -118,14 +118,14 @@ fn scalar(b: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-fn literal(b: &[u8], at: usize, word: &[u8]) -> Option<usize> {
+pub(crate) fn literal(b: &[u8], at: usize, word: &[u8]) -> Option<usize> {
     b.get(at..at + word.len())
         .filter(|w| *w == word)
         .map(|_| at + word.len())
 }
 
 /// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-fn number(b: &[u8], mut at: usize) -> Option<usize> {
+pub(crate) fn number(b: &[u8], mut at: usize) -> Option<usize> {
     let digits = |from: usize| {
         let n = b[from.min(b.len())..]
             .iter()

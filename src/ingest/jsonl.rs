@@ -129,7 +129,8 @@ impl State {
         }
         let mut raw = Raw::default();
         let extra = opts.keep_attrs;
-        if !object::plain_members(text, |k, v| raw.member(Cow::Borrowed(k), v, extra)) {
+        raw.plain = object::plain_members(text, |k, v| raw.member(Cow::Borrowed(k), v, extra));
+        if !raw.plain {
             raw = Raw::default();
             let mut de = serde_json::Deserializer::from_str(text);
             let fill = Fill {
@@ -307,6 +308,8 @@ struct Raw<'a> {
     known: [Option<&'a str>; KNOWN.len()],
     /// A bit per [`KNOWN`] entry that `known` holds.
     present: u32,
+    /// Read by [`object::plain_members`]: no string holds an escape.
+    plain: bool,
     /// Fields the audit does not read, in line order: kept as attributes (SPEC §3.2).
     extra: Vec<(Cow<'a, str>, &'a str)>,
 }
@@ -470,10 +473,12 @@ impl<'a> Fields<'_, 'a> {
         match self.get(k) {
             None => Ok(None),
             // The line was read as JSON already: a string without escapes is its inside.
-            Some(t) if t.starts_with('"') && !t.contains('\\') => Ok(Some(Cow::Borrowed(
-                t.get(1..t.len() - 1)
-                    .ok_or_else(|| format!("`{k}` is not a string"))?,
-            ))),
+            Some(t) if t.starts_with('"') && (self.0.plain || !t.contains('\\')) => {
+                Ok(Some(Cow::Borrowed(
+                    t.get(1..t.len() - 1)
+                        .ok_or_else(|| format!("`{k}` is not a string"))?,
+                )))
+            }
             Some(t) if t.starts_with('"') => serde_json::from_str::<&str>(t)
                 .map(Cow::Borrowed)
                 .or_else(|_| serde_json::from_str::<String>(t).map(Cow::Owned))
