@@ -5,7 +5,7 @@
 //! Offset-less stamps take `--tz`.
 
 use super::ParseOptions;
-use crate::time::{NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, parse_stamp};
+use crate::time::{DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, parse_stamp};
 
 /// A whole field that is one timestamp of the text traces' spellings (`crate::time`).
 pub fn parse_whole(b: &[u8], opts: &ParseOptions) -> Option<Stamp> {
@@ -49,6 +49,8 @@ pub fn parse_unix_seconds(b: &[u8]) -> Option<Timestamp> {
 pub struct Clock {
     base: i64,
     prev: Option<i64>,
+    /// The last date and minute read: a structured log's stamps are milliseconds apart.
+    dates: DateCache,
     /// How many time-only stamps it has dated: each read by the ones before it.
     undated: u64,
 }
@@ -64,6 +66,7 @@ impl Clock {
         Clock {
             base,
             prev: None,
+            dates: DateCache::default(),
             undated: 0,
         }
     }
@@ -76,7 +79,11 @@ impl Clock {
         unix: bool,
     ) -> Result<Timestamp, String> {
         let t = text.trim_ascii();
-        match parse_whole(t, opts) {
+        // `parse_whole`, through the cache.
+        let tz = opts.tz.local_minus_utc() as i64;
+        let whole =
+            (self.dates.parse_stamp(t, tz)).and_then(|(s, used)| (used == t.len()).then_some(s));
+        match whole {
             Some(Stamp::Instant(ts)) => return Ok(ts),
             Some(Stamp::TimeOfDay(tod)) => return Ok(self.time_only(tod)),
             None => {}
@@ -168,6 +175,40 @@ mod tests {
             "2026-12-02T14:02:11.",
         ] {
             assert_eq!(p(bad), None, "{bad}");
+        }
+    }
+
+    /// The clock reads a field as `parse_whole` does, whatever it read before (its cache
+    /// of the last date and minute): same minute, same day, another day, another offset,
+    /// a stamp with more after it, in every order.
+    #[test]
+    fn a_clock_reads_each_stamp_as_parse_whole_does() {
+        let stamps = [
+            "2026-11-03T14:02:11.402Z",
+            "2026-11-03T14:02:12.999Z",
+            "2026-11-03T14:03:00.000Z",
+            "2026-11-03T14:02:11.402Z junk",
+            "2026-11-03T14:02:11.402",
+            "2026-11-03T14:02:11.402+01:00",
+            "2026-11-04T14:02:11.402Z",
+            "2026-11-03 14:02:11",
+            "2026-11-03T14:02:61.000Z",
+            "2026-11-03T14:02:11.4Z",
+        ];
+        for tz in ["Z", "+05:30"] {
+            let o = opts(tz, None);
+            for first in stamps {
+                for then in stamps {
+                    let mut clock = Clock::new(&o);
+                    let _ = clock.parse(first.as_bytes(), &o, false);
+                    let by_clock = clock.parse(then.as_bytes(), &o, false).ok();
+                    let whole = match parse_whole(then.as_bytes(), &o) {
+                        Some(Stamp::Instant(t)) => Some(t),
+                        _ => None,
+                    };
+                    assert_eq!(by_clock, whole, "{tz}: {first} then {then}");
+                }
+            }
         }
     }
 
