@@ -79,6 +79,9 @@ struct TextParser {
     idle: idle::IdleCall,
     /// Lines after the current line that were read with it ([`TextParser::line`]).
     read_ahead: usize,
+    /// Where the line being counted lies, when it can be read again alone: a plain file
+    /// and a dated stamp ([`crate::relevance::Filter::push_placed`]).
+    place: Option<Range<u64>>,
     rereadable: bool,
     dates: DateCache,
     out: Parsed,
@@ -103,6 +106,7 @@ impl TextParser {
             urls: SharedTexts::default(),
             idle: idle::IdleCall::default(),
             read_ahead: 0,
+            place: None,
             rereadable,
             dates: DateCache::default(),
             out: Parsed::new(opts),
@@ -130,6 +134,7 @@ impl TextParser {
             self.message_line(n, &span, line, ahead)
         };
         self.count(n, verdict);
+        self.place = None;
         std::mem::take(&mut self.read_ahead)
     }
 
@@ -137,14 +142,15 @@ impl TextParser {
         match verdict {
             Verdict::Event(at, kind) => {
                 self.out.stats.events += 1;
-                self.out.push(Event {
+                let event = Event {
                     at,
                     loc: Loc {
                         input: self.input,
                         line: n,
                     },
                     kind,
-                });
+                };
+                self.out.push_placed(event, self.place.clone());
             }
             Verdict::Ignored => self.out.stats.ignored += 1,
             Verdict::Skipped(why) => self.out.stats.skip(n, why),
@@ -198,6 +204,7 @@ impl TextParser {
         let msg = message_of(rest);
         let local = Local { at, shift };
         let dated = matches!(stamp, Stamp::Instant(_));
+        self.place = (self.rereadable && dated).then(|| span.clone());
         let unsplit = idle::Unsplit {
             n,
             span,

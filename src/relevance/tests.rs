@@ -304,6 +304,52 @@ fn an_idle_post_in_a_json_lines_file_is_deferred_as_its_place_and_read_again_alo
     );
 }
 
+/// The same in a text log whose lines name their calls: each email's tool call is held,
+/// then read in full when the next line is another call's (r2's tool call, r1's request),
+/// and still set aside as its place; r1's is read again alone.
+#[test]
+fn an_interrupted_idle_post_in_a_text_file_is_deferred_as_its_place_and_read_again_alone() {
+    let trace = "\
+2026-11-01T00:00:01.000Z  agent run r1  step 1  tool=send_email  args={}
+2026-11-01T00:00:02.000Z  agent run r2  step 1  tool=send_email  args={}
+2026-11-01T00:00:03.000Z  POST https://m/v1/emails  (attempt 1)  run=r1  step=1
+2026-11-01T00:00:03.500Z  agent run r3  crashed
+2026-11-01T00:00:04.000Z  POST https://m/v1/emails  (attempt 1)  run=r2  step=1
+2026-11-01T00:00:05.000Z  200 OK  run=r1  step=1
+2026-11-01T00:00:06.000Z  200 OK  run=r2  step=1
+2026-11-01T00:00:07.000Z  agent run r2  step 1  ok
+2026-11-01T00:00:08.000Z  agent run r1  step 1  ok
+2026-11-01T00:00:09.000Z  agent run r1  resumed
+";
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, opts, p) = read_file(&dir, trace);
+    assert!(p.deferred.is_empty(), "{:?}", p.deferred);
+    let places: Vec<_> = p.deferred_lines.iter().map(|l| l.first_line).collect();
+    assert_eq!(places, [2, 1]);
+    let restored = restore_resumed(
+        &Lifecycles::of(std::slice::from_ref(&p.events)),
+        p.deferred,
+        p.deferred_lines.into_iter().map(|l| (0, l)),
+        |lines| source::reread_deferred(&inputs, &[Some(Format::Text)], lines, &opts).0,
+    );
+    let all = parse(
+        Format::Text,
+        &mut trace.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    let of_r1: Vec<Event> = (all.events.iter())
+        .filter(|e| e.kind.call().is_some_and(|c| c.run == "r1"))
+        .cloned()
+        .collect();
+    assert_eq!(of_r1.len(), 4);
+    assert_eq!(
+        restored, of_r1,
+        "r1's events as first read, and no line of r2's or r3's"
+    );
+}
+
 /// A JSON Lines call with a time-only stamp is dated by the lines before it, so it is set
 /// aside as its events, not as a place to be read alone.
 #[test]

@@ -107,6 +107,8 @@ struct HeldLine {
     n: u32,
     at: Local,
     msg: Range<usize>,
+    /// Where the line lies, if it can be read again alone (see `TextParser::place`).
+    place: Option<Range<u64>>,
 }
 
 /// What settling a call needs of its lines: how many, the first one's number, the
@@ -529,6 +531,7 @@ impl TextParser {
             n: l.n,
             at: l.at,
             msg: start..idle.raw.len(),
+            place: (self.rereadable && l.dated).then(|| l.span.clone()),
         });
         idle.dated &= l.dated;
     }
@@ -585,6 +588,8 @@ impl TextParser {
         self.idle.active = false;
         let raw = std::mem::take(&mut self.idle.raw);
         let lines = std::mem::take(&mut self.idle.lines);
+        // The line being read, which made the call replay, is counted after these.
+        let reading = self.place.take();
         for h in &lines {
             let fields = Fields::split(&raw[h.msg.clone()]);
             let verdict = match self.classify(&fields, h.at) {
@@ -592,8 +597,10 @@ impl TextParser {
                 Ok(None) => Verdict::Ignored,
                 Err(why) => Verdict::Skipped(why),
             };
+            self.place = h.place.clone();
             self.count(h.n, verdict);
         }
+        self.place = reading;
         self.idle.raw = raw;
         self.idle.lines = lines;
     }
