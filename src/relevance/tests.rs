@@ -186,10 +186,19 @@ fn an_unusual_shape_is_deferred_as_it_was_read() {
 /// `trace` read with the filter from a file, which can be read again: the file's input (in
 /// `dir`), the options and what the parse gave.
 fn read_file(dir: &tempfile::TempDir, trace: &str) -> (Vec<source::Input>, ParseOptions, Parsed) {
-    let path = dir.path().join("agent.log");
+    read_named(dir, "agent.log", trace)
+}
+
+/// [`read_file`] with the file's name (its format is detected, as a scan would).
+fn read_named(
+    dir: &tempfile::TempDir,
+    name: &str,
+    trace: &str,
+) -> (Vec<source::Input>, ParseOptions, Parsed) {
+    let path = dir.path().join(name);
     std::fs::write(&path, trace).unwrap();
     let inputs = vec![source::Input {
-        display: "agent.log".into(),
+        display: name.into(),
         origin: source::Origin::File(path),
         explicit: true,
     }];
@@ -201,6 +210,38 @@ fn read_file(dir: &tempfile::TempDir, trace: &str) -> (Vec<source::Input>, Parse
         panic!("not parsed");
     };
     (inputs, opts, *p)
+}
+
+/// Both runs' emails of `trace` (r1's and r2's, r1 resumed) were set aside as places; r1's
+/// is read again as its events were first read, and nothing else comes back with it.
+fn r1_alone_is_read_again(format: Format, trace: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let name = if format == Format::Jsonl {
+        "agent.jsonl"
+    } else {
+        "agent.log"
+    };
+    let (inputs, opts, p) = read_named(&dir, name, trace);
+    assert!(p.deferred.is_empty(), "{:?}", p.deferred);
+    // In the order the calls ended.
+    let places: Vec<_> = p.deferred_lines.iter().map(|l| l.first_line).collect();
+    assert_eq!(places, [2, 1]);
+    let restored = restore_resumed(
+        &Lifecycles::of(std::slice::from_ref(&p.events)),
+        p.deferred,
+        p.deferred_lines.into_iter().map(|l| (0, l)),
+        |lines| source::reread_deferred(&inputs, &[Some(format)], lines, &opts).0,
+    );
+    let all = parse(format, &mut trace.as_bytes(), 0, &ParseOptions::default()).unwrap();
+    let of_r1: Vec<Event> = (all.events.iter())
+        .filter(|e| e.kind.call().is_some_and(|c| c.run == "r1"))
+        .cloned()
+        .collect();
+    assert_eq!(of_r1.len(), 4);
+    assert_eq!(
+        restored, of_r1,
+        "r1's events as first read, and no other line"
+    );
 }
 
 #[test]
@@ -259,49 +300,7 @@ fn an_idle_post_in_a_json_lines_file_is_deferred_as_its_place_and_read_again_alo
         line(9, "\"type\":\"run\",\"run\":\"r1\",\"event\":\"resumed\""),
     ]
     .concat();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("agent.jsonl");
-    std::fs::write(&path, &trace).unwrap();
-    let inputs = vec![source::Input {
-        display: "agent.jsonl".into(),
-        origin: source::Origin::File(path),
-        explicit: true,
-    }];
-    let opts = ParseOptions {
-        relevance: Some(Relevance::default()),
-        ..ParseOptions::default()
-    };
-    let Some(source::Outcome::Parsed(Format::Jsonl, p)) =
-        source::read_all(&inputs, None, &opts).pop()
-    else {
-        panic!("not parsed as JSON Lines");
-    };
-    assert!(p.deferred.is_empty(), "{:?}", p.deferred);
-    // In the order the calls ended.
-    let places: Vec<_> = p.deferred_lines.iter().map(|l| l.first_line).collect();
-    assert_eq!(places, [2, 1]);
-    let restored = restore_resumed(
-        &Lifecycles::of(std::slice::from_ref(&p.events)),
-        p.deferred,
-        p.deferred_lines.into_iter().map(|l| (0, l)),
-        |lines| source::reread_deferred(&inputs, &[Some(Format::Jsonl)], lines, &opts).0,
-    );
-    let all = parse(
-        Format::Jsonl,
-        &mut trace.as_bytes(),
-        0,
-        &ParseOptions::default(),
-    )
-    .unwrap();
-    let of_r1: Vec<Event> = (all.events.iter())
-        .filter(|e| e.kind.call().is_some_and(|c| c.run == "r1"))
-        .cloned()
-        .collect();
-    assert_eq!(of_r1.len(), 4);
-    assert_eq!(
-        restored, of_r1,
-        "r1's events as first read, and no line of r2's"
-    );
+    r1_alone_is_read_again(Format::Jsonl, &trace);
 }
 
 /// The same in a text log whose lines name their calls: each email's tool call is held,
@@ -321,33 +320,7 @@ fn an_interrupted_idle_post_in_a_text_file_is_deferred_as_its_place_and_read_aga
 2026-11-01T00:00:08.000Z  agent run r1  step 1  ok
 2026-11-01T00:00:09.000Z  agent run r1  resumed
 ";
-    let dir = tempfile::tempdir().unwrap();
-    let (inputs, opts, p) = read_file(&dir, trace);
-    assert!(p.deferred.is_empty(), "{:?}", p.deferred);
-    let places: Vec<_> = p.deferred_lines.iter().map(|l| l.first_line).collect();
-    assert_eq!(places, [2, 1]);
-    let restored = restore_resumed(
-        &Lifecycles::of(std::slice::from_ref(&p.events)),
-        p.deferred,
-        p.deferred_lines.into_iter().map(|l| (0, l)),
-        |lines| source::reread_deferred(&inputs, &[Some(Format::Text)], lines, &opts).0,
-    );
-    let all = parse(
-        Format::Text,
-        &mut trace.as_bytes(),
-        0,
-        &ParseOptions::default(),
-    )
-    .unwrap();
-    let of_r1: Vec<Event> = (all.events.iter())
-        .filter(|e| e.kind.call().is_some_and(|c| c.run == "r1"))
-        .cloned()
-        .collect();
-    assert_eq!(of_r1.len(), 4);
-    assert_eq!(
-        restored, of_r1,
-        "r1's events as first read, and no line of r2's or r3's"
-    );
+    r1_alone_is_read_again(Format::Text, trace);
 }
 
 /// A JSON Lines call with a time-only stamp is dated by the lines before it, so it is set
@@ -365,20 +338,7 @@ fn a_json_lines_call_with_a_time_only_stamp_is_set_aside_as_events() {
         "\n",
     );
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("agent.jsonl");
-    std::fs::write(&path, trace).unwrap();
-    let inputs = vec![source::Input {
-        display: "agent.jsonl".into(),
-        origin: source::Origin::File(path),
-        explicit: true,
-    }];
-    let opts = ParseOptions {
-        relevance: Some(Relevance::default()),
-        ..ParseOptions::default()
-    };
-    let Some(source::Outcome::Parsed(_, p)) = source::read_all(&inputs, None, &opts).pop() else {
-        panic!("not parsed");
-    };
+    let (_, _, p) = read_named(&dir, "agent.jsonl", trace);
     assert!(p.deferred_lines.is_empty());
     assert_eq!(p.deferred.len(), 1);
 }
