@@ -160,11 +160,8 @@ impl Filter {
                 }
             },
             Some(p) => {
-                p.place = p
-                    .place
-                    .take()
-                    .zip(place)
-                    .map(|(p, l)| p.start..l.end.max(p.end));
+                p.place = (p.place.take().zip(place))
+                    .map(|(call, line)| call.start..line.end.max(call.end));
                 let idle = still_idle(p, &ev, &mut self.urls_naming);
                 let ended = matches!(ev.kind, EventKind::StepEnd(_));
                 if idle && !ended {
@@ -430,6 +427,11 @@ pub fn restore_resumed(
     restored
 }
 
+/// Whether a request's URL names an effect kind (`/v1/refunds`).
+pub(crate) fn url_names_effect(url: &str) -> bool {
+    effect_kind_of("", Some(url), &[]).is_some()
+}
+
 /// Whether the call is still idle with `ev` added to what it has shown so far.
 fn still_idle(p: &mut Pending, ev: &Event, urls_naming: &mut ShapeCache) -> bool {
     match &ev.kind {
@@ -437,15 +439,14 @@ fn still_idle(p: &mut Pending, ev: &Event, urls_naming: &mut ShapeCache) -> bool
         EventKind::ToolCall(_) | EventKind::Failure(_) | EventKind::Run(_) => false,
         EventKind::Attempt(a) => {
             p.attempts += 1;
-            let url_names_effect = a.url.as_deref().is_some_and(|url| {
-                urls_naming.get(url, |url| effect_kind_of("", Some(url), &[]).is_some())
-            });
+            let names_effect =
+                (a.url.as_deref()).is_some_and(|url| urls_naming.get(url, url_names_effect));
             p.safe &= a.method.as_deref().is_some_and(|m| {
                 ["GET", "HEAD", "OPTIONS"]
                     .iter()
                     .any(|s| m.eq_ignore_ascii_case(s))
             });
-            p.attempts == 1 && a.number == 1 && a.key.is_none() && !url_names_effect
+            p.attempts == 1 && a.number == 1 && a.key.is_none() && !names_effect
         }
         EventKind::Response(r) => {
             let idle = p.attempts == 1

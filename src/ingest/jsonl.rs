@@ -401,9 +401,10 @@ fn slot(name: &str) -> Option<usize> {
 #[derive(Deserialize)]
 struct Key<'a>(#[serde(borrow)] Cow<'a, str>);
 
-/// Fills a [`Raw`] where it lies: returned by value, its slots were copied about three
-/// times a line (a twentieth of the parse).
-/// Fields the audit does not read are collected only when `extra` says attributes are kept.
+/// serde_json's reading of a line that is not a plain object ([`object::plain_members`]),
+/// filling a [`Raw`] where it lies (returned by value, its slots were copied about three
+/// times a line). Fields the audit does not read are collected only when `extra` says
+/// attributes are kept.
 struct Fill<'r, 'de> {
     raw: &'r mut Raw<'de>,
     extra: bool,

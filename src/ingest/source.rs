@@ -242,8 +242,8 @@ pub fn reread_deferred(
 }
 
 /// The events of the call whose tool call starts a deferred place: the place spans that
-/// call's lines, and lines of other calls logged among them (runs that share a JSON Lines
-/// log) are read again with them but were read the first time.
+/// call's lines, and lines of other calls logged among them (runs that share a log) are
+/// read again with them but were read the first time.
 fn of_first_call(events: Vec<Event>) -> Vec<Event> {
     let Some(call) = events.first().and_then(|e| e.kind.call()).cloned() else {
         return Vec::new();

@@ -9,9 +9,8 @@
 //!
 //! Only the plain shape is held: the calls a filter already knows of, lines whose `run=` or
 //! `step=` name another call, failures, retries, keys and effect ids all take the ordinary
-//! path. When the
-//! reader's buffer already holds the three lines after the tool call in their usual shape,
-//! the call is settled from there at once, with no copies held
+//! path. When the reader's buffer already holds the three lines after the tool call in
+//! their usual shape, the call is settled from there at once, with no copies held
 //! ([`TextParser::settle_ahead`]).
 //! `selfcheck::check_filter_agrees` (a property test and a fuzz target) holds the shortcut to
 //! the filter's decisions.
@@ -19,12 +18,11 @@
 use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request};
 use super::{EFFECT_ID_TOKENS, as_text, message_of, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
-use crate::correlate::effect_kind_of;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
 use crate::flat_json::is_flat_object;
 use crate::ingest::lines::{Ahead, for_each_line_in};
 use crate::relevance::ShapeCache;
-use crate::relevance::{DeferredLines, args_name_money, run_hash};
+use crate::relevance::{DeferredLines, args_name_money, run_hash, url_names_effect};
 use crate::scan::{after_prefix, same_bytes};
 use crate::time::{Stamp, Timestamp};
 use serde::de::IgnoredAny;
@@ -531,7 +529,7 @@ impl TextParser {
             n: l.n,
             at: l.at,
             msg: start..idle.raw.len(),
-            place: (self.rereadable && l.dated).then(|| l.span.clone()),
+            place: self.place.clone(),
         });
         idle.dated &= l.dated;
     }
@@ -631,10 +629,6 @@ impl TextParser {
             "an idle call with an attempt counted"
         );
     }
-}
-
-fn url_names_effect(url: &str) -> bool {
-    effect_kind_of("", Some(url), &[]).is_some()
 }
 
 /// Reads again the lines of deferred calls (`bytes`, from `first_line` on) as the text
