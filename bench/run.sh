@@ -7,7 +7,11 @@
 #
 #   bench/run.sh [SIZE] [ROUNDS]      SIZE: 10M, 100M (default), 1G...; ROUNDS: default 5
 #   THREADS=2 bench/run.sh 1G 3       threads for idem-audit and DuckDB (default: all cores)
+#   SHAPE=jsonl bench/run.sh 1G 3     the same month in another shape (bench/shapes.py: named,
+#                                     shared, jsonl, jsonl-extra); idem-audit, cat and wc -l read
+#                                     it, DuckDB's query (written for the text shape) the corpus
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")/.."
 SIZE=${1:-100M}
 ROUNDS=${2:-5}
@@ -28,21 +32,30 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import duckdb' 2>/dev
   "$VENV/bin/pip" install --quiet duckdb
 fi
 PY=$VENV/bin/python
-FILES=("$CORPUS"/*.log)
+DATA=$CORPUS
+if [ -n "${SHAPE:-}" ]; then
+  DATA=$CORPUS-$SHAPE
+  if [ ! -d "$DATA" ]; then
+    python3 bench/shapes.py "$CORPUS" "$DATA.partial" "$SHAPE"
+    mv "$DATA.partial" "$DATA"
+  fi
+fi
+FILES=("$DATA"/*.log "$DATA"/*.jsonl)
 BYTES=$(cat "${FILES[@]}" | wc -c)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
 # name -> command (run by bash -c so that all four are timed the same way)
 declare -A CMD=(
-  [idem-audit]="$BIN scan --format json --threads $THREADS --fail-on never --quiet -o $OUT/report.json $CORPUS"
+  [idem-audit]="$BIN scan --format json --threads $THREADS --fail-on never --quiet -o $OUT/report.json $DATA"
   [duckdb]="$PY bench/duckdb_query.py $CORPUS $THREADS > $OUT/duckdb.txt"
   [cat]="cat ${FILES[*]} > /dev/null"
   [wc-l]="wc -l ${FILES[*]} > /dev/null"
 )
 NAMES=(idem-audit duckdb cat wc-l)
 
-echo "corpus: $CORPUS, $BYTES bytes in ${#FILES[@]} files; $ROUNDS rounds; threads $THREADS"
+echo "corpus: $DATA, $BYTES bytes in ${#FILES[@]} files; $ROUNDS rounds; threads $THREADS"
+[ "$DATA" = "$CORPUS" ] || echo "(DuckDB reads $CORPUS, the same month in the text shape its query is written for)"
 cat "${FILES[@]}" > /dev/null # warm the page cache
 for r in $(seq 1 "$ROUNDS"); do
   for n in "${NAMES[@]}"; do

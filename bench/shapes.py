@@ -6,6 +6,9 @@ to measure idem-audit on them beside the benchmark's own (bench/RESULTS.md, "Oth
     python3 bench/shapes.py bench/corpus-100M /tmp/jsonl jsonl
     python3 bench/shapes.py bench/corpus-100M /tmp/jsonl-extra jsonl-extra
 
+`SHAPE=jsonl bench/run.sh 1G 3` runs the benchmark over a shape (written beside the corpus),
+checking the findings against the corpus's truth as for the benchmark's own shape.
+
 Shapes (the payments logs are copied as they are; truth.json is left out, since the scan
 would read it as an input):
   named        every request and answer line names its call (`run=R  step=N`), as a log
