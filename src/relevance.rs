@@ -231,7 +231,7 @@ impl Filter {
         for e in &p.events {
             self.dropped.widen(e.at);
         }
-        if !p.safe && p.attempts > 0 {
+        if needs_keeping_for_a_resume(p.safe, p.attempts) {
             let first_line = p.events.first().map(|e| e.loc.line);
             let lines = p.place.zip(first_line).and_then(|(place, line)| {
                 DeferredLines::new(
@@ -425,6 +425,14 @@ pub fn restore_resumed(
         restored.extend(of_resumed);
     }
     restored
+}
+
+/// Whether an idle call that ended is set aside for its run's resume rather than dropped:
+/// `renumbered-step` compares a call issued after a resume with the earlier steps of its
+/// shape, and only a call whose every request was a read (GET, HEAD, OPTIONS) can never be
+/// one. A call that sent no request at all is kept too: its shape is all there is to go by.
+pub(crate) fn needs_keeping_for_a_resume(safe: bool, attempts: u32) -> bool {
+    !safe || attempts == 0
 }
 
 /// Whether a request's URL names an effect kind (`/v1/refunds`).

@@ -22,7 +22,9 @@ use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
 use crate::flat_json::is_flat_object;
 use crate::ingest::lines::{Ahead, for_each_line_in};
 use crate::relevance::ShapeCache;
-use crate::relevance::{DeferredLines, args_name_money, run_hash, url_names_effect};
+use crate::relevance::{
+    DeferredLines, args_name_money, needs_keeping_for_a_resume, run_hash, url_names_effect,
+};
 use crate::scan::{after_prefix, same_bytes};
 use crate::time::{Stamp, Timestamp};
 use serde::de::IgnoredAny;
@@ -561,9 +563,8 @@ impl TextParser {
         self.set_current_call();
         let idle = &mut self.idle;
         idle.active = false;
-        let unsafe_request = !idle.safe && idle.attempts > 0;
         let mut deferred = None;
-        if unsafe_request {
+        if needs_keeping_for_a_resume(idle.safe, idle.attempts) {
             let (start, first) = (idle.span.start, held.first_line);
             deferred = (self.rereadable && idle.dated)
                 .then(|| DeferredLines::new(start, end - start, first, run_hash(&idle.run)))
