@@ -197,8 +197,8 @@ impl OrderIndex {
 /// dispatched after a resume, under a step number the run had not used for it before, with
 /// the same tool and canonical args as another step of the run that had completed (or had
 /// produced an effect) in an earlier segment. Only calls that can have an effect count: a
-/// re-planned lookup is harmless. Calls are visited in creation (time) order, so a call
-/// renumbered twice joins the group of the first.
+/// re-planned lookup is harmless, and so is a repeat of one. Calls are visited in creation
+/// (time) order, so a call renumbered twice joins the group of the first.
 pub(super) fn join_renumbered(model: &mut Model) {
     let m = &*model;
     // Which dispatches produced an effect, computed once (a scan per candidate would be
@@ -232,7 +232,9 @@ pub(super) fn join_renumbered(model: &mut Model) {
                 .flat_map(|&c| model.calls[c].dispatches.iter().map(move |&d| (c, d)))
                 .filter(|&(_, d)| {
                     let disp = &model.dispatches[d];
-                    disp.segment < seg && (disp.end.as_ref().is_some_and(|e| e.ok) || produced[d])
+                    disp.segment < seg
+                        && (disp.end.as_ref().is_some_and(|e| e.ok) || produced[d])
+                        && !only_read(disp)
                 })
                 .max_by_key(|&(_, d)| (model.dispatches[d].first_at(), d))
                 .map(|(c, _)| c);
@@ -278,6 +280,13 @@ fn calls_of_resumed_runs_by_shape(model: &Model) -> FxHashMap<(&str, &str, &str)
         }
     }
     by_shape
+}
+
+/// A dispatch whose every request (one at least) was a read (GET, HEAD, OPTIONS): the call
+/// it repeats was no renumbering of it, since a read did nothing to repeat. (Reading a
+/// month, an idle read is dropped as soon as its step ends: `crate::relevance`.)
+fn only_read(d: &Dispatch) -> bool {
+    !d.attempts.is_empty() && !d.attempts.iter().any(AttemptRec::may_cause_effects)
 }
 
 /// A dispatch that may have an effect: its tool or URL names an effect kind, or it sent a

@@ -20,7 +20,7 @@ before the resume, issued under a different step number. The finding names both 
 numbers, both keys, and whether a second effect resulted; when one did, `duplicate-effect`
 reports it too, with cause `resume`. Two different refunds under one tool name (other
 arguments) are not a renumbering, and neither is a re-planned read (a call that can have no
-effect).
+effect) nor a repeat of a step that only read (GET, HEAD, OPTIONS): it left nothing to repeat.
 
 ## Why is this bad
 A framework that regenerates the plan on resume renumbers the steps. A key derived from
