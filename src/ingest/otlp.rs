@@ -231,7 +231,10 @@ fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Parsed) {
                 };
                 out.stats.lines += 1;
                 match read_span(raw, Loc { input, line }, &resource) {
-                    Ok(span) => out.spans.push(span),
+                    Ok(mut span) => {
+                        conventions::keep_what_is_read(&mut span);
+                        out.spans.push(span);
+                    }
                     Err(why) => out.stats.skip(line, why),
                 }
             }
@@ -541,5 +544,7 @@ impl<'a> Locator<'a> {
     }
 }
 
+#[cfg(test)]
+mod kept_tests;
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,59 @@
 use super::Span;
 use serde_json::Value;
 
+/// The HTTP method, URL and status code, new conventions first.
+pub const METHOD: &[&str] = &["http.request.method", "http.method"];
+pub const URL: &[&str] = &["url.full", "http.url"];
+pub const STATUS: &[&str] = &["http.response.status_code", "http.status_code"];
+/// Where a tool's arguments are written.
+const ARGUMENTS: &[&str] = &[
+    "gen_ai.tool.call.arguments",
+    "traceloop.entity.input",
+    "input.value",
+    "gen_ai.prompt",
+];
+/// What marks a span as a tool execution or an LLM call.
+const SPAN_KINDS: &[&str] = &[
+    "gen_ai.operation.name",
+    "openinference.span.kind",
+    "traceloop.span.kind",
+    "langsmith.span.kind",
+    "llm.request.type",
+];
+const TOOL_NAME: &[&str] = &["gen_ai.tool.name", "tool.name", "traceloop.entity.name"];
+const RUN: &[&str] = &["gen_ai.conversation.id", "session.id"];
+const KEY: &[&str] = &[
+    "http.request.header.idempotency-key",
+    "http.request.header.idempotency_key",
+];
+const EXCEPTION: &[&str] = &["exception.type", "exception.message"];
+
+/// Whether a question below reads the attribute `key` of a span, on any span. The tool's
+/// arguments are read of tool spans only ([`keep_what_is_read`]).
+fn is_read_of_any_span(key: &str) -> bool {
+    let lists = [SPAN_KINDS, METHOD, URL, STATUS, TOOL_NAME, RUN, KEY];
+    lists.iter().any(|l| l.contains(&key))
+        || ["agent.step", "metadata", "error.type", "thread_id"].contains(&key)
+        || key.ends_with(".thread_id")
+        || key.ends_with("langgraph_step")
+}
+
+/// Drops what no question below reads: the attributes of other names, the tool-argument
+/// attributes of spans that are no tool (an LLM span's `input.value` is its prompt), the
+/// span's events other than exceptions and their other attributes. Spans are held until
+/// every input is read (a child may come before its parent, in another file), and prompts
+/// and model outputs, kilobytes a span, made that memory grow with the text the model read.
+pub fn keep_what_is_read(s: &mut Span) {
+    let tool = is_tool(s);
+    s.attrs
+        .retain(|(k, _)| is_read_of_any_span(k) || (tool && ARGUMENTS.contains(&k.as_str())));
+    s.attrs.shrink_to_fit();
+    s.events.retain(|e| e.name == "exception");
+    for e in &mut s.events {
+        e.attrs.retain(|(k, _)| EXCEPTION.contains(&k.as_str()));
+    }
+}
+
 /// Marked as a tool execution by any of the conventions.
 pub fn is_tool(s: &Span) -> bool {
     s.attr_str("gen_ai.operation.name") == Some("execute_tool")
@@ -40,7 +93,7 @@ pub fn is_llm(s: &Span) -> bool {
 /// conventions, that is neither a server span nor an LLM or tool span.
 pub fn is_http_client(s: &Span) -> bool {
     !matches!(s.kind, super::SpanKind::Server | super::SpanKind::Consumer)
-        && ["http.request.method", "http.method"]
+        && METHOD
             .iter()
             .any(|k| s.attr_str(k).is_some_and(|m| !m.is_empty()))
         && !is_llm(s)
@@ -50,7 +103,7 @@ pub fn is_http_client(s: &Span) -> bool {
 /// `gen_ai.tool.name`, `tool.name`, else the span's name without the conventions' decoration
 /// (`execute_tool issue_refund`, OpenLLMetry's `issue_refund.tool`).
 pub fn tool_name(s: &Span) -> &str {
-    ["gen_ai.tool.name", "tool.name", "traceloop.entity.name"]
+    TOOL_NAME
         .iter()
         .find_map(|k| s.attr_str(k).filter(|n| !n.is_empty()))
         .unwrap_or_else(|| {
@@ -61,13 +114,10 @@ pub fn tool_name(s: &Span) -> &str {
 
 /// The tool's arguments as written and as JSON.
 pub fn tool_args(s: &Span) -> (String, Value) {
-    const KEYS: &[&str] = &[
-        "gen_ai.tool.call.arguments",
-        "traceloop.entity.input",
-        "input.value",
-        "gen_ai.prompt",
-    ];
-    let Some(v) = KEYS.iter().find_map(|k| s.attr(k).filter(|v| !v.is_null())) else {
+    let Some(v) = ARGUMENTS
+        .iter()
+        .find_map(|k| s.attr(k).filter(|v| !v.is_null()))
+    else {
         return (String::new(), Value::Null);
     };
     let (raw, parsed) = match v {
@@ -99,9 +149,7 @@ fn unwrap_inputs(v: &Value) -> Option<&Value> {
 /// A run id this span names: `gen_ai.conversation.id`, `session.id`, a `*.thread_id`
 /// attribute, or `thread_id` inside OpenInference's JSON `metadata`.
 pub fn run_attr(s: &Span) -> Option<String> {
-    let named = ["gen_ai.conversation.id", "session.id"]
-        .iter()
-        .find_map(|k| s.attr(k).and_then(string_of));
+    let named = RUN.iter().find_map(|k| s.attr(k).and_then(string_of));
     named
         .or_else(|| {
             s.attrs
@@ -143,16 +191,12 @@ fn metadata(s: &Span) -> Option<serde_json::Map<String, Value>> {
 /// The captured `Idempotency-Key` request header: a string array under the conventions'
 /// spelling or the one the `requests` instrumentation writes.
 pub fn idempotency_key(s: &Span) -> Option<String> {
-    [
-        "http.request.header.idempotency-key",
-        "http.request.header.idempotency_key",
-    ]
-    .iter()
-    .find_map(|k| match s.attr(k)? {
-        Value::Array(values) => values.iter().find_map(string_of),
-        other => string_of(other),
-    })
-    .filter(|k| !k.is_empty())
+    KEY.iter()
+        .find_map(|k| match s.attr(k)? {
+            Value::Array(values) => values.iter().find_map(string_of),
+            other => string_of(other),
+        })
+        .filter(|k| !k.is_empty())
 }
 
 /// Why the span failed, as (error class, message): an `exception` event, else `error.type`

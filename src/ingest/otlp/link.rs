@@ -5,8 +5,8 @@
 
 use super::Span;
 use super::conventions::{
-    describe, failure_of, idempotency_key, is_http_client, is_tool, run_attr, step_attr, string_of,
-    tool_args, tool_name,
+    METHOD, STATUS, URL, describe, failure_of, idempotency_key, is_http_client, is_tool, run_attr,
+    step_attr, string_of, tool_args, tool_name,
 };
 use crate::classify::{FailureClass, classify_failure, classify_status};
 use crate::event::{
@@ -249,13 +249,13 @@ impl Graph<'_> {
             EventKind::Attempt(Box::new(Attempt {
                 call: Some(call.clone()),
                 number,
-                method: first_str(&["http.request.method", "http.method"]).map(Text::from),
-                url: first_str(&["url.full", "http.url"]).map(Text::from),
+                method: first_str(METHOD).map(Text::from),
+                url: first_str(URL).map(Text::from),
                 key: key.map(Text::from),
             })),
         );
         let status = chain.iter().find_map(|a| {
-            ["http.response.status_code", "http.status_code"]
+            STATUS
                 .iter()
                 .find_map(|k| a.attr(k).and_then(super::int_of))
         });

@@ -7,14 +7,14 @@ use crate::classify::FailureClass;
 use crate::event::{Event, EventKind};
 use serde_json::json;
 
-const T0: i64 = 1_764_684_000_000_000_000; // 2025-12-02T14:00:00Z
+pub(super) const T0: i64 = 1_764_684_000_000_000_000; // 2025-12-02T14:00:00Z
 const MS: i64 = 1_000_000;
 
-fn s(v: &str) -> Value {
+pub(super) fn s(v: &str) -> Value {
     json!({"stringValue": v})
 }
 
-fn kv(pairs: &[(&str, Value)]) -> Value {
+pub(super) fn kv(pairs: &[(&str, Value)]) -> Value {
     Value::Array(
         pairs
             .iter()
@@ -25,7 +25,7 @@ fn kv(pairs: &[(&str, Value)]) -> Value {
 
 /// A span as the SDK's OTLP/JSON encoder writes it (hex ids, integer enums, string nanos).
 #[allow(clippy::too_many_arguments)]
-fn span(
+pub(super) fn span(
     trace: &str,
     id: &str,
     parent: Option<&str>,
@@ -47,7 +47,7 @@ fn span(
     v
 }
 
-fn batch(instance: &str, spans: Vec<Value>) -> String {
+pub(super) fn batch(instance: &str, spans: Vec<Value>) -> String {
     json!({"resourceSpans": [{
         "resource": {"attributes": kv(&[("service.name", s("agent")), ("service.instance.id", s(instance))])},
         "scopeSpans": [{"scope": {"name": "test"}, "spans": spans}]
@@ -55,7 +55,7 @@ fn batch(instance: &str, spans: Vec<Value>) -> String {
     .to_string()
 }
 
-fn read(text: &str, input: u32) -> Parsed {
+pub(super) fn read(text: &str, input: u32) -> Parsed {
     parse(&mut text.as_bytes(), input, &ParseOptions::default()).unwrap()
 }
 
@@ -94,7 +94,7 @@ fn attempts(l: &Linked) -> Vec<&crate::event::Attempt> {
         .collect()
 }
 
-const TR: &str = "5b8efff798038103d269b633813fc60c";
+pub(super) const TR: &str = "5b8efff798038103d269b633813fc60c";
 const TR2: &str = "0af7651916cd43dd8448eb211c80319c";
 const TR3: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 
