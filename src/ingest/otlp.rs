@@ -167,25 +167,37 @@ struct Depth {
 
 impl Depth {
     fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        let mut at = 0;
+        while at < bytes.len() {
             if self.in_string {
-                match (self.escaped, b) {
-                    (true, _) => self.escaped = false,
-                    (false, b'\\') => self.escaped = true,
-                    (false, b'"') => self.in_string = false,
-                    _ => {}
+                // Most of a document's bytes are in strings (ids, names, values): jump to
+                // the next quote or backslash rather than looking at each byte.
+                if self.escaped {
+                    self.escaped = false;
+                    at += 1;
+                    continue;
                 }
+                let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[at..]) else {
+                    break;
+                };
+                at += off;
+                match bytes[at] {
+                    b'"' => self.in_string = false,
+                    _ => self.escaped = true,
+                }
+                at += 1;
                 continue;
             }
-            match b {
+            match bytes[at] {
                 b'"' => self.in_string = true,
                 b'{' | b'[' => {
                     self.depth += 1;
                     self.seen = true;
                 }
                 b'}' | b']' => self.depth -= 1,
-                _ => self.seen |= !b.is_ascii_whitespace(),
+                b => self.seen |= !b.is_ascii_whitespace(),
             }
+            at += 1;
         }
         // A JSON string cannot hold a raw newline: a line that ends inside one is broken,
         // and the JSON parser will say so; the next line starts outside any string.
