@@ -108,6 +108,11 @@ pub fn parse(reader: &mut dyn Read, input: u32, _opts: &ParseOptions) -> io::Res
                 out.stats.ignored += 1;
                 return;
             }
+            // A document on one line, as the SDK's file exporter writes them, is parsed
+            // at once; only a line that is not one is read for where its document ends.
+            if let Ok(doc) = serde_json::from_slice::<Value>(line) {
+                return read_parsed(doc, line, n, input, &mut out);
+            }
             depth = Depth::default();
             depth.feed(line);
             if depth.complete() {
@@ -214,10 +219,14 @@ impl Depth {
 
 /// Parses one export batch and collects its spans.
 fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Parsed) {
-    let mut doc: Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
-        Err(e) => return broken(&mut out.stats, first_line, &format!("not JSON: {e}")),
-    };
+    match serde_json::from_slice(bytes) {
+        Ok(doc) => read_parsed(doc, bytes, first_line, input, out),
+        Err(e) => broken(&mut out.stats, first_line, &format!("not JSON: {e}")),
+    }
+}
+
+/// Collects the spans of one export batch, parsed from `bytes`.
+fn read_parsed(mut doc: Value, bytes: &[u8], first_line: u32, input: u32, out: &mut Parsed) {
     let Some(batches) = field_mut(&mut doc, "resourceSpans", "resource_spans") else {
         return broken(&mut out.stats, first_line, "JSON without resourceSpans");
     };
