@@ -9,9 +9,10 @@ use serde_json::Value;
 pub const METHOD: &[&str] = &["http.request.method", "http.method"];
 pub const URL: &[&str] = &["url.full", "http.url"];
 pub const STATUS: &[&str] = &["http.response.status_code", "http.status_code"];
-/// Where a tool's arguments are written.
+/// Where a tool's arguments are written (`tool_arguments`: Pydantic AI's older format).
 const ARGUMENTS: &[&str] = &[
     "gen_ai.tool.call.arguments",
+    "tool_arguments",
     "traceloop.entity.input",
     "input.value",
     "gen_ai.prompt",
