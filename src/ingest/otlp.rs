@@ -73,8 +73,12 @@ impl Span {
 }
 
 impl SpanEvent {
+    pub fn attr(&self, key: &str) -> Option<&Value> {
+        find(&self.attrs, key)
+    }
+
     pub fn attr_str(&self, key: &str) -> Option<&str> {
-        find(&self.attrs, key).and_then(Value::as_str)
+        self.attr(key).and_then(Value::as_str)
     }
 }
 

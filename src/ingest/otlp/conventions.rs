@@ -32,6 +32,9 @@ const KEY: &[&str] = &[
     "http.request.header.idempotency_key",
 ];
 const EXCEPTION: &[&str] = &["exception.type", "exception.message"];
+/// Strands' default writes a tool's input only here: the `content` of an event of its span.
+const INPUT_EVENT: &str = "gen_ai.tool.message";
+const INPUT_EVENT_CONTENT: &str = "content";
 
 /// Whether a question below reads the attribute `key` of a span, on any span. The tool's
 /// arguments are read of tool spans only ([`keep_what_is_read`]).
@@ -44,8 +47,8 @@ fn is_read_of_any_span(key: &str) -> bool {
 }
 
 /// Drops what no question below reads: the attributes of other names, the tool-argument
-/// attributes of spans that are no tool (an LLM span's `input.value` is its prompt), the
-/// span's events other than exceptions and their other attributes. Spans are held until
+/// attributes and input events of spans that are no tool (an LLM span's `input.value` is
+/// its prompt), the span's other events and their other attributes. Spans are held until
 /// every input is read (a child may come before its parent, in another file), and prompts
 /// and model outputs, kilobytes a span, made that memory grow with the text the model read.
 pub fn keep_what_is_read(s: &mut Span) {
@@ -53,9 +56,14 @@ pub fn keep_what_is_read(s: &mut Span) {
     s.attrs
         .retain(|(k, _)| is_read_of_any_span(k) || (tool && ARGUMENTS.contains(&k.as_str())));
     s.attrs.shrink_to_fit();
-    s.events.retain(|e| e.name == "exception");
+    s.events
+        .retain(|e| e.name == "exception" || (tool && e.name == INPUT_EVENT));
     for e in &mut s.events {
-        e.attrs.retain(|(k, _)| EXCEPTION.contains(&k.as_str()));
+        let read: &[&str] = match e.name.as_str() {
+            INPUT_EVENT => &[INPUT_EVENT_CONTENT],
+            _ => EXCEPTION,
+        };
+        e.attrs.retain(|(k, _)| read.contains(&k.as_str()));
     }
 }
 
@@ -113,11 +121,17 @@ pub fn tool_name(s: &Span) -> &str {
         })
 }
 
-/// The tool's arguments as written and as JSON.
+/// The tool's arguments as written and as JSON: an argument attribute, else the content of
+/// the span's input event (Strands' default; on a tool span, that event is its input).
 pub fn tool_args(s: &Span) -> (String, Value) {
+    let from_event = || {
+        let e = s.events.iter().find(|e| e.name == INPUT_EVENT)?;
+        e.attr(INPUT_EVENT_CONTENT)
+    };
     let Some(v) = ARGUMENTS
         .iter()
         .find_map(|k| s.attr(k).filter(|v| !v.is_null()))
+        .or_else(|| from_event().filter(|v| !v.is_null()))
     else {
         return (String::new(), Value::Null);
     };

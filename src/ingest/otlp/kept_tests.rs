@@ -159,8 +159,9 @@ fn every_convention_batch() -> String {
     batch("i-1", spans)
 }
 
-/// An LLM span's prompt and output, a tool span's unread attributes and a span's events
-/// other than exceptions are not held; a tool span's arguments and exceptions are.
+/// An LLM span's prompt, output and message events, a tool span's unread attributes and a
+/// span's events other than exceptions are not held; a tool span's arguments and exceptions
+/// are.
 #[test]
 fn prompts_and_outputs_are_not_held() {
     let prompt = "x".repeat(100_000);
@@ -181,6 +182,8 @@ fn prompts_and_outputs_are_not_held() {
     llm["events"] = json!([
         {"name": "gen_ai.content.prompt", "timeUnixNano": T0.to_string(),
          "attributes": kv(&[("gen_ai.prompt", s(&prompt))])},
+        {"name": "gen_ai.tool.message", "timeUnixNano": T0.to_string(),
+         "attributes": kv(&[("content", s(&prompt))])},
         {"name": "exception", "timeUnixNano": T0.to_string(),
          "attributes": kv(&[("exception.type", s("ReadTimeout")),
                             ("exception.stacktrace", s(&prompt))])},
