@@ -31,7 +31,7 @@ fn cases() -> Vec<PathBuf> {
 /// chat or LLM marker.
 fn is_chat(s: &Span) -> bool {
     let attr = |k: &str| s.attr_str(k).unwrap_or("");
-    attr("gen_ai.operation.name") == "chat"
+    ["chat", "generate_content"].contains(&attr("gen_ai.operation.name"))
         || attr("openinference.span.kind") == "LLM"
         || attr("langsmith.span.kind") == "llm"
 }
@@ -39,7 +39,7 @@ fn is_chat(s: &Span) -> bool {
 #[test]
 fn each_framework_trace_yields_the_generators_call() {
     let dirs = cases();
-    assert_eq!(dirs.len(), 18, "nine producers × two variants: {dirs:?}");
+    assert_eq!(dirs.len(), 22, "eleven producers × two variants: {dirs:?}");
     for dir in dirs {
         let case = dir.file_name().unwrap().to_string_lossy().into_owned();
         let record: Value = serde_json::from_str(

@@ -9,10 +9,12 @@ use serde_json::Value;
 pub const METHOD: &[&str] = &["http.request.method", "http.method"];
 pub const URL: &[&str] = &["url.full", "http.url"];
 pub const STATUS: &[&str] = &["http.response.status_code", "http.status_code"];
-/// Where a tool's arguments are written (`tool_arguments`: Pydantic AI's older format).
+/// Where a tool's arguments are written (`tool_arguments`: Pydantic AI's older format;
+/// `gcp.vertex.agent.tool_call_args`: Google ADK's first span schema).
 const ARGUMENTS: &[&str] = &[
     "gen_ai.tool.call.arguments",
     "tool_arguments",
+    "gcp.vertex.agent.tool_call_args",
     "traceloop.entity.input",
     "input.value",
     "gen_ai.prompt",
