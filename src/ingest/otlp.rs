@@ -572,4 +572,6 @@ impl<'a> Locator<'a> {
 #[cfg(test)]
 mod kept_tests;
 #[cfg(test)]
+mod nested_tests;
+#[cfg(test)]
 mod tests;

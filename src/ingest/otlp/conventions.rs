@@ -10,11 +10,13 @@ pub const METHOD: &[&str] = &["http.request.method", "http.method"];
 pub const URL: &[&str] = &["url.full", "http.url"];
 pub const STATUS: &[&str] = &["http.response.status_code", "http.status_code"];
 /// Where a tool's arguments are written (`tool_arguments`: Pydantic AI's older format;
-/// `gcp.vertex.agent.tool_call_args`: Google ADK's first span schema).
+/// `gcp.vertex.agent.tool_call_args`: Google ADK's first span schema; `ai.toolCall.args`: the
+/// Vercel AI SDK).
 const ARGUMENTS: &[&str] = &[
     "gen_ai.tool.call.arguments",
     "tool_arguments",
     "gcp.vertex.agent.tool_call_args",
+    "ai.toolCall.args",
     "traceloop.entity.input",
     "input.value",
     "gen_ai.prompt",
@@ -26,9 +28,21 @@ const SPAN_KINDS: &[&str] = &[
     "traceloop.span.kind",
     "langsmith.span.kind",
     "llm.request.type",
+    "ai.operationId",
 ];
-const TOOL_NAME: &[&str] = &["gen_ai.tool.name", "tool.name", "traceloop.entity.name"];
-const RUN: &[&str] = &["gen_ai.conversation.id", "session.id"];
+const TOOL_NAME: &[&str] = &[
+    "gen_ai.tool.name",
+    "tool.name",
+    "traceloop.entity.name",
+    "ai.toolCall.name",
+];
+/// The Vercel AI SDK writes the application's telemetry metadata under `ai.telemetry.metadata.`;
+/// `sessionId` is how its and Langfuse's examples name a conversation.
+const RUN: &[&str] = &[
+    "gen_ai.conversation.id",
+    "session.id",
+    "ai.telemetry.metadata.sessionId",
+];
 const KEY: &[&str] = &[
     "http.request.header.idempotency-key",
     "http.request.header.idempotency_key",
@@ -76,10 +90,11 @@ pub fn is_tool(s: &Span) -> bool {
             .is_some_and(|k| k.eq_ignore_ascii_case("tool"))
         || s.attr_str("traceloop.span.kind") == Some("tool")
         || s.attr_str("langsmith.span.kind") == Some("tool")
+        || s.attr_str("ai.operationId") == Some("ai.toolCall")
 }
 
-/// An LLM call. It is CLIENT-kind and may even carry HTTP attributes, but it is never an
-/// attempt of a tool call.
+/// An LLM call. It is CLIENT-kind and may even carry HTTP attributes, but neither it nor a
+/// request made under it is an attempt of a tool call.
 pub fn is_llm(s: &Span) -> bool {
     const OPERATIONS: &[&str] = &[
         "chat",
@@ -98,6 +113,8 @@ pub fn is_llm(s: &Span) -> bool {
         || s.attr_str("langsmith.span.kind")
             .is_some_and(|k| k == "llm" || k == "chat")
         || s.attr("llm.request.type").is_some()
+        || s.attr_str("ai.operationId")
+            .is_some_and(|o| o.ends_with(".doGenerate") || o.ends_with(".doStream"))
 }
 
 /// An HTTP request made by this process: a span with an HTTP method attribute, old or new

@@ -5,8 +5,8 @@
 
 use super::Span;
 use super::conventions::{
-    METHOD, STATUS, URL, describe, failure_of, idempotency_key, is_http_client, is_tool, run_attr,
-    step_attr, string_of, tool_args, tool_name,
+    METHOD, STATUS, URL, describe, failure_of, idempotency_key, is_http_client, is_llm, is_tool,
+    run_attr, step_attr, string_of, tool_args, tool_name,
 };
 use crate::classify::{FailureClass, classify_failure, classify_status};
 use crate::event::{
@@ -145,6 +145,12 @@ impl Graph<'_> {
                 let s = &self.spans[a];
                 if is_tool(s) {
                     owner = self.lineage(a).find_map(|x| call_of.get(&x).copied());
+                    break;
+                }
+                // A request an LLM call inside the tool made (a summariser, an agent used as
+                // a tool) is the model's, not an attempt of the tool's.
+                if is_llm(s) {
+                    only_http = false;
                     break;
                 }
                 only_http &= is_http_client(s);

@@ -59,7 +59,7 @@ pub(super) fn read(text: &str, input: u32) -> Parsed {
     parse(&mut text.as_bytes(), input, &ParseOptions::default()).unwrap()
 }
 
-fn linked(texts: &[&str]) -> (Vec<Span>, Linked) {
+pub(super) fn linked(texts: &[&str]) -> (Vec<Span>, Linked) {
     let mut spans = Vec::new();
     for (i, t) in texts.iter().enumerate() {
         let p = read(t, i as u32);
@@ -74,7 +74,7 @@ fn events(l: &Linked) -> Vec<&Event> {
     l.events.iter().map(|(_, e)| e).collect()
 }
 
-fn tool_calls(l: &Linked) -> Vec<&crate::event::ToolCall> {
+pub(super) fn tool_calls(l: &Linked) -> Vec<&crate::event::ToolCall> {
     events(l)
         .into_iter()
         .filter_map(|e| match &e.kind {
@@ -84,7 +84,7 @@ fn tool_calls(l: &Linked) -> Vec<&crate::event::ToolCall> {
         .collect()
 }
 
-fn attempts(l: &Linked) -> Vec<&crate::event::Attempt> {
+pub(super) fn attempts(l: &Linked) -> Vec<&crate::event::Attempt> {
     events(l)
         .into_iter()
         .filter_map(|e| match &e.kind {
