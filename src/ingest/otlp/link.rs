@@ -129,9 +129,11 @@ impl Graph<'_> {
                 wrapper[a] = true;
             }
         }
-        // Tool calls per resource, for HTTP spans left as roots of their own traces.
+        // Tool calls and LLM calls per resource, for HTTP spans left as roots of their own
+        // traces.
         let mut by_resource: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        for &t in calls {
+        let llms = (0..self.spans.len()).filter(|&i| self.live[i] && is_llm(&self.spans[i]));
+        for t in calls.iter().copied().chain(llms) {
             by_resource
                 .entry(&self.spans[t].resource)
                 .or_default()
@@ -156,7 +158,9 @@ impl Graph<'_> {
                 only_http &= is_http_client(s);
             }
             if owner.is_none() && only_http {
-                owner = self.enclosing_call(h, &by_resource).map(|t| call_of[&t]);
+                owner = self
+                    .enclosing_call(h, &by_resource)
+                    .and_then(|t| call_of.get(&t).copied());
             }
             if let Some(c) = owner {
                 out.push((h, c));
@@ -165,7 +169,9 @@ impl Graph<'_> {
         out
     }
 
-    /// The innermost tool call of the same resource whose interval holds the span's.
+    /// The innermost tool call of the same resource whose interval holds the span's, unless
+    /// an LLM call is innermost: a request made while a model was asked inside the tool (an
+    /// agent used as a tool, whose model client's spans are roots too) is the model's.
     fn enclosing_call(&self, h: usize, by_resource: &FxHashMap<&str, Vec<usize>>) -> Option<usize> {
         let s = &self.spans[h];
         by_resource
@@ -177,6 +183,7 @@ impl Graph<'_> {
                 t.start <= s.start && s.end <= t.end
             })
             .max_by_key(|&t| (self.spans[t].start, std::cmp::Reverse(self.spans[t].end)))
+            .filter(|&t| is_tool(&self.spans[t]))
     }
 
     /// The first run attribute on the span or its ancestors, else the trace id.

@@ -76,3 +76,66 @@ fn requests_of_an_llm_call_inside_a_tool_are_not_its_attempts() {
         );
     }
 }
+
+/// An agent used as a tool under OpenInference: the inner agent's model client writes its
+/// request as a root span of its own trace, inside the LLM span's interval, itself inside the
+/// tool's. The request is the model's; the refund posted after it, also a root, is the tool's
+/// one attempt.
+#[test]
+fn a_root_request_inside_an_llm_call_inside_a_tool_is_the_models() {
+    let tool = span(
+        TR,
+        "6000000000000001",
+        None,
+        "refund_agent",
+        1,
+        0,
+        1000,
+        kv(&[
+            ("openinference.span.kind", s("TOOL")),
+            ("tool.name", s("refund_agent")),
+        ]),
+    );
+    let llm = span(
+        TR,
+        "6000000000000002",
+        Some("6000000000000001"),
+        "response",
+        1,
+        10,
+        400,
+        kv(&[("openinference.span.kind", s("LLM"))]),
+    );
+    let to_model = span(
+        "1111111111111111111111111111111a",
+        "6000000000000003",
+        None,
+        "POST",
+        3,
+        20,
+        390,
+        kv(&[
+            ("http.method", s("POST")),
+            ("http.url", s("https://api.openai.com/v1/responses")),
+            ("http.status_code", json!({"intValue": "200"})),
+        ]),
+    );
+    let refund = span(
+        "1111111111111111111111111111111b",
+        "6000000000000004",
+        None,
+        "POST",
+        3,
+        500,
+        900,
+        kv(&[
+            ("http.method", s("POST")),
+            ("http.url", s("https://pay.example/v1/refunds")),
+            ("http.status_code", json!({"intValue": "201"})),
+        ]),
+    );
+    let (_, l) = linked(&[&batch("p", vec![to_model, refund, llm, tool])]);
+    let a = attempts(&l);
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!(a[0].url.as_deref(), Some("https://pay.example/v1/refunds"));
+}
