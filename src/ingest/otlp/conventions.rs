@@ -168,16 +168,26 @@ pub fn tool_args(s: &Span) -> (String, Value) {
     }
 }
 
-/// OpenLLMetry (and LangChain callbacks generally) wrap a tool's arguments in an object whose
-/// `inputs` holds them, beside `input_str` (a Python repr, never JSON), `tags`, `metadata`
-/// and `kwargs`. Only such a wrapper is opened: a tool's own argument named `inputs` is not.
+/// Wrappers around a tool's arguments, opened only when they have the wrapper's shape:
+/// - OpenLLMetry (and LangChain callbacks generally): an object whose `inputs` holds them,
+///   beside `input_str` (a Python repr, never JSON), `tags`, `metadata` and `kwargs`; a tool's
+///   own argument named `inputs` is not opened.
+/// - OpenInference's LlamaIndex instrumentation: the bound arguments of `FunctionTool.call`,
+///   `{"kwargs": {...}}`, with `"args": []` beside it at most (a tool whose one argument is
+///   an object named `kwargs` cannot be told from it, and is opened too).
 fn unwrap_inputs(v: &Value) -> Option<&Value> {
     let obj = v.as_object()?;
-    let inputs = obj.get("inputs").filter(|i| i.is_object())?;
-    ["input_str", "tags", "metadata", "kwargs"]
-        .iter()
-        .any(|k| obj.contains_key(*k))
-        .then_some(inputs)
+    if let Some(inputs) = obj.get("inputs").filter(|i| i.is_object()) {
+        let wrapped = ["input_str", "tags", "metadata", "kwargs"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
+        return wrapped.then_some(inputs);
+    }
+    let kwargs = obj.get("kwargs").filter(|k| k.is_object())?;
+    let no_args = obj
+        .get("args")
+        .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty));
+    (no_args && obj.len() == 1 + usize::from(obj.contains_key("args"))).then_some(kwargs)
 }
 
 /// A run id this span names: `gen_ai.conversation.id`, `session.id`, a `*.thread_id`
@@ -266,5 +276,34 @@ pub fn string_of(v: &Value) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unwrap_inputs;
+    use serde_json::json;
+
+    #[test]
+    fn only_wrappers_are_opened() {
+        let args = json!({"order": "A-1", "amount_p": 4500});
+        let opened = [
+            json!({"inputs": args, "input_str": "{'order': 'A-1'}", "tags": []}),
+            json!({"kwargs": args}),
+            json!({"args": [], "kwargs": args}),
+        ];
+        for v in opened {
+            assert_eq!(unwrap_inputs(&v), Some(&args), "{v}");
+        }
+        let kept = [
+            json!({"inputs": args}),
+            json!({"args": ["A-1"], "kwargs": args}),
+            json!({"kwargs": args, "order": "A-2"}),
+            json!({"kwargs": "A-1"}),
+            args.clone(),
+        ];
+        for v in kept {
+            assert_eq!(unwrap_inputs(&v), None, "{v}");
+        }
     }
 }
