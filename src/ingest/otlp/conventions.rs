@@ -172,9 +172,10 @@ pub fn tool_args(s: &Span) -> (String, Value) {
 /// - OpenLLMetry (and LangChain callbacks generally): an object whose `inputs` holds them,
 ///   beside `input_str` (a Python repr, never JSON), `tags`, `metadata` and `kwargs`; a tool's
 ///   own argument named `inputs` is not opened.
-/// - OpenInference's LlamaIndex instrumentation: the bound arguments of `FunctionTool.call`,
-///   `{"kwargs": {...}}`, with `"args": []` beside it at most (a tool whose one argument is
-///   an object named `kwargs` cannot be told from it, and is opened too).
+/// - OpenInference's LlamaIndex and smolagents instrumentations: the bound arguments of the
+///   framework's `(*args, **kwargs)` call, `{"kwargs": {...}}`, with beside it at most
+///   `"args": []` and the call's own flag (smolagents' `sanitize_inputs_outputs`). A tool
+///   whose one argument is an object named `kwargs` cannot be told from it, and is opened too.
 fn unwrap_inputs(v: &Value) -> Option<&Value> {
     let obj = v.as_object()?;
     if let Some(inputs) = obj.get("inputs").filter(|i| i.is_object()) {
@@ -184,10 +185,13 @@ fn unwrap_inputs(v: &Value) -> Option<&Value> {
         return wrapped.then_some(inputs);
     }
     let kwargs = obj.get("kwargs").filter(|k| k.is_object())?;
-    let no_args = obj
-        .get("args")
-        .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty));
-    (no_args && obj.len() == 1 + usize::from(obj.contains_key("args"))).then_some(kwargs)
+    let wrapper_only = obj.iter().all(|(k, v)| match k.as_str() {
+        "kwargs" => true,
+        "args" => v.as_array().is_some_and(Vec::is_empty),
+        "sanitize_inputs_outputs" => v.is_boolean(),
+        _ => false,
+    });
+    wrapper_only.then_some(kwargs)
 }
 
 /// A run id this span names: `gen_ai.conversation.id`, `session.id`, a `*.thread_id`
@@ -291,6 +295,7 @@ mod tests {
             json!({"inputs": args, "input_str": "{'order': 'A-1'}", "tags": []}),
             json!({"kwargs": args}),
             json!({"args": [], "kwargs": args}),
+            json!({"args": [], "sanitize_inputs_outputs": true, "kwargs": args}),
         ];
         for v in opened {
             assert_eq!(unwrap_inputs(&v), Some(&args), "{v}");
@@ -300,6 +305,7 @@ mod tests {
             json!({"args": ["A-1"], "kwargs": args}),
             json!({"kwargs": args, "order": "A-2"}),
             json!({"kwargs": "A-1"}),
+            json!({"sanitize_inputs_outputs": "yes", "kwargs": args}),
             args.clone(),
         ];
         for v in kept {
