@@ -1,5 +1,5 @@
 //! Input formats end to end (issue 8): the incident written as JSON Lines, and as a text
-//! trace plus a settlement export, gives the text fixture's duplicate; gzip is transparent;
+//! trace plus a settlement export, gives the text fixture's duplicate; gzip and zstd are transparent;
 //! folders are read in order with non-logs passed over; bad rows are reported as
 //! `path:line: why` and the rest audited; `--tz`, `--date` and `--max-skew` take effect.
 
@@ -107,6 +107,41 @@ fn a_gzip_copy_gives_byte_identical_json_apart_from_its_path() {
         assert_eq!(a, b, "{case}");
         let r: Report = serde_json::from_str(&a).unwrap();
         assert!(r.findings.iter().any(|f| f.rule == "duplicate-effect"));
+    }
+}
+
+/// The OpenTelemetry Collector's file exporter, compressing, writes a zstd frame per batch: a
+/// trace in frames (and a log in one frame, named as a plain log) reads as the plain file.
+#[test]
+fn a_zstd_copy_in_frames_gives_byte_identical_json_apart_from_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for (case, name, frames) in [
+        ("otlp-strands-genai/trace.jsonl", "trace.jsonl.zst", 3),
+        ("incident-a88214/trace.log", "trace.log", 1),
+    ] {
+        let plain = fixture(case);
+        let text = std::fs::read_to_string(&plain).unwrap();
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let per_frame = lines.len().div_ceil(frames);
+        let mut bytes = Vec::new();
+        for chunk in lines.chunks(per_frame) {
+            bytes.extend(zstd::encode_all(chunk.concat().as_bytes(), 3).unwrap());
+        }
+        let zst = dir.path().join(name);
+        std::fs::write(&zst, bytes).unwrap();
+        let args = |p: &Path| {
+            vec![
+                p.to_str().unwrap().to_string(),
+                "--format".into(),
+                "json".into(),
+            ]
+        };
+        let (_, a, _) = scan(&args(&plain).iter().map(String::as_str).collect::<Vec<_>>());
+        let (_, b, _) = scan(&args(&zst).iter().map(String::as_str).collect::<Vec<_>>());
+        let b = b.replace(zst.to_str().unwrap(), plain.to_str().unwrap());
+        assert_eq!(a, b, "{case}");
+        let r: Report = serde_json::from_str(&a).unwrap();
+        assert!(!r.findings.is_empty(), "{case}");
     }
 }
 

@@ -57,25 +57,29 @@ fn an_unreadable_input_is_named_and_exits_2_after_the_others_are_read() {
     let dir = tempfile::tempdir().unwrap();
     // A gzip stream cut short cannot be read, whoever runs the test (root reads any file
     // whatever its mode, so a chmod would prove nothing there).
-    let bad = dir.path().join("rotated.log.gz");
-    std::fs::write(&bad, [0x1f, 0x8b, 0x08, 0x00, b'x', b'y']).unwrap();
+    // So is a zstd stream cut short.
     let good = root().join("fixtures/incident-a88214/trace.log");
-    let out = bin()
-        .args(["scan", bad.to_str().unwrap(), good.to_str().unwrap()])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("rotated.log.gz") && !err.contains("panicked"),
-        "{err}"
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        report["summary"]["errors"], 1,
-        "the readable input is audited"
-    );
+    let zst = zstd::encode_all(&std::fs::read(&good).unwrap()[..], 3).unwrap();
+    for (name, bytes) in [
+        ("rotated.log.gz", vec![0x1f, 0x8b, 0x08, 0x00, b'x', b'y']),
+        ("rotated.log.zst", zst[..zst.len() / 2].to_vec()),
+    ] {
+        let bad = dir.path().join(name);
+        std::fs::write(&bad, bytes).unwrap();
+        let out = bin()
+            .args(["scan", bad.to_str().unwrap(), good.to_str().unwrap()])
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(name) && !err.contains("panicked"), "{err}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            report["summary"]["errors"], 1,
+            "the readable input is audited"
+        );
+    }
 }
 
 #[test]

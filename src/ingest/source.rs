@@ -1,7 +1,7 @@
 //! Where inputs come from (SPEC §3): paths resolved to files (folders recursively, in a fixed
-//! order, skipping dotfiles and `--exclude` globs), standard input, gzip decompressed on the
-//! fly, and each input's format detected from its first non-blank line (or, when that line is
-//! damaged, the few after it).
+//! order, skipping dotfiles and `--exclude` globs), standard input, gzip or zstd decompressed
+//! on the fly, and each input's format detected from its first non-blank line (or, when that
+//! line is damaged, the few after it).
 
 use super::{Format, ParseOptions, Parsed};
 use crate::event::Event;
@@ -345,13 +345,16 @@ fn read_one(
     }
 }
 
-/// Wraps the reader in a gzip decoder when the stream starts with gzip's magic bytes (and
-/// says so).
+/// Wraps the reader in a decoder when the stream starts with gzip's or zstd's magic bytes
+/// (and says so). Both read every member or frame: rotated logs are often several gzip
+/// members, and the OpenTelemetry Collector's file exporter writes a zstd frame per batch.
 type Reader<'a> = Box<dyn Read + Send + 'a>;
 fn decompressing(mut raw: Reader<'_>) -> io::Result<(Reader<'_>, bool)> {
-    let mut magic = [0u8; 2];
+    const GZIP: [u8; 2] = [0x1f, 0x8b];
+    const ZSTD: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+    let mut magic = [0u8; 4];
     let mut got = 0;
-    while got < 2 {
+    while got < magic.len() {
         match raw.read(&mut magic[got..]) {
             Ok(0) => break,
             Ok(n) => got += n,
@@ -359,9 +362,12 @@ fn decompressing(mut raw: Reader<'_>) -> io::Result<(Reader<'_>, bool)> {
             Err(e) => return Err(e),
         }
     }
-    let replay = Cursor::new(magic[..got].to_vec()).chain(raw);
-    if got == 2 && magic == [0x1f, 0x8b] {
+    let head = &magic[..got];
+    let replay = Cursor::new(head.to_vec()).chain(raw);
+    if head.starts_with(&GZIP) {
         Ok((Box::new(flate2::read::MultiGzDecoder::new(replay)), true))
+    } else if head == ZSTD {
+        Ok((Box::new(zstd::stream::read::Decoder::new(replay)?), true))
     } else {
         Ok((Box::new(replay), false))
     }
