@@ -42,8 +42,8 @@ fn each_framework_trace_yields_the_generators_call() {
     let dirs = cases();
     assert_eq!(
         dirs.len(),
-        28,
-        "fourteen producers × two variants: {dirs:?}"
+        30,
+        "fifteen producers × two variants: {dirs:?}"
     );
     for dir in dirs {
         let case = dir.file_name().unwrap().to_string_lossy().into_owned();
