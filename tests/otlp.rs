@@ -40,11 +40,7 @@ fn is_chat(s: &Span) -> bool {
 #[test]
 fn each_framework_trace_yields_the_generators_call() {
     let dirs = cases();
-    assert_eq!(
-        dirs.len(),
-        30,
-        "fifteen producers × two variants: {dirs:?}"
-    );
+    assert_eq!(dirs.len(), 30, "fifteen producers × two variants: {dirs:?}");
     for dir in dirs {
         let case = dir.file_name().unwrap().to_string_lossy().into_owned();
         let record: Value = serde_json::from_str(

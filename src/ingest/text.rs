@@ -201,7 +201,7 @@ impl TextParser {
             Stamp::TimeOfDay(_) if !self.dated => 0,
             _ => self.tz_secs * NANOS_PER_SEC,
         };
-        let msg = message_of(rest);
+        let msg = level::without_level(message_of(rest));
         let local = Local { at, shift };
         let dated = matches!(stamp, Stamp::Instant(_));
         self.place = (self.rereadable && dated).then(|| span.clone());
@@ -823,6 +823,7 @@ fn small(b: &[u8]) -> Text {
 
 mod fields;
 mod idle;
+mod level;
 mod plain;
 #[cfg(test)]
 mod tests;
