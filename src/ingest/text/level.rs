@@ -1,6 +1,8 @@
 //! A log level between the timestamp and the message (`14:02:11.402  INFO  POST ...`), as
-//! loggers configured with a level column write: read past, so that such a log reads as the
-//! plain spelling (SPEC §3.1) does. Without this, every line of such a log was *ignored*.
+//! loggers configured with a level column write, and the logger's name after it (`INFO
+//! agent.tools  POST ...`, Python's `%(levelname)s  %(name)s  %(message)s`): read past, so
+//! that such a log reads as the plain spelling (SPEC §3.1) does. Without this, every line of
+//! such a log was *ignored*.
 
 /// The levels read past, in any case, bare or in brackets (`[WARN]`), followed by the two or
 /// more blanks (or a tab) that end a field.
@@ -19,9 +21,53 @@ const LEVELS: &[&[u8]] = &[
     b"SEVERE",
 ];
 
-/// `msg` without a leading level field.
+/// `msg` without a leading level field, and without the logger's name after the level: a
+/// single word (no blank, no `:`) ending its field. No message of SPEC §3.1 starts so: each
+/// starts with a field of several words (`agent run 7f3a`, `POST https://...`, `201 Created`,
+/// `refund rf_1`) or an exception's `Class: message`.
 #[inline]
 pub(super) fn without_level(msg: &[u8]) -> &[u8] {
+    let rest = without_level_field(msg);
+    if rest.len() == msg.len() {
+        return msg;
+    }
+    match first_field(rest) {
+        Some((word, after)) if is_logger_name(word) && ends_field(after) => {
+            let message = after.trim_ascii_start();
+            if message.is_empty() { rest } else { message }
+        }
+        _ => rest,
+    }
+}
+
+/// A logger's name: a word of letters, digits, `.`, `_` and `-` that starts with a letter or
+/// `_` (`agent.tools`, `__main__`), and no HTTP method (a request written `POST  https://...`).
+fn is_logger_name(word: &[u8]) -> bool {
+    const METHODS: &[&[u8]] = &[
+        b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
+    ];
+    word.first()
+        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+        && word
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !METHODS.contains(&word)
+}
+
+/// The first word of `text` and what follows it, from the blank after it.
+fn first_field(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let end = text.iter().position(|&b| b == b' ' || b == b'\t')?;
+    Some((&text[..end], &text[end..]))
+}
+
+/// A field ends at two or more blanks, or a tab.
+fn ends_field(after: &[u8]) -> bool {
+    after.starts_with(b"  ") || after.starts_with(b"\t")
+}
+
+/// `msg` without a leading level field.
+#[inline]
+fn without_level_field(msg: &[u8]) -> &[u8] {
     // The plain messages start `agent`, a method, a status, an exception's module or an
     // effect's kind: one byte tells nearly all of them from a level.
     match msg.first() {
@@ -29,16 +75,14 @@ pub(super) fn without_level(msg: &[u8]) -> &[u8] {
         Some(b't' | b'd' | b'i' | b'n' | b'w' | b'e' | b'c' | b'f' | b's') => {}
         _ => return msg,
     }
-    let (word, after) = match msg.iter().position(|&b| b == b' ' || b == b'\t') {
-        Some(end) => (&msg[..end], &msg[end..]),
-        None => return msg,
+    let Some((word, after)) = first_field(msg) else {
+        return msg;
     };
     let word = word
         .strip_prefix(b"[")
         .and_then(|w| w.strip_suffix(b"]"))
         .unwrap_or(word);
-    let ends_field = after.starts_with(b"  ") || after.starts_with(b"\t");
-    if ends_field && LEVELS.iter().any(|l| l.eq_ignore_ascii_case(word)) {
+    if ends_field(after) && LEVELS.iter().any(|l| l.eq_ignore_ascii_case(word)) {
         let rest = after.trim_ascii_start();
         if !rest.is_empty() {
             return rest;
@@ -66,6 +110,45 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    #[test]
+    fn a_logger_name_after_a_level_is_read_past() {
+        for (line, message) in [
+            (
+                "INFO  agent.tools  agent run 7f3a  started",
+                "agent run 7f3a  started",
+            ),
+            (
+                "WARNING  root\turllib3.exceptions.ReadTimeoutError: read timeout=10",
+                "urllib3.exceptions.ReadTimeoutError: read timeout=10",
+            ),
+            // Not a name: a message's first field has several words, or a class and `:`.
+            (
+                "INFO  201 Created  refund_id=rf_9KQ2",
+                "201 Created  refund_id=rf_9KQ2",
+            ),
+            (
+                "ERROR  requests.exceptions.ConnectionError:  refused",
+                "requests.exceptions.ConnectionError:  refused",
+            ),
+            (
+                "INFO  refund rf_8XM1  order A-88214  4500p",
+                "refund rf_8XM1  order A-88214  4500p",
+            ),
+            ("INFO  healthcheck", "healthcheck"),
+            ("INFO  201  refund_id=rf_9KQ2", "201  refund_id=rf_9KQ2"),
+            (
+                "INFO  POST  https://payments.internal/v1/refunds",
+                "POST  https://payments.internal/v1/refunds",
+            ),
+            ("INFO  __main__  agent run 7f3a  ok", "agent run 7f3a  ok"),
+        ] {
+            assert_eq!(without_level(line.as_bytes()), message.as_bytes(), "{line}");
+        }
+        // Without a level, a first word is the message's own.
+        let plain = b"agent.tools  agent run 7f3a  started";
+        assert_eq!(without_level(plain), plain);
     }
 
     #[test]
