@@ -282,17 +282,29 @@ fn calls_of_resumed_runs_by_shape(model: &Model) -> FxHashMap<(&str, &str, &str)
     by_shape
 }
 
-/// A dispatch whose every request (one at least) was a read (GET, HEAD, OPTIONS): the call
-/// it repeats was no renumbering of it, since a read did nothing to repeat. (Reading a
-/// month, an idle read is dropped as soon as its step ends: `crate::relevance`.)
+/// A dispatch whose every logged request (one at least) was a read (GET, HEAD, OPTIONS):
+/// the call it repeats was no renumbering of it, since a read did nothing to repeat.
+/// (Reading a month, an idle read is dropped as soon as its step ends: `crate::relevance`.)
+/// An answer logged without its request implies an attempt of unknown method; in a log that
+/// runs share, an unnamed answer after another call's request goes to the latest tool call,
+/// so such an attempt says nothing of what the call sent, and is not counted here.
 fn only_read(d: &Dispatch) -> bool {
-    !d.attempts.is_empty() && !d.attempts.iter().any(AttemptRec::may_cause_effects)
+    let mut logged = d.attempts.iter().filter(|a| logged_request(a)).peekable();
+    logged.peek().is_some() && !logged.any(AttemptRec::may_cause_effects)
 }
 
 /// A dispatch that may have an effect: its tool or URL names an effect kind, or it sent a
-/// non-idempotent request.
+/// non-idempotent request (a logged one: see [`only_read`]).
 fn can_have_effect(d: &Dispatch) -> bool {
-    d.effect_kind.is_some() || d.attempts.iter().any(|a| a.is_non_idempotent())
+    d.effect_kind.is_some()
+        || d.attempts
+            .iter()
+            .any(|a| logged_request(a) && a.is_non_idempotent())
+}
+
+/// The attempt's request was logged, not implied by an answer.
+fn logged_request(a: &AttemptRec) -> bool {
+    a.method.is_some() || a.url.is_some()
 }
 
 /// Amount agrees (where both sides have one) and the effect was created while the attempt
