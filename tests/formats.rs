@@ -1,7 +1,7 @@
 //! Input formats end to end (issue 8): the incident written as JSON Lines, and as a text
-//! trace plus a settlement export, gives the text fixture's duplicate; gzip and zstd are transparent;
-//! folders are read in order with non-logs passed over; bad rows are reported as
-//! `path:line: why` and the rest audited; `--tz`, `--date` and `--max-skew` take effect.
+//! trace plus a settlement export, gives the text fixture's duplicate; gzip and zstd are
+//! transparent; folders are read in order with non-logs passed over; bad rows are reported
+//! as `path:line: why` and the rest audited; `--tz`, `--date` and `--max-skew` take effect.
 
 use assert_cmd::Command;
 use idem_audit::report::{FindingReport, Report};

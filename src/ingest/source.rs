@@ -320,11 +320,11 @@ fn read_one(
             Err(e) => return Outcome::Unreadable(io_reason(&e)),
         },
     };
-    let (mut reader, gzip) = match decompressing(raw) {
+    let (mut reader, compressed) = match decompressing(raw) {
         Ok(r) => r,
         Err(e) => return Outcome::Unreadable(e.to_string()),
     };
-    let rereadable = !gzip && matches!(input.origin, Origin::File(_));
+    let rereadable = !compressed && matches!(input.origin, Origin::File(_));
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     if let Err(e) = (&mut reader)
         .take(SNIFF_BYTES as u64)
@@ -345,10 +345,11 @@ fn read_one(
     }
 }
 
+type Reader<'a> = Box<dyn Read + Send + 'a>;
+
 /// Wraps the reader in a decoder when the stream starts with gzip's or zstd's magic bytes
 /// (and says so). Both read every member or frame: rotated logs are often several gzip
 /// members, and the OpenTelemetry Collector's file exporter writes a zstd frame per batch.
-type Reader<'a> = Box<dyn Read + Send + 'a>;
 fn decompressing(mut raw: Reader<'_>) -> io::Result<(Reader<'_>, bool)> {
     const GZIP: [u8; 2] = [0x1f, 0x8b];
     const ZSTD: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];

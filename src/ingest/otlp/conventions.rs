@@ -1,6 +1,8 @@
 //! What the instrumentations call things (SPEC §3.4's table): GenAI semconv (the OpenAI
-//! Agents contrib instrumentation, OpenLLMetry), OpenInference and LangSmith's OTel mode, and
-//! both generations of the HTTP conventions. Each question asks every convention in turn.
+//! Agents contrib instrumentation, OpenLLMetry, and the frameworks' own tracing: Pydantic AI,
+//! Strands, Google ADK), OpenInference (LangGraph, the Agents SDK, LlamaIndex, smolagents),
+//! LangSmith's OTel mode, the Vercel AI SDK's `ai.*` attributes, and both generations of the
+//! HTTP conventions. Each question asks every convention in turn.
 
 use super::Span;
 use serde_json::Value;
@@ -113,8 +115,11 @@ pub fn is_llm(s: &Span) -> bool {
         || s.attr_str("langsmith.span.kind")
             .is_some_and(|k| k == "llm" || k == "chat")
         || s.attr("llm.request.type").is_some()
-        || s.attr_str("ai.operationId")
-            .is_some_and(|o| o.ends_with(".doGenerate") || o.ends_with(".doStream"))
+        || s.attr_str("ai.operationId").is_some_and(|o| {
+            [".doGenerate", ".doStream", ".doEmbed"]
+                .iter()
+                .any(|end| o.ends_with(end))
+        })
 }
 
 /// An HTTP request made by this process: a span with an HTTP method attribute, old or new

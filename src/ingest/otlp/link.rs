@@ -80,6 +80,12 @@ pub fn link(spans: &[Span]) -> Linked {
     out
 }
 
+/// Spans of each resource (`service.instance.id`, else its attributes).
+struct Resourced<'a> {
+    calls: FxHashMap<&'a str, Vec<usize>>,
+    llms: FxHashMap<&'a str, Vec<usize>>,
+}
+
 struct Graph<'a> {
     spans: &'a [Span],
     parent: Vec<Option<usize>>,
@@ -129,16 +135,21 @@ impl Graph<'_> {
                 wrapper[a] = true;
             }
         }
-        // Tool calls and LLM calls per resource, for HTTP spans left as roots of their own
+        // Tool calls, and LLM calls, per resource, for HTTP spans left as roots of their own
         // traces.
-        let mut by_resource: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        let llms = (0..self.spans.len()).filter(|&i| self.live[i] && is_llm(&self.spans[i]));
-        for t in calls.iter().copied().chain(llms) {
-            by_resource
-                .entry(&self.spans[t].resource)
-                .or_default()
-                .push(t);
-        }
+        let per_resource = |spans: &mut dyn Iterator<Item = usize>| {
+            let mut by: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+            for t in spans {
+                by.entry(&self.spans[t].resource).or_default().push(t);
+            }
+            by
+        };
+        let by_resource = Resourced {
+            calls: per_resource(&mut calls.iter().copied()),
+            llms: per_resource(
+                &mut (0..self.spans.len()).filter(|&i| self.live[i] && is_llm(&self.spans[i])),
+            ),
+        };
         let mut out = Vec::new();
         for &h in http.iter().filter(|&&h| !wrapper[h]) {
             let mut owner = None;
@@ -170,20 +181,28 @@ impl Graph<'_> {
     }
 
     /// The innermost tool call of the same resource whose interval holds the span's, unless
-    /// an LLM call is innermost: a request made while a model was asked inside the tool (an
-    /// agent used as a tool, whose model client's spans are roots too) is the model's.
-    fn enclosing_call(&self, h: usize, by_resource: &FxHashMap<&str, Vec<usize>>) -> Option<usize> {
+    /// an LLM call inside that tool's span holds it too: a request made while a model was
+    /// asked inside the tool (an agent used as a tool, whose model client's spans are roots
+    /// too) is the model's. Only LLM spans below the tool count: another run's model call in
+    /// the same process says nothing of this tool's requests.
+    fn enclosing_call(&self, h: usize, by_resource: &Resourced) -> Option<usize> {
         let s = &self.spans[h];
-        by_resource
+        let holds = |t: usize| {
+            let t = &self.spans[t];
+            t.start <= s.start && s.end <= t.end
+        };
+        let tool = by_resource
+            .calls
             .get(&*s.resource)?
             .iter()
             .copied()
-            .filter(|&t| {
-                let t = &self.spans[t];
-                t.start <= s.start && s.end <= t.end
-            })
-            .max_by_key(|&t| (self.spans[t].start, std::cmp::Reverse(self.spans[t].end)))
-            .filter(|&t| is_tool(&self.spans[t]))
+            .filter(|&t| holds(t))
+            .max_by_key(|&t| (self.spans[t].start, std::cmp::Reverse(self.spans[t].end)))?;
+        let asked_a_model = by_resource.llms.get(&*s.resource).is_some_and(|llms| {
+            llms.iter()
+                .any(|&l| holds(l) && self.lineage(l).skip(1).any(|a| a == tool))
+        });
+        (!asked_a_model).then_some(tool)
     }
 
     /// The first run attribute on the span or its ancestors, else the trace id.

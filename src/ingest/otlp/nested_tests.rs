@@ -139,3 +139,75 @@ fn a_root_request_inside_an_llm_call_inside_a_tool_is_the_models() {
     assert_eq!(a.len(), 1, "{a:?}");
     assert_eq!(a[0].url.as_deref(), Some("https://pay.example/v1/refunds"));
 }
+
+/// Another run's model call in the same process, whose interval happens to hold the tool's
+/// request, and a model span that is the tool's parent with the very same interval: neither
+/// is inside the tool, so the request stays the tool's attempt.
+#[test]
+fn a_model_call_outside_the_tool_leaves_its_request_alone() {
+    let refund = || {
+        span(
+            "2222222222222222222222222222222b",
+            "7000000000000004",
+            None,
+            "POST",
+            3,
+            500,
+            900,
+            kv(&[
+                ("http.method", s("POST")),
+                ("http.url", s("https://pay.example/v1/refunds")),
+                ("http.status_code", json!({"intValue": "201"})),
+            ]),
+        )
+    };
+    let tool = |parent: Option<&str>, start, end| {
+        span(
+            TR,
+            "7000000000000001",
+            parent,
+            "issue_refund",
+            1,
+            start,
+            end,
+            kv(&[
+                ("openinference.span.kind", s("TOOL")),
+                ("tool.name", s("issue_refund")),
+            ]),
+        )
+    };
+    let llm = |trace: &str, id, start, end| {
+        span(
+            trace,
+            id,
+            None,
+            "response",
+            1,
+            start,
+            end,
+            kv(&[("openinference.span.kind", s("LLM"))]),
+        )
+    };
+    let other_run = vec![
+        tool(None, 0, 1000),
+        llm(
+            "3333333333333333333333333333333c",
+            "7000000000000002",
+            400,
+            950,
+        ),
+        refund(),
+    ];
+    let tool_inside_model = vec![
+        llm(TR, "7000000000000002", 0, 1000),
+        tool(Some("7000000000000002"), 0, 1000),
+        refund(),
+    ];
+    for (case, spans) in [
+        ("other run", other_run),
+        ("same interval", tool_inside_model),
+    ] {
+        let (_, l) = linked(&[&batch("p", spans)]);
+        assert_eq!(attempts(&l).len(), 1, "{case}");
+    }
+}

@@ -767,3 +767,31 @@ proptest::proptest! {
         }
     }
 }
+
+/// A line that is JSON but no batch (a lone string) is skipped with its reason, and the batch
+/// on the next line is read: it once stayed pending (no bracket seen) and swallowed the next.
+#[test]
+fn a_lone_json_value_is_skipped_and_the_next_batch_read() {
+    let good = batch(
+        "i-1",
+        vec![span(
+            TR,
+            "8000000000000001",
+            None,
+            "refund",
+            1,
+            0,
+            10,
+            kv(&[("openinference.span.kind", s("TOOL"))]),
+        )],
+    );
+    let p = read(&format!("\"x\"\n{good}\n"), 0);
+    assert_eq!(p.spans.len(), 1);
+    assert_eq!(p.stats.skipped, 1);
+    assert_eq!(p.stats.problems[0].line, 1);
+    assert!(
+        p.stats.problems[0].reason.contains("resourceSpans"),
+        "{:?}",
+        p.stats.problems
+    );
+}
