@@ -2,78 +2,91 @@
 //! summariser, an agent used as a tool) are the model's, not attempts of the tool.
 
 use super::tests::{TR, attempts, batch, kv, linked, s, span, tool_calls};
-use serde_json::json;
+use serde_json::{Value, json};
+
+/// Where a span sits: its trace, id, parent, and interval in milliseconds.
+struct At<'a> {
+    trace: &'a str,
+    id: &'a str,
+    parent: Option<&'a str>,
+    start: i64,
+    end: i64,
+}
+
+/// The `issue_refund` tool, as OpenInference marks it.
+fn tool(at: At) -> Value {
+    let attrs = kv(&[
+        ("openinference.span.kind", s("TOOL")),
+        ("tool.name", s("issue_refund")),
+    ]);
+    span(
+        at.trace,
+        at.id,
+        at.parent,
+        "issue_refund",
+        1,
+        at.start,
+        at.end,
+        attrs,
+    )
+}
+
+/// A model call, marked by `key` = `value`.
+fn llm(at: At, key: &str, value: &str) -> Value {
+    let attrs = kv(&[(key, s(value))]);
+    span(
+        at.trace, at.id, at.parent, "llm", 1, at.start, at.end, attrs,
+    )
+}
+
+/// A POST to `url` answered `status`.
+fn post(at: At, url: &str, status: &str) -> Value {
+    let attrs = kv(&[
+        ("http.request.method", s("POST")),
+        ("url.full", s(url)),
+        ("http.response.status_code", json!({ "intValue": status })),
+    ]);
+    span(
+        at.trace, at.id, at.parent, "POST", 3, at.start, at.end, attrs,
+    )
+}
+
+const TO_MODEL: &str = "https://api.openai.com/v1/chat/completions";
+const REFUND: &str = "https://pay.example/v1/refunds";
+
+/// The only attempt linked from `spans` is the refund's.
+fn only_the_refund_is_an_attempt(spans: Vec<Value>, case: &str) {
+    let (_, l) = linked(&[&batch("p", spans)]);
+    assert_eq!(tool_calls(&l).len(), 1, "{case}");
+    let a = attempts(&l);
+    assert_eq!(a.len(), 1, "{case}: {a:?}");
+    assert_eq!(a[0].url.as_deref(), Some(REFUND), "{case}");
+}
 
 /// A refund tool that asks a model first (a GenAI `chat` span or the Vercel AI SDK's
 /// `doGenerate` span, each with its HTTP request below it), then posts the refund: one
 /// attempt, the refund's.
 #[test]
 fn requests_of_an_llm_call_inside_a_tool_are_not_its_attempts() {
-    let llm_markers = [
+    let (t, m) = ("5000000000000001", "5000000000000002");
+    let at = |id, parent, start, end| At {
+        trace: TR,
+        id,
+        parent,
+        start,
+        end,
+    };
+    for (key, value) in [
         ("gen_ai.operation.name", "chat"),
         ("ai.operationId", "ai.generateText.doGenerate"),
-    ];
-    for (key, value) in llm_markers {
-        let tool = span(
-            TR,
-            "5000000000000001",
-            None,
-            "execute_tool issue_refund",
-            1,
-            0,
-            1000,
-            kv(&[
-                ("gen_ai.operation.name", s("execute_tool")),
-                ("gen_ai.tool.name", s("issue_refund")),
-            ]),
-        );
-        let llm = span(
-            TR,
-            "5000000000000002",
-            Some("5000000000000001"),
-            "llm",
-            1,
-            10,
-            400,
-            kv(&[(key, s(value))]),
-        );
-        let to_model = span(
-            TR,
-            "5000000000000003",
-            Some("5000000000000002"),
-            "POST",
-            3,
-            20,
-            390,
-            kv(&[
-                ("http.request.method", s("POST")),
-                ("url.full", s("https://api.openai.com/v1/chat/completions")),
-                ("http.response.status_code", json!({"intValue": "200"})),
-            ]),
-        );
-        let refund = span(
-            TR,
-            "5000000000000004",
-            Some("5000000000000001"),
-            "POST",
-            3,
-            500,
-            900,
-            kv(&[
-                ("http.request.method", s("POST")),
-                ("url.full", s("https://pay.example/v1/refunds")),
-                ("http.response.status_code", json!({"intValue": "201"})),
-            ]),
-        );
-        let (_, l) = linked(&[&batch("p", vec![to_model, llm, refund, tool])]);
-        assert_eq!(tool_calls(&l).len(), 1, "{key}");
-        let a = attempts(&l);
-        assert_eq!(a.len(), 1, "{key}: {a:?}");
-        assert_eq!(
-            a[0].url.as_deref(),
-            Some("https://pay.example/v1/refunds"),
-            "{key}"
-        );
+    ] {
+        let spans = vec![
+            post(at("5000000000000003", Some(m), 20, 390), TO_MODEL, "200"),
+            llm(at(m, Some(t), 10, 400), key, value),
+            post(at("5000000000000004", Some(t), 500, 900), REFUND, "201"),
+            tool(at(t, None, 0, 1000)),
+        ];
+        only_the_refund_is_an_attempt(spans, key);
     }
 }
 
@@ -83,61 +96,50 @@ fn requests_of_an_llm_call_inside_a_tool_are_not_its_attempts() {
 /// one attempt.
 #[test]
 fn a_root_request_inside_an_llm_call_inside_a_tool_is_the_models() {
-    let tool = span(
-        TR,
-        "6000000000000001",
-        None,
-        "refund_agent",
-        1,
-        0,
-        1000,
-        kv(&[
-            ("openinference.span.kind", s("TOOL")),
-            ("tool.name", s("refund_agent")),
-        ]),
-    );
-    let llm = span(
-        TR,
-        "6000000000000002",
-        Some("6000000000000001"),
-        "response",
-        1,
-        10,
-        400,
-        kv(&[("openinference.span.kind", s("LLM"))]),
-    );
-    let to_model = span(
-        "1111111111111111111111111111111a",
-        "6000000000000003",
-        None,
-        "POST",
-        3,
-        20,
-        390,
-        kv(&[
-            ("http.method", s("POST")),
-            ("http.url", s("https://api.openai.com/v1/responses")),
-            ("http.status_code", json!({"intValue": "200"})),
-        ]),
-    );
-    let refund = span(
-        "1111111111111111111111111111111b",
-        "6000000000000004",
-        None,
-        "POST",
-        3,
-        500,
-        900,
-        kv(&[
-            ("http.method", s("POST")),
-            ("http.url", s("https://pay.example/v1/refunds")),
-            ("http.status_code", json!({"intValue": "201"})),
-        ]),
-    );
-    let (_, l) = linked(&[&batch("p", vec![to_model, refund, llm, tool])]);
-    let a = attempts(&l);
-    assert_eq!(a.len(), 1, "{a:?}");
-    assert_eq!(a[0].url.as_deref(), Some("https://pay.example/v1/refunds"));
+    let (t, m) = ("6000000000000001", "6000000000000002");
+    let spans = vec![
+        post(
+            At {
+                trace: "1111111111111111111111111111111a",
+                id: "6000000000000003",
+                parent: None,
+                start: 20,
+                end: 390,
+            },
+            TO_MODEL,
+            "200",
+        ),
+        post(
+            At {
+                trace: "1111111111111111111111111111111b",
+                id: "6000000000000004",
+                parent: None,
+                start: 500,
+                end: 900,
+            },
+            REFUND,
+            "201",
+        ),
+        llm(
+            At {
+                trace: TR,
+                id: m,
+                parent: Some(t),
+                start: 10,
+                end: 400,
+            },
+            "openinference.span.kind",
+            "LLM",
+        ),
+        tool(At {
+            trace: TR,
+            id: t,
+            parent: None,
+            start: 0,
+            end: 1000,
+        }),
+    ];
+    only_the_refund_is_an_attempt(spans, "agent as a tool");
 }
 
 /// Another run's model call in the same process, whose interval happens to hold the tool's
@@ -145,69 +147,52 @@ fn a_root_request_inside_an_llm_call_inside_a_tool_is_the_models() {
 /// is inside the tool, so the request stays the tool's attempt.
 #[test]
 fn a_model_call_outside_the_tool_leaves_its_request_alone() {
+    let (t, m) = ("7000000000000001", "7000000000000002");
     let refund = || {
-        span(
-            "2222222222222222222222222222222b",
-            "7000000000000004",
-            None,
-            "POST",
-            3,
-            500,
-            900,
-            kv(&[
-                ("http.method", s("POST")),
-                ("http.url", s("https://pay.example/v1/refunds")),
-                ("http.status_code", json!({"intValue": "201"})),
-            ]),
-        )
+        let at = At {
+            trace: "2222222222222222222222222222222b",
+            id: "7000000000000004",
+            parent: None,
+            start: 500,
+            end: 900,
+        };
+        post(at, REFUND, "201")
     };
-    let tool = |parent: Option<&str>, start, end| {
-        span(
-            TR,
-            "7000000000000001",
-            parent,
-            "issue_refund",
-            1,
-            start,
-            end,
-            kv(&[
-                ("openinference.span.kind", s("TOOL")),
-                ("tool.name", s("issue_refund")),
-            ]),
-        )
-    };
-    let llm = |trace: &str, id, start, end| {
-        span(
-            trace,
-            id,
-            None,
-            "response",
-            1,
-            start,
-            end,
-            kv(&[("openinference.span.kind", s("LLM"))]),
+    let model = |trace, parent, start, end| {
+        llm(
+            At {
+                trace,
+                id: m,
+                parent,
+                start,
+                end,
+            },
+            "openinference.span.kind",
+            "LLM",
         )
     };
     let other_run = vec![
-        tool(None, 0, 1000),
-        llm(
-            "3333333333333333333333333333333c",
-            "7000000000000002",
-            400,
-            950,
-        ),
+        tool(At {
+            trace: TR,
+            id: t,
+            parent: None,
+            start: 0,
+            end: 1000,
+        }),
+        model("3333333333333333333333333333333c", None, 400, 950),
         refund(),
     ];
     let tool_inside_model = vec![
-        llm(TR, "7000000000000002", 0, 1000),
-        tool(Some("7000000000000002"), 0, 1000),
+        model(TR, None, 0, 1000),
+        tool(At {
+            trace: TR,
+            id: t,
+            parent: Some(m),
+            start: 0,
+            end: 1000,
+        }),
         refund(),
     ];
-    for (case, spans) in [
-        ("other run", other_run),
-        ("same interval", tool_inside_model),
-    ] {
-        let (_, l) = linked(&[&batch("p", spans)]);
-        assert_eq!(attempts(&l).len(), 1, "{case}");
-    }
+    only_the_refund_is_an_attempt(other_run, "another run's model call");
+    only_the_refund_is_an_attempt(tool_inside_model, "a model span with the tool's interval");
 }
