@@ -279,17 +279,18 @@ impl State {
     }
 
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
-        match f.get("ts") {
-            None => Err("no `ts` field".into()),
-            Some(t) if t.starts_with('"') => {
-                let s = f.str("ts")?.unwrap_or_default();
+        let found = STAMP_NAMES.iter().find_map(|&k| Some((k, f.get(k)?)));
+        match found {
+            None => Err("no `ts` field (nor `timestamp`, `@timestamp` or `time`)".into()),
+            Some((k, t)) if t.starts_with('"') => {
+                let s = f.str(k)?.unwrap_or_default();
                 self.clock.parse(s.as_bytes(), opts, false)
             }
-            // A number is unix seconds, the other common structured-log spelling.
-            Some(t) if t.starts_with(|c: char| c.is_ascii_digit()) => {
+            // A number is unix time, the other common structured-log spelling.
+            Some((_, t)) if t.starts_with(|c: char| c.is_ascii_digit()) => {
                 self.clock.parse(t.as_bytes(), opts, true)
             }
-            Some(_) => Err("`ts` is not a timestamp string".into()),
+            Some((k, _)) => Err(format!("`{k}` is not a timestamp string")),
         }
     }
 
@@ -331,8 +332,12 @@ impl<'a> Raw<'a> {
     }
 }
 
+/// Where a line's time is, first found first: SPEC §3.2's `ts`, then the spellings other
+/// structured loggers use.
+const STAMP_NAMES: [&str; 4] = ["ts", "timestamp", "@timestamp", "time"];
+
 /// Every field name the audit reads; `Raw::known` holds them in this order.
-const KNOWN: [&str; 25] = [
+const KNOWN: [&str; 28] = [
     "ts",
     "type",
     "run",
@@ -358,6 +363,11 @@ const KNOWN: [&str; 25] = [
     "settled_at",
     "state",
     "state_at",
+    // The stamp's other spellings in structured logs (`ts` first): winston and structlog,
+    // Elastic's ECS, pino and bunyan.
+    "timestamp",
+    "@timestamp",
+    "time",
 ];
 
 /// Where `name` is in [`KNOWN`]. Asked for every field of every line: its length and first
@@ -369,6 +379,7 @@ fn slot(name: &str) -> Option<usize> {
     let i = match (b.len(), *b.first()?) {
         (2, b't') => 0,
         (4, b't') if b[1] == b'y' => 1,
+        (4, b't') if b[1] == b'i' => 27,
         (3, b'r') => 2,
         (4, b's') => 3,
         (4, b't') => 4,
@@ -392,6 +403,8 @@ fn slot(name: &str) -> Option<usize> {
         (10, b's') => 22,
         (5, b's') => 23,
         (8, b's') => 24,
+        (9, b't') => 25,
+        (10, b'@') => 26,
         _ => return None,
     };
     same_bytes(b, KNOWN[i].as_bytes()).then_some(i)
@@ -576,7 +589,8 @@ mod tests {
                 assert_eq!(slot(&near), None, "{near}");
             }
             assert_eq!(slot(&format!("{name}s")), None);
-            assert_eq!(slot(&name[1..]), None);
+            // `@timestamp` without its `@` is `timestamp`: another name, not this one.
+            assert_ne!(slot(&name[1..]), Some(i), "{name}");
         }
         for other in [
             "",
@@ -594,6 +608,40 @@ mod tests {
 
     fn run(text: &str) -> Parsed {
         parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+    }
+
+    /// The stamp under the names other structured loggers give it, and as unix
+    /// milliseconds (pino), reads as `ts` does; `ts` wins when a line has both.
+    #[test]
+    fn the_stamp_under_other_names() {
+        let line = |stamp: &str| {
+            format!(
+                r#"{{{stamp},"type":"effect","effect_id":"rf_1","kind":"refund","order":"A-1"}}"#
+            )
+        };
+        let at = |p: &Parsed| {
+            assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+            p.events
+                .iter()
+                .chain(p.sealed.iter().flatten())
+                .map(|e| e.at)
+                .collect::<Vec<_>>()
+        };
+        let want = at(&run(&line(r#""ts":"2026-11-03T14:02:11.402Z""#)));
+        assert_eq!(want.len(), 1);
+        for stamp in [
+            r#""timestamp":"2026-11-03T14:02:11.402Z""#,
+            r#""@timestamp":"2026-11-03T14:02:11.402Z""#,
+            r#""time":"2026-11-03T14:02:11.402Z""#,
+            r#""time":1793714531402"#,
+            r#""ts":"2026-11-03T14:02:11.402Z","time":"1999-01-01T00:00:00Z""#,
+            r#""time":"1999-01-01T00:00:00Z","ts":"2026-11-03T14:02:11.402Z""#,
+        ] {
+            assert_eq!(at(&run(&line(stamp))), want, "{stamp}");
+        }
+        let none = run(&line(r#""when":"2026-11-03T14:02:11.402Z""#));
+        assert_eq!(none.stats.skipped, 1);
+        assert!(none.stats.problems[0].reason.contains("`ts`"));
     }
 
     #[test]
@@ -737,7 +785,10 @@ mod tests {
         assert!(reasons[0].starts_with("not JSON"));
         assert_eq!(reasons[1], "not a JSON object");
         assert_eq!(reasons[2], "no `type` field");
-        assert_eq!(reasons[3], "no `ts` field");
+        assert_eq!(
+            reasons[3],
+            "no `ts` field (nor `timestamp`, `@timestamp` or `time`)"
+        );
         assert_eq!(reasons[4], "`step` is not a non-negative integer");
         assert_eq!(reasons[5], "`amount_minor` without `currency`");
         assert!(reasons[6].contains("`status`"));

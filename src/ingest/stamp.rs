@@ -13,12 +13,24 @@ pub fn parse_whole(b: &[u8], opts: &ParseOptions) -> Option<Stamp> {
         .and_then(|(stamp, used)| (used == b.len()).then_some(stamp))
 }
 
-/// Unix seconds, optionally with a fraction (`1762178531`, `1762178531.402`).
+/// Unix seconds, optionally with a fraction (`1762178531`, `1762178531.402`), or whole
+/// milliseconds, microseconds or nanoseconds, told by their number of digits
+/// (`1762178531402`: pino's and many JavaScript loggers' `time`). Seconds of 13 digits and
+/// more would be past the year 5000, so the reading is not ambiguous.
 pub fn parse_unix_seconds(b: &[u8]) -> Option<Timestamp> {
     let (whole, frac) = match b.iter().position(|&c| c == b'.') {
         Some(i) => (&b[..i], &b[i + 1..]),
         None => (b, &b[..0]),
     };
+    if frac.is_empty() && (13..=19).contains(&whole.len()) && whole.iter().all(u8::is_ascii_digit) {
+        let n: i64 = std::str::from_utf8(whole).ok()?.parse().ok()?;
+        let per_unit = match whole.len() {
+            13 | 14 => 1_000_000,
+            15 | 16 => 1_000,
+            _ => 1,
+        };
+        return n.checked_mul(per_unit).map(Timestamp);
+    }
     if whole.is_empty() || whole.len() > 12 || frac.len() > 9 {
         return None;
     }
@@ -94,7 +106,7 @@ impl Clock {
         let shown = String::from_utf8_lossy(t);
         Err(if unix {
             format!(
-                "`{shown}` is not a timestamp (ISO 8601, YYYY-MM-DD HH:MM:SS, HH:MM:SS or unix seconds)"
+                "`{shown}` is not a timestamp (ISO 8601, YYYY-MM-DD HH:MM:SS, HH:MM:SS or unix time)"
             )
         } else {
             format!("`{shown}` is not a timestamp (ISO 8601, YYYY-MM-DD HH:MM:SS or HH:MM:SS)")
@@ -136,6 +148,24 @@ mod tests {
 
     fn iso(ts: Timestamp) -> String {
         ts.display()
+    }
+
+    /// Whole milliseconds, microseconds and nanoseconds are told from seconds by their
+    /// number of digits; a fraction is only ever of seconds.
+    #[test]
+    fn unix_time_in_any_unit() {
+        let t = |s: &str| parse_unix_seconds(s.as_bytes()).map(iso);
+        let want = Some("2026-11-03T14:02:11.402Z".to_string());
+        assert_eq!(t("1793714531.402"), want);
+        assert_eq!(t("1793714531402"), want);
+        assert_eq!(t("1793714531402000"), want);
+        assert_eq!(t("1793714531402000000"), want);
+        assert_eq!(
+            t("1793714531"),
+            Some("2026-11-03T14:02:11.000Z".to_string())
+        );
+        assert_eq!(t("1793714531402.5"), None, "a fraction of milliseconds");
+        assert_eq!(t("17937145314020000000"), None, "twenty digits");
     }
 
     #[test]
