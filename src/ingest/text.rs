@@ -734,25 +734,35 @@ fn looks_like_pence(field: &[u8]) -> bool {
 }
 
 fn has_amount_token(f: &Fields) -> bool {
-    f.token(b"amount_p").is_some() || f.token(b"amount_minor").is_some()
+    AMOUNT_TOKENS.iter().any(|t| f.token(t).is_some())
 }
 
-/// `amount_p=4500` (GBP pence) or `amount_minor=4500  currency=EUR`. An amount that is
-/// written but cannot be read (not an integer, no or a bad currency) is an error, never a
-/// guess: a wrong currency would be summed into the wrong total.
+/// The tokens that give an amount, read in this order by [`amount_of`].
+pub(super) const AMOUNT_TOKENS: [&[u8]; 3] = [b"amount_p", b"amount_minor", b"amount"];
+
+/// `amount_p=4500` (GBP pence), `amount_minor=4500  currency=EUR`, or `amount=45.00
+/// currency=EUR` (major units, as services log them and as the CSV exports write them,
+/// converted exactly by the currency's exponent). An amount that is written but cannot be
+/// read (not a number, more decimals than the currency has, no or a bad currency) is an
+/// error, never a guess: a wrong currency would be summed into the wrong total.
 fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
     if let Some(p) = f.token(b"amount_p") {
         return amount_in_pence(p).map(Some);
     }
-    let Some(minor) = f.token(b"amount_minor") else {
-        return Ok(None);
+    let (name, written) = match (f.token(b"amount_minor"), f.token(b"amount")) {
+        (Some(minor), _) => ("amount_minor", minor),
+        (None, Some(major)) => ("amount", major),
+        (None, None) => return Ok(None),
     };
-    let minor = integer_amount("amount_minor", minor)?;
     let code = f
         .token(b"currency")
-        .ok_or("`amount_minor=` without `currency=`")?;
+        .ok_or_else(|| format!("`{name}=` without `currency=`"))?;
     let currency = Currency::parse(&text(code))
         .ok_or_else(|| format!("`currency={}` is not a currency code", text(code)))?;
+    let minor = match name {
+        "amount_minor" => integer_amount(name, written)?,
+        _ => crate::money::parse_major(&text(written), currency)?,
+    };
     Ok(Some(Money::new(minor, currency)))
 }
 

@@ -16,7 +16,7 @@
 //! the filter's decisions.
 
 use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request};
-use super::{EFFECT_ID_TOKENS, as_text, message_of, parse_u32, small};
+use super::{AMOUNT_TOKENS, EFFECT_ID_TOKENS, as_text, message_of, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
 use crate::flat_json::is_flat_object;
@@ -509,8 +509,7 @@ impl TextParser {
                 && !f
                     .token(b"replayed")
                     .is_some_and(|v| v.eq_ignore_ascii_case(b"true"))
-                && f.token(b"amount_p").is_none()
-                && f.token(b"amount_minor").is_none();
+                && AMOUNT_TOKENS.iter().all(|t| f.token(t).is_none());
             idle.answered = true;
             return plain.then_some(true);
         }

@@ -888,3 +888,35 @@ proptest::proptest! {
 fn blank() -> impl proptest::strategy::Strategy<Value = u8> {
     proptest::sample::select(vec![b' ', b'\t', b'\r', b'\n', 0x0c, 0x0b])
 }
+
+/// `amount=` in major units with `currency=`, as services log amounts: converted exactly by
+/// the currency's exponent; an amount with more decimals than the currency has, or without a
+/// currency, is skipped with the reason.
+#[test]
+fn amounts_in_major_units() {
+    let p = run(
+        "10:00:00  refund rf_1  order A-1  amount=45.00  currency=GBP  settled 10:00:05\n\
+         10:00:01  charge ch_1  order A-2  amount=1200  currency=jpy  captured 10:00:06\n\
+         10:00:02  201 Created  refund_id=rf_1  amount=45.5  currency=EUR\n\
+         10:00:03  refund rf_2  order A-3  amount=45.001  currency=GBP  settled 10:00:07\n\
+         10:00:04  refund rf_3  order A-4  amount=45.00  settled 10:00:08\n",
+    );
+    let amounts: Vec<Option<Money>> = p
+        .events
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::Effect(x) => x.amount,
+            EventKind::Response(r) => r.amount,
+            _ => None,
+        })
+        .collect();
+    let money = |minor, code| Some(Money::new(minor, Currency::parse(code).unwrap()));
+    assert_eq!(
+        amounts,
+        [money(4500, "GBP"), money(1200, "JPY"), money(4550, "EUR")]
+    );
+    let r = reasons(&p);
+    assert_eq!(p.stats.skipped, 2, "{r:?}");
+    assert!(r[0].1.contains("more decimals"), "{r:?}");
+    assert!(r[1].1.contains("`amount=` without `currency=`"), "{r:?}");
+}
