@@ -395,6 +395,8 @@ impl TextParser {
         })
     }
 
+    /// A request: its number is `(attempt N)` (SPEC §3.1), or an `attempt=N` token as
+    /// key=value logs write it.
     fn attempt_line(&mut self, method: &[u8], url: &[u8], f: &Fields) -> Result<EventKind, String> {
         let number = f
             .plain
@@ -403,7 +405,8 @@ impl TextParser {
                 p.strip_prefix(b"(attempt ")
                     .and_then(|r| r.strip_suffix(b")"))
             })
-            .ok_or("request line has no `(attempt N)`")?;
+            .or_else(|| f.token(b"attempt"))
+            .ok_or("request line has no `(attempt N)` nor `attempt=N`")?;
         let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
         let call = self.call_of(f)?;
         let key = f

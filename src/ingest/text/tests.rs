@@ -920,3 +920,22 @@ fn amounts_in_major_units() {
     assert!(r[0].1.contains("more decimals"), "{r:?}");
     assert!(r[1].1.contains("`amount=` without `currency=`"), "{r:?}");
 }
+
+/// A request's number as an `attempt=N` token, as key=value logs write it, reads as
+/// `(attempt N)` does; a request with neither is skipped naming both.
+#[test]
+fn an_attempt_number_as_a_token() {
+    let p = run(
+        "10:00:00  agent run r  step 1  tool=issue_refund  args={\"order\":\"A-1\"}\n\
+         10:00:01  POST https://pay/v1/refunds  attempt=2  idempotency_key=k-2\n\
+         10:00:02  POST https://pay/v1/refunds  idempotency_key=k-3\n",
+    );
+    let k = kinds(&p);
+    let EventKind::Attempt(a) = k[1] else {
+        panic!("{k:?}")
+    };
+    assert_eq!((a.number, a.key.as_deref()), (2, Some("k-2")));
+    let r = reasons(&p);
+    assert_eq!(p.stats.skipped, 1, "{r:?}");
+    assert!(r[0].1.contains("`attempt=N`"), "{r:?}");
+}
