@@ -337,7 +337,7 @@ impl<'a> Raw<'a> {
 const STAMP_NAMES: [&str; 4] = ["ts", "timestamp", "@timestamp", "time"];
 
 /// Every field name the audit reads; `Raw::known` holds them in this order.
-const KNOWN: [&str; 28] = [
+const KNOWN: [&str; 29] = [
     "ts",
     "type",
     "run",
@@ -368,6 +368,8 @@ const KNOWN: [&str; 28] = [
     "timestamp",
     "@timestamp",
     "time",
+    // An amount in major units, as the CSV exports write it (with `currency`).
+    "amount",
 ];
 
 /// Where `name` is in [`KNOWN`]. Asked for every field of every line: its length and first
@@ -385,6 +387,7 @@ fn slot(name: &str) -> Option<usize> {
         (4, b't') => 4,
         (4, b'a') => 5,
         (7, b'a') => 6,
+        (6, b'a') => 28,
         (6, b'm') => 7,
         (3, b'u') => 8,
         (15, b'i') => 9,
@@ -546,7 +549,9 @@ impl<'a> Fields<'_, 'a> {
         }
     }
 
-    /// `amount_minor` with `currency`, or `amount_p` (GBP pence, as in text traces).
+    /// `amount_minor` with `currency`, `amount_p` (GBP pence, as in text traces), or
+    /// `amount` in major units with `currency` (a number or a string, `45.00`), converted
+    /// exactly by the currency's exponent.
     fn money(&self) -> Result<Option<Money>, String> {
         let int = |k: &str| -> Result<Option<i64>, String> {
             match self.get(k) {
@@ -560,14 +565,27 @@ impl<'a> Fields<'_, 'a> {
         if let Some(p) = int("amount_p")? {
             return Ok(Some(Money::new(p, Currency::GBP)));
         }
-        let Some(minor) = int("amount_minor")? else {
-            return Ok(None);
+        let minor = int("amount_minor")?;
+        let name = match (minor, self.get("amount")) {
+            (Some(_), _) => "amount_minor",
+            (None, Some(_)) => "amount",
+            (None, None) => return Ok(None),
         };
         let code = self
             .str("currency")?
-            .ok_or("`amount_minor` without `currency`")?;
+            .ok_or_else(|| format!("`{name}` without `currency`"))?;
         let currency =
             Currency::parse(&code).ok_or_else(|| format!("`{code}` is not a currency code"))?;
+        let minor = match minor {
+            Some(m) => m,
+            None => {
+                let major = match self.get("amount") {
+                    Some(t) if t.starts_with('"') => self.str("amount")?.unwrap_or_default(),
+                    t => t.unwrap_or_default().into(),
+                };
+                crate::money::parse_major(&major, currency)?
+            }
+        };
         Ok(Some(Money::new(minor, currency)))
     }
 }
@@ -608,6 +626,36 @@ mod tests {
 
     fn run(text: &str) -> Parsed {
         parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+    }
+
+    /// `amount` in major units, a number or a string, with `currency`: converted exactly;
+    /// more decimals than the currency has, or no currency, skips the line.
+    #[test]
+    fn amounts_in_major_units() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","effect_id":"rf_1","kind":"refund","amount":45.00,"currency":"GBP"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:12Z","type":"effect","effect_id":"rf_2","kind":"refund","amount":"45.5","currency":"eur"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:13Z","type":"effect","effect_id":"rf_3","kind":"refund","amount":45.001,"currency":"GBP"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:14Z","type":"effect","effect_id":"rf_4","kind":"refund","amount":45}"#,
+            "\n",
+        ));
+        let amounts: Vec<Option<Money>> = p
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Effect(x) => x.amount,
+                _ => None,
+            })
+            .collect();
+        let money = |minor, code| Some(Money::new(minor, Currency::parse(code).unwrap()));
+        assert_eq!(amounts, [money(4500, "GBP"), money(4550, "EUR")]);
+        let reasons: Vec<&str> = p.stats.problems.iter().map(|p| p.reason.as_str()).collect();
+        assert_eq!(p.stats.skipped, 2, "{reasons:?}");
+        assert!(reasons[0].contains("more decimals"), "{reasons:?}");
+        assert_eq!(reasons[1], "`amount` without `currency`");
     }
 
     /// The stamp under the names other structured loggers give it, and as unix
