@@ -94,6 +94,7 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("created", "created"),
     ("created", "created_at"),
     ("created", "created (utc)"),
+    ("created", "created date (utc)"),
     ("settled_at", "settled_at"),
     ("settled_at", "settled"),
     ("settled_at", "settled (utc)"),

@@ -26,7 +26,16 @@ pub const FIELDS: &[(&str, &[&str])] = &[
     ("amount", &["amount"]),
     ("amount_minor", &["amount_minor", "amount_p"]),
     ("currency", &["currency"]),
-    ("created", &["created", "created_at", "created (utc)"]),
+    // `Created date (UTC)`: Stripe's payments export.
+    (
+        "created",
+        &[
+            "created",
+            "created_at",
+            "created (utc)",
+            "created date (utc)",
+        ],
+    ),
     ("settled_at", &["settled_at", "settled", "settled (utc)"]),
     ("idempotency_key", &["idempotency_key", "idempotency-key"]),
     ("status", &["status", "state"]),
