@@ -13,6 +13,16 @@ struct At<'a> {
     end: i64,
 }
 
+fn at<'a>(trace: &'a str, id: &'a str, parent: Option<&'a str>, start: i64, end: i64) -> At<'a> {
+    At {
+        trace,
+        id,
+        parent,
+        start,
+        end,
+    }
+}
+
 /// The `issue_refund` tool, as OpenInference marks it.
 fn tool(at: At) -> Value {
     let attrs = kv(&[
@@ -69,22 +79,24 @@ fn only_the_refund_is_an_attempt(spans: Vec<Value>, case: &str) {
 #[test]
 fn requests_of_an_llm_call_inside_a_tool_are_not_its_attempts() {
     let (t, m) = ("5000000000000001", "5000000000000002");
-    let at = |id, parent, start, end| At {
-        trace: TR,
-        id,
-        parent,
-        start,
-        end,
-    };
+    let in_trace = |id, parent, start, end| at(TR, id, parent, start, end);
     for (key, value) in [
         ("gen_ai.operation.name", "chat"),
         ("ai.operationId", "ai.generateText.doGenerate"),
     ] {
         let spans = vec![
-            post(at("5000000000000003", Some(m), 20, 390), TO_MODEL, "200"),
-            llm(at(m, Some(t), 10, 400), key, value),
-            post(at("5000000000000004", Some(t), 500, 900), REFUND, "201"),
-            tool(at(t, None, 0, 1000)),
+            post(
+                in_trace("5000000000000003", Some(m), 20, 390),
+                TO_MODEL,
+                "200",
+            ),
+            llm(in_trace(m, Some(t), 10, 400), key, value),
+            post(
+                in_trace("5000000000000004", Some(t), 500, 900),
+                REFUND,
+                "201",
+            ),
+            tool(in_trace(t, None, 0, 1000)),
         ];
         only_the_refund_is_an_attempt(spans, key);
     }
@@ -99,45 +111,33 @@ fn a_root_request_inside_an_llm_call_inside_a_tool_is_the_models() {
     let (t, m) = ("6000000000000001", "6000000000000002");
     let spans = vec![
         post(
-            At {
-                trace: "1111111111111111111111111111111a",
-                id: "6000000000000003",
-                parent: None,
-                start: 20,
-                end: 390,
-            },
+            at(
+                "1111111111111111111111111111111a",
+                "6000000000000003",
+                None,
+                20,
+                390,
+            ),
             TO_MODEL,
             "200",
         ),
         post(
-            At {
-                trace: "1111111111111111111111111111111b",
-                id: "6000000000000004",
-                parent: None,
-                start: 500,
-                end: 900,
-            },
+            at(
+                "1111111111111111111111111111111b",
+                "6000000000000004",
+                None,
+                500,
+                900,
+            ),
             REFUND,
             "201",
         ),
         llm(
-            At {
-                trace: TR,
-                id: m,
-                parent: Some(t),
-                start: 10,
-                end: 400,
-            },
+            at(TR, m, Some(t), 10, 400),
             "openinference.span.kind",
             "LLM",
         ),
-        tool(At {
-            trace: TR,
-            id: t,
-            parent: None,
-            start: 0,
-            end: 1000,
-        }),
+        tool(at(TR, t, None, 0, 1000)),
     ];
     only_the_refund_is_an_attempt(spans, "agent as a tool");
 }
@@ -149,48 +149,24 @@ fn a_root_request_inside_an_llm_call_inside_a_tool_is_the_models() {
 fn a_model_call_outside_the_tool_leaves_its_request_alone() {
     let (t, m) = ("7000000000000001", "7000000000000002");
     let refund = || {
-        let at = At {
-            trace: "2222222222222222222222222222222b",
-            id: "7000000000000004",
-            parent: None,
-            start: 500,
-            end: 900,
-        };
-        post(at, REFUND, "201")
+        let root = "2222222222222222222222222222222b";
+        post(at(root, "7000000000000004", None, 500, 900), REFUND, "201")
     };
     let model = |trace, parent, start, end| {
         llm(
-            At {
-                trace,
-                id: m,
-                parent,
-                start,
-                end,
-            },
+            at(trace, m, parent, start, end),
             "openinference.span.kind",
             "LLM",
         )
     };
     let other_run = vec![
-        tool(At {
-            trace: TR,
-            id: t,
-            parent: None,
-            start: 0,
-            end: 1000,
-        }),
+        tool(at(TR, t, None, 0, 1000)),
         model("3333333333333333333333333333333c", None, 400, 950),
         refund(),
     ];
     let tool_inside_model = vec![
         model(TR, None, 0, 1000),
-        tool(At {
-            trace: TR,
-            id: t,
-            parent: Some(m),
-            start: 0,
-            end: 1000,
-        }),
+        tool(at(TR, t, Some(m), 0, 1000)),
         refund(),
     ];
     only_the_refund_is_an_attempt(other_run, "another run's model call");
