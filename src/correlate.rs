@@ -132,6 +132,12 @@ pub struct AttemptRec {
     pub url: Option<Text>,
     pub key: Option<Text>,
     pub outcome: Option<Outcome>,
+    /// No line logged this request: a tool call that names an effect kind and logged no
+    /// attempt (an agent trace without HTTP logging, a framework's tool spans without
+    /// HTTP instrumentation) is taken to have sent one, at the tool call's time, so that
+    /// its effects are still matched to it. Rules do not read its absent method or key as
+    /// evidence.
+    pub unlogged: bool,
 }
 
 impl AttemptRec {
@@ -395,6 +401,7 @@ mod tests {
             url: None,
             key: None,
             outcome: None,
+            unlogged: false,
         };
         for safe in ["GET", "get", "Head", "OPTIONS", "options"] {
             assert!(!attempt(Some(safe)).may_cause_effects(), "{safe}");

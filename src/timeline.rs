@@ -193,7 +193,8 @@ fn dispatch_entries(model: &Model, d: &Dispatch, out: &mut Vec<Entry>) {
         );
         out.push(entry(at, loc, Side::Client, "tool_call", text));
     }
-    for a in &d.attempts {
+    // An unlogged request is the tool call's line again: nothing more to show.
+    for a in d.attempts.iter().filter(|a| !a.unlogged) {
         let implied = a.outcome.as_ref().is_some_and(|o| o.loc == a.loc);
         if !implied {
             let request = [a.method.as_deref(), a.url.as_deref()]
@@ -264,11 +265,15 @@ fn effect_entries(model: &Model, i: usize, out: &mut Vec<Entry>) {
             MatchedBy::Key => "key",
             MatchedBy::OrderAndTime => "order and time",
         };
+        let attempt = model.attempt(m);
+        let which = if attempt.unlogged {
+            ", request not logged".to_string()
+        } else {
+            format!(" attempt {}", attempt.number)
+        };
         text.push_str(&format!(
-            "  (run {} step {} attempt {}, by {by})",
-            d.call.run,
-            d.call.step,
-            model.attempt(m).number
+            "  (run {} step {}{which}, by {by})",
+            d.call.run, d.call.step
         ));
     } else {
         text.push_str("  (no client attempt)");

@@ -218,3 +218,39 @@ fn unknown_jsonl_fields_show_as_attributes() {
     assert!(text.contains("{reason=requested_by_customer}"), "{text}");
     assert_eq!(text.matches("reason=").count(), 1, "{text}");
 }
+
+/// A trace that logs tool calls and not their requests: the request the tool call implies
+/// is no line of its own, and each effect says which call it was matched to without naming
+/// an attempt number nobody logged.
+#[test]
+fn a_request_nobody_logged_is_no_entry() {
+    let (code, out) = timeline(&[
+        "fixtures/tool-calls-only",
+        "--order",
+        "A-88214",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0));
+    let t: TimelineReport = serde_json::from_str(&out).unwrap();
+    let what: Vec<&str> = t.entries.iter().map(|e| e.what.as_str()).collect();
+    assert_eq!(
+        what,
+        [
+            "tool_call",
+            "effect",
+            "settlement",
+            "effect",
+            "step_end",
+            "settlement"
+        ]
+    );
+    for e in t.entries.iter().filter(|e| e.what == "effect") {
+        assert!(
+            e.text
+                .ends_with("(run 7f3a step 4, request not logged, by order and time)"),
+            "{}",
+            e.text
+        );
+    }
+}

@@ -126,6 +126,7 @@ impl<'o> Builder<'o> {
                     url: a.url,
                     key: a.key,
                     outcome: None,
+                    unlogged: false,
                 });
             }
             EventKind::Failure(f) => {
@@ -402,6 +403,7 @@ impl<'o> Builder<'o> {
                     url: None,
                     key: None,
                     outcome: Some(outcome),
+                    unlogged: false,
                 });
             }
         }
@@ -461,9 +463,34 @@ impl<'o> Builder<'o> {
         for e in &mut self.model.effects {
             e.locs.sort();
         }
+        imply_unlogged_requests(&mut self.model);
         match_effects(&mut self.model);
         join_renumbered(&mut self.model);
         self.model
+    }
+}
+
+/// Gives each tool call that names an effect kind and logged no attempt the request it
+/// must have sent to have one (see [`AttemptRec::unlogged`]): without it, the effects of
+/// a trace that logs tool calls only matched nothing, and a refund paid twice for one call
+/// read as two decisions by untraced callers.
+fn imply_unlogged_requests(model: &mut Model) {
+    for d in &mut model.dispatches {
+        let (Some(at), Some(loc)) = (d.at, d.loc) else {
+            continue;
+        };
+        if d.attempts.is_empty() && d.effect_kind.is_some() {
+            d.attempts.push(AttemptRec {
+                number: 1,
+                at,
+                loc,
+                method: None,
+                url: None,
+                key: None,
+                outcome: None,
+                unlogged: true,
+            });
+        }
     }
 }
 

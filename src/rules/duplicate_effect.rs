@@ -31,7 +31,8 @@ Each finding carries a cause, a property of the call:
 - `client-retry`: the call was retried after an ambiguous failure (timeout, reset, 502...);
 - `gateway-retry`: the call sent one attempt only (that reached the service), so something
   between client and service replayed it;
-- `unknown`: no client trace covers the effects.
+- `unknown`: no client trace covers the effects, or the call that made them logged no
+  request (a trace of tool calls without the HTTP client's lines or spans).
 
 ## Why is this bad
 Every effect beyond the first is money paid out twice. Its excess (the sum of the effects
@@ -198,11 +199,20 @@ impl<'m> Evidence<'m> {
         if self.client_retried().is_some() {
             return Cause::ClientRetry;
         }
-        if self.producing.is_empty() {
+        if self.producing.is_empty() || self.requests_unlogged() {
             Cause::Unknown
         } else {
             Cause::GatewayRetry
         }
+    }
+
+    /// Every dispatch that produced an effect logged no request ([`AttemptRec::unlogged`]):
+    /// whether the client retried or something between replayed is not in the trace.
+    fn requests_unlogged(&self) -> bool {
+        self.producing.iter().all(|&d| {
+            let attempts = &self.model.dispatches[d].attempts;
+            attempts.iter().all(|a| a.unlogged)
+        })
     }
 
     /// The segment after a resume with effects on both sides of it: effects produced by
@@ -285,7 +295,12 @@ impl<'m> Evidence<'m> {
                 f.effects.len(),
                 first.id
             ),
-            Cause::Unknown => format!("{} and {others}", first.id),
+            Cause::Unknown if self.producing.is_empty() => format!("{} and {others}", first.id),
+            Cause::Unknown => format!(
+                "the service {did} {} times ({}, {others}) for one tool call whose requests were not logged (a retry by the client or by a gateway: log each request to tell which)",
+                f.effects.len(),
+                first.id
+            ),
         }
     }
 
@@ -365,7 +380,10 @@ impl<'m> Evidence<'m> {
             }
             _ => format!("step {step} was dispatched"),
         };
+        let unlogged = |d: &Dispatch| d.attempts.iter().all(|a| a.unlogged);
         let key = match (a.key(), b.key()) {
+            // Whether a key was sent is not in the trace.
+            (None, None) if unlogged(a) && unlogged(b) => "",
             (None, None) => " without a key",
             (Some(x), Some(y)) if x == y => {
                 " with the same key, which the service did not enforce,"
@@ -384,7 +402,8 @@ impl<'m> Evidence<'m> {
     fn client_retry_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
         let did = did(kind);
         let attempt = first.matched.map(|m| self.model.attempt(m));
-        let Some(a) = attempt.filter(|a| ended_ambiguous(a) || a.outcome.is_none()) else {
+        let told = |a: &&AttemptRec| !a.unlogged && (ended_ambiguous(a) || a.outcome.is_none());
+        let Some(a) = attempt.filter(told) else {
             return format!("the call was retried and {did} again ({others})");
         };
         let retry = self
@@ -581,6 +600,30 @@ mod tests {
             Some(Cause::GatewayRetry),
             "a refused connection reached nothing"
         );
+    }
+
+    /// A tool call whose requests nobody logged: its effects are its own, but whether the
+    /// client or a gateway sent the second is not in the trace.
+    #[test]
+    fn a_call_whose_requests_were_not_logged_has_an_unknown_cause() {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "u", 4, "issue_refund", ARGS)
+            .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, None)
+            .refund(t(0, "09:00:11.000"), "rf_2", "A-88214", 4500, None)
+            .step_end(t(0, "09:00:11.200"), "u", 4, None);
+        let f = dup(&tr);
+        assert_eq!(f.cause, Some(Cause::Unknown));
+        assert_eq!((f.run.as_deref(), f.step), (Some("u"), Some(4)));
+        assert!(
+            f.message.contains("requests were not logged"),
+            "{}",
+            f.message
+        );
+        assert!(tr.of("unattributed-effect").is_empty());
+
+        // Logged, the same single request reads as a gateway's replay.
+        tr.attempt(t(0, "09:00:00.010"), "u", 4, 1, None);
+        assert_eq!(dup(&tr).cause, Some(Cause::GatewayRetry));
     }
 
     /// A keyed refund of step 4, a crash and a resume at 09:01:00, then step 4 dispatched,
