@@ -205,9 +205,10 @@ fn group_thousands(digits: &str) -> String {
     out
 }
 
-/// Parses a decimal major-unit amount (`45.00`, `-3.5`, `1200`) into minor units by the
-/// currency's exponent. Refuses amounts with more decimals than the currency has, and
-/// amounts that overflow `i64`.
+/// Parses a decimal major-unit amount (`45.00`, `-3.5`, `1200`, `1,200.50`) into minor
+/// units by the currency's exponent. Refuses amounts with more decimals than the currency
+/// has, and amounts that overflow `i64`. Commas are read only as thousands separators
+/// (groups of three), so a decimal comma (`45,50`) is refused, not misread.
 pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
     let exp = currency.exponent().ok_or_else(|| {
         format!("currency `{currency}` is not an ISO 4217 code with a known exponent")
@@ -219,6 +220,18 @@ pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
     };
     let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
     let valid = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let grouped: String;
+    let whole = if whole.contains(',') {
+        let mut groups = whole.split(',');
+        let head = groups.next().unwrap_or("");
+        if !(1..=3).contains(&head.len()) || !groups.all(|g| g.len() == 3) {
+            return Err(format!("`{text}` is not a decimal amount"));
+        }
+        grouped = whole.replace(',', "");
+        grouped.as_str()
+    } else {
+        whole
+    };
     if whole.is_empty() && frac.is_empty() || !valid(whole) || !valid(frac) {
         return Err(format!("`{text}` is not a decimal amount"));
     }
@@ -241,6 +254,9 @@ pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
         .ok_or_else(overflow)?;
     Ok(if negative { -minor } else { minor })
 }
+
+mod written;
+pub use written::{in_currency, parse_written};
 
 #[cfg(test)]
 mod tests {
@@ -279,5 +295,11 @@ mod tests {
         assert!(parse_major("99999999999999999999", gbp).is_err());
         assert!(parse_major("1.00", Currency::parse("XYZ").unwrap()).is_err());
         assert_eq!(parse_major("12", Currency::parse("JPY").unwrap()), Ok(12));
+        // Thousands separators, never a decimal comma.
+        assert_eq!(parse_major("1,200.50", gbp), Ok(120_050));
+        assert_eq!(parse_major("12,345,678", gbp), Ok(1_234_567_800));
+        for bad in ["45,50", "1,2000.00", ",200", "1,,200", "1,200,5"] {
+            assert!(parse_major(bad, gbp).is_err(), "{bad}");
+        }
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! An expectation file holds: `args` (extra flags), `inputs` (paths inside the case folder;
 //! default: the folder itself), `exit`, `findings` (each a set of fields a finding must have;
-//! with `exhaustive`, these are all the findings) and `absent` (field sets no finding may match).
+//! with `exhaustive`, these are all the findings), `absent` (field sets no finding may match)
+//! and `skipped` (how many lines the report says were skipped).
 //! Every case must also give the same bytes with `--keep-idle-calls`.
 
 use assert_cmd::Command;
@@ -75,6 +76,14 @@ fn check_case(expect_path: &Path) -> Result<(), String> {
         return Err(format!(
             "{name}: exit {:?}, expected {exit}",
             out.status.code()
+        ));
+    }
+    if let Some(skipped) = expect.get("skipped")
+        && report["summary"]["lines_skipped"] != *skipped
+    {
+        return Err(format!(
+            "{name}: {} lines skipped, expected {skipped}",
+            report["summary"]["lines_skipped"]
         ));
     }
     let wanted = expect

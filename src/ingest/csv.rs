@@ -6,7 +6,7 @@
 use super::stamp::Clock;
 use super::{ParseOptions, Parsed};
 use crate::event::{Effect, Event, EventKind, Loc, Text, state_means_not_happened};
-use crate::money::{Currency, Money, parse_major};
+use crate::money::{Currency, Money, in_currency};
 use std::io::{self, Read};
 
 /// The fields a column can be mapped to with `--csv-map`, and their default spellings.
@@ -289,7 +289,13 @@ fn amount(
     let Some(t) = major else {
         return Ok(None);
     };
-    let cur = currency.ok_or_else(|| format!("amount `{t}` without a currency"))?;
+    let Some(cur) = currency else {
+        // `45.00 GBP`, `£45.00`: the amount names its own currency.
+        return match crate::money::parse_written(t) {
+            Some(written) => written.map(Some),
+            None => Err(format!("amount `{t}` without a currency")),
+        };
+    };
     if api_style && !t.contains('.') {
         return Ok(Some(Money::new(integer(t)?, cur)));
     }
@@ -298,7 +304,7 @@ fn amount(
             "currency `{cur}` has no known ISO 4217 exponent, so the decimal amount `{t}` cannot be converted"
         ));
     }
-    parse_major(t, cur)
+    in_currency(t, cur)
         .map(|m| Some(Money::new(m, cur)))
         .map_err(|e| format!("amount {e}"))
 }

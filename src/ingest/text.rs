@@ -676,6 +676,9 @@ fn effect_line(
             // `4500.5p`, or pence beyond i64: an amount that is there but cannot be read
             // exactly is an error, never an effect without an amount.
             return Err(format!("`{}` is not a whole number of pence", text(field)));
+        } else if let Some(written) = crate::money::parse_written(&text(field)) {
+            // `£45.00`, `45.00 GBP`: an amount a service wrote for people.
+            amount = Some(written?);
         } else {
             let (word, rest) = match field.iter().position(|&b| b == b' ') {
                 Some(sp) => (&field[..sp], field[sp + 1..].trim_ascii()),
