@@ -571,20 +571,26 @@ impl<'a> Fields<'_, 'a> {
             (None, Some(_)) => "amount",
             (None, None) => return Ok(None),
         };
-        let code = self
-            .str("currency")?
-            .ok_or_else(|| format!("`{name}` without `currency`"))?;
+        let major = || -> Result<String, String> {
+            Ok(match self.get("amount") {
+                Some(t) if t.starts_with('"') => {
+                    self.str("amount")?.unwrap_or_default().into_owned()
+                }
+                t => t.unwrap_or_default().into(),
+            })
+        };
+        let Some(code) = self.str("currency")? else {
+            // `"amount":"45.00 GBP"`: an amount that names its own currency.
+            return match (name, crate::money::parse_written(&major()?)) {
+                ("amount", Some(written)) => written.map(Some),
+                _ => Err(format!("`{name}` without `currency`")),
+            };
+        };
         let currency =
             Currency::parse(&code).ok_or_else(|| format!("`{code}` is not a currency code"))?;
         let minor = match minor {
             Some(m) => m,
-            None => {
-                let major = match self.get("amount") {
-                    Some(t) if t.starts_with('"') => self.str("amount")?.unwrap_or_default(),
-                    t => t.unwrap_or_default().into(),
-                };
-                crate::money::parse_major(&major, currency)?
-            }
+            None => crate::money::in_currency(&major()?, currency)?,
         };
         Ok(Some(Money::new(minor, currency)))
     }
@@ -629,7 +635,8 @@ mod tests {
     }
 
     /// `amount` in major units, a number or a string, with `currency`: converted exactly;
-    /// more decimals than the currency has, or no currency, skips the line.
+    /// a string may carry a sign or code that agrees with it, or name the currency itself.
+    /// More decimals than the currency has, no currency, or a sign of another, skips the line.
     #[test]
     fn amounts_in_major_units() {
         let p = run(concat!(
@@ -641,6 +648,12 @@ mod tests {
             "\n",
             r#"{"ts":"2026-11-03T14:02:14Z","type":"effect","effect_id":"rf_4","kind":"refund","amount":45}"#,
             "\n",
+            r#"{"ts":"2026-11-03T14:02:15Z","type":"effect","effect_id":"rf_5","kind":"refund","amount":"£1,045.00","currency":"GBP"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:16Z","type":"effect","effect_id":"rf_6","kind":"refund","amount":"12.50 EUR"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:17Z","type":"effect","effect_id":"rf_7","kind":"refund","amount":"€12.50","currency":"GBP"}"#,
+            "\n",
         ));
         let amounts: Vec<Option<Money>> = p
             .events
@@ -651,11 +664,23 @@ mod tests {
             })
             .collect();
         let money = |minor, code| Some(Money::new(minor, Currency::parse(code).unwrap()));
-        assert_eq!(amounts, [money(4500, "GBP"), money(4550, "EUR")]);
+        assert_eq!(
+            amounts,
+            [
+                money(4500, "GBP"),
+                money(4550, "EUR"),
+                money(104_500, "GBP"),
+                money(1250, "EUR")
+            ]
+        );
         let reasons: Vec<&str> = p.stats.problems.iter().map(|p| p.reason.as_str()).collect();
-        assert_eq!(p.stats.skipped, 2, "{reasons:?}");
+        assert_eq!(p.stats.skipped, 3, "{reasons:?}");
         assert!(reasons[0].contains("more decimals"), "{reasons:?}");
         assert_eq!(reasons[1], "`amount` without `currency`");
+        assert!(
+            reasons[2].contains("disagrees with currency GBP"),
+            "{reasons:?}"
+        );
     }
 
     /// The stamp under the names other structured loggers give it, and as unix

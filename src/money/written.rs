@@ -82,7 +82,9 @@ pub fn in_currency(text: &str, currency: Currency) -> Result<i64, String> {
     if let Some((code, number)) = code_and_number(t) {
         return match Currency::parse(code) {
             Some(c) if c == currency => parse_major(number, currency),
-            _ => Err(format!("amount `{text}` in a {currency} row")),
+            _ => Err(format!(
+                "amount `{text}` disagrees with currency {currency}"
+            )),
         };
     }
     let (sign, unsigned) = match t.strip_prefix('-') {
@@ -96,7 +98,9 @@ pub fn in_currency(text: &str, currency: Currency) -> Result<i64, String> {
     let shared = || AMBIGUOUS.iter().find_map(|sym| unsigned.strip_prefix(*sym));
     match named.or_else(|| shared().map(|n| (true, n))) {
         Some((true, number)) => parse_major(&format!("{sign}{number}"), currency),
-        Some((false, _)) => Err(format!("amount `{text}` in a {currency} row")),
+        Some((false, _)) => Err(format!(
+            "amount `{text}` disagrees with currency {currency}"
+        )),
         None => plain,
     }
 }
