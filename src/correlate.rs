@@ -213,6 +213,12 @@ impl Dispatch {
         self.args_null
     }
 
+    /// Some request of the dispatch was logged (not only implied: [`AttemptRec::unlogged`]),
+    /// so the trace can say whether it carried a key.
+    pub fn requests_logged(&self) -> bool {
+        self.attempts.iter().any(|a| !a.unlogged)
+    }
+
     /// The key the dispatch was sent with: that of its first keyed attempt.
     pub fn key(&self) -> Option<&str> {
         self.attempts.iter().find_map(|a| a.key.as_deref())

@@ -227,6 +227,13 @@ pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
         if !(1..=3).contains(&head.len()) || !groups.all(|g| g.len() == 3) {
             return Err(format!("`{text}` is not a decimal amount"));
         }
+        // `1,250` in a currency of three decimals may be 1.250 written with a decimal
+        // comma: without a decimal point, which it is cannot be told.
+        if exp >= 3 && !digits.contains('.') {
+            return Err(format!(
+                "`{text}` may be thousands or a decimal comma in {currency}: write `1,250.000` or `1.250`"
+            ));
+        }
         grouped = whole.replace(',', "");
         grouped.as_str()
     } else {
@@ -301,5 +308,11 @@ mod tests {
         for bad in ["45,50", "1,2000.00", ",200", "1,,200", "1,200,5"] {
             assert!(parse_major(bad, gbp).is_err(), "{bad}");
         }
+        let kwd = Currency::parse("KWD").unwrap();
+        assert!(
+            parse_major("1,250", kwd).is_err(),
+            "1.250 with a decimal comma?"
+        );
+        assert_eq!(parse_major("1,250.500", kwd), Ok(1_250_500));
     }
 }

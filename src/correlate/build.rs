@@ -10,7 +10,7 @@ use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, Text};
 use crate::time::Timestamp;
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde_json::Value;
 use std::hash::BuildHasher;
 
@@ -470,16 +470,36 @@ impl<'o> Builder<'o> {
     }
 }
 
-/// Gives each tool call that names an effect kind and logged no attempt the request it
-/// must have sent to have one (see [`AttemptRec::unlogged`]): without it, the effects of
-/// a trace that logs tool calls only matched nothing, and a refund paid twice for one call
-/// read as two decisions by untraced callers.
+/// Gives each tool call that names an effect kind and logged no attempt, in a run that
+/// logged none at all, the request it must have sent to have an effect (see
+/// [`AttemptRec::unlogged`]): without it, the effects of a trace that logs tool calls only
+/// matched nothing, and a refund paid twice for one call read as two decisions by untraced
+/// callers. A run that logs its requests elsewhere is taken at its word: a dispatch of it
+/// without one sent nothing (it failed before sending).
 fn imply_unlogged_requests(model: &mut Model) {
+    let wants = |d: &Dispatch| {
+        d.attempts.is_empty() && d.effect_kind.is_some() && d.at.is_some() && d.loc.is_some()
+    };
+    let candidates: FxHashSet<Text> = model
+        .dispatches
+        .iter()
+        .filter(|d| wants(d))
+        .map(|d| d.call.run.clone())
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let logging: FxHashSet<Text> = model
+        .dispatches
+        .iter()
+        .filter(|d| !d.attempts.is_empty() && candidates.contains(&d.call.run))
+        .map(|d| d.call.run.clone())
+        .collect();
     for d in &mut model.dispatches {
-        let (Some(at), Some(loc)) = (d.at, d.loc) else {
+        if !wants(d) || logging.contains(&d.call.run) {
             continue;
-        };
-        if d.attempts.is_empty() && d.effect_kind.is_some() {
+        }
+        if let (Some(at), Some(loc)) = (d.at, d.loc) {
             d.attempts.push(AttemptRec {
                 number: 1,
                 at,

@@ -316,9 +316,11 @@ fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
     {
         return false;
     }
-    let attempt = &model.dispatches[id.dispatch()].attempts[id.index()];
-    let open_until = match &attempt.outcome {
-        Some(o) if o.status().is_some() && o.class() != FailureClass::Ambiguous => o.at,
+    let attempt = &d.attempts[id.index()];
+    let open_until = match (&attempt.outcome, &d.end) {
+        (Some(o), _) if o.status().is_some() && o.class() != FailureClass::Ambiguous => o.at,
+        // A request nobody logged was answered by the time its step ended ok.
+        (None, Some(end)) if attempt.unlogged && end.ok => end.at,
         _ => attempt.at.plus(LATE_EFFECT_HORIZON),
     };
     e.created <= open_until.plus(model.max_skew)

@@ -671,14 +671,14 @@ fn effect_line(
         if let Some(o) = field.strip_prefix(b"order ") {
             order = Some(small(o.trim_ascii()));
         } else if let Some(p) = pence(field) {
-            amount = Some(Money::new(p, Currency::GBP));
+            amount = one_amount(amount, Money::new(p, Currency::GBP))?;
         } else if looks_like_pence(field) {
             // `4500.5p`, or pence beyond i64: an amount that is there but cannot be read
             // exactly is an error, never an effect without an amount.
             return Err(format!("`{}` is not a whole number of pence", text(field)));
         } else if let Some(written) = crate::money::parse_written(&text(field)) {
             // `£45.00`, `45.00 GBP`: an amount a service wrote for people.
-            amount = Some(written?);
+            amount = one_amount(amount, written?)?;
         } else {
             let (word, rest) = match field.iter().position(|&b| b == b' ') {
                 Some(sp) => (&field[..sp], field[sp + 1..].trim_ascii()),
@@ -714,6 +714,20 @@ fn effect_line(
         state_at,
         happened,
     }))
+}
+
+/// An effect line's amount, written once or written again the same: two that disagree
+/// (`45.00 GBP  52.61 EUR`, a conversion beside the original) leave which one the effect
+/// was unknown, so the line is an error, not the last one read.
+fn one_amount(before: Option<Money>, now: Money) -> Result<Option<Money>, String> {
+    match before {
+        Some(b) if b != now => Err(format!(
+            "two amounts that disagree ({} and {})",
+            b.display(),
+            now.display()
+        )),
+        _ => Ok(Some(now)),
+    }
 }
 
 /// `4500p`: pence.

@@ -342,6 +342,8 @@ impl<'m> Evidence<'m> {
                     }
                     (Some(kb), Some(ka)) => format!(" with key {ka} instead of {kb}"),
                     (None, Some(ka)) => format!(" with key {ka}"),
+                    // Whether a key was sent is not in the trace.
+                    (_, None) if !a.requests_logged() => String::new(),
                     (_, None) => " without a key".to_string(),
                 };
                 format!("{what}{key}")
@@ -380,10 +382,9 @@ impl<'m> Evidence<'m> {
             }
             _ => format!("step {step} was dispatched"),
         };
-        let unlogged = |d: &Dispatch| d.attempts.iter().all(|a| a.unlogged);
         let key = match (a.key(), b.key()) {
             // Whether a key was sent is not in the trace.
-            (None, None) if unlogged(a) && unlogged(b) => "",
+            (None, None) if !a.requests_logged() && !b.requests_logged() => "",
             (None, None) => " without a key",
             (Some(x), Some(y)) if x == y => {
                 " with the same key, which the service did not enforce,"
@@ -600,30 +601,6 @@ mod tests {
             Some(Cause::GatewayRetry),
             "a refused connection reached nothing"
         );
-    }
-
-    /// A tool call whose requests nobody logged: its effects are its own, but whether the
-    /// client or a gateway sent the second is not in the trace.
-    #[test]
-    fn a_call_whose_requests_were_not_logged_has_an_unknown_cause() {
-        let mut tr = Trace::default();
-        tr.tool_call(t(0, "09:00:00"), "u", 4, "issue_refund", ARGS)
-            .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, None)
-            .refund(t(0, "09:00:11.000"), "rf_2", "A-88214", 4500, None)
-            .step_end(t(0, "09:00:11.200"), "u", 4, None);
-        let f = dup(&tr);
-        assert_eq!(f.cause, Some(Cause::Unknown));
-        assert_eq!((f.run.as_deref(), f.step), (Some("u"), Some(4)));
-        assert!(
-            f.message.contains("requests were not logged"),
-            "{}",
-            f.message
-        );
-        assert!(tr.of("unattributed-effect").is_empty());
-
-        // Logged, the same single request reads as a gateway's replay.
-        tr.attempt(t(0, "09:00:00.010"), "u", 4, 1, None);
-        assert_eq!(dup(&tr).cause, Some(Cause::GatewayRetry));
     }
 
     /// A keyed refund of step 4, a crash and a resume at 09:01:00, then step 4 dispatched,

@@ -197,6 +197,9 @@ pub fn run_all_sharing(model: &Model, settings: &Settings, shared: &Shared) -> V
 }
 
 #[cfg(test)]
+mod unlogged_requests_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeSet;

@@ -99,7 +99,16 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             (Some(a), Some(b)) => format!("so its key changed from {a} to {b}"),
             (Some(a), None) => format!("without its key {a}"),
             (None, Some(b)) => format!("with key {b} (step {} sent none)", old.call.step),
-            (None, None) => "without a key either time".to_string(),
+            (None, None) if old.requests_logged() && new.requests_logged() => {
+                "without a key either time".to_string()
+            }
+            // Whether a key was sent is not in the trace.
+            (None, None) => String::new(),
+        };
+        let keys = if keys.is_empty() {
+            keys
+        } else {
+            format!(" {keys}")
         };
         let resumed = model
             .resume_at(&call.run, seg)
@@ -118,7 +127,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             }
         };
         f.message = format!(
-            "after run {} was resumed{resumed}, step {}'s {} call, done before the resume, was issued again as step {} {keys}; {outcome}",
+            "after run {} was resumed{resumed}, step {}'s {} call, done before the resume, was issued again as step {}{keys}; {outcome}",
             call.run,
             old.call.step,
             if call.tool.is_empty() {

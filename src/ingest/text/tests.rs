@@ -201,6 +201,33 @@ fn effects_states_and_amounts() {
     );
 }
 
+/// An amount written for people reads as `4500p` does; one written twice must agree, and a
+/// sign of several currencies, or a negative written amount, is not guessed at.
+#[test]
+fn effect_amounts_written_for_people() {
+    let p = run(
+        "10:00:00  refund rf_1  order A-1  £45.00  settled 10:00:05\n\
+         10:00:01  refund rf_2  order A-1  45.00 GBP  4500p  settled 10:00:06\n\
+         10:00:02  refund rf_3  order A-1  45.00 GBP  52.61 EUR  settled 10:00:07\n\
+         10:00:03  refund rf_4  order A-1  4500p  €52.00\n\
+         10:00:04  refund rf_5  order A-1  $45.00\n\
+         10:00:05  refund rf_6  order A-1  -£45.00\n",
+    );
+    let amounts: Vec<Option<Money>> = p
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some(x.amount),
+            _ => None,
+        })
+        .collect();
+    let gbp = |minor| Some(Money::new(minor, Currency::GBP));
+    assert_eq!(amounts, [gbp(4500), gbp(4500)]);
+    let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+    assert_eq!(lines, [3, 4, 5, 6], "{:?}", p.stats.problems);
+    assert!(p.stats.problems[0].reason.contains("disagree"));
+}
+
 #[test]
 fn responses_failures_and_step_ends() {
     let p = run(
