@@ -592,6 +592,19 @@ fn inputs_that_once_panicked_are_accounted_for() {
     }
 }
 
+/// What `cargo fuzz run parse_text` found: a line read ahead of an idle call, ending in
+/// thirteen digits, was read as a step number (overflowing a `u32` in a debug build), when
+/// idle calls are dropped as they are read.
+#[test]
+fn a_fuzzed_input_with_a_long_number_is_accounted_for() {
+    let bytes = include_bytes!("testdata/fuzz-step-overflow.log");
+    crate::ingest::selfcheck::check_filter_agrees(
+        crate::ingest::Format::Text,
+        bytes,
+        &ParseOptions::default(),
+    );
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
