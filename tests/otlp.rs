@@ -43,8 +43,8 @@ fn each_framework_trace_yields_the_generators_call() {
     let dirs = cases();
     assert_eq!(
         dirs.len(),
-        34,
-        "seventeen producer setups × two variants: {dirs:?}"
+        36,
+        "eighteen producer setups × two variants: {dirs:?}"
     );
     for dir in dirs {
         let case = dir.file_name().unwrap().to_string_lossy().into_owned();
@@ -85,7 +85,7 @@ fn each_framework_trace_yields_the_generators_call() {
             record["step"].as_u64().unwrap(),
             "{case}: step"
         );
-        assert_eq!(call.tool, "issue_refund", "{case}");
+        assert!(call.tool.ends_with("issue_refund"), "{case}: {}", call.tool);
         assert_eq!(call.args["order"], "A-88214", "{case}");
         assert_eq!(call.args["amount_p"].as_i64(), Some(4500), "{case}");
 
