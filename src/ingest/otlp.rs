@@ -121,6 +121,11 @@ pub(crate) fn parse_in_batches(
     let mut reading = Reading::new(input);
     let mut batch = Batch::default();
     for_each_line(reader, |n, line| {
+        if line.len() >= batch_bytes {
+            // A line as large as a batch is read where it lies, not copied into one.
+            reading.take(&mut batch);
+            return reading.line_alone(n, line);
+        }
         batch.push(n, line);
         if batch.bytes.len() >= batch_bytes {
             reading.take(&mut batch);
@@ -179,6 +184,16 @@ impl Reading {
         }
         batch.bytes.clear();
         batch.lines.clear();
+    }
+
+    /// One line read on its own: parsed as a document only where the reading uses one.
+    fn line_alone(&mut self, n: u32, line: &[u8]) {
+        let document = if self.pending.is_empty() {
+            whole_document(line, n, self.input)
+        } else {
+            None
+        };
+        self.line(n, line, document);
     }
 
     /// One line, with what it gave read as a whole document (when it parsed as one).

@@ -21,15 +21,7 @@ fn shown(p: Parsed) -> String {
 /// would use it (outside a multi-line document): what the batches must agree with.
 fn sequential(text: &str) -> String {
     let mut reading = Reading::new(3);
-    for_each_line(&mut text.as_bytes(), |n, line| {
-        let document = if reading.pending.is_empty() {
-            whole_document(line, n, 3)
-        } else {
-            None
-        };
-        reading.line(n, line, document);
-    })
-    .unwrap();
+    for_each_line(&mut text.as_bytes(), |n, line| reading.line_alone(n, line)).unwrap();
     shown(reading.finish())
 }
 
