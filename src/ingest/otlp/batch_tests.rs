@@ -3,6 +3,7 @@
 //! pretty-printed over many, broken and cut-off ones, lone JSON values and blank lines,
 //! in any order.
 
+use super::reading::{BATCH_BYTES, Reading, parse_in_batches};
 use super::tests::{TR, batch, kv, s, span};
 use super::*;
 use crate::ingest::lines::for_each_line;

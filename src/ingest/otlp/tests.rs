@@ -720,54 +720,6 @@ fn strings_with_braces_and_snake_case_fields() {
     assert_eq!(p.spans[0].kind, SpanKind::Client);
 }
 
-/// [`Depth::feed`] a byte at a time: the reference its string-skipping must agree with.
-fn depth_bytewise(d: &mut Depth, bytes: &[u8]) {
-    for &b in bytes {
-        if d.in_string {
-            match (d.escaped, b) {
-                (true, _) => d.escaped = false,
-                (false, b'\\') => d.escaped = true,
-                (false, b'"') => d.in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => d.in_string = true,
-            b'{' | b'[' => {
-                d.depth += 1;
-                d.seen = true;
-            }
-            b'}' | b']' => d.depth -= 1,
-            _ => d.seen |= !b.is_ascii_whitespace(),
-        }
-    }
-    d.in_string = false;
-    d.escaped = false;
-}
-
-proptest::proptest! {
-    /// Lines of JSON's structural bytes, quotes, escapes and letters, fed one after another:
-    /// the nesting and whether anything was seen agree with the byte-at-a-time reading.
-    #[test]
-    fn depth_skips_strings_as_the_bytewise_reading_does(
-        lines in proptest::collection::vec(
-            proptest::collection::vec(proptest::sample::select(b"{}[]\"\\ a:,\t".to_vec()), 0..40),
-            1..6,
-        )
-    ) {
-        let (mut fast, mut slow) = (Depth::default(), Depth::default());
-        for line in &lines {
-            fast.feed(line);
-            depth_bytewise(&mut slow, line);
-            proptest::prop_assert_eq!(
-                (fast.depth, fast.seen, fast.complete()),
-                (slow.depth, slow.seen, slow.complete())
-            );
-        }
-    }
-}
-
 /// A line that is JSON but no batch (a lone string) is skipped with its reason, and the batch
 /// on the next line is read: it once stayed pending (no bracket seen) and swallowed the next.
 #[test]

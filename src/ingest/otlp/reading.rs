@@ -1,0 +1,293 @@
+//! The lines of an OTLP input gathered into documents: one document a line (the SDK's and
+//! the Collector's file exporters), or one pretty-printed over many, whose end is found by
+//! tracking JSON nesting. Lines are read in batches and each parsed as a whole document on
+//! whichever core is free, then taken in order as a line-at-a-time reading takes them.
+
+use super::{broken, read_document, read_parsed};
+use crate::ingest::lines::for_each_line;
+use crate::ingest::{MAX_PROBLEMS_KEPT, Parsed};
+use serde_json::Value;
+use std::io::{self, Read};
+
+/// How many bytes of lines are read ahead and parsed side by side. The SDK's and the
+/// Collector's file exporters write one batch per line, so a month of traces is often one
+/// file: read a line at a time, it kept one core busy.
+pub(super) const BATCH_BYTES: usize = 4 << 20;
+
+/// [`parse`], lines gathered `batch_bytes` at a time: each line of a batch is parsed as a
+/// whole document on whichever core is free, then the lines are taken in order as the
+/// sequential reading takes them, which uses a line's document only where it would have
+/// parsed it (outside a multi-line document). The result is the same for any batch size.
+pub(super) fn parse_in_batches(
+    reader: &mut dyn Read,
+    input: u32,
+    batch_bytes: usize,
+) -> io::Result<Parsed> {
+    let mut reading = Reading::new(input);
+    let mut batch = Batch::default();
+    for_each_line(reader, |n, line| {
+        if line.len() >= batch_bytes {
+            // A line as large as a batch is read where it lies, not copied into one.
+            reading.take(&mut batch);
+            return reading.line_alone(n, line);
+        }
+        batch.push(n, line);
+        if batch.bytes.len() >= batch_bytes {
+            reading.take(&mut batch);
+        }
+    })?;
+    reading.take(&mut batch);
+    Ok(reading.finish())
+}
+
+/// Lines read ahead, one buffer for all of them.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<(u32, std::ops::Range<usize>)>,
+}
+
+impl Batch {
+    fn push(&mut self, n: u32, line: &[u8]) {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(line);
+        self.lines.push((n, at..self.bytes.len()));
+    }
+}
+
+/// The sequential reading: where a multi-line document is pending, and what was read.
+pub(super) struct Reading {
+    input: u32,
+    out: Parsed,
+    pending: Vec<u8>,
+    pending_line: u32,
+    depth: Depth,
+}
+
+impl Reading {
+    pub(super) fn new(input: u32) -> Self {
+        Reading {
+            input,
+            out: Parsed::default(),
+            pending: Vec::new(),
+            pending_line: 0,
+            depth: Depth::default(),
+        }
+    }
+
+    /// Reads a batch's lines in order, each line's document parsed beforehand in parallel.
+    fn take(&mut self, batch: &mut Batch) {
+        use rayon::prelude::*;
+        let input = self.input;
+        let documents: Vec<Option<Parsed>> = batch
+            .lines
+            .par_iter()
+            .map(|(n, range)| whole_document(&batch.bytes[range.clone()], *n, input))
+            .collect();
+        for ((n, range), document) in batch.lines.iter().zip(documents) {
+            self.line(*n, &batch.bytes[range.clone()], document);
+        }
+        batch.bytes.clear();
+        batch.lines.clear();
+    }
+
+    /// One line read on its own: parsed as a document only where the reading uses one.
+    pub(super) fn line_alone(&mut self, n: u32, line: &[u8]) {
+        let document = if self.pending.is_empty() {
+            whole_document(line, n, self.input)
+        } else {
+            None
+        };
+        self.line(n, line, document);
+    }
+
+    /// One line, with what it gave read as a whole document (when it parsed as one).
+    fn line(&mut self, n: u32, line: &[u8], document: Option<Parsed>) {
+        let input = self.input;
+        if self.pending.is_empty() {
+            if line.trim_ascii().is_empty() {
+                self.out.stats.lines += 1;
+                self.out.stats.ignored += 1;
+                return;
+            }
+            // A document on one line, as the SDK's file exporter writes them, was parsed
+            // at once; only a line that is not one is read for where its document ends.
+            if let Some(document) = document {
+                return absorb(&mut self.out, document);
+            }
+            self.start_document(n, line);
+            return;
+        }
+        // Inside a multi-line document. A new batch line means the pending one was cut off.
+        if line.starts_with(b"{\"resourceSpans\"") {
+            broken(
+                &mut self.out.stats,
+                self.pending_line,
+                "incomplete JSON document",
+            );
+            self.pending.clear();
+            self.start_document(n, line);
+            return;
+        }
+        self.pending.push(b'\n');
+        self.pending.extend_from_slice(line);
+        self.depth.feed(line);
+        if self.depth.complete() {
+            let doc = std::mem::take(&mut self.pending);
+            read_document(&doc, self.pending_line, input, &mut self.out);
+        }
+    }
+
+    /// A line that opens a document it may not close.
+    fn start_document(&mut self, n: u32, line: &[u8]) {
+        self.depth = Depth::default();
+        self.depth.feed(line);
+        if self.depth.complete() {
+            read_document(line, n, self.input, &mut self.out);
+        } else {
+            self.pending.extend_from_slice(line);
+            self.pending_line = n;
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Parsed {
+        if !self.pending.is_empty() {
+            broken(
+                &mut self.out.stats,
+                self.pending_line,
+                "incomplete JSON document at end of input",
+            );
+        }
+        self.out
+    }
+}
+
+/// What a line gives read as a whole document, if it parses as one.
+fn whole_document(line: &[u8], n: u32, input: u32) -> Option<Parsed> {
+    let doc = serde_json::from_slice::<Value>(line).ok()?;
+    let mut part = Parsed::default();
+    read_parsed(doc, line, n, input, &mut part);
+    Some(part)
+}
+
+/// Adds what one document gave to the input's reading, as if read into it directly.
+fn absorb(out: &mut Parsed, part: Parsed) {
+    out.spans.extend(part.spans);
+    let (stats, more) = (&mut out.stats, part.stats);
+    stats.lines += more.lines;
+    stats.events += more.events;
+    stats.ignored += more.ignored;
+    stats.skipped += more.skipped;
+    let room = MAX_PROBLEMS_KEPT.saturating_sub(stats.problems.len());
+    stats.problems.extend(more.problems.into_iter().take(room));
+}
+
+/// Tracks JSON nesting across lines (strings and escapes respected), so that a document is
+/// parsed once it is complete rather than re-tried line after line.
+#[derive(Default)]
+pub(super) struct Depth {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+    seen: bool,
+}
+
+impl Depth {
+    pub(super) fn feed(&mut self, bytes: &[u8]) {
+        let mut at = 0;
+        while at < bytes.len() {
+            if self.in_string {
+                // Most of a document's bytes are in strings (ids, names, values): jump to
+                // the next quote or backslash rather than looking at each byte.
+                if self.escaped {
+                    self.escaped = false;
+                    at += 1;
+                    continue;
+                }
+                let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[at..]) else {
+                    break;
+                };
+                at += off;
+                match bytes[at] {
+                    b'"' => self.in_string = false,
+                    _ => self.escaped = true,
+                }
+                at += 1;
+                continue;
+            }
+            match bytes[at] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    self.seen = true;
+                }
+                b'}' | b']' => self.depth -= 1,
+                b => self.seen |= !b.is_ascii_whitespace(),
+            }
+            at += 1;
+        }
+        // A JSON string cannot hold a raw newline: a line that ends inside one is broken,
+        // and the JSON parser will say so; the next line starts outside any string.
+        self.in_string = false;
+        self.escaped = false;
+    }
+
+    /// A whole value has been read (or the text can never become one: the JSON parser will
+    /// say why).
+    pub(super) fn complete(&self) -> bool {
+        self.seen && self.depth <= 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Depth;
+
+    /// [`Depth::feed`] a byte at a time: the reference its string-skipping must agree with.
+    fn depth_bytewise(d: &mut Depth, bytes: &[u8]) {
+        for &b in bytes {
+            if d.in_string {
+                match (d.escaped, b) {
+                    (true, _) => d.escaped = false,
+                    (false, b'\\') => d.escaped = true,
+                    (false, b'"') => d.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => d.in_string = true,
+                b'{' | b'[' => {
+                    d.depth += 1;
+                    d.seen = true;
+                }
+                b'}' | b']' => d.depth -= 1,
+                _ => d.seen |= !b.is_ascii_whitespace(),
+            }
+        }
+        d.in_string = false;
+        d.escaped = false;
+    }
+
+    proptest::proptest! {
+        /// Lines of JSON's structural bytes, quotes, escapes and letters, fed one after another:
+        /// the nesting and whether anything was seen agree with the byte-at-a-time reading.
+        #[test]
+        fn depth_skips_strings_as_the_bytewise_reading_does(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(b"{}[]\"\\ a:,\t".to_vec()), 0..40),
+                1..6,
+            )
+        ) {
+            let (mut fast, mut slow) = (Depth::default(), Depth::default());
+            for line in &lines {
+                fast.feed(line);
+                depth_bytewise(&mut slow, line);
+                proptest::prop_assert_eq!(
+                    (fast.depth, fast.seen, fast.complete()),
+                    (slow.depth, slow.seen, slow.complete())
+                );
+            }
+        }
+    }
+}
