@@ -106,6 +106,14 @@ pub fn classify_failure(error: &str, message: &str) -> FailureClass {
     FailureClass::Ambiguous
 }
 
+/// The text names a request that was sent and whose answer was lost (a read timeout, a
+/// reset): not merely unrecognised, as [`classify_failure`]'s conservative default is. For a
+/// tool's own error, where anything else may have failed before a request was sent.
+pub fn says_answer_lost(text: &str) -> bool {
+    let text = text.to_ascii_lowercase();
+    BROKE_AFTER_SENDING.iter().any(|p| text.contains(p))
+}
+
 /// `409 Conflict` → 409.
 fn leading_status(text: &str) -> Option<u16> {
     let t = text.trim();

@@ -2,7 +2,7 @@
 
 use super::support::{attempt_evidence, did, state_predicate};
 use super::{Rule, Settings, Shared};
-use crate::classify::FailureClass;
+use crate::classify::{FailureClass, says_answer_lost};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 
@@ -13,7 +13,9 @@ pub static RULE: Rule = Rule {
     summary: "the client gave up on an attempt whose effect was created anyway",
     explanation: r#"## What it does
 Finds effects matched to an attempt that ended in an ambiguous failure (a read timeout, a
-reset, a 502/503/504): the client gave up, and the service performed the effect anyway.
+reset, a 502/503/504): the client gave up, and the service performed the effect anyway. Where
+the trace logs tool calls and not their requests, a tool call whose step failed with such an
+error (`ReadTimeout`) counts as the attempt that gave up.
 
 ## Why is this bad
 It shows the client's deadline is shorter than the service's latency. Each such attempt is a
@@ -43,23 +45,32 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             continue;
         };
         let attempt = model.attempt(id);
-        let Some(outcome) = attempt
-            .outcome
-            .as_ref()
-            .filter(|o| o.class() == FailureClass::Ambiguous)
-        else {
-            continue;
-        };
         let disp = &model.dispatches[id.dispatch()];
+        let (who, gave_up, why) = match (&attempt.outcome, &disp.end) {
+            (Some(o), _) if o.class() == FailureClass::Ambiguous => (
+                format!("the client gave up on attempt {}", attempt.number),
+                o.at,
+                o.describe(),
+            ),
+            // A request nobody logged: the tool's own error says its answer was lost.
+            (None, Some(end)) if attempt.unlogged && !end.ok => {
+                let Some(error) = end.error.as_deref().filter(|e| says_answer_lost(e)) else {
+                    continue;
+                };
+                (
+                    "the tool call gave up".to_string(),
+                    end.at,
+                    error.to_string(),
+                )
+            }
+            _ => continue,
+        };
         let mut f = Finding::new(
             RULE.id,
             RULE.default_severity,
             format!(
-                "the client gave up on attempt {} at {} after {} ({}), but {} {} {}: the service {} anyway",
-                attempt.number,
-                outcome.at,
-                outcome.at.since(attempt.at).display_secs(),
-                outcome.describe(),
+                "{who} at {gave_up} after {} ({why}), but {} {} {}: the service {} anyway",
+                gave_up.since(attempt.at).display_secs(),
                 e.kind,
                 e.id,
                 state_predicate(e),
@@ -71,6 +82,9 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         f.tool = Some(model.tool_of(disp).to_string()).filter(|t| !t.is_empty());
         f.key = attempt.key.as_deref().map(String::from);
         attempt_evidence(attempt, &mut f.evidence);
+        if attempt.unlogged {
+            f.evidence.extend(disp.end.as_ref().map(|end| end.loc));
+        }
         super::support::set_effects(&mut f, model, vec![i]);
         f.excess_minor = None;
         out.push(f);

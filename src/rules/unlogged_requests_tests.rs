@@ -124,3 +124,32 @@ fn a_resume_says_nothing_of_keys_nobody_logged() {
         renumbered[0].message
     );
 }
+
+/// A tool call whose requests nobody logged and whose step failed with a lost answer (a
+/// read timeout) gave up on a refund that landed; one that failed otherwise says nothing of
+/// its requests.
+#[test]
+fn a_tool_that_timed_out_gave_up_on_its_effect() {
+    let trace = |error: &str| {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "u", 4, "issue_refund", ARGS)
+            .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, None)
+            .step_end(t(0, "09:00:10"), "u", 4, Some(error));
+        tr
+    };
+    let timed_out = trace("requests.exceptions.ReadTimeout: Read timed out. (read timeout=10)");
+    let found = timed_out.of("effect-after-timeout");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].message.starts_with(
+            "the tool call gave up at 2026-11-03T09:00:10.000Z after 10.0 s (requests.exceptions.ReadTimeout"
+        ),
+        "{}",
+        found[0].message
+    );
+    assert!(
+        trace("ValueError: amount_p must be positive")
+            .of("effect-after-timeout")
+            .is_empty()
+    );
+}
