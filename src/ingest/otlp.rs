@@ -109,8 +109,15 @@ fn broken(stats: &mut InputStats, line: u32, reason: &str) {
     stats.skip(line, reason);
 }
 
+/// What documents gave: their spans, and the accounting of their records.
+#[derive(Debug, Default)]
+struct Spans {
+    spans: Vec<Span>,
+    stats: InputStats,
+}
+
 /// Parses one export batch and collects its spans.
-fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Parsed) {
+fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Spans) {
     match serde_json::from_slice(bytes) {
         Ok(doc) => read_parsed(doc, bytes, first_line, input, out),
         Err(e) => broken(&mut out.stats, first_line, &format!("not JSON: {e}")),
@@ -118,7 +125,7 @@ fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Parsed) {
 }
 
 /// Collects the spans of one export batch, parsed from `bytes`.
-fn read_parsed(mut doc: Value, bytes: &[u8], first_line: u32, input: u32, out: &mut Parsed) {
+fn read_parsed(mut doc: Value, bytes: &[u8], first_line: u32, input: u32, out: &mut Spans) {
     let Some(batches) = field_mut(&mut doc, "resourceSpans", "resource_spans") else {
         return broken(&mut out.stats, first_line, "JSON without resourceSpans");
     };

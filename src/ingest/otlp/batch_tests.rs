@@ -3,7 +3,7 @@
 //! pretty-printed over many, broken and cut-off ones, lone JSON values and blank lines,
 //! in any order.
 
-use super::reading::{BATCH_BYTES, Reading, parse_in_batches};
+use super::reading::{BATCH_BYTES, Batch, Reading, parse_in_batches};
 use super::tests::{TR, batch, kv, s, span};
 use super::*;
 use crate::ingest::lines::for_each_line;
@@ -93,4 +93,17 @@ fn the_framework_traces_read_alike_in_any_batch() {
         read += 1;
     }
     assert!(read >= 30, "{read} traces");
+}
+
+/// Blank lines have no bytes, yet a batch of them closes: a file of millions of blank or
+/// one-byte lines once grew one batch (and what each line gave) to gigabytes.
+#[test]
+fn a_batch_of_empty_lines_closes() {
+    let mut batch = Batch::default();
+    let mut n = 0;
+    while !batch.full(BATCH_BYTES) {
+        n += 1;
+        batch.push(n, b"");
+        assert!(n <= 100_000, "{n} empty lines and the batch is still open");
+    }
 }

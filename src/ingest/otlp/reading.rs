@@ -3,7 +3,7 @@
 //! tracking JSON nesting. Lines are read in batches and each parsed as a whole document on
 //! whichever core is free, then taken in order as a line-at-a-time reading takes them.
 
-use super::{broken, read_document, read_parsed};
+use super::{Spans, broken, read_document, read_parsed};
 use crate::ingest::lines::for_each_line;
 use crate::ingest::{MAX_PROBLEMS_KEPT, Parsed};
 use serde_json::Value;
@@ -13,6 +13,10 @@ use std::io::{self, Read};
 /// Collector's file exporters write one batch per line, so a month of traces is often one
 /// file: read a line at a time, it kept one core busy.
 pub(super) const BATCH_BYTES: usize = 4 << 20;
+
+/// What a line costs a batch beyond its bytes (its place, what it gave): a file of blank
+/// or one-byte lines must close batches too, or a batch grows with the lines read.
+const LINE_COST: usize = 64;
 
 /// [`parse`], lines gathered `batch_bytes` at a time: each line of a batch is parsed as a
 /// whole document on whichever core is free, then the lines are taken in order as the
@@ -32,7 +36,7 @@ pub(super) fn parse_in_batches(
             return reading.line_alone(n, line);
         }
         batch.push(n, line);
-        if batch.bytes.len() >= batch_bytes {
+        if batch.full(batch_bytes) {
             reading.take(&mut batch);
         }
     })?;
@@ -42,23 +46,37 @@ pub(super) fn parse_in_batches(
 
 /// Lines read ahead, one buffer for all of them.
 #[derive(Default)]
-struct Batch {
+pub(super) struct Batch {
     bytes: Vec<u8>,
     lines: Vec<(u32, std::ops::Range<usize>)>,
 }
 
 impl Batch {
-    fn push(&mut self, n: u32, line: &[u8]) {
+    pub(super) fn push(&mut self, n: u32, line: &[u8]) {
         let at = self.bytes.len();
         self.bytes.extend_from_slice(line);
         self.lines.push((n, at..self.bytes.len()));
     }
+
+    /// Its lines' bytes and places reach `batch_bytes`.
+    pub(super) fn full(&self, batch_bytes: usize) -> bool {
+        self.bytes.len() + LINE_COST * self.lines.len() >= batch_bytes
+    }
+}
+
+/// What a line of a batch gave, read ahead as a whole document.
+enum Ahead {
+    /// Not tried: a line that does not open an object (blank, a fragment of a
+    /// pretty-printed document) is parsed only if the reading asks for it.
+    Untried,
+    NotADocument,
+    Document(Box<Spans>),
 }
 
 /// The sequential reading: where a multi-line document is pending, and what was read.
 pub(super) struct Reading {
     input: u32,
-    out: Parsed,
+    out: Spans,
     pending: Vec<u8>,
     pending_line: u32,
     depth: Depth,
@@ -68,7 +86,7 @@ impl Reading {
     pub(super) fn new(input: u32) -> Self {
         Reading {
             input,
-            out: Parsed::default(),
+            out: Spans::default(),
             pending: Vec::new(),
             pending_line: 0,
             depth: Depth::default(),
@@ -79,13 +97,27 @@ impl Reading {
     fn take(&mut self, batch: &mut Batch) {
         use rayon::prelude::*;
         let input = self.input;
-        let documents: Vec<Option<Parsed>> = batch
+        let ahead: Vec<Ahead> = batch
             .lines
             .par_iter()
-            .map(|(n, range)| whole_document(&batch.bytes[range.clone()], *n, input))
+            .map(|(n, range)| {
+                let line = &batch.bytes[range.clone()];
+                if line.trim_ascii_start().first() != Some(&b'{') {
+                    return Ahead::Untried;
+                }
+                match whole_document(line, *n, input) {
+                    Some(document) => Ahead::Document(Box::new(document)),
+                    None => Ahead::NotADocument,
+                }
+            })
             .collect();
-        for ((n, range), document) in batch.lines.iter().zip(documents) {
-            self.line(*n, &batch.bytes[range.clone()], document);
+        for ((n, range), ahead) in batch.lines.iter().zip(ahead) {
+            let line = &batch.bytes[range.clone()];
+            match ahead {
+                Ahead::Untried => self.line_alone(*n, line),
+                Ahead::NotADocument => self.line(*n, line, None),
+                Ahead::Document(document) => self.line(*n, line, Some(*document)),
+            }
         }
         batch.bytes.clear();
         batch.lines.clear();
@@ -102,7 +134,7 @@ impl Reading {
     }
 
     /// One line, with what it gave read as a whole document (when it parsed as one).
-    fn line(&mut self, n: u32, line: &[u8], document: Option<Parsed>) {
+    fn line(&mut self, n: u32, line: &[u8], document: Option<Spans>) {
         let input = self.input;
         if self.pending.is_empty() {
             if line.trim_ascii().is_empty() {
@@ -158,20 +190,24 @@ impl Reading {
                 "incomplete JSON document at end of input",
             );
         }
-        self.out
+        Parsed {
+            spans: self.out.spans,
+            stats: self.out.stats,
+            ..Parsed::default()
+        }
     }
 }
 
 /// What a line gives read as a whole document, if it parses as one.
-fn whole_document(line: &[u8], n: u32, input: u32) -> Option<Parsed> {
+fn whole_document(line: &[u8], n: u32, input: u32) -> Option<Spans> {
     let doc = serde_json::from_slice::<Value>(line).ok()?;
-    let mut part = Parsed::default();
+    let mut part = Spans::default();
     read_parsed(doc, line, n, input, &mut part);
     Some(part)
 }
 
 /// Adds what one document gave to the input's reading, as if read into it directly.
-fn absorb(out: &mut Parsed, part: Parsed) {
+fn absorb(out: &mut Spans, part: Spans) {
     out.spans.extend(part.spans);
     let (stats, more) = (&mut out.stats, part.stats);
     stats.lines += more.lines;
