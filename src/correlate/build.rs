@@ -470,12 +470,14 @@ impl<'o> Builder<'o> {
     }
 }
 
-/// Gives each tool call that names an effect kind and logged no attempt, in a run that
-/// logged none at all, the request it must have sent to have an effect (see
-/// [`AttemptRec::unlogged`]): without it, the effects of a trace that logs tool calls only
-/// matched nothing, and a refund paid twice for one call read as two decisions by untraced
-/// callers. A run that logs its requests elsewhere is taken at its word: a dispatch of it
-/// without one sent nothing (it failed before sending).
+/// Gives each tool call that names an effect kind and logged no attempt the request it must
+/// have sent to have an effect (see [`AttemptRec::unlogged`]), unless its run logged the
+/// requests of such calls elsewhere: then it is taken at its word, and a dispatch without
+/// one sent nothing (it failed before sending). Without it, the effects of a trace that logs
+/// tool calls only matched nothing, and a refund paid twice for one call read as two
+/// decisions by untraced callers. Only calls naming an effect kind are asked, since only
+/// they are always kept whole: a run's lookups, dropped as idle while reading a month, must
+/// not decide (`--keep-idle-calls` gives the same report).
 fn imply_unlogged_requests(model: &mut Model) {
     let wants = |d: &Dispatch| {
         d.attempts.is_empty() && d.effect_kind.is_some() && d.at.is_some() && d.loc.is_some()
@@ -492,7 +494,9 @@ fn imply_unlogged_requests(model: &mut Model) {
     let logging: FxHashSet<Text> = model
         .dispatches
         .iter()
-        .filter(|d| !d.attempts.is_empty() && candidates.contains(&d.call.run))
+        .filter(|d| {
+            !d.attempts.is_empty() && d.effect_kind.is_some() && candidates.contains(&d.call.run)
+        })
         .map(|d| d.call.run.clone())
         .collect();
     for d in &mut model.dispatches {
