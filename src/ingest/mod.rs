@@ -261,8 +261,10 @@ pub fn looks_like_text_log(head: &[u8]) -> bool {
     line.starts_with(b"---") || starts_with_timestamp(line)
 }
 
-/// `HH:MM:SS...` or `YYYY-MM-DD...`: how every event line of a text log starts (SPEC §3.1).
+/// `HH:MM:SS...` or `YYYY-MM-DD...`: how every event line of a text log starts (SPEC §3.1),
+/// bare or in brackets (`[14:02:11.402]`).
 pub fn starts_with_timestamp(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"[").unwrap_or(line);
     let digits = |pattern: &[u8]| {
         line.len() >= pattern.len()
             && pattern.iter().zip(line).all(|(p, c)| match p {

@@ -158,6 +158,15 @@ impl TextParser {
         }
     }
 
+    /// `[2026-11-03T14:02:11.402Z]`, `[14:02:11]`: a timestamp in brackets, as many loggers
+    /// write one (SPEC §3.1 has it bare), and how many bytes it took with its brackets.
+    #[cold]
+    fn bracketed_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
+        let inner = line.strip_prefix(b"[")?;
+        let (stamp, used) = self.dates.parse_stamp(inner, self.tz_secs)?;
+        (inner.get(used) == Some(&b']')).then_some((stamp, used + 2))
+    }
+
     /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow (over `--date`);
     /// any other comment is ignored. A date header that cannot be read is skipped with its
     /// reason, since every time after it would be on the wrong day.
@@ -188,7 +197,11 @@ impl TextParser {
     }
 
     fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8], ahead: Ahead) -> Verdict {
-        let Some((stamp, used)) = self.dates.parse_stamp(line, self.tz_secs) else {
+        let stamped = self
+            .dates
+            .parse_stamp(line, self.tz_secs)
+            .or_else(|| self.bracketed_stamp(line));
+        let Some((stamp, used)) = stamped else {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
         };
         let rest = &line[used..];
