@@ -690,7 +690,12 @@ fn effect_line(
             // exactly is an error, never an effect without an amount.
             return Err(format!("`{}` is not a whole number of pence", text(field)));
         } else if let Some(written) = crate::money::parse_written(&text(field)) {
-            // `£45.00`, `45.00 GBP`: an amount a service wrote for people.
+            // `£45.00`, `45.00 GBP`: an amount a service wrote for people; a `currency=`
+            // token on the line settles a shared sign (`$45.00  currency=USD`).
+            let written = match named_currency(f) {
+                Some(c) => crate::money::in_currency(&text(field), c).map(|m| Money::new(m, c)),
+                None => written,
+            };
             amount = one_amount(amount, written?)?;
         } else {
             let (word, rest) = match field.iter().position(|&b| b == b' ') {
@@ -727,6 +732,11 @@ fn effect_line(
         state_at,
         happened,
     }))
+}
+
+/// The currency a `currency=` token names, when it names one.
+fn named_currency(f: &Fields) -> Option<Currency> {
+    Currency::parse(&text(f.token(b"currency")?))
 }
 
 /// An effect line's amount, written once or written again the same: two that disagree

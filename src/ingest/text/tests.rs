@@ -202,7 +202,8 @@ fn effects_states_and_amounts() {
 }
 
 /// An amount written for people reads as `4500p` does; one written twice must agree, and a
-/// sign of several currencies, or a negative written amount, is not guessed at.
+/// sign of several currencies (unless a `currency=` token names one of them), or a negative
+/// written amount, is not guessed at.
 #[test]
 fn effect_amounts_written_for_people() {
     let p = run(
@@ -211,7 +212,9 @@ fn effect_amounts_written_for_people() {
          10:00:02  refund rf_3  order A-1  45.00 GBP  52.61 EUR  settled 10:00:07\n\
          10:00:03  refund rf_4  order A-1  4500p  €52.00\n\
          10:00:04  refund rf_5  order A-1  $45.00\n\
-         10:00:05  refund rf_6  order A-1  -£45.00\n",
+         10:00:05  refund rf_6  order A-1  -£45.00\n\
+         10:00:06  refund rf_7  order A-1  $45.00  settled 10:00:08  currency=USD\n\
+         10:00:07  refund rf_8  order A-1  £45.00  currency=EUR\n",
     );
     let amounts: Vec<Option<Money>> = p
         .events
@@ -222,9 +225,10 @@ fn effect_amounts_written_for_people() {
         })
         .collect();
     let gbp = |minor| Some(Money::new(minor, Currency::GBP));
-    assert_eq!(amounts, [gbp(4500), gbp(4500)]);
+    let usd = Some(Money::new(4500, Currency::parse("USD").unwrap()));
+    assert_eq!(amounts, [gbp(4500), gbp(4500), usd]);
     let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
-    assert_eq!(lines, [3, 4, 5, 6], "{:?}", p.stats.problems);
+    assert_eq!(lines, [3, 4, 5, 6, 8], "{:?}", p.stats.problems);
     assert!(p.stats.problems[0].reason.contains("disagree"));
 }
 
