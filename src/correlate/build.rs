@@ -479,9 +479,8 @@ impl<'o> Builder<'o> {
 /// they are always kept whole: a run's lookups, dropped as idle while reading a month, must
 /// not decide (`--keep-idle-calls` gives the same report).
 fn imply_unlogged_requests(model: &mut Model) {
-    let wants = |d: &Dispatch| {
-        d.attempts.is_empty() && d.effect_kind.is_some() && d.at.is_some() && d.loc.is_some()
-    };
+    // A dispatch without attempts was made by its tool-call line, so it has a time and place.
+    let wants = |d: &Dispatch| d.attempts.is_empty() && d.effect_kind.is_some();
     let candidates: FxHashSet<Text> = model
         .dispatches
         .iter()

@@ -199,20 +199,13 @@ impl<'m> Evidence<'m> {
         if self.client_retried().is_some() {
             return Cause::ClientRetry;
         }
-        if self.producing.is_empty() || self.requests_unlogged() {
+        // Where no producing dispatch logged a request, who replayed it is not in the trace.
+        let logged = |&d: &usize| self.model.dispatches[d].requests_logged();
+        if !self.producing.iter().any(logged) {
             Cause::Unknown
         } else {
             Cause::GatewayRetry
         }
-    }
-
-    /// Every dispatch that produced an effect logged no request ([`AttemptRec::unlogged`]):
-    /// whether the client retried or something between replayed is not in the trace.
-    fn requests_unlogged(&self) -> bool {
-        self.producing.iter().all(|&d| {
-            let attempts = &self.model.dispatches[d].attempts;
-            attempts.iter().all(|a| a.unlogged)
-        })
     }
 
     /// The segment after a resume with effects on both sides of it: effects produced by
