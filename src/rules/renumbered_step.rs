@@ -94,21 +94,17 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         resume_evidence(model, &call.run, seg, &mut f.evidence);
         // The effects of both sides, for the reader; the money is `duplicate-effect`'s.
         show_effects(model, before.iter().chain(&after).copied(), &mut f);
+        // Each spelled with its leading blank: none at all where no key can be told.
         let keys = match (old.key(), new.key()) {
-            (Some(a), Some(b)) if a == b => format!("with the same key {b}"),
-            (Some(a), Some(b)) => format!("so its key changed from {a} to {b}"),
-            (Some(a), None) => format!("without its key {a}"),
-            (None, Some(b)) => format!("with key {b} (step {} sent none)", old.call.step),
+            (Some(a), Some(b)) if a == b => format!(" with the same key {b}"),
+            (Some(a), Some(b)) => format!(" so its key changed from {a} to {b}"),
+            (Some(a), None) => format!(" without its key {a}"),
+            (None, Some(b)) => format!(" with key {b} (step {} sent none)", old.call.step),
             (None, None) if old.requests_logged() && new.requests_logged() => {
-                "without a key either time".to_string()
+                " without a key either time".to_string()
             }
             // Whether a key was sent is not in the trace.
             (None, None) => String::new(),
-        };
-        let keys = if keys.is_empty() {
-            keys
-        } else {
-            format!(" {keys}")
         };
         let resumed = model
             .resume_at(&call.run, seg)
