@@ -127,6 +127,17 @@ impl Money {
         Money { minor, currency }
     }
 
+    /// The amount without its sign. Ledgers write money paid out as negative (`-4500p`, a
+    /// refund of `-45.00` in an export) and others do not: what a refund or a charge moved
+    /// is its size either way, and one ledger's sign must not make its refunds differ from
+    /// the call that asked for them.
+    pub fn size(self) -> Money {
+        Money {
+            minor: self.minor.saturating_abs(),
+            ..self
+        }
+    }
+
     /// Major units as an exact decimal string: `45.00`, `-0.05`, `4500` for JPY.
     /// Unknown currencies are printed with two decimals, the common case.
     pub fn major_string(&self) -> String {

@@ -410,6 +410,7 @@ impl<'o> Builder<'o> {
     }
 
     fn add_effect(&mut self, e: crate::event::Effect, at: Timestamp, loc: Loc) {
+        let amount = e.amount.map(Money::size);
         let hash = hash_effect(&e.kind, &e.id);
         let effects = &self.model.effects;
         let found = self.effect_index.find(hash, |&i| {
@@ -422,7 +423,7 @@ impl<'o> Builder<'o> {
             let rec = &mut self.model.effects[i];
             rec.created = rec.created.min(at);
             rec.order = rec.order.take().or(e.order.map(fresh));
-            rec.amount = rec.amount.or(e.amount);
+            rec.amount = rec.amount.or(amount);
             rec.key = rec.key.take().or(e.key.map(fresh));
             if e.state.is_some() && (rec.state_at.is_none() || e.state_at > rec.state_at) {
                 rec.state = e.state.map(fresh);
@@ -443,7 +444,7 @@ impl<'o> Builder<'o> {
             kind: fresh(e.kind),
             id: fresh(e.id),
             order: e.order.map(fresh),
-            amount: e.amount,
+            amount,
             key: e.key.map(fresh),
             created: at,
             state: e.state.map(fresh),

@@ -137,7 +137,8 @@ fn order_and_amount_by<'v>(get: impl Fn(&str) -> Option<Arg<'v>>) -> (Option<Tex
         Some(Money::new(p, Currency::GBP))
     } else {
         int_of("amount_minor").map(|m| Money::new(m, currency.unwrap_or(Currency::GBP)))
-    };
+    }
+    .map(Money::size);
     (order, amount)
 }
 

@@ -566,8 +566,10 @@ fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {
     (METHODS.contains(&method) && !url.is_empty() && !url.contains(&b' ')).then_some((method, url))
 }
 
-/// `201 Created`, `409 Conflict`, `503`.
+/// `201 Created`, `409 Conflict`, `503`; also after the protocol, as HTTP clients and
+/// proxies write a status line (`HTTP/1.1 201 Created`, `HTTP/2 409`, `HTTP 201`).
 fn status_line(field: &[u8]) -> Option<(u16, &[u8])> {
+    let field = without_protocol(field);
     if field.len() < 3 || !field[..3].iter().all(u8::is_ascii_digit) {
         return None;
     }
@@ -578,6 +580,27 @@ fn status_line(field: &[u8]) -> Option<(u16, &[u8])> {
     (100..600)
         .contains(&status)
         .then(|| (status, field[3..].trim_ascii()))
+}
+
+/// `field` after a leading `HTTP/1.1 `, `HTTP/2 ` or `HTTP ` (in any case); else all of it.
+fn without_protocol(field: &[u8]) -> &[u8] {
+    let Some(head) = field.get(..4).filter(|h| h.eq_ignore_ascii_case(b"HTTP")) else {
+        return field;
+    };
+    let rest = &field[head.len()..];
+    let version_len = match rest.strip_prefix(b"/") {
+        Some(v) => {
+            1 + v
+                .iter()
+                .take_while(|b| b.is_ascii_digit() || **b == b'.')
+                .count()
+        }
+        None => 0,
+    };
+    match rest[version_len..].strip_prefix(b" ") {
+        Some(after) if version_len != 1 => after,
+        _ => field,
+    }
 }
 
 /// `urllib3.exceptions.ReadTimeoutError: read timeout=10`, or a bare dotted exception class.

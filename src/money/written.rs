@@ -2,8 +2,8 @@
 //! tokens: a currency sign before or after the number (`£45.00`, `£ 45.00`, `45.00 €`,
 //! `€1,200.50`) or an ISO code (`45.00 GBP`, `GBP 45.00`, `45.00 gbp`). A sign that several
 //! currencies use (`$`, `¥`, `kr`) is read only where something else names the currency:
-//! a wrong currency is summed into the wrong total. A negative written amount is refused:
-//! whether it is money out or a reversal is a convention the line does not state.
+//! a wrong currency is summed into the wrong total. A minus sign is kept (`-£45.00` is
+//! -4500 pence), as `-4500p` keeps it; correlation reads an effect's amount as its size.
 
 use super::{Currency, Money, parse_major};
 
@@ -36,8 +36,8 @@ struct Written<'a> {
 }
 
 /// `£45.00`, `45.00 GBP`...: `None` when `text` is not written like an amount at all, an
-/// error when it is but cannot be read exactly (a sign of several currencies, a negative
-/// amount, more decimals than the currency has).
+/// error when it is but cannot be read exactly (a sign of several currencies, more
+/// decimals than the currency has).
 pub fn parse_written(text: &str) -> Option<Result<Money, String>> {
     let w = split(text.trim())?;
     let currency = match w.mark {
@@ -78,12 +78,8 @@ pub fn in_currency(text: &str, currency: Currency) -> Result<i64, String> {
 }
 
 fn read(w: &Written, currency: Currency, text: &str) -> Result<i64, String> {
-    if w.negative {
-        return Err(format!(
-            "`{text}` is a negative amount: whether it is money out or a reversal is not said"
-        ));
-    }
-    parse_major(w.number, currency).map_err(|e| format!("`{text}`: {e}"))
+    let size = parse_major(w.number, currency).map_err(|e| format!("`{text}`: {e}"))?;
+    Ok(if w.negative { -size } else { size })
 }
 
 fn split(t: &str) -> Option<Written<'_>> {
@@ -147,6 +143,10 @@ mod tests {
         assert_eq!(read("GBP 45.00"), ok(4500, "GBP"));
         assert_eq!(read("4500 JPY"), ok(4500, "JPY"));
         assert_eq!(read("1.250 KWD"), ok(1250, "KWD"));
+        // The sign is kept, as `-4500p` keeps it: correlation reads an effect's size.
+        assert_eq!(read("-£45.00"), ok(-4500, "GBP"));
+        assert_eq!(read("£-45.00"), ok(-4500, "GBP"));
+        assert_eq!(read("-45.00 GBP"), ok(-4500, "GBP"));
     }
 
     #[test]
@@ -158,9 +158,7 @@ mod tests {
             "£45.001",
             "45.5 JPY",
             "£4x",
-            "-£45.00",
-            "£-45.00",
-            "-45.00 GBP",
+            "-$45.00",
             "1,250 KWD",
         ] {
             assert!(matches!(read(refused), Some(Err(_))), "{refused}");
@@ -188,13 +186,14 @@ mod tests {
         assert_eq!(in_currency("£45.00", gbp), Ok(4500));
         assert_eq!(in_currency("45.00 GBP", gbp), Ok(4500));
         assert_eq!(in_currency("$1,045.00", usd), Ok(104_500));
+        assert_eq!(in_currency("-£4.50", gbp), Ok(-450));
         let eur = Currency::parse("EUR").unwrap();
         for wrong in [
             "€45.00",
             "45.00 EUR",
             "£45.00x",
             "45,00",
-            "-£4.50",
+            "-€4.50",
             "$45.00",
             "kr45",
         ] {

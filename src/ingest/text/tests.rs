@@ -202,8 +202,8 @@ fn effects_states_and_amounts() {
 }
 
 /// An amount written for people reads as `4500p` does; one written twice must agree, and a
-/// sign of several currencies (unless a `currency=` token names one of them), or a negative
-/// written amount, is not guessed at.
+/// sign of several currencies (unless a `currency=` token names one of them) is not
+/// guessed at. A minus sign is kept, as `-4500p` keeps it.
 #[test]
 fn effect_amounts_written_for_people() {
     let p = run(
@@ -226,9 +226,9 @@ fn effect_amounts_written_for_people() {
         .collect();
     let gbp = |minor| Some(Money::new(minor, Currency::GBP));
     let usd = Some(Money::new(4500, Currency::parse("USD").unwrap()));
-    assert_eq!(amounts, [gbp(4500), gbp(4500), usd]);
+    assert_eq!(amounts, [gbp(4500), gbp(4500), gbp(-4500), usd]);
     let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
-    assert_eq!(lines, [3, 4, 5, 6, 8], "{:?}", p.stats.problems);
+    assert_eq!(lines, [3, 4, 5, 8], "{:?}", p.stats.problems);
     assert!(p.stats.problems[0].reason.contains("disagree"));
 }
 
@@ -982,4 +982,36 @@ fn an_attempt_number_as_a_token() {
     let r = reasons(&p);
     assert_eq!(p.stats.skipped, 1, "{r:?}");
     assert!(r[0].1.contains("`attempt=N`"), "{r:?}");
+}
+
+#[test]
+fn a_status_line_may_name_its_protocol() {
+    let answers = [
+        (
+            "HTTP/1.1 201 Created  refund_id=rf_1",
+            Some((201, "Created")),
+        ),
+        ("HTTP/2 409 Conflict", Some((409, "Conflict"))),
+        ("http/1.0 503", Some((503, ""))),
+        ("HTTP 200 OK", Some((200, "OK"))),
+        // Not a status line: no version after the slash, no space, a word not a protocol.
+        ("HTTP/ 201 Created", None),
+        ("HTTP/1.1201 Created", None),
+        ("HTTPS 201 Created", None),
+    ];
+    for (line, want) in answers {
+        let p = run(&format!(
+            "10:00:00  agent run r1  step 1  tool=lookup  args={{}}\n\
+             10:00:01  POST https://x/v1/refunds  (attempt 1)\n10:00:02  {line}\n"
+        ));
+        let got = p.events.iter().find_map(|e| match &e.kind {
+            EventKind::Response(r) => Some((r.status, r.message.to_string())),
+            _ => None,
+        });
+        let want = want.map(|(s, m): (u16, &str)| (s, m.to_string()));
+        assert_eq!(got, want, "{line}");
+        if want.is_none() {
+            assert_eq!(p.stats.ignored, 1, "{line}");
+        }
+    }
 }
