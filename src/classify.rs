@@ -68,6 +68,24 @@ const NEVER_CONNECTED: &[&str] = &[
     "getaddrinfo failed",
     "no route to host",
     "network is unreachable",
+    // Beyond Python's clients: Node (`connect ECONNREFUSED`, `getaddrinfo ENOTFOUND`, a
+    // connect that timed out), Java (`UnknownHostException`, `Connect timed out`), Go
+    // (`dial tcp ...`, `no such host`, a TLS handshake that timed out), Ruby
+    // (`Net::OpenTimeout`), aiohttp (`Cannot connect to host`), httpx (`PoolTimeout`: no
+    // connection was free) and a certificate refused before anything was sent.
+    "econnrefused",
+    "enotfound",
+    "eai_again",
+    "connect etimedout",
+    "connect timed out",
+    "unknownhostexception",
+    "no such host",
+    "dial tcp",
+    "tls handshake timeout",
+    "opentimeout",
+    "cannot connect to host",
+    "pooltimeout",
+    "certificate verify failed",
 ];
 
 /// Phrases meaning the request was sent and the answer was lost.
@@ -178,5 +196,96 @@ mod tests {
         assert_eq!(classify_failure("read_timeout", ""), Ambiguous);
         assert_eq!(classify_failure("weird", ""), Ambiguous);
         assert_eq!(classify_failure("", "409 Conflict"), Conflict);
+    }
+
+    /// What HTTP clients of several languages raise, as they spell it: a failure before
+    /// the connection was made is `safe`, one after the request went out `ambiguous`.
+    #[test]
+    fn failures_as_clients_of_several_languages_spell_them() {
+        let cases = [
+            // Python: requests, httpx, aiohttp.
+            (
+                "requests.exceptions.ReadTimeout",
+                "HTTPSConnectionPool(host='p', port=443): Read timed out. (read timeout=10)",
+                Ambiguous,
+            ),
+            (
+                "requests.exceptions.ConnectTimeout",
+                "Max retries exceeded (Caused by ConnectTimeoutError('Connection to p timed out. (connect timeout=5)'))",
+                Safe,
+            ),
+            (
+                "httpx.ReadTimeout",
+                "The read operation timed out",
+                Ambiguous,
+            ),
+            ("httpx.ConnectError", "[Errno 111] Connection refused", Safe),
+            ("httpx.PoolTimeout", "", Safe),
+            (
+                "httpx.RemoteProtocolError",
+                "Server disconnected without sending a response.",
+                Ambiguous,
+            ),
+            (
+                "aiohttp.client_exceptions.ClientConnectorError",
+                "Cannot connect to host p:443 ssl:default [Connect call failed ('10.0.0.1', 443)]",
+                Safe,
+            ),
+            (
+                "aiohttp.client_exceptions.ServerDisconnectedError",
+                "Server disconnected",
+                Ambiguous,
+            ),
+            (
+                "ssl.SSLCertVerificationError",
+                "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed",
+                Safe,
+            ),
+            // Node.
+            ("Error", "connect ECONNREFUSED 10.0.0.1:443", Safe),
+            ("Error", "getaddrinfo ENOTFOUND p", Safe),
+            ("Error", "connect ETIMEDOUT 10.0.0.1:443", Safe),
+            ("Error", "read ECONNRESET", Ambiguous),
+            ("Error", "ETIMEDOUT", Ambiguous),
+            ("Error", "socket hang up", Ambiguous),
+            // Java.
+            (
+                "java.net.SocketTimeoutException",
+                "Read timed out",
+                Ambiguous,
+            ),
+            ("java.net.SocketTimeoutException", "Connect timed out", Safe),
+            ("java.net.UnknownHostException", "p", Safe),
+            ("java.net.SocketException", "Connection reset", Ambiguous),
+            // Go.
+            ("url.Error", "dial tcp 10.0.0.1:443: i/o timeout", Safe),
+            ("url.Error", "dial tcp: lookup p: no such host", Safe),
+            ("url.Error", "net/http: TLS handshake timeout", Safe),
+            (
+                "url.Error",
+                "read tcp 10.0.0.2:5555->10.0.0.1:443: i/o timeout",
+                Ambiguous,
+            ),
+            (
+                "url.Error",
+                "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+                Ambiguous,
+            ),
+            // Ruby.
+            (
+                "Net::ReadTimeout",
+                "Net::ReadTimeout with #<TCPSocket:(closed)>",
+                Ambiguous,
+            ),
+            ("Net::OpenTimeout", "execution expired", Safe),
+            (
+                "Errno::ECONNREFUSED",
+                "Failed to open TCP connection to p:443 (Connection refused)",
+                Safe,
+            ),
+        ];
+        for (error, message, want) in cases {
+            assert_eq!(classify_failure(error, message), want, "{error}: {message}");
+        }
     }
 }

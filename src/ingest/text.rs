@@ -317,6 +317,9 @@ impl TextParser {
         if let Some((class, message)) = exception_line(first) {
             return self.failure_line(class, message, f).map(Some);
         }
+        if let Some(message) = go_request_error(first) {
+            return self.failure_line(b"url.Error", message, f).map(Some);
+        }
         let effect = effect_line(f, at, &mut self.dates, self.tz_secs)?;
         Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
     }
@@ -603,22 +606,28 @@ fn without_protocol(field: &[u8]) -> &[u8] {
     }
 }
 
-/// `urllib3.exceptions.ReadTimeoutError: read timeout=10`, or a bare dotted exception class.
+/// `urllib3.exceptions.ReadTimeoutError: read timeout=10`, or a bare dotted exception class;
+/// Ruby's and C++'s spell the path with `::` (`Net::ReadTimeout: Net::ReadTimeout`).
 fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (class, message) = match field.iter().position(|&b| b == b':') {
+    let (class, message) = match class_end(field) {
         Some(c) => (&field[..c], field[c + 1..].trim_ascii()),
         None => (field, &b""[..]),
     };
-    // A dotted name with no empty segment (`a.`, `.b` and `a..b` are not class names).
-    let is_ident = !class.is_empty()
-        && class
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-        && class.split(|&b| b == b'.').all(|seg| !seg.is_empty());
+    // A path of segments joined by `.` or `::`, none empty (`a.`, `.b`, `a..b` are no
+    // names). `class_end` left only `::` pairs in it.
+    let mut path = String::from_utf8_lossy(class);
+    if class.contains(&b':') {
+        path = path.replace("::", ".").into();
+    }
+    let is_ident = !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && path.split('.').all(|seg| !seg.is_empty());
     if !is_ident {
         return None;
     }
-    let last = class.rsplit(|&b| b == b'.').next().unwrap_or(class);
+    let last = path.rsplit('.').next().unwrap_or(&path).as_bytes();
     let named_like_error = [
         &b"Error"[..],
         b"Exception",
@@ -629,10 +638,39 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     ]
     .iter()
     .any(|s| last.ends_with(s));
-    let dotted_class = class.contains(&b'.')
+    let dotted_class = (class.contains(&b'.') || class.contains(&b':'))
         && !message.is_empty()
         && last.first().is_some_and(u8::is_ascii_uppercase);
     (named_like_error || dotted_class).then_some((class, message))
+}
+
+/// Go's HTTP client fails a request as `Post "https://...": context deadline exceeded`
+/// (a `url.Error`: the method as Go spells it, the quoted URL, the cause): the cause.
+fn go_request_error(field: &[u8]) -> Option<&[u8]> {
+    const OPS: [&[u8]; 7] = [
+        b"Get", b"Post", b"Put", b"Patch", b"Delete", b"Head", b"Options",
+    ];
+    let space = field.iter().position(|&b| b == b' ')?;
+    let rest = field[space + 1..].strip_prefix(b"\"")?;
+    let url_end = rest.iter().position(|&b| b == b'"')?;
+    let cause = rest[url_end + 1..].strip_prefix(b": ")?.trim_ascii();
+    (OPS.contains(&&field[..space]) && url_end > 0 && !cause.is_empty()).then_some(cause)
+}
+
+/// Where an exception's class ends and its message starts: the first `:` that is not half of
+/// a path's `::`.
+fn class_end(field: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < field.len() {
+        if field[i] == b':' {
+            if field.get(i + 1) != Some(&b':') {
+                return Some(i);
+            }
+            i += 1;
+        }
+        i += 1;
+    }
+    None
 }
 
 /// An effect line read plainly ([`plain_effect_line`]): the effect [`effect_line`] reads

@@ -1015,3 +1015,54 @@ fn a_status_line_may_name_its_protocol() {
         }
     }
 }
+
+/// Failures as HTTP clients beyond Python's write them: Ruby's `::` paths, Node's `Error`,
+/// Java's exceptions and Go's `url.Error` (`Post "URL": cause`) end the attempt, classified
+/// by what they say; a line merely shaped like them is no failure.
+#[test]
+fn failures_of_clients_in_other_languages() {
+    let lines = [
+        (
+            "Net::ReadTimeout: Net::ReadTimeout with #<TCPSocket:(closed)>",
+            Some(("Net::ReadTimeout", FailureClass::Ambiguous)),
+        ),
+        (
+            "Errno::ECONNREFUSED: Failed to open TCP connection to p:443 (Connection refused)",
+            Some(("Errno::ECONNREFUSED", FailureClass::Safe)),
+        ),
+        (
+            "Error: read ECONNRESET",
+            Some(("Error", FailureClass::Ambiguous)),
+        ),
+        (
+            "java.net.SocketTimeoutException: Connect timed out",
+            Some(("java.net.SocketTimeoutException", FailureClass::Safe)),
+        ),
+        (
+            "Post \"https://payments.internal/v1/refunds\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+            Some(("url.Error", FailureClass::Ambiguous)),
+        ),
+        (
+            "Post \"https://p/v1/refunds\": dial tcp 10.0.0.1:443: connect: connection refused",
+            Some(("url.Error", FailureClass::Safe)),
+        ),
+        // Not failures: a path with a stray colon, a `::` left open, Go's shape without a
+        // cause or with a method it does not write so, a status field.
+        ("Net:ReadTimeout: x", None),
+        ("Net::: x", None),
+        ("Post \"https://p/v1/refunds\":", None),
+        ("POST \"https://p/v1/refunds\": EOF", None),
+        ("Send \"https://p/v1/refunds\": EOF", None),
+    ];
+    for (line, want) in lines {
+        let p = run(&format!(
+            "10:00:00  agent run r1  step 1  tool=issue_refund  args={{}}\n\
+             10:00:01  POST https://p/v1/refunds  (attempt 1)\n10:00:02  {line}\n"
+        ));
+        let got = p.events.iter().find_map(|e| match &e.kind {
+            EventKind::Failure(f) => Some((f.error.to_string(), f.class)),
+            _ => None,
+        });
+        assert_eq!(got, want.map(|(e, c)| (e.to_string(), c)), "{line}");
+    }
+}
