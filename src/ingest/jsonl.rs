@@ -551,15 +551,18 @@ impl<'a> Fields<'_, 'a> {
 
     /// `amount_minor` with `currency`, `amount_p` (GBP pence, as in text traces), or
     /// `amount` in major units with `currency` (a number or a string, `45.00`), converted
-    /// exactly by the currency's exponent.
+    /// exactly by the currency's exponent. Minor units may be a string of an integer
+    /// (`"4500"`), as protobuf's JSON mapping writes every 64-bit integer.
     fn money(&self) -> Result<Option<Money>, String> {
         let int = |k: &str| -> Result<Option<i64>, String> {
+            let bad = || format!("`{k}` is not an integer number of minor units");
             match self.get(k) {
                 None => Ok(None),
-                Some(t) => t
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| format!("`{k}` is not an integer number of minor units")),
+                Some(t) if t.starts_with('"') => {
+                    let s = self.str(k)?.unwrap_or_default();
+                    s.trim().parse().map(Some).map_err(|_| bad())
+                }
+                Some(t) => t.parse().map(Some).map_err(|_| bad()),
             }
         };
         if let Some(p) = int("amount_p")? {
@@ -681,6 +684,34 @@ mod tests {
             reasons[2].contains("disagrees with currency GBP"),
             "{reasons:?}"
         );
+    }
+
+    /// Minor units as a string of an integer (protobuf's JSON mapping of an int64) read as
+    /// the number does; a string that is no integer is still refused.
+    #[test]
+    fn minor_units_as_a_string() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","effect_id":"rf_1","kind":"refund","amount_minor":"4500","currency":"GBP"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:12Z","type":"effect","effect_id":"rf_2","kind":"refund","amount_p":"-1200"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:13Z","type":"effect","effect_id":"rf_3","kind":"refund","amount_minor":"4500.5","currency":"GBP"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:14Z","type":"effect","effect_id":"rf_4","kind":"refund","amount_minor":"","currency":"GBP"}"#,
+            "\n",
+        ));
+        let amounts: Vec<Option<Money>> = p
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Effect(x) => x.amount,
+                _ => None,
+            })
+            .collect();
+        let gbp = |minor| Some(Money::new(minor, Currency::GBP));
+        assert_eq!(amounts, [gbp(4500), gbp(-1200)]);
+        let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, [3, 4], "{:?}", p.stats.problems);
     }
 
     /// The stamp under the names other structured loggers give it, and as unix
