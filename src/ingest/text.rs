@@ -768,13 +768,45 @@ fn effect_line(
             }
         }
     }
+    // Key=value services write the order as a token (`order=A-1`, `order_id=A-1`).
+    let order = order.or_else(|| ORDER_TOKENS.iter().find_map(|t| f.token(t)).map(small));
     if order.is_none() && amount.is_none() && !has_amount_token(f) {
         return Ok(None);
     }
+    // `refund created  refund_id=rf_1 ...`: the word after the kind says what happened and
+    // the id is a token. Read as the id, every such line of a month would be one refund.
+    let (id, event_word) = if is_event_word(id) {
+        let named = EFFECT_ID_TOKENS
+            .iter()
+            .chain(&["id"])
+            .find_map(|t| f.token(t.as_bytes()));
+        match named {
+            Some(named) if !named.is_empty() => (named, Some(id)),
+            _ => {
+                return Err(format!(
+                    "an effect line without an id: `{}` is not one (write `{} ID` or an `effect_id=` token)",
+                    text(id),
+                    text(kind)
+                ));
+            }
+        }
+    } else {
+        (id, None)
+    };
     // Tokens win over a `4500p` field; a token that cannot be read is an error.
     if let Some(a) = amount_of(f)? {
         amount = Some(a);
     }
+    // The state: a `settled TIME` field, else a `status=`/`state=` token (`status=failed`
+    // is a refund that did not happen), else the word after the kind.
+    let state = state
+        .or_else(|| {
+            STATE_TOKENS
+                .iter()
+                .find_map(|t| f.token(t))
+                .map(|v| (v, &b""[..]))
+        })
+        .or(event_word.map(|w| (w, &b""[..])));
     let (state, state_at) = match state {
         Some((word, rest)) => (Some(small(word)), reached_at(rest, created, dates, tz_secs)),
         None => (None, None),
@@ -793,6 +825,45 @@ fn effect_line(
         state_at,
         happened,
     }))
+}
+
+/// Tokens that give an effect line's order when no `order ORDER` field does.
+const ORDER_TOKENS: [&[u8]; 2] = [b"order", b"order_id"];
+
+/// Tokens that give an effect line's state when no `STATE TIME` field does.
+const STATE_TOKENS: [&[u8]; 2] = [b"status", b"state"];
+
+/// Words that say what happened to an effect, written where its id goes (`refund created
+/// refund_id=rf_1`, `refund failed  ...`): an id of lower-case letters only is one of these
+/// far more often than an id.
+pub(super) fn is_event_word(word: &[u8]) -> bool {
+    const WORDS: [&[u8]; 24] = [
+        b"created",
+        b"issued",
+        b"initiated",
+        b"requested",
+        b"processed",
+        b"completed",
+        b"succeeded",
+        b"settled",
+        b"pending",
+        b"failed",
+        b"rejected",
+        b"declined",
+        b"canceled",
+        b"cancelled",
+        b"voided",
+        b"captured",
+        b"paid",
+        b"refunded",
+        b"reversed",
+        b"approved",
+        b"posted",
+        b"submitted",
+        b"accepted",
+        b"done",
+    ];
+    word.iter().all(u8::is_ascii_lowercase) && WORDS.contains(&word)
 }
 
 /// The currency a `currency=` token names, when it names one.

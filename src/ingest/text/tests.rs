@@ -1066,3 +1066,59 @@ fn failures_of_clients_in_other_languages() {
         assert_eq!(got, want.map(|(e, c)| (e.to_string(), c)), "{line}");
     }
 }
+
+/// Services that log key=value: the order as a token, the id as a token after a word that
+/// says what happened (`refund created  refund_id=rf_2`), the state as a `status=` token. A
+/// line whose id is such a word and names no other is skipped: read as the id, every
+/// `refund created` of a month would be one refund.
+#[test]
+fn effect_lines_with_tokens_and_event_words() {
+    let p = run(
+        "10:00:00  refund rf_1  order=A-1  amount_p=4500  settled 10:00:05\n\
+         10:00:01  refund created  refund_id=rf_2  order_id=A-2  amount_p=100\n\
+         10:00:02  refund failed  effect_id=rf_3  order=A-3  amount_p=100\n\
+         10:00:03  refund rf_4  order A-4  4500p  status=failed\n\
+         10:00:04  refund created  order=A-5  amount_p=100\n\
+         10:00:05  refund issued  order A-6  4500p  settled 10:00:09\n\
+         10:00:06  refund abc  order A-7  4500p\n\
+         10:00:07  refund rf_8  order A-8  4500p  settled 10:00:09  status=failed\n\
+         10:00:08  healthcheck ok  latency_ms=9\n",
+    );
+    let effects: Vec<(String, Option<String>, Option<String>, bool)> = p
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some((
+                x.id.to_string(),
+                x.order.as_ref().map(|o| o.to_string()),
+                x.state.as_ref().map(|s| s.to_string()),
+                x.happened,
+            )),
+            _ => None,
+        })
+        .collect();
+    let e = |id: &str, order: &str, state: Option<&str>, happened| {
+        (
+            id.to_string(),
+            Some(order.to_string()),
+            state.map(String::from),
+            happened,
+        )
+    };
+    assert_eq!(
+        effects,
+        [
+            e("rf_1", "A-1", Some("settled"), true),
+            e("rf_2", "A-2", Some("created"), true),
+            e("rf_3", "A-3", Some("failed"), false),
+            e("rf_4", "A-4", Some("failed"), false),
+            e("abc", "A-7", None, true),
+            // The final state written with its time wins over a status token.
+            e("rf_8", "A-8", Some("settled"), true),
+        ]
+    );
+    let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+    assert_eq!(lines, [5, 6], "{:?}", p.stats.problems);
+    assert!(p.stats.problems[0].reason.contains("without an id"));
+    assert_eq!(p.stats.ignored, 1);
+}
