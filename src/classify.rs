@@ -73,9 +73,6 @@ const NEVER_CONNECTED: &[&str] = &[
     // (`dial tcp ...`, `no such host`, a TLS handshake that timed out), Ruby
     // (`Net::OpenTimeout`), aiohttp (`Cannot connect to host`), httpx (`PoolTimeout`: no
     // connection was free) and a certificate refused before anything was sent.
-    "econnrefused",
-    "enotfound",
-    "eai_again",
     "connect etimedout",
     "connect timed out",
     "unknownhostexception",
@@ -87,6 +84,11 @@ const NEVER_CONNECTED: &[&str] = &[
     "pooltimeout",
     "certificate verify failed",
 ];
+
+/// Error codes (Node's, from the C library) meaning the connection was never made: matched
+/// as whole words, since `enotfound` is also the end of `FileNotFound`, which Java raises
+/// for a 404 the server sent.
+const NEVER_CONNECTED_CODES: &[&str] = &["econnrefused", "enotfound", "eai_again"];
 
 /// Phrases meaning the request was sent and the answer was lost.
 const BROKE_AFTER_SENDING: &[&str] = &[
@@ -115,7 +117,10 @@ pub fn classify_failure(error: &str, message: &str) -> FailureClass {
     if BROKE_AFTER_SENDING.iter().any(|p| text.contains(p)) {
         return FailureClass::Ambiguous;
     }
-    if NEVER_CONNECTED.iter().any(|p| text.contains(p)) || error.eq_ignore_ascii_case("dns") {
+    if NEVER_CONNECTED.iter().any(|p| text.contains(p))
+        || NEVER_CONNECTED_CODES.iter().any(|c| has_word(&text, c))
+        || error.eq_ignore_ascii_case("dns")
+    {
         return FailureClass::Safe;
     }
     if let Some(status) = leading_status(message).or_else(|| leading_status(error)) {
@@ -130,6 +135,16 @@ pub fn classify_failure(error: &str, message: &str) -> FailureClass {
 pub fn says_answer_lost(text: &str) -> bool {
     let text = text.to_ascii_lowercase();
     BROKE_AFTER_SENDING.iter().any(|p| text.contains(p))
+}
+
+/// `word` occurs in `text` with no letter, digit or `_` on either side.
+fn has_word(text: &str, word: &str) -> bool {
+    let is_word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text.as_bytes()[..at].last().copied();
+        let after = text.as_bytes().get(at + word.len()).copied();
+        !before.is_some_and(is_word_byte) && !after.is_some_and(is_word_byte)
+    })
 }
 
 /// `409 Conflict` → 409.
@@ -244,6 +259,18 @@ mod tests {
             // Node.
             ("Error", "connect ECONNREFUSED 10.0.0.1:443", Safe),
             ("Error", "getaddrinfo ENOTFOUND p", Safe),
+            ("Error", "getaddrinfo EAI_AGAIN p", Safe),
+            // A 404 the server sent, as Java's HttpURLConnection raises it: not ENOTFOUND.
+            (
+                "java.io.FileNotFoundException",
+                "https://p/v1/refunds",
+                Ambiguous,
+            ),
+            (
+                "com.acme.ResourceNotFoundException",
+                "Requested resource not found",
+                Ambiguous,
+            ),
             ("Error", "connect ETIMEDOUT 10.0.0.1:443", Safe),
             ("Error", "read ECONNRESET", Ambiguous),
             ("Error", "ETIMEDOUT", Ambiguous),

@@ -570,7 +570,9 @@ fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// `201 Created`, `409 Conflict`, `503`; also after the protocol, as HTTP clients and
-/// proxies write a status line (`HTTP/1.1 201 Created`, `HTTP/2 409`, `HTTP 201`).
+/// proxies write a status line (`HTTP/1.1 201 Created`, `HTTP/2 409`, `HTTP 201`). Not an
+/// interim answer (`100 Continue`, `103 Early Hints`) nor a proxy's `200 Connection
+/// established` (its tunnel is open; the request is yet to be sent): neither ends an attempt.
 fn status_line(field: &[u8]) -> Option<(u16, &[u8])> {
     let field = without_protocol(field);
     if field.len() < 3 || !field[..3].iter().all(u8::is_ascii_digit) {
@@ -580,9 +582,9 @@ fn status_line(field: &[u8]) -> Option<(u16, &[u8])> {
         return None;
     }
     let status = parse_u32(&field[..3])? as u16;
-    (100..600)
-        .contains(&status)
-        .then(|| (status, field[3..].trim_ascii()))
+    let text = field[3..].trim_ascii();
+    let tunnel = status == 200 && text.eq_ignore_ascii_case(b"Connection established");
+    ((200..600).contains(&status) && !tunnel).then_some((status, text))
 }
 
 /// `field` after a leading `HTTP/1.1 `, `HTTP/2 ` or `HTTP ` (in any case); else all of it.
@@ -638,10 +640,14 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     ]
     .iter()
     .any(|s| last.ends_with(s));
-    let dotted_class = (class.contains(&b'.') || class.contains(&b':'))
+    // A dotted class with a message is an exception (`requests.exceptions.ChunkedEncoding
+    // ...`); a `::` path must be named like one (`Payments::RefundClient: refund issued` is
+    // a logger's name), or be one of Ruby's `Errno::` codes.
+    let dotted_class = class.contains(&b'.')
         && !message.is_empty()
         && last.first().is_some_and(u8::is_ascii_uppercase);
-    (named_like_error || dotted_class).then_some((class, message))
+    let errno = class.starts_with(b"Errno::");
+    (named_like_error || dotted_class || errno).then_some((class, message))
 }
 
 /// Go's HTTP client fails a request as `Post "https://...": context deadline exceeded`
@@ -653,8 +659,12 @@ fn go_request_error(field: &[u8]) -> Option<&[u8]> {
     let space = field.iter().position(|&b| b == b' ')?;
     let rest = field[space + 1..].strip_prefix(b"\"")?;
     let url_end = rest.iter().position(|&b| b == b'"')?;
+    let url = &rest[..url_end];
+    // A URL, as Go quotes it: a scheme's `://` or a path, no blank.
+    let is_url = (url.starts_with(b"/") || url.windows(3).any(|w| w == b"://"))
+        && !url.iter().any(u8::is_ascii_whitespace);
     let cause = rest[url_end + 1..].strip_prefix(b": ")?.trim_ascii();
-    (OPS.contains(&&field[..space]) && url_end > 0 && !cause.is_empty()).then_some(cause)
+    (OPS.contains(&&field[..space]) && is_url && !cause.is_empty()).then_some(cause)
 }
 
 /// Where an exception's class ends and its message starts: the first `:` that is not half of
@@ -875,8 +885,9 @@ fn named_currency(f: &Fields) -> Option<Currency> {
 /// (`45.00 GBP  52.61 EUR`, a conversion beside the original) leave which one the effect
 /// was unknown, so the line is an error, not the last one read.
 fn one_amount(before: Option<Money>, now: Money) -> Result<Option<Money>, String> {
+    // Compared as sizes, as correlation reads them: `-1200p  £12.00` agree.
     match before {
-        Some(b) if b != now => Err(format!(
+        Some(b) if b.size() != now.size() => Err(format!(
             "two amounts that disagree ({} and {})",
             b.display(),
             now.display()

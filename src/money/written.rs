@@ -78,6 +78,9 @@ pub fn in_currency(text: &str, currency: Currency) -> Result<i64, String> {
 }
 
 fn read(w: &Written, currency: Currency, text: &str) -> Result<i64, String> {
+    if w.number.starts_with('-') {
+        return Err(format!("`{text}` has two minus signs"));
+    }
     let size = parse_major(w.number, currency).map_err(|e| format!("`{text}`: {e}"))?;
     Ok(if w.negative { -size } else { size })
 }
@@ -88,11 +91,14 @@ fn split(t: &str) -> Option<Written<'_>> {
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
     fn written<'a>(mark: Mark<'a>, negative: bool, number: &'a str) -> Option<Written<'a>> {
+        // One minus sign, before the mark or after it: `-£-12.00` keeps its second one,
+        // which `read` refuses.
         let (neg, number) = match number.strip_prefix('-') {
-            Some(n) => (true, n),
-            None => (false, number),
+            Some(n) if !negative => (true, n),
+            _ => (false, number),
         };
         number
+            .trim_start_matches('-')
             .starts_with(|c: char| c.is_ascii_digit())
             .then_some(())?;
         Some(Written {
@@ -159,6 +165,8 @@ mod tests {
             "45.5 JPY",
             "£4x",
             "-$45.00",
+            "-£-12.00",
+            "-12.00- GBP",
             "1,250 KWD",
         ] {
             assert!(matches!(read(refused), Some(Err(_))), "{refused}");

@@ -998,6 +998,10 @@ fn a_status_line_may_name_its_protocol() {
         ("HTTP/ 201 Created", None),
         ("HTTP/1.1201 Created", None),
         ("HTTPS 201 Created", None),
+        // Interim answers and a proxy's open tunnel end no attempt.
+        ("HTTP/1.1 100 Continue", None),
+        ("103 Early Hints", None),
+        ("HTTP/1.1 200 Connection established", None),
     ];
     for (line, want) in answers {
         let p = run(&format!(
@@ -1053,6 +1057,10 @@ fn failures_of_clients_in_other_languages() {
         ("Post \"https://p/v1/refunds\":", None),
         ("POST \"https://p/v1/refunds\": EOF", None),
         ("Send \"https://p/v1/refunds\": EOF", None),
+        // Go's shape around no URL; a logger named by a Ruby path.
+        ("Delete \"cache entry A-1\": not found", None),
+        ("Get \"x\": y", None),
+        ("Payments::RefundClient: refund issued rf_1", None),
     ];
     for (line, want) in lines {
         let p = run(&format!(
@@ -1121,4 +1129,25 @@ fn effect_lines_with_tokens_and_event_words() {
     assert_eq!(lines, [5, 6], "{:?}", p.stats.problems);
     assert!(p.stats.problems[0].reason.contains("without an id"));
     assert_eq!(p.stats.ignored, 1);
+}
+
+/// A ledger's sign on one of two spellings of an effect's amount is no disagreement: the
+/// amounts are compared as the sizes correlation reads.
+#[test]
+fn two_spellings_of_an_amount_agree_whatever_the_sign() {
+    let p = run(
+        "10:00:00  refund rf_1  order A-1  -1200p  £12.00  settled 10:00:05\n\
+         10:00:01  refund rf_2  order A-1  -1200p  £12.01  settled 10:00:05\n",
+    );
+    let amounts: Vec<Option<i64>> = p
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some(x.amount.map(|m| m.size().minor)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(amounts, [Some(1200)]);
+    let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+    assert_eq!(lines, [2], "{:?}", p.stats.problems);
 }
