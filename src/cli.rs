@@ -102,8 +102,8 @@ pub struct InputArgs {
     #[arg(long, value_name = "DURATION")]
     pub stuck_after: Option<String>,
 
-    /// Width of the metrics windows, aligned to the minute, used by `metrics` and by the
-    /// replay-rate-spike rule [default: 1m].
+    /// Width of the metrics windows, used by `metrics` and by the replay-rate-spike rule;
+    /// windows start at multiples of the width since the epoch [default: 1m].
     #[arg(long, value_name = "DURATION")]
     pub window: Option<String>,
 

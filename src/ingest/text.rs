@@ -940,9 +940,16 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
         (None, Some(major)) => ("amount", major),
         (None, None) => return Ok(None),
     };
-    let code = f
-        .token(b"currency")
-        .ok_or_else(|| format!("`{name}=` without `currency=`"))?;
+    let code = f.token(b"currency").ok_or_else(|| {
+        // `amount=45.00 currency=GBP`: one space keeps the currency inside the amount's
+        // field (SPEC §3.1 separates fields by two or more).
+        match text(written).split_once(" currency=") {
+            Some((amount, code)) => format!(
+                "`{name}={amount} currency={code}` is one field: separate fields by two or more spaces (`{name}={amount}  currency={code}`)"
+            ),
+            None => format!("`{name}=` without `currency=`"),
+        }
+    })?;
     let currency = Currency::parse(&text(code))
         .ok_or_else(|| format!("`currency={}` is not a currency code", text(code)))?;
     let minor = match name {

@@ -12,7 +12,8 @@ pub static RULE: Rule = Rule {
     default_enabled: true,
     summary: "in some window the replay rate exceeds max(5%, 10 x the median of all windows)",
     explanation: r#"## What it does
-Splits keyed requests into windows (`--window`, default 1m, aligned to the minute) and
+Splits keyed requests into windows (`--window`, default 1m, starting at multiples of the
+width since the epoch: a whole-minute width is aligned to the minute) and
 computes each window's replay rate: replays (a response marked replayed, or a `200` for a
 key an earlier attempt already completed) over keyed requests. A window whose rate exceeds
 max(5%, 10 x the median of all windows' rates) is a spike. Windows with fewer than 20 keyed
