@@ -574,5 +574,19 @@ mod tests {
             order_and_amount(&v),
             (Some("B".into()), Some(Money::new(12, eur)))
         );
+        // A payments API's shape: the order in `metadata`, read when the top level has none.
+        let v: Value = serde_json::from_str(
+            r#"{"charge":"ch_1","amount_minor":4500,"currency":"GBP","metadata":{"order_id":"A-7"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            order_and_amount(&v),
+            (Some("A-7".into()), Some(Money::new(4500, Currency::GBP)))
+        );
+        let v: Value =
+            serde_json::from_str(r#"{"order":"A-1","metadata":{"order_id":"X"}}"#).unwrap();
+        assert_eq!(order_and_amount(&v).0, Some("A-1".into()));
+        let v: Value = serde_json::from_str(r#"{"metadata":"order_id=A-1"}"#).unwrap();
+        assert_eq!(order_and_amount(&v).0, None);
     }
 }

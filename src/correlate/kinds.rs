@@ -54,12 +54,32 @@ fn kinds_named_in(text: &str) -> u32 {
     named
 }
 
-/// The order and amount a call's arguments name, for matching by order and time.
+/// The order and amount a call's arguments name, for matching by order and time. Tools that
+/// mirror a payments API put the order in its `metadata` (`{"charge":"ch_1","amount":4500,
+/// "metadata":{"order_id":"A-1"}}`, as Stripe's refunds take it): read there when the top
+/// level names none. (A flat object has no `metadata` to look in.)
 pub fn order_and_amount(args: &Value) -> (Option<Text>, Option<Money>) {
     let Value::Object(map) = args else {
         return (None, None);
     };
-    order_and_amount_by(|k| map.get(k).map(|v| Arg::Parsed(Cow::Borrowed(v))))
+    let (order, amount) =
+        order_and_amount_by(|k| map.get(k).map(|v| Arg::Parsed(Cow::Borrowed(v))));
+    let in_metadata = || {
+        let Some(Value::Object(meta)) = map.get("metadata") else {
+            return None;
+        };
+        ORDER_NAMES.iter().find_map(|k| order_of(meta.get(*k)?))
+    };
+    (order.or_else(in_metadata), amount)
+}
+
+/// An order id written as a string or a number.
+fn order_of(v: &Value) -> Option<Text> {
+    match v {
+        Value::String(s) => Some(s.as_str().into()),
+        Value::Number(n) => Some(n.to_string().into()),
+        _ => None,
+    }
 }
 
 /// [`order_and_amount`] of a flat object's members as written
@@ -117,11 +137,7 @@ fn is_plain_integer(v: &str) -> bool {
 fn order_and_amount_by<'v>(get: impl Fn(&str) -> Option<Arg<'v>>) -> (Option<Text>, Option<Money>) {
     let order = ORDER_NAMES.iter().find_map(|k| match get(k)? {
         Arg::Text(s) | Arg::Integer(_, s) => Some(s.into()),
-        Arg::Parsed(v) => match &*v {
-            Value::String(s) => Some(s.as_str().into()),
-            Value::Number(n) => Some(n.to_string().into()),
-            _ => None,
-        },
+        Arg::Parsed(v) => order_of(&v),
     });
     let currency = get("currency").and_then(|a| match a {
         Arg::Text(s) => Currency::parse(s),
