@@ -630,24 +630,30 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
         return None;
     }
     let last = path.rsplit('.').next().unwrap_or(&path).as_bytes();
-    let named_like_error = [
-        &b"Error"[..],
-        b"Exception",
-        b"Timeout",
-        b"Exceeded",
-        b"Refused",
-        b"Reset",
-    ]
-    .iter()
-    .any(|s| last.ends_with(s));
+    let error_like = |name: &[u8]| {
+        [
+            &b"Error"[..],
+            b"Exception",
+            b"Timeout",
+            b"Exceeded",
+            b"Refused",
+            b"Reset",
+            b"Failed",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s))
+    };
+    let named_like_error = error_like(last);
     // A dotted class with a message is an exception (`requests.exceptions.ChunkedEncoding
-    // ...`); a `::` path must be named like one (`Payments::RefundClient: refund issued` is
-    // a logger's name), or be one of Ruby's `Errno::` codes.
+    // ...`); a `::` path must have an error's name in it (`Faraday::ConnectionFailed`,
+    // `Excon::Error::Socket`: `Payments::RefundClient: refund issued` is a logger's name),
+    // or be one of Ruby's `Errno::` codes.
     let dotted_class = class.contains(&b'.')
         && !message.is_empty()
         && last.first().is_some_and(u8::is_ascii_uppercase);
-    let errno = class.starts_with(b"Errno::");
-    (named_like_error || dotted_class || errno).then_some((class, message))
+    let ruby_path = class.contains(&b':')
+        && (class.starts_with(b"Errno::") || path.split('.').any(|seg| error_like(seg.as_bytes())));
+    (named_like_error || dotted_class || ruby_path).then_some((class, message))
 }
 
 /// Go's HTTP client fails a request as `Post "https://...": context deadline exceeded`
@@ -778,45 +784,54 @@ fn effect_line(
             }
         }
     }
-    // Key=value services write the order as a token (`order=A-1`, `order_id=A-1`).
-    let order = order.or_else(|| ORDER_TOKENS.iter().find_map(|t| f.token(t)).map(small));
-    if order.is_none() && amount.is_none() && !has_amount_token(f) {
-        return Ok(None);
-    }
     // `refund created  refund_id=rf_1 ...`: the word after the kind says what happened and
     // the id is a token. Read as the id, every such line of a month would be one refund.
-    let (id, event_word) = if is_event_word(id) {
-        let named = EFFECT_ID_TOKENS
-            .iter()
-            .chain(&["id"])
-            .find_map(|t| f.token(t.as_bytes()));
-        match named {
-            Some(named) if !named.is_empty() => (named, Some(id)),
-            _ => {
-                return Err(format!(
-                    "an effect line without an id: `{}` is not one (write `{} ID` or an `effect_id=` token)",
-                    text(id),
-                    text(kind)
-                ));
-            }
+    let event_word = is_event_word(id).then_some(id);
+    let named_id = || {
+        (EFFECT_ID_TOKENS.iter().chain(&["id"]))
+            .find_map(|t| f.token(t.as_bytes()).filter(|v| !v.is_empty()))
+    };
+    // An effect names its order as a field or its amount; or says what happened and names
+    // its id. A line that only mentions an order (`refund skipped  order_id=A-1`, `webhook
+    // received  id=evt_1  order_id=A-1`) is no effect.
+    let effect_said = event_word.is_some() && named_id().is_some();
+    if order.is_none() && amount.is_none() && !has_amount_token(f) && !effect_said {
+        return Ok(None);
+    }
+    // Key=value services write the order as a token (`order=A-1`, `order_id=A-1`).
+    let order = order.or_else(|| ORDER_TOKENS.iter().find_map(|t| f.token(t)).map(small));
+    let id = match (event_word, named_id()) {
+        (None, _) => id,
+        (Some(_), Some(named)) => named,
+        (Some(word), None) => {
+            return Err(format!(
+                "an effect line without an id: `{}` is not one (write `{} ID` or an `effect_id=` token)",
+                text(word),
+                text(kind)
+            ));
         }
-    } else {
-        (id, None)
     };
     // Tokens win over a `4500p` field; a token that cannot be read is an error.
     if let Some(a) = amount_of(f)? {
         amount = Some(a);
     }
-    // The state: a `settled TIME` field, else a `status=`/`state=` token (`status=failed`
-    // is a refund that did not happen), else the word after the kind.
-    let state = state
-        .or_else(|| {
-            STATE_TOKENS
-                .iter()
-                .find_map(|t| f.token(t))
-                .map(|v| (v, &b""[..]))
+    // The state: a `settled TIME` field, else a `status=`/`state=` token of letters
+    // (`status=failed`; not `status=402`), else the word after the kind; but a word after
+    // the kind saying the effect did not happen (`refund failed  ...  card_declined`) wins.
+    let state_token = || {
+        STATE_TOKENS.iter().find_map(|t| {
+            f.token(t).filter(|v| {
+                !v.is_empty() && v.iter().all(|b| b.is_ascii_alphabetic() || *b == b'_')
+            })
         })
-        .or(event_word.map(|w| (w, &b""[..])));
+    };
+    let untimed = |w| -> (&[u8], &[u8]) { (w, b"") };
+    let state = match event_word {
+        Some(w) if state_means_not_happened(&text(w)) => Some(untimed(w)),
+        _ => state
+            .or_else(|| state_token().map(untimed))
+            .or(event_word.map(untimed)),
+    };
     let (state, state_at) = match state {
         Some((word, rest)) => (Some(small(word)), reached_at(rest, created, dates, tz_secs)),
         None => (None, None),

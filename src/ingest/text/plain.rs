@@ -37,7 +37,9 @@ pub(super) fn plain_answer(msg: &[u8]) -> Option<u16> {
     if (msg.len() > 3 && msg[3] != b' ') || msg.contains(&b'=') {
         return None;
     }
-    status_line(msg.get(..3)?).map(|(status, _)| status)
+    // The whole line, so that what the general reading refuses (`200 Connection
+    // established`) is refused here too.
+    status_line(msg).map(|(status, _)| status)
 }
 
 /// `POST https://...  (attempt 1)` ([`plain_request_line`]) without a key: method and URL.

@@ -1061,6 +1061,15 @@ fn failures_of_clients_in_other_languages() {
         ("Delete \"cache entry A-1\": not found", None),
         ("Get \"x\": y", None),
         ("Payments::RefundClient: refund issued rf_1", None),
+        // Ruby's clients: a path with an error's name in it.
+        (
+            "Faraday::ConnectionFailed: end of file reached",
+            Some(("Faraday::ConnectionFailed", FailureClass::Ambiguous)),
+        ),
+        (
+            "Excon::Error::Socket: Connection reset by peer (Errno::ECONNRESET)",
+            Some(("Excon::Error::Socket", FailureClass::Ambiguous)),
+        ),
     ];
     for (line, want) in lines {
         let p = run(&format!(
@@ -1090,7 +1099,14 @@ fn effect_lines_with_tokens_and_event_words() {
          10:00:05  refund issued  order A-6  4500p  settled 10:00:09\n\
          10:00:06  refund abc  order A-7  4500p\n\
          10:00:07  refund rf_8  order A-8  4500p  settled 10:00:09  status=failed\n\
-         10:00:08  healthcheck ok  latency_ms=9\n",
+         10:00:08  healthcheck ok  latency_ms=9\n\
+         10:00:09  refund duplicate  order_id=A-9  idempotency_key=k1\n\
+         10:00:10  webhook received  id=evt_1  order_id=A-9\n\
+         10:00:11  refund created  refund_id=rf_10  order_id=A-10\n\
+         10:00:12  refund failed  refund_id=rf_11  order_id=A-11  amount_p=1999  status=402  error=card_declined\n\
+         10:00:13  refund failed  refund_id=rf_12  order_id=A-12  amount_p=4500  card_declined\n\
+         10:00:14  refund created  refund_id=  id=rf_13  order=A-13  amount_p=1\n\
+         10:00:15  refund created  refund_id=rf_14  order=A-14  amount_p=1  status=402\n",
     );
     let effects: Vec<(String, Option<String>, Option<String>, bool)> = p
         .events
@@ -1123,12 +1139,22 @@ fn effect_lines_with_tokens_and_event_words() {
             e("abc", "A-7", None, true),
             // The final state written with its time wins over a status token.
             e("rf_8", "A-8", Some("settled"), true),
+            // An id token and a word saying what happened make an effect, amount or not.
+            e("rf_10", "A-10", Some("created"), true),
+            // A word saying it did not happen wins over a code or a reason.
+            e("rf_11", "A-11", Some("failed"), false),
+            e("rf_12", "A-12", Some("failed"), false),
+            // An empty id token is passed over for the next.
+            e("rf_13", "A-13", Some("created"), true),
+            // A status that is a code is no state.
+            e("rf_14", "A-14", Some("created"), true),
         ]
     );
     let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
     assert_eq!(lines, [5, 6], "{:?}", p.stats.problems);
     assert!(p.stats.problems[0].reason.contains("without an id"));
-    assert_eq!(p.stats.ignored, 1);
+    // The health check, and lines that only mention an order: no effects.
+    assert_eq!(p.stats.ignored, 3);
 }
 
 /// A ledger's sign on one of two spellings of an effect's amount is no disagreement: the
@@ -1168,4 +1194,22 @@ fn a_currency_one_space_after_the_amount_names_the_separator() {
         "{reasons:?}"
     );
     assert_eq!(reasons[1], "`amount=` without `currency=`");
+}
+
+/// A proxy's `200 Connection established` in an idle call: the shortcut that settles idle
+/// calls on their bytes refuses it as the general reading does (it took it for the call's
+/// answer, so dropping idle calls changed the accounting).
+#[test]
+fn a_tunnel_reply_reads_alike_with_and_without_dropping_idle_calls() {
+    let log = "2026-11-03T10:00:00Z  agent run r1  step 1  tool=lookup_order  args={\"order\":\"A-1\"}\n\
+        2026-11-03T10:00:01Z  GET https://orders.internal/v1/orders/A-1  (attempt 1)\n\
+        2026-11-03T10:00:02Z  200 Connection established\n\
+        2026-11-03T10:00:03Z  agent run r1  step 1  ok\n";
+    let p = run(log);
+    assert_eq!((p.stats.events, p.stats.ignored), (3, 1));
+    crate::ingest::selfcheck::check_filter_agrees(
+        crate::ingest::Format::Text,
+        log.as_bytes(),
+        &ParseOptions::default(),
+    );
 }
