@@ -633,6 +633,16 @@ mod tests {
         }
     }
 
+    /// The amount of each event, `None` for events that are no effect.
+    fn effect_amounts(p: &Parsed) -> Vec<Option<Money>> {
+        (p.events.iter())
+            .map(|e| match &e.kind {
+                EventKind::Effect(x) => x.amount,
+                _ => None,
+            })
+            .collect()
+    }
+
     fn run(text: &str) -> Parsed {
         parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
     }
@@ -658,14 +668,7 @@ mod tests {
             r#"{"ts":"2026-11-03T14:02:17Z","type":"effect","effect_id":"rf_7","kind":"refund","amount":"€12.50","currency":"GBP"}"#,
             "\n",
         ));
-        let amounts: Vec<Option<Money>> = p
-            .events
-            .iter()
-            .map(|e| match &e.kind {
-                EventKind::Effect(x) => x.amount,
-                _ => None,
-            })
-            .collect();
+        let amounts = effect_amounts(&p);
         let money = |minor, code| Some(Money::new(minor, Currency::parse(code).unwrap()));
         assert_eq!(
             amounts,
@@ -700,14 +703,7 @@ mod tests {
             r#"{"ts":"2026-11-03T14:02:14Z","type":"effect","effect_id":"rf_4","kind":"refund","amount_minor":"","currency":"GBP"}"#,
             "\n",
         ));
-        let amounts: Vec<Option<Money>> = p
-            .events
-            .iter()
-            .map(|e| match &e.kind {
-                EventKind::Effect(x) => x.amount,
-                _ => None,
-            })
-            .collect();
+        let amounts = effect_amounts(&p);
         let gbp = |minor| Some(Money::new(minor, Currency::GBP));
         assert_eq!(amounts, [gbp(4500), gbp(-1200)]);
         let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
