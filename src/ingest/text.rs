@@ -425,11 +425,7 @@ impl TextParser {
             .ok_or("request line has no `(attempt N)` nor `attempt=N`")?;
         let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
         let call = self.call_of(f)?;
-        let key = f
-            .token(b"idempotency_key")
-            .or_else(|| f.token(b"idempotency-key"))
-            .or_else(|| f.header(b"idempotency-key"));
-        Ok(self.attempt(call, number, method, url, key))
+        Ok(self.attempt(call, number, method, url, f.idempotency_key()))
     }
 
     /// Attempt `number` of `call` (the last one it made, for the lines that follow).

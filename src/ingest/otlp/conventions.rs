@@ -45,10 +45,19 @@ const RUN: &[&str] = &[
     "session.id",
     "ai.telemetry.metadata.sessionId",
 ];
-const KEY: &[&str] = &[
-    "http.request.header.idempotency-key",
-    "http.request.header.idempotency_key",
-];
+/// A captured request header that carries the idempotency key: the conventions' spelling
+/// (`http.request.header.idempotency-key`), the one the `requests` instrumentation writes
+/// (`..._key`), and a provider's prefixed name (`http.request.header.x-idempotency-key`).
+fn is_key_header(attr: &str) -> bool {
+    let Some(name) = attr.strip_prefix("http.request.header.") else {
+        return false;
+    };
+    ["idempotency-key", "idempotency_key"].iter().any(|k| {
+        name.len() >= k.len()
+            && name.is_char_boundary(name.len() - k.len())
+            && name[name.len() - k.len()..].eq_ignore_ascii_case(k)
+    })
+}
 const EXCEPTION: &[&str] = &["exception.type", "exception.message"];
 /// Strands' default writes a tool's input only here: the `content` of an event of its span.
 const INPUT_EVENT: &str = "gen_ai.tool.message";
@@ -57,8 +66,9 @@ const INPUT_EVENT_CONTENT: &str = "content";
 /// Whether a question below reads the attribute `key` of a span, on any span. The tool's
 /// arguments are read of tool spans only ([`keep_what_is_read`]).
 fn is_read_of_any_span(key: &str) -> bool {
-    let lists = [SPAN_KINDS, METHOD, URL, STATUS, TOOL_NAME, RUN, KEY];
+    let lists = [SPAN_KINDS, METHOD, URL, STATUS, TOOL_NAME, RUN];
     lists.iter().any(|l| l.contains(&key))
+        || is_key_header(key)
         || ["agent.step", "metadata", "error.type", "thread_id"].contains(&key)
         || key.ends_with(".thread_id")
         || key.ends_with("langgraph_step")
@@ -244,8 +254,9 @@ fn metadata(s: &Span) -> Option<serde_json::Map<String, Value>> {
 /// The captured `Idempotency-Key` request header: a string array under the conventions'
 /// spelling or the one the `requests` instrumentation writes.
 pub fn idempotency_key(s: &Span) -> Option<String> {
-    KEY.iter()
-        .find_map(|k| match s.attr(k)? {
+    (s.attrs.iter())
+        .filter(|(k, _)| is_key_header(k))
+        .find_map(|(_, v)| match v {
             Value::Array(values) => values.iter().find_map(string_of),
             other => string_of(other),
         })
@@ -290,8 +301,30 @@ pub fn string_of(v: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::unwrap_inputs;
+    use super::{is_key_header, is_read_of_any_span, unwrap_inputs};
     use serde_json::json;
+
+    /// The key header under the conventions' name, the `requests` instrumentation's, and a
+    /// provider's prefixed one, in any case; kept through the trimming of attributes.
+    #[test]
+    fn key_headers_by_any_prefix() {
+        for name in [
+            "http.request.header.idempotency-key",
+            "http.request.header.idempotency_key",
+            "http.request.header.x-idempotency-key",
+            "http.request.header.Cko-Idempotency-Key",
+        ] {
+            assert!(is_key_header(name) && is_read_of_any_span(name), "{name}");
+        }
+        for name in [
+            "http.request.header.idempotency-key-hint",
+            "http.response.header.idempotency-key",
+            "idempotency-key",
+            "http.request.header.é",
+        ] {
+            assert!(!is_key_header(name), "{name}");
+        }
+    }
 
     #[test]
     fn only_wrappers_are_opened() {

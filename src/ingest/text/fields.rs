@@ -95,16 +95,72 @@ impl<'a> Fields<'a> {
             .map(|(_, v)| *v)
     }
 
-    /// `Idempotency-Key: VALUE` written as a header field.
-    pub(super) fn header(&self, name: &[u8]) -> Option<&'a [u8]> {
-        self.plain.iter().find_map(|p| {
-            let colon = p.iter().position(|&b| b == b':')?;
-            p[..colon]
-                .eq_ignore_ascii_case(name)
-                .then(|| p[colon + 1..].trim_ascii())
-                .filter(|v| !v.is_empty())
-        })
+    /// The idempotency key a request line carries: an `idempotency_key=` token (SPEC §3.1),
+    /// a header written as a field (`Idempotency-Key: K`), or inside a dump of the headers
+    /// (`headers={"Idempotency-Key": "K"}`, JSON or Python's `{'Idempotency-Key': 'K'}`).
+    /// Providers prefix the name (`X-Idempotency-Key`, `Cko-Idempotency-Key`): any name
+    /// ending so counts. One reading for the general path and the idle calls' shortcut.
+    pub(super) fn idempotency_key(&self) -> Option<&'a [u8]> {
+        let names_key = |name: &[u8]| {
+            [&b"idempotency_key"[..], b"idempotency-key"]
+                .iter()
+                .any(|k| {
+                    name.len() >= k.len() && name[name.len() - k.len()..].eq_ignore_ascii_case(k)
+                })
+        };
+        let token = self
+            .tokens
+            .iter()
+            .find(|(n, _)| names_key(n))
+            .map(|(_, v)| *v);
+        let header = || {
+            self.plain.iter().find_map(|p| {
+                let colon = p.iter().position(|&b| b == b':')?;
+                let name = &p[..colon];
+                let is_name = name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-');
+                (is_name && names_key(name))
+                    .then(|| p[colon + 1..].trim_ascii())
+                    .filter(|v| !v.is_empty())
+            })
+        };
+        let dumped = || key_in_headers_dump(self.token(b"headers")?);
+        token
+            .filter(|v| !v.is_empty())
+            .or_else(header)
+            .or_else(dumped)
     }
+}
+
+/// The value of a member named `...idempotency-key` (any case, any prefix) in a dump of
+/// headers as JSON or as a Python dict: the quoted text after the name's closing quote and a
+/// colon. A value with an escape in it is not read (a key is letters, digits and `-_.:`).
+fn key_in_headers_dump(dump: &[u8]) -> Option<&[u8]> {
+    const NAME: &[u8] = b"idempotency-key";
+    let lower = dump.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(at) = find(&lower[from..], NAME).map(|i| from + i) {
+        from = at + NAME.len();
+        let rest = &dump[from..];
+        let Some(&quote) = rest.first().filter(|q| matches!(q, b'"' | b'\'')) else {
+            continue;
+        };
+        let after = rest[1..].trim_ascii_start();
+        let Some(after) = after.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else {
+            continue;
+        };
+        let Some(value) = after.strip_prefix(&[quote][..]) else {
+            continue;
+        };
+        let end = value.iter().position(|&b| b == quote || b == b'\\')?;
+        if value[end] == quote && end > 0 {
+            return Some(&value[..end]);
+        }
+    }
+    None
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Where the field starting at `from` ends: at a tab, or at a space followed by another.

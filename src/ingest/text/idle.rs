@@ -492,9 +492,7 @@ impl TextParser {
                     .and_then(|r| r.strip_suffix(b")"))
             })?;
             let number = parse_u32(number.trim_ascii())?;
-            let keyed = f.token(b"idempotency_key").is_some()
-                || f.token(b"idempotency-key").is_some()
-                || f.header(b"idempotency-key").is_some();
+            let keyed = f.idempotency_key().is_some();
             let url = as_text(url)?;
             idle.attempts += 1;
             idle.safe &= SAFE_METHODS.contains(&method);

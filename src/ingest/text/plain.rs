@@ -462,10 +462,7 @@ mod tests {
                     .and_then(|r| r.strip_suffix(b")"))
             })?;
             let no_call_tokens = f.token(b"run").is_none() && f.token(b"step").is_none();
-            let key = f
-                .token(b"idempotency_key")
-                .or_else(|| f.token(b"idempotency-key"))
-                .or_else(|| f.header(b"idempotency-key"));
+            let key = f.idempotency_key();
             no_call_tokens.then_some(RequestLine {
                 method,
                 url,

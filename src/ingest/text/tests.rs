@@ -1213,3 +1213,42 @@ fn a_tunnel_reply_reads_alike_with_and_without_dropping_idle_calls() {
         &ParseOptions::default(),
     );
 }
+
+/// A request's key as clients and providers write it: the SPEC's token, a header field of
+/// any prefix (`X-Idempotency-Key`, Checkout.com's `Cko-Idempotency-Key`), or inside a dump
+/// of the headers, JSON or a Python dict. An empty one is no key.
+#[test]
+fn request_keys_in_the_spellings_clients_log() {
+    let lines = [
+        ("idempotency_key=k1", Some("k1")),
+        ("Idempotency-Key: k2", Some("k2")),
+        ("X-Idempotency-Key: k3", Some("k3")),
+        ("x-idempotency-key=k4", Some("k4")),
+        ("Cko-Idempotency-Key: k5", Some("k5")),
+        (
+            r#"headers={"Content-Type": "application/json", "Idempotency-Key": "k6"}"#,
+            Some("k6"),
+        ),
+        (
+            "headers={'X-Idempotency-Key': 'k7', 'Accept': '*/*'}",
+            Some("k7"),
+        ),
+        ("idempotency_key=", None),
+        ("Idempotency-Key:", None),
+        (r#"headers={"Idempotency-Key": ""}"#, None),
+        (r#"headers={"Idempotency-Key-Hint": "x"}"#, None),
+        ("X-Request-Id: r1", None),
+        ("key=k8", None),
+    ];
+    for (field, want) in lines {
+        let p = run(&format!(
+            "10:00:00  agent run r1  step 1  tool=issue_refund  args={{}}\n\
+             10:00:01  POST https://p/v1/refunds  (attempt 1)  {field}\n"
+        ));
+        let key = p.events.iter().find_map(|e| match &e.kind {
+            EventKind::Attempt(a) => Some(a.key.as_ref().map(|k| k.to_string())),
+            _ => None,
+        });
+        assert_eq!(key, Some(want.map(String::from)), "{field}");
+    }
+}
