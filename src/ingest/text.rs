@@ -838,9 +838,9 @@ fn effect_line(
         id: small(id),
         order,
         amount,
-        key: f
-            .token(b"key")
-            .or_else(|| f.token(b"idempotency_key"))
+        // A service writes the key it was sent as `key=`, or as the client spelt it.
+        key: (f.token(b"key").filter(|k| fields::is_key_value(k)))
+            .or_else(|| f.idempotency_key())
             .map(small),
         state,
         state_at,

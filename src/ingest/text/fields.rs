@@ -98,19 +98,19 @@ impl<'a> Fields<'a> {
     /// The idempotency key a request line carries: an `idempotency_key=` token (SPEC §3.1),
     /// a header written as a field (`Idempotency-Key: K`), or inside a dump of the headers
     /// (`headers={"Idempotency-Key": "K"}`, JSON or Python's `{'Idempotency-Key': 'K'}`).
-    /// Providers prefix the name (`X-Idempotency-Key`, `Cko-Idempotency-Key`): any name
-    /// ending so counts. One reading for the general path and the idle calls' shortcut.
+    /// Providers prefix the header's name with a hyphen (`X-Idempotency-Key`,
+    /// `Cko-Idempotency-Key`); `has_idempotency_key=false` names no key. A value that is no
+    /// key (`None`, `[REDACTED]`: see [`is_key_value`]) is none. One reading for the general
+    /// path and the idle calls' shortcut.
     pub(super) fn idempotency_key(&self) -> Option<&'a [u8]> {
         let names_key = |name: &[u8]| {
-            [&b"idempotency_key"[..], b"idempotency-key"]
-                .iter()
-                .any(|k| {
-                    name.len() >= k.len() && name[name.len() - k.len()..].eq_ignore_ascii_case(k)
-                })
+            const HEADER: &[u8] = b"-idempotency-key";
+            name.eq_ignore_ascii_case(b"idempotency_key")
+                || name.eq_ignore_ascii_case(&HEADER[1..])
+                || (name.len() > HEADER.len()
+                    && name[name.len() - HEADER.len()..].eq_ignore_ascii_case(HEADER))
         };
-        let token = self
-            .tokens
-            .iter()
+        let token = (self.tokens.iter())
             .find(|(n, _)| names_key(n))
             .map(|(_, v)| *v);
         let header = || {
@@ -118,29 +118,47 @@ impl<'a> Fields<'a> {
                 let colon = p.iter().position(|&b| b == b':')?;
                 let name = &p[..colon];
                 let is_name = name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-');
-                (is_name && names_key(name))
-                    .then(|| p[colon + 1..].trim_ascii())
-                    .filter(|v| !v.is_empty())
+                (is_name && names_key(name)).then(|| p[colon + 1..].trim_ascii())
             })
         };
         let dumped = || key_in_headers_dump(self.token(b"headers")?);
-        token
-            .filter(|v| !v.is_empty())
-            .or_else(header)
-            .or_else(dumped)
+        (token.or_else(header).or_else(dumped)).filter(|v| is_key_value(v))
     }
 }
 
-/// The value of a member named `...idempotency-key` (any case, any prefix) in a dump of
-/// headers as JSON or as a Python dict: the quoted text after the name's closing quote and a
-/// colon. A value with an escape in it is not read (a key is letters, digits and `-_.:`).
+/// Whether a logged key's value is a key: letters, digits and `-_.:+/=` (UUIDs, hex,
+/// base64), and not what loggers write for none (`None`, `null`, `nil`, `undefined`) or a
+/// redaction (`[REDACTED]`, `***`): read as keys, every such request would share one.
+pub(super) fn is_key_value(v: &[u8]) -> bool {
+    const NONE: [&[u8]; 5] = [b"none", b"null", b"nil", b"undefined", b"redacted"];
+    !v.is_empty()
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:+/=".contains(b))
+        && !NONE.iter().any(|n| v.eq_ignore_ascii_case(n))
+}
+
+/// The value of a member named `...idempotency-key` or `idempotency_key` (any case, any
+/// prefix) in a dump of headers as JSON or as a Python dict: the quoted text after the
+/// name's closing quote and a colon. The quotes may be escaped, when the dump is itself a
+/// quoted value (`headers="{\"Idempotency-Key\": \"k\"}"`).
 fn key_in_headers_dump(dump: &[u8]) -> Option<&[u8]> {
     const NAME: &[u8] = b"idempotency-key";
-    let lower = dump.to_ascii_lowercase();
+    // Lower case, `_` as `-`: the same length, so places in it are places in the dump.
+    let folded: Vec<u8> = (dump.iter())
+        .map(|&b| {
+            if b == b'_' {
+                b'-'
+            } else {
+                b.to_ascii_lowercase()
+            }
+        })
+        .collect();
     let mut from = 0;
-    while let Some(at) = find(&lower[from..], NAME).map(|i| from + i) {
+    while let Some(at) = find(&folded[from..], NAME).map(|i| from + i) {
         from = at + NAME.len();
         let rest = &dump[from..];
+        let escaped = rest.first() == Some(&b'\\');
+        let rest = if escaped { &rest[1..] } else { rest };
         let Some(&quote) = rest.first().filter(|q| matches!(q, b'"' | b'\'')) else {
             continue;
         };
@@ -148,11 +166,12 @@ fn key_in_headers_dump(dump: &[u8]) -> Option<&[u8]> {
         let Some(after) = after.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else {
             continue;
         };
-        let Some(value) = after.strip_prefix(&[quote][..]) else {
+        let opening: &[u8] = if escaped { &[b'\\', quote] } else { &[quote] };
+        let Some(value) = after.strip_prefix(opening) else {
             continue;
         };
         let end = value.iter().position(|&b| b == quote || b == b'\\')?;
-        if value[end] == quote && end > 0 {
+        if end > 0 && value[end..].starts_with(opening) {
             return Some(&value[..end]);
         }
     }

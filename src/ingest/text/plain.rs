@@ -37,6 +37,10 @@ pub(super) fn plain_answer(msg: &[u8]) -> Option<u16> {
     if (msg.len() > 3 && msg[3] != b' ') || msg.contains(&b'=') {
         return None;
     }
+    // One field only (`200 Connection established  via proxy` is read by the fields).
+    if msg.windows(2).any(|w| w == b"  ") {
+        return None;
+    }
     // The whole line, so that what the general reading refuses (`200 Connection
     // established`) is refused here too.
     status_line(msg).map(|(status, _)| status)
@@ -125,7 +129,8 @@ pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
         [] => None,
         tail => {
             let key = tail.strip_prefix(b"  idempotency_key=")?;
-            if key.is_empty() || key.iter().any(u8::is_ascii_whitespace) {
+            if !super::fields::is_key_value(key) {
+                // No key (`None`, empty) or another spelling: the fields decide.
                 return None;
             }
             Some(key)
@@ -257,7 +262,7 @@ pub(super) fn plain_effect_line(msg: &[u8]) -> Option<EffectLine<'_>> {
     let key = match rest {
         [] => None,
         tail => match take(tail.strip_prefix(b"  key=")?, id_char)? {
-            (key, []) => Some(key),
+            (key, []) if super::fields::is_key_value(key) => Some(key),
             _ => return None,
         },
     };

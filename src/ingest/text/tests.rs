@@ -1201,17 +1201,24 @@ fn a_currency_one_space_after_the_amount_names_the_separator() {
 /// answer, so dropping idle calls changed the accounting).
 #[test]
 fn a_tunnel_reply_reads_alike_with_and_without_dropping_idle_calls() {
-    let log = "2026-11-03T10:00:00Z  agent run r1  step 1  tool=lookup_order  args={\"order\":\"A-1\"}\n\
-        2026-11-03T10:00:01Z  GET https://orders.internal/v1/orders/A-1  (attempt 1)\n\
-        2026-11-03T10:00:02Z  200 Connection established\n\
-        2026-11-03T10:00:03Z  agent run r1  step 1  ok\n";
-    let p = run(log);
-    assert_eq!((p.stats.events, p.stats.ignored), (3, 1));
-    crate::ingest::selfcheck::check_filter_agrees(
-        crate::ingest::Format::Text,
-        log.as_bytes(),
-        &ParseOptions::default(),
-    );
+    for tunnel in [
+        "200 Connection established",
+        "200 Connection established  via proxy",
+    ] {
+        let log = format!(
+            "2026-11-03T10:00:00Z  agent run r1  step 1  tool=lookup_order  args={{\"order\":\"A-1\"}}\n\
+             2026-11-03T10:00:01Z  GET https://orders.internal/v1/orders/A-1  (attempt 1)\n\
+             2026-11-03T10:00:02Z  {tunnel}\n\
+             2026-11-03T10:00:03Z  agent run r1  step 1  ok\n"
+        );
+        let p = run(&log);
+        assert_eq!((p.stats.events, p.stats.ignored), (3, 1), "{tunnel}");
+        crate::ingest::selfcheck::check_filter_agrees(
+            crate::ingest::Format::Text,
+            log.as_bytes(),
+            &ParseOptions::default(),
+        );
+    }
 }
 
 /// A request's key as clients and providers write it: the SPEC's token, a header field of
@@ -1239,6 +1246,14 @@ fn request_keys_in_the_spellings_clients_log() {
         (r#"headers={"Idempotency-Key-Hint": "x"}"#, None),
         ("X-Request-Id: r1", None),
         ("key=k8", None),
+        // A name that merely ends so, values that say there is none, a redaction.
+        ("has_idempotency_key=false", None),
+        ("idempotency_key=None", None),
+        ("Idempotency-Key: null", None),
+        ("headers={'Idempotency-Key': '[REDACTED]'}", None),
+        // A dump inside a quoted value, and one with the Python keyword's spelling.
+        (r#"headers="{\"Idempotency-Key\": \"k9\"}""#, Some("k9")),
+        (r#"headers={"idempotency_key": "k10"}"#, Some("k10")),
     ];
     for (field, want) in lines {
         let p = run(&format!(
@@ -1251,4 +1266,26 @@ fn request_keys_in_the_spellings_clients_log() {
         });
         assert_eq!(key, Some(want.map(String::from)), "{field}");
     }
+}
+
+/// A service's effect line names the key it was sent as `key=`, or as the client spelt it;
+/// a value that says there was none is none (on the payments fast path too).
+#[test]
+fn effect_keys_and_their_absence() {
+    let p = run(
+        "10:00:00  refund rf_1  order A-1  4500p  settled 10:00:05  key=None\n\
+         10:00:01  refund rf_2  order A-1  4500p  settled 10:00:05  key=k2\n\
+         10:00:02  refund rf_3  order A-1  4500p  settled 10:00:05  X-Idempotency-Key: k3\n\
+         10:00:03  refund rf_4  order A-1  4500p  settled 10:00:05  idempotency_key=k4\n",
+    );
+    let keys: Vec<Option<String>> = p
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some(x.key.as_ref().map(|k| k.to_string())),
+            _ => None,
+        })
+        .collect();
+    let k = |s: &str| Some(s.to_string());
+    assert_eq!(keys, [None, k("k2"), k("k3"), k("k4")]);
 }
