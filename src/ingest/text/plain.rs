@@ -37,13 +37,20 @@ pub(super) fn plain_answer(msg: &[u8]) -> Option<u16> {
     if (msg.len() > 3 && msg[3] != b' ') || msg.contains(&b'=') {
         return None;
     }
-    // One field only (`200 Connection established  via proxy` is read by the fields).
-    if msg.windows(2).any(|w| w == b"  ") {
+    // Three digits of a final answer (`1xx` are interim: the general reading ignores them).
+    let [a, b, c] = [msg.first()?, msg.get(1)?, msg.get(2)?].map(|d| d.wrapping_sub(b'0'));
+    if !(2..=5).contains(&a) || b > 9 || c > 9 {
         return None;
     }
-    // The whole line, so that what the general reading refuses (`200 Connection
-    // established`) is refused here too.
-    status_line(msg).map(|(status, _)| status)
+    let status = u16::from(a) * 100 + u16::from(b) * 10 + u16::from(c);
+    // A proxy's `200 Connection established` (perhaps with more after it) is no answer to
+    // the general reading: left to it. Checked past `200 OK` only, which most lines are.
+    const TUNNEL: &[u8] = b"connection";
+    let tunnel = msg.len() > 6
+        && msg
+            .get(4..4 + TUNNEL.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(TUNNEL));
+    (!tunnel).then_some(status)
 }
 
 /// `POST https://...  (attempt 1)` ([`plain_request_line`]) without a key: method and URL.
