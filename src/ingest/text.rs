@@ -794,20 +794,19 @@ fn effect_line(
     // `refund created  refund_id=rf_1 ...`: the word after the kind says what happened and
     // the id is a token. Read as the id, every such line of a month would be one refund.
     let event_word = is_event_word(id).then_some(id);
-    let named_id = || {
+    let named_id = event_word.and_then(|_| {
         (EFFECT_ID_TOKENS.iter().chain(&["id"]))
             .find_map(|t| f.token(t.as_bytes()).filter(|v| !v.is_empty()))
-    };
+    });
     // An effect names its order as a field or its amount; or says what happened and names
     // its id. A line that only mentions an order (`refund skipped  order_id=A-1`, `webhook
     // received  id=evt_1  order_id=A-1`) is no effect.
-    let effect_said = event_word.is_some() && named_id().is_some();
-    if order.is_none() && amount.is_none() && !has_amount_token(f) && !effect_said {
+    if order.is_none() && amount.is_none() && !has_amount_token(f) && named_id.is_none() {
         return Ok(None);
     }
     // Key=value services write the order as a token (`order=A-1`, `order_id=A-1`).
     let order = order.or_else(|| ORDER_TOKENS.iter().find_map(|t| f.token(t)).map(small));
-    let id = match (event_word, named_id()) {
+    let id = match (event_word, named_id) {
         (None, _) => id,
         (Some(_), Some(named)) => named,
         (Some(word), None) => {
