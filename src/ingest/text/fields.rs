@@ -126,15 +126,27 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// Whether a logged key's value is a key: letters, digits and `-_.:+/=` (UUIDs, hex,
-/// base64), and not what loggers write for none (`None`, `null`, `nil`, `undefined`) or a
-/// redaction (`[REDACTED]`, `***`): read as keys, every such request would share one.
+/// Whether a logged key's value is a key: not what loggers write for none (`None`, `null`,
+/// `nil`, `undefined`) or for a redaction (`[REDACTED]`, `<filtered>`, `***`), and no
+/// control character. Read as keys, every such request would share one.
 pub(super) fn is_key_value(v: &[u8]) -> bool {
-    const NONE: [&[u8]; 5] = [b"none", b"null", b"nil", b"undefined", b"redacted"];
-    !v.is_empty()
-        && v.iter()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.:+/=".contains(b))
-        && !NONE.iter().any(|n| v.eq_ignore_ascii_case(n))
+    const NONE: [&[u8]; 8] = [
+        b"none",
+        b"null",
+        b"nil",
+        b"undefined",
+        b"redacted",
+        b"filtered",
+        b"hidden",
+        b"masked",
+    ];
+    let wrapper = |b: &u8| b"[]<>(){}*".contains(b);
+    let start = v.iter().position(|b| !wrapper(b)).unwrap_or(v.len());
+    let end = v.iter().rposition(|b| !wrapper(b)).map_or(start, |e| e + 1);
+    let bare = &v[start..end];
+    !bare.is_empty()
+        && !NONE.iter().any(|n| bare.eq_ignore_ascii_case(n))
+        && !v.iter().any(|b| b.is_ascii_control() || *b == b' ')
 }
 
 /// The value of a member named `...idempotency-key` or `idempotency_key` (any case, any

@@ -1251,6 +1251,13 @@ fn request_keys_in_the_spellings_clients_log() {
         ("idempotency_key=None", None),
         ("Idempotency-Key: null", None),
         ("headers={'Idempotency-Key': '[REDACTED]'}", None),
+        ("Idempotency-Key: ***", None),
+        ("idempotency_key=<filtered>", None),
+        // A key of any other characters is a key.
+        (
+            "idempotency_key=7f3a|4|issue_refund",
+            Some("7f3a|4|issue_refund"),
+        ),
         // A dump inside a quoted value, and one with the Python keyword's spelling.
         (r#"headers="{\"Idempotency-Key\": \"k9\"}""#, Some("k9")),
         (r#"headers={"idempotency_key": "k10"}"#, Some("k10")),
