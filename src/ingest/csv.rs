@@ -260,7 +260,9 @@ fn effect(
             id: id.into(),
             order: field("order").map(Text::from),
             amount,
-            key: field("idempotency_key").map(Text::from),
+            key: (field("idempotency_key"))
+                .filter(|k| super::is_key_value(k.as_bytes()))
+                .map(Text::from),
             state: state
                 .map(Text::from)
                 .or_else(|| settled_at.map(|_| Text::from_static_str("settled"))),
@@ -346,6 +348,21 @@ mod tests {
                 _ => panic!("not an effect"),
             })
             .collect()
+    }
+
+    /// A key column that says there was none (`None`, a redaction) gives no key: read as
+    /// one, every such row would share it.
+    #[test]
+    fn keys_that_say_there_is_none() {
+        let p = run(
+            "id,order_id,amount,currency,created_at,idempotency_key\n\
+             rf_1,A-1,45.00,GBP,2026-11-03T10:00:00Z,k-1\n\
+             rf_2,A-2,45.00,GBP,2026-11-03T10:00:01Z,None\n\
+             rf_3,A-3,45.00,GBP,2026-11-03T10:00:02Z,[REDACTED]\n",
+            &[],
+        );
+        let keys: Vec<Option<&str>> = effects(&p).iter().map(|e| e.0.key.as_deref()).collect();
+        assert_eq!(keys, [Some("k-1"), None, None]);
     }
 
     #[test]

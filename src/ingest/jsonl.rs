@@ -179,7 +179,9 @@ impl State {
                     .ok_or("an attempt needs `attempt` (1, 2, ...)")?,
                 method: f.string("method")?,
                 url: f.string("url")?,
-                key: f.string("idempotency_key")?,
+                key: f
+                    .string("idempotency_key")?
+                    .filter(|k| super::is_key_value(k.as_bytes())),
             })),
             "failure" => {
                 let error = f.string("error")?.unwrap_or_default();
@@ -260,7 +262,9 @@ impl State {
                     id,
                     order: f.id("order")?.or(f.id("order_id")?),
                     amount: f.money()?,
-                    key: f.string("idempotency_key")?,
+                    key: f
+                        .string("idempotency_key")?
+                        .filter(|k| super::is_key_value(k.as_bytes())),
                     state,
                     state_at,
                 }))
@@ -687,6 +691,27 @@ mod tests {
             reasons[2].contains("disagrees with currency GBP"),
             "{reasons:?}"
         );
+    }
+
+    /// A key that says there was none (`"None"`, a redaction) is no key, as in text logs.
+    #[test]
+    fn keys_that_say_there_is_none() {
+        let line = |key: &str| {
+            format!(
+                r#"{{"ts":"2026-11-03T14:02:11Z","type":"attempt","run":"r","step":1,"attempt":1,"method":"POST","url":"https://p/v1/refunds","idempotency_key":{key}}}"#
+            )
+        };
+        let keys: Vec<Option<String>> = [r#""k-1""#, r#""None""#, r#""[REDACTED]""#, "null"]
+            .iter()
+            .map(|k| {
+                let p = run(&line(k));
+                match &p.events[0].kind {
+                    EventKind::Attempt(a) => a.key.as_ref().map(|k| k.to_string()),
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        assert_eq!(keys, [Some("k-1".to_string()), None, None, None]);
     }
 
     /// Minor units as a string of an integer (protobuf's JSON mapping of an int64) read as

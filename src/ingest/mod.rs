@@ -274,3 +274,27 @@ pub fn starts_with_timestamp(line: &[u8]) -> bool {
     };
     digits(b"99:99:99") || digits(b"9999-99-99")
 }
+
+/// Whether a logged key's value is a key: not what loggers write for none (`None`, `null`,
+/// `nil`, `undefined`) or for a redaction (`[REDACTED]`, `<filtered>`, `***`), and no
+/// control character. Read as keys, every such request would share one. Every format asks
+/// this of the keys it reads.
+pub(crate) fn is_key_value(v: &[u8]) -> bool {
+    const NONE: [&[u8]; 8] = [
+        b"none",
+        b"null",
+        b"nil",
+        b"undefined",
+        b"redacted",
+        b"filtered",
+        b"hidden",
+        b"masked",
+    ];
+    let wrapper = |b: &u8| b"[]<>(){}*".contains(b);
+    let start = v.iter().position(|b| !wrapper(b)).unwrap_or(v.len());
+    let end = v.iter().rposition(|b| !wrapper(b)).map_or(start, |e| e + 1);
+    let bare = &v[start..end];
+    !bare.is_empty()
+        && !NONE.iter().any(|n| bare.eq_ignore_ascii_case(n))
+        && !v.iter().any(|b| b.is_ascii_control() || *b == b' ')
+}

@@ -849,7 +849,7 @@ fn effect_line(
         order,
         amount,
         // A service writes the key it was sent as `key=`, or as the client spelt it.
-        key: (f.token(b"key").filter(|k| fields::is_key_value(k)))
+        key: (f.token(b"key").filter(|k| crate::ingest::is_key_value(k)))
             .or_else(|| f.idempotency_key())
             .map(small),
         state,

@@ -100,7 +100,7 @@ impl<'a> Fields<'a> {
     /// (`headers={"Idempotency-Key": "K"}`, JSON or Python's `{'Idempotency-Key': 'K'}`).
     /// Providers prefix the header's name with a hyphen (`X-Idempotency-Key`,
     /// `Cko-Idempotency-Key`); `has_idempotency_key=false` names no key. A value that is no
-    /// key (`None`, `[REDACTED]`: see [`is_key_value`]) is none. One reading for the general
+    /// key (`None`, `[REDACTED]`: see [`crate::ingest::is_key_value`]) is none. One reading for the general
     /// path and the idle calls' shortcut.
     pub(super) fn idempotency_key(&self) -> Option<&'a [u8]> {
         let names_key = |name: &[u8]| {
@@ -122,31 +122,8 @@ impl<'a> Fields<'a> {
             })
         };
         let dumped = || key_in_headers_dump(self.token(b"headers")?);
-        (token.or_else(header).or_else(dumped)).filter(|v| is_key_value(v))
+        (token.or_else(header).or_else(dumped)).filter(|v| crate::ingest::is_key_value(v))
     }
-}
-
-/// Whether a logged key's value is a key: not what loggers write for none (`None`, `null`,
-/// `nil`, `undefined`) or for a redaction (`[REDACTED]`, `<filtered>`, `***`), and no
-/// control character. Read as keys, every such request would share one.
-pub(super) fn is_key_value(v: &[u8]) -> bool {
-    const NONE: [&[u8]; 8] = [
-        b"none",
-        b"null",
-        b"nil",
-        b"undefined",
-        b"redacted",
-        b"filtered",
-        b"hidden",
-        b"masked",
-    ];
-    let wrapper = |b: &u8| b"[]<>(){}*".contains(b);
-    let start = v.iter().position(|b| !wrapper(b)).unwrap_or(v.len());
-    let end = v.iter().rposition(|b| !wrapper(b)).map_or(start, |e| e + 1);
-    let bare = &v[start..end];
-    !bare.is_empty()
-        && !NONE.iter().any(|n| bare.eq_ignore_ascii_case(n))
-        && !v.iter().any(|b| b.is_ascii_control() || *b == b' ')
 }
 
 /// The value of a member named `...idempotency-key` or `idempotency_key` (any case, any

@@ -136,7 +136,7 @@ pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
         [] => None,
         tail => {
             let key = tail.strip_prefix(b"  idempotency_key=")?;
-            if !super::fields::is_key_value(key) {
+            if !crate::ingest::is_key_value(key) {
                 // No key (`None`, empty) or another spelling: the fields decide.
                 return None;
             }
@@ -269,7 +269,7 @@ pub(super) fn plain_effect_line(msg: &[u8]) -> Option<EffectLine<'_>> {
     let key = match rest {
         [] => None,
         tail => match take(tail.strip_prefix(b"  key=")?, id_char)? {
-            (key, []) if super::fields::is_key_value(key) => Some(key),
+            (key, []) if crate::ingest::is_key_value(key) => Some(key),
             _ => return None,
         },
     };
