@@ -260,7 +260,7 @@ pub fn idempotency_key(s: &Span) -> Option<String> {
             Value::Array(values) => values.iter().find_map(string_of),
             other => string_of(other),
         })
-        .filter(|k| !k.is_empty())
+        .filter(|k| crate::ingest::is_key_value(k.as_bytes()))
 }
 
 /// Why the span failed, as (error class, message): an `exception` event, else `error.type`
