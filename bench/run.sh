@@ -10,6 +10,12 @@
 #   SHAPE=jsonl bench/run.sh 1G 3     the same month in another shape (bench/shapes.py: named,
 #                                     shared, jsonl, jsonl-extra); idem-audit, cat and wc -l read
 #                                     it, DuckDB's query (written for the text shape) the corpus
+#   PGO=0 bench/run.sh 1G 3           the `dist` binary built without PGO
+#
+# Two idem-audit binaries are timed: `idem-audit`, the one to distribute
+# (scripts/build-dist.sh: fat LTO and PGO; its first build takes about five minutes), which
+# the targets are read against, and `idem-release`, a plain `cargo build --release`. Their
+# reports must be byte-identical.
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -23,7 +29,8 @@ TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench: needs GNU time at $TIME (Debian: apt-get install time)" >&2; exit 2; }
 
 cargo build --release --quiet --bin idem-audit --example gen_corpus
-BIN=target/release/idem-audit
+scripts/build-dist.sh 2>&1 | { grep -v '^ *Compiling' || true; } >&2
+BIN=target/pgo/idem-audit
 if [ ! -f "$CORPUS/truth.json" ]; then
   target/release/examples/gen_corpus --out "$CORPUS" --size "$SIZE" --seed "$SEED"
 fi
@@ -45,14 +52,15 @@ BYTES=$(cat "${FILES[@]}" | wc -c)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
-# name -> command (run by bash -c so that all four are timed the same way)
+# name -> command (run by bash -c so that all are timed the same way)
 declare -A CMD=(
   [idem-audit]="$BIN scan --format json --threads $THREADS --fail-on never --quiet -o $OUT/report.json $DATA"
+  [idem-release]="target/release/idem-audit scan --format json --threads $THREADS --fail-on never --quiet -o $OUT/release.json $DATA"
   [duckdb]="$PY bench/duckdb_query.py $CORPUS $THREADS > $OUT/duckdb.txt"
   [cat]="cat ${FILES[*]} > /dev/null"
   [wc-l]="wc -l ${FILES[*]} > /dev/null"
 )
-NAMES=(idem-audit duckdb cat wc-l)
+NAMES=(idem-audit idem-release duckdb cat wc-l)
 
 echo "corpus: $DATA, $BYTES bytes in ${#FILES[@]} files; $ROUNDS rounds; threads $THREADS"
 [ "$DATA" = "$CORPUS" ] || echo "(DuckDB reads $CORPUS, the same month in the text shape its query is written for)"
@@ -81,6 +89,10 @@ for name in dict.fromkeys(r[0] for r in rows):
 ia = med["idem-audit"]
 print(f"idem-audit speed / DuckDB's: {med['duckdb'] / ia:.2f}x (target >= 4); "
       f"idem-audit time / wc -l's: {ia / med['wc-l']:.1f}x (target <= 6); / cat's: {ia / med['cat']:.1f}x")
+ir = med["idem-release"]
+print(f"idem-release (plain cargo build --release): {med['duckdb'] / ir:.2f}x DuckDB's speed, "
+      f"{ir / med['wc-l']:.1f}x wc -l's time")
 PY
+cmp -s "$OUT/report.json" "$OUT/release.json" || { echo "bench: the two binaries' reports differ" >&2; exit 1; }
 echo "duckdb: $(cat "$OUT/duckdb.txt")"
 "$PY" bench/check_truth.py "$OUT/report.json" "$CORPUS/truth.json"
