@@ -10,7 +10,7 @@ use crate::ingest::{Format, ParseOptions};
 use crate::relevance::Relevance;
 use crate::rules::{self, Level, Settings};
 use crate::time::{Duration, Timestamp};
-use chrono::{FixedOffset, NaiveDate};
+use chrono::{Datelike, FixedOffset, NaiveDate};
 
 #[derive(Clone, Debug)]
 pub struct AuditConfig {
@@ -146,7 +146,12 @@ impl AuditConfig {
             .as_deref()
             .map(|d| {
                 NaiveDate::parse_from_str(d, "%Y-%m-%d")
-                    .map_err(|_| format!("--date {d}: expected a date as YYYY-MM-DD"))
+                    .ok()
+                    // Instants are kept in nanoseconds: years far off would not fit.
+                    .filter(|d| (1900..2200).contains(&d.year()))
+                    .ok_or_else(|| {
+                        format!("--date {d}: expected a date as YYYY-MM-DD, between 1900 and 2199")
+                    })
             })
             .transpose()?;
         let tz = match a.tz.as_deref() {

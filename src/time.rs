@@ -267,6 +267,18 @@ fn parse_offset(b: &[u8]) -> Option<(i64, usize)> {
     }
 }
 
+/// The offset written at the end of a dated stamp (`...T19:32:11.501+05:30`, `[...Z]`), in
+/// seconds; `None` when it has none.
+#[cold]
+pub fn written_offset(stamp: &[u8]) -> Option<i64> {
+    let b = stamp.strip_prefix(b"[").unwrap_or(stamp);
+    let b = b.strip_suffix(b"]").unwrap_or(b);
+    parse_date(b)?;
+    let (_, used) = parse_time_of_day(b.get(11..)?)?;
+    let (secs, _) = parse_offset(&b[11 + used..])?;
+    Some(secs)
+}
+
 /// A timestamp at the start of `b`: `HH:MM:SS[.fff]` or
 /// `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH[:MM]]`. Offset-less instants are in `tz_secs`.
 pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {

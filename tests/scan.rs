@@ -172,3 +172,21 @@ fn unreadable_paths_and_bad_flags_exit_2_with_one_line() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("--max-skew 2x"), "{stderr}");
 }
+
+/// `--date` dates time-only lines; a year whose instants do not fit is refused by name,
+/// never wrapped into another century.
+#[test]
+fn a_date_out_of_range_exits_2_by_name() {
+    let trace = fixture("incident-a88214/trace.log");
+    let trace = trace.to_str().unwrap();
+    for date in ["2300-01-01", "1500-01-01", "2026-13-01"] {
+        let (code, _, stderr) = scan(&[trace, "--date", date]);
+        assert_eq!(code, Some(2), "{date}");
+        assert!(
+            stderr.contains(&format!("--date {date}: expected")),
+            "{stderr}"
+        );
+    }
+    let (code, _, _) = scan(&[trace, "--date", "2026-11-03"]);
+    assert_eq!(code, Some(1));
+}

@@ -212,7 +212,13 @@ impl TextParser {
         // The offset of the line's local time from UTC, for dating a time-only settlement.
         let shift = match stamp {
             Stamp::TimeOfDay(_) if !self.dated => 0,
-            _ => self.tz_secs * NANOS_PER_SEC,
+            Stamp::TimeOfDay(_) => self.tz_secs * NANOS_PER_SEC,
+            // The offset the stamp was written in (`+05:30`): a settlement's time of day
+            // beside it is in the same. `Z` first: nearly every line of a month has it.
+            Stamp::Instant(_) if line[used - 1] == b'Z' => 0,
+            Stamp::Instant(_) => {
+                crate::time::written_offset(&line[..used]).unwrap_or(self.tz_secs) * NANOS_PER_SEC
+            }
         };
         let msg = level::without_level(message_of(rest));
         let local = Local { at, shift };
@@ -786,8 +792,13 @@ fn effect_line(
                 Some(sp) => (&field[..sp], field[sp + 1..].trim_ascii()),
                 None => (*field, &b""[..]),
             };
+            // The first word is the state; one after it is a reason (`rejected
+            // amount_exceeds_capture`), unless only it is a state a service writes.
             if word.iter().all(|b| b.is_ascii_alphabetic() || *b == b'_') {
-                state = Some((word, rest));
+                match state {
+                    Some((first, _)) if is_state_word(first) || !is_state_word(word) => {}
+                    _ => state = Some((word, rest)),
+                }
             }
         }
     }
@@ -801,7 +812,11 @@ fn effect_line(
     // An effect names its order as a field or its amount; or says what happened and names
     // its id. A line that only mentions an order (`refund skipped  order_id=A-1`, `webhook
     // received  id=evt_1  order_id=A-1`) is no effect.
-    if order.is_none() && amount.is_none() && !has_amount_token(f) && named_id.is_none() {
+    // A line naming only the effect and a state that says it did not happen (`refund rf_1
+    // failed 14:02:15`) is an update: merged with the effect's other lines, it settles it.
+    let update = state.is_some_and(|(w, _)| state_means_not_happened(&text(w)));
+    if order.is_none() && amount.is_none() && !has_amount_token(f) && named_id.is_none() && !update
+    {
         return Ok(None);
     }
     // Key=value services write the order as a token (`order=A-1`, `order_id=A-1`).
@@ -867,6 +882,12 @@ const STATE_TOKENS: [&[u8]; 2] = [b"status", b"state"];
 /// Words that say what happened to an effect, written where its id goes (`refund created
 /// refund_id=rf_1`, `refund failed  ...`): an id of lower-case letters only is one of these
 /// far more often than an id.
+/// A word a service writes as an effect's state: one of [`is_event_word`]'s or one saying
+/// it did not happen.
+fn is_state_word(word: &[u8]) -> bool {
+    is_event_word(word) || state_means_not_happened(&text(word))
+}
+
 pub(super) fn is_event_word(word: &[u8]) -> bool {
     const WORDS: [&[u8]; 24] = [
         b"created",

@@ -408,7 +408,10 @@ impl<'m> Evidence<'m> {
             .find(|&n| n != a.number);
         let again = match retry {
             Some(n) => format!("attempt {n} {did} again"),
-            None => format!("a retry with the same key {did} again"),
+            // The other effects were matched to this attempt too (the service's clock or
+            // its missing ids cannot tell the attempts apart): say no more than is known.
+            None if a.key.is_some() => format!("a retry with the same key {did} again"),
+            None => format!("a retry {did} again"),
         };
         format!(
             "attempt {} {} but its {kind} {} {}; {again} ({others})",
@@ -510,6 +513,31 @@ mod tests {
             f.message,
             "attempt 1 timed out after 10.0 s but its refund rf_8XM1 settled 1.5 s later; \
              attempt 2 refunded again (rf_9KQ2): 2 refunds for one call, excess GBP 45.00"
+        );
+    }
+
+    /// The service's clock 1.5 s behind and no refund id in the answer: both refunds fall
+    /// to attempt 1. The story claims no key the attempts did not send.
+    #[test]
+    fn effects_of_one_keyless_attempt_claim_no_key() {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "14:02:11.402"), "7f3a", 4, "issue_refund", ARGS)
+            .attempt(t(0, "14:02:11.418"), "7f3a", 4, 1, None)
+            .timeout(t(0, "14:02:21.418"), "7f3a", 4)
+            .attempt(t(0, "14:02:21.930"), "7f3a", 4, 2, None)
+            .step_end(t(0, "14:02:23.109"), "7f3a", 4, None);
+        let settled = [
+            ("14:02:10.001", "14:02:21.384"),
+            ("14:02:21.588", "14:02:32.510"),
+        ];
+        for ((created, at), id) in settled.into_iter().zip(["rf_8XM1", "rf_9KQ2"]) {
+            tr.refund_settled(t(0, created), id, "A-88214", 4500, t(0, at));
+        }
+        let f = dup(&tr);
+        assert!(
+            f.message.contains("; a retry refunded again (rf_9KQ2)"),
+            "{}",
+            f.message
         );
     }
 

@@ -1296,3 +1296,57 @@ fn effect_keys_and_their_absence() {
     let k = |s: &str| Some(s.to_string());
     assert_eq!(keys, [None, k("k2"), k("k3"), k("k4")]);
 }
+
+/// The first state word is the state; a word after it is its reason. A line naming only
+/// the effect and a state that says it did not happen is an update; one saying it happened,
+/// or naming only a job, is no effect.
+#[test]
+fn effect_states_with_reasons_and_updates_by_id() {
+    let p = run(
+        "10:00:00  refund rf_1  order A-1  1250p  rejected  amount_exceeds_capture\n\
+         10:00:01  refund rf_2  order A-2  1250p  failed  card_declined\n\
+         10:00:02  refund rf_3  order A-3  1250p  partial  failed\n\
+         10:00:03  refund rf_4  failed 10:00:03.500\n\
+         10:00:04  refund rf_5  succeeded\n\
+         10:00:05  worker job_1  done\n",
+    );
+    let got: Vec<(&str, Option<&str>, Option<&str>, bool)> = effects(&p)
+        .iter()
+        .map(|e| (&*e.id, e.order.as_deref(), e.state.as_deref(), e.happened))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("rf_1", Some("A-1"), Some("rejected"), false),
+            ("rf_2", Some("A-2"), Some("failed"), false),
+            // Not a state a service writes, then one that is: the second.
+            ("rf_3", Some("A-3"), Some("failed"), false),
+            ("rf_4", None, Some("failed"), false),
+        ]
+    );
+    assert_eq!(effects(&p)[3].state_at, Some(tod(10, 0, 3, 500)));
+    assert_eq!(p.stats.ignored, 2);
+}
+
+/// A settlement's time of day is in the offset its line's stamp was written in.
+#[test]
+fn a_settled_time_of_day_is_read_in_the_stamps_offset() {
+    let p = run(
+        "2026-11-03T19:32:11.501+05:30  refund rf_1  order A-1  4500p  settled 19:32:22.884\n\
+         2026-11-03T23:59:58-05:00  refund rf_2  order A-2  4500p  settled 00:00:04\n\
+         [2026-11-03T19:32:11+05:30]  refund rf_3  order A-3  4500p  settled 19:32:12\n",
+    );
+    let settled: Vec<Option<Timestamp>> = effects(&p).iter().map(|e| e.state_at).collect();
+    let day = |d: &str, h, m, s, ms| {
+        let days = crate::time::parse_date(d.as_bytes()).unwrap();
+        Some(Timestamp(days * NANOS_PER_DAY + tod(h, m, s, ms).0))
+    };
+    assert_eq!(
+        settled,
+        [
+            day("2026-11-03", 14, 2, 22, 884),
+            day("2026-11-04", 5, 0, 4, 0),
+            day("2026-11-03", 14, 2, 12, 0),
+        ]
+    );
+}
