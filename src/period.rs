@@ -2,14 +2,16 @@
 //!
 //! The whole input is correlated and audited first, so events outside the period still serve
 //! as evidence for effects inside it; only then are findings kept by the time they belong to:
-//! - a finding about duplicated effects belongs to the creation time of its *second* effect,
-//!   the moment the duplicate happened (refunded on 30 November and again on 1 December is a
-//!   December duplicate: in November the order had been refunded once);
+//! - a finding about duplicated effects belongs to the creation time of each duplicate (every
+//!   effect after the first), the moment it happened (refunded on 30 November and again on 1
+//!   December is a December duplicate: in November the order had been refunded once). When
+//!   its duplicates fall in several periods it is kept in each, with the excess of the
+//!   duplicates created in that period only;
 //! - a finding about one effect, to that effect's creation;
 //! - a finding about a window (a replay-rate spike), to the window's start;
 //! - any other finding, to its earliest cited event.
 //!
-//! So each finding belongs to exactly one period, and the totals of consecutive periods add
+//! So each duplicate belongs to exactly one period, and the totals of consecutive periods add
 //! up to the total of their union.
 
 use crate::config::Period;
@@ -27,8 +29,35 @@ pub fn filter(findings: Vec<Finding>, model: &Model, period: &Period) -> Vec<Fin
     let times = evidence_times(model, &findings);
     findings
         .into_iter()
-        .filter(|f| belongs_at(f, &times).is_some_and(|t| period.contains(t)))
+        .filter_map(|f| match f.effects.as_slice() {
+            [_, _, ..] if f.at.is_none() => duplicates_within(f, period),
+            _ => belongs_at(&f, &times)
+                .is_some_and(|t| period.contains(t))
+                .then_some(f),
+        })
         .collect()
+}
+
+/// A finding about duplicated effects, if one of its duplicates was created in `period`,
+/// with the excess of those only: a month's total holds no refund made the next month.
+fn duplicates_within(mut f: Finding, period: &Period) -> Option<Finding> {
+    let duplicates = &f.effects[1..];
+    let inside: Vec<_> = (duplicates.iter())
+        .filter(|e| period.contains(e.created))
+        .collect();
+    if inside.is_empty() {
+        return None;
+    }
+    if let (true, Some(cur), Some(_)) =
+        (inside.len() < duplicates.len(), f.currency, f.excess_minor)
+    {
+        f.excess_minor = (inside.iter())
+            .filter_map(|e| e.amount)
+            .filter(|m| m.currency == cur)
+            .map(|m| i128::from(m.minor))
+            .reduce(|a, b| a + b);
+    }
+    Some(f)
 }
 
 /// The instant a finding belongs to (see the module doc); `None` if nothing it cites has a time.
@@ -130,6 +159,40 @@ mod tests {
             kept(dup("2026-10-31T23:59:50Z", "2026-10-31T23:59:59.999Z")),
             0
         );
+    }
+
+    /// Three refunds, the third in December: November holds the second's excess, December
+    /// the third's, and together they make the whole.
+    #[test]
+    fn duplicates_in_two_periods_split_the_excess() {
+        let gbp = |minor| Some(crate::money::Money::new(minor, crate::money::Currency::GBP));
+        let mut f = Finding::new("duplicate-effect", Severity::Error, String::new());
+        let created = [
+            "2026-11-30T23:59:57Z",
+            "2026-11-30T23:59:59Z",
+            "2026-12-01T00:00:01Z",
+        ];
+        for (id, at) in ["a", "b", "c"].into_iter().zip(created) {
+            f.effects.push(EffectRef {
+                id: id.into(),
+                created: ts(at),
+                amount: gbp(4500),
+            });
+        }
+        f.currency = Some(crate::money::Currency::GBP);
+        f.excess_minor = Some(9000);
+        let month = |since: &str, until: &str| Period {
+            since: Some(ts(since)),
+            until: Some(ts(until)),
+        };
+        let excess = |p: Period| -> Vec<Option<i128>> {
+            let kept = filter(vec![f.clone()], &Model::default(), &p);
+            kept.iter().map(|f| f.excess_minor).collect()
+        };
+        assert_eq!(excess(month("2026-11-01", "2026-12-01")), [Some(4500)]);
+        assert_eq!(excess(month("2026-12-01", "2027-01-01")), [Some(4500)]);
+        assert_eq!(excess(month("2026-11-01", "2027-01-01")), [Some(9000)]);
+        assert!(excess(month("2026-10-01", "2026-11-01")).is_empty());
     }
 
     #[test]

@@ -306,3 +306,41 @@ fn consecutive_periods_add_up_to_their_union() {
     }
     assert_eq!(halves, total(&whole));
 }
+
+/// A refund made on 1 December is December's, even when its order was refunded twice on 30
+/// November: November's row holds the second refund's excess, December's the third's.
+/// An excess whose amounts are unknown is left empty, never `0.00`.
+#[test]
+fn a_duplicate_across_a_month_end_splits_its_excess_and_unknown_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("pay.log");
+    std::fs::write(
+        &log,
+        "2026-11-30T23:59:57.000Z  refund rf_1  order A-1  4500p\n\
+         2026-11-30T23:59:59.000Z  refund rf_2  order A-1  4500p\n\
+         2026-12-01T00:00:01.000Z  refund rf_3  order A-1  4500p\n\
+         2026-11-10T10:00:00.000Z  refund rf_4  order B-1  amount_minor=1200  currency=GBP  key=k-1\n\
+         2026-11-10T10:00:01.000Z  refund rf_5  order B-1  amount_minor=1200  currency=EUR  key=k-1\n",
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    let excess_of = |args: &[&str]| -> Vec<(String, String)> {
+        let (_, csv) = scan(&[&[log, "--format", "csv"], args].concat());
+        let mut rows = csv::Reader::from_reader(csv.as_bytes());
+        let rows: Vec<csv::StringRecord> = rows.records().map(|r| r.unwrap()).collect();
+        (rows.iter())
+            .filter(|r| &r[0] == "duplicate-effect")
+            .map(|r| (r[3].to_string(), r[9].to_string()))
+            .collect()
+    };
+    let pair = |order: &str, excess: &str| (order.to_string(), excess.to_string());
+    assert_eq!(
+        excess_of(&NOVEMBER),
+        [pair("A-1", "45.00"), pair("B-1", "")]
+    );
+    assert_eq!(
+        excess_of(&["--since", "2026-12-01", "--until", "2027-01-01"]),
+        [pair("A-1", "45.00")]
+    );
+    assert_eq!(excess_of(&[]), [pair("A-1", "90.00"), pair("B-1", "")]);
+}

@@ -65,7 +65,47 @@ pub fn resolve(paths: &[String], excludes: &[String]) -> Result<Vec<Input>, Inpu
         }
         same
     });
-    Ok(out)
+    Ok(read_each_file_once(out))
+}
+
+/// The same file under two names (`dir/a.log` and `./dir/a.log`, an absolute path, a link)
+/// is read once, under the first of its names in order: read twice, its every attempt was
+/// sent twice.
+fn read_each_file_once(inputs: Vec<Input>) -> Vec<Input> {
+    let mut seen = std::collections::HashMap::new();
+    let mut kept: Vec<Input> = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        if let Some(id) = file_identity(&input) {
+            if let Some(&i) = seen.get(&id) {
+                let first: &mut Input = &mut kept[i];
+                first.explicit |= input.explicit;
+                continue;
+            }
+            seen.insert(id, kept.len());
+        }
+        kept.push(input);
+    }
+    kept
+}
+
+/// What tells one file from another: its device and inode.
+#[cfg(unix)]
+fn file_identity(input: &Input) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let Origin::File(path) = &input.origin else {
+        return None;
+    };
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// What tells one file from another: its real path.
+#[cfg(not(unix))]
+fn file_identity(input: &Input) -> Option<PathBuf> {
+    let Origin::File(path) = &input.origin else {
+        return None;
+    };
+    std::fs::canonicalize(path).ok()
 }
 
 fn resolve_in_order(paths: &[String], excludes: &[String]) -> Result<Vec<Input>, InputError> {
@@ -528,6 +568,26 @@ mod tests {
     }
 
     #[cfg(unix)]
+    #[test]
+    fn a_file_under_two_names_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("agent.log");
+        std::fs::write(&log, "x\n").unwrap();
+        std::fs::write(dir.path().join("other.log"), "x\n").unwrap();
+        let folder = dir.path().to_str().unwrap().to_string();
+        let dotted = format!("{folder}/./agent.log");
+        let got = resolve(&[folder.clone(), dotted], &[]).unwrap();
+        let shown: Vec<&str> = got.iter().map(|i| i.display.as_str()).collect();
+        assert_eq!(
+            shown,
+            [
+                format!("{folder}/./agent.log"),
+                format!("{folder}/other.log")
+            ]
+        );
+        assert!(got[0].explicit);
+    }
+
     #[test]
     fn a_symlink_loop_is_walked_once() {
         let dir = tempfile::tempdir().unwrap();

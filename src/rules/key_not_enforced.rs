@@ -100,6 +100,9 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             ids.join(", "),
             amount_text(f.excess())
         );
+        // The money is told here but counted by duplicate-effect, which reports the same
+        // effects: a spreadsheet summing the CSV's excess column would count it twice.
+        f.excess_minor = None;
         out.push(f);
     }
 }
@@ -135,7 +138,14 @@ mod tests {
         assert_eq!(f.key.as_deref(), Some("k1"));
         let ids: Vec<&str> = f.effects.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["rf_1", "rf_2"]);
-        assert_eq!(f.excess_minor, Some(4500));
+        assert!(f.message.ends_with("excess GBP 45.00"), "{}", f.message);
+        assert_eq!(
+            f.excess_minor, None,
+            "the money belongs to duplicate-effect"
+        );
+        let dup = retried(false).of("duplicate-effect");
+        assert_eq!(dup.len(), 1, "{dup:#?}");
+        assert_eq!(dup[0].excess_minor, Some(4500));
         assert_eq!(f.run.as_deref(), Some("r"));
     }
 

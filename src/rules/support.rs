@@ -39,15 +39,15 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
         .find_map(|&i| model.effects[i].amount.map(|m| m.currency));
     f.currency = first_currency;
     if let Some(cur) = first_currency {
-        // Exact: i128 holds any sum of i64 amounts, so nothing saturates or wraps.
-        let excess: i128 = effects
+        // Exact: i128 holds any sum of i64 amounts, so nothing saturates or wraps. When no
+        // duplicate has an amount in the currency, the excess is unknown, never zero.
+        f.excess_minor = effects
             .iter()
             .skip(1)
             .filter_map(|&i| model.effects[i].amount)
             .filter(|m| m.currency == cur)
             .map(|m| i128::from(m.minor))
-            .sum();
-        f.excess_minor = Some(excess);
+            .reduce(|a, b| a + b);
     }
     for &i in &effects {
         let e = &model.effects[i];
