@@ -31,19 +31,30 @@ pub fn render(report: &Report) -> Vec<u8> {
             f.rule.as_str(),
             f.severity.as_str(),
             f.cause.as_deref().unwrap_or(""),
-            f.order.as_deref().unwrap_or(""),
-            f.run.as_deref().unwrap_or(""),
+            &inert(f.order.as_deref().unwrap_or("")),
+            &inert(f.run.as_deref().unwrap_or("")),
             &f.step.map(|s| s.to_string()).unwrap_or_default(),
-            f.tool.as_deref().unwrap_or(""),
-            &f.effects.join(";"),
+            &inert(f.tool.as_deref().unwrap_or("")),
+            &inert(&f.effects.join(";")),
             f.currency.as_deref().unwrap_or(""),
             &excess,
             f.first_effect_at.as_deref().unwrap_or(""),
             f.last_effect_at.as_deref().unwrap_or(""),
-            &f.message,
+            &inert(&f.message),
         ]);
     }
     w.into_inner().unwrap_or_default()
+}
+
+/// Text taken from the logs, made inert for a spreadsheet: a cell starting with `=`, `+`,
+/// `-`, `@`, a tab or a carriage return is a formula to Excel, LibreOffice and Google Sheets
+/// (an order `=HYPERLINK(...)` from a log would run), so it gets a leading `'`, which they
+/// read as "text" and do not show (OWASP's advice for CSV injection).
+fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.bytes().next() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
+        _ => text.into(),
+    }
 }
 
 #[cfg(test)]
@@ -53,6 +64,27 @@ mod tests {
     use crate::money::{Currency, Money};
     use crate::report::build;
     use crate::time::Timestamp;
+
+    #[test]
+    fn text_from_the_logs_cannot_be_a_formula() {
+        let mut f = Finding::new("duplicate-effect", Severity::Error, "-1 refund".into());
+        f.order = Some(r#"=HYPERLINK("http://x.example/","click")"#.into());
+        f.run = Some("@SUM(A1)".into());
+        f.tool = Some("issue_refund".into());
+        let csv = String::from_utf8(render(&build(vec![], vec![f], Default::default()))).unwrap();
+        let row: Vec<String> = csv::Reader::from_reader(csv.as_bytes())
+            .records()
+            .next()
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(row[3], r#"'=HYPERLINK("http://x.example/","click")"#);
+        assert_eq!(row[4], "'@SUM(A1)");
+        assert_eq!(row[6], "issue_refund");
+        assert_eq!(row[12], "'-1 refund");
+    }
 
     #[test]
     fn one_row_per_finding_with_major_units_and_joined_effects() {
