@@ -34,6 +34,13 @@ impl Audit {
         self.inputs.iter().map(|i| i.skipped).sum()
     }
 
+    /// Every input was passed over as no log (none unreadable: those are errors of their own).
+    pub fn nothing_read(&self) -> bool {
+        self.unreadable.is_empty()
+            && !self.inputs.is_empty()
+            && self.inputs.iter().all(|i| i.format.is_none())
+    }
+
     pub fn metrics(&self) -> Metrics {
         self.metrics.clone()
     }

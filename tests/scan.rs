@@ -190,3 +190,20 @@ fn a_date_out_of_range_exits_2_by_name() {
     let (code, _, _) = scan(&[trace, "--date", "2026-11-03"]);
     assert_eq!(code, Some(1));
 }
+
+/// A folder whose files are all passed over as no log audits nothing: exit 2, saying so,
+/// so that a CI job pointed at the wrong folder does not pass. One log beside them is read.
+#[test]
+fn a_folder_with_no_log_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("truth.json"), "{\"a\":1}\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let (code, _, stderr) = scan(&[folder]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("no input was read as a log (2 passed over"), "{stderr}");
+    let trace = fixture("incident-a88214/trace.log");
+    std::fs::copy(trace, dir.path().join("trace.log")).unwrap();
+    let (code, _, stderr) = scan(&[folder, "--fail-on", "never"]);
+    assert_eq!(code, Some(0), "{stderr}");
+}

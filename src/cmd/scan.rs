@@ -29,6 +29,13 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
     for e in &audit.unreadable {
         eprintln!("idem-audit: error: {e}");
     }
+    if audit.nothing_read() {
+        eprintln!(
+            "idem-audit: error: no input was read as a log ({} passed over: not a recognised format); \
+             name a file to read it anyway, or give --input-format",
+            audit.inputs.len()
+        );
+    }
     // Moved, not copied: a month's findings are tens of megabytes.
     let findings = std::mem::take(&mut audit.findings);
     if let Some(path) = &args.write_baseline {
@@ -100,7 +107,9 @@ pub fn exit_status(
     audit: &audit::Audit,
     strict: bool,
 ) -> u8 {
-    if !audit.unreadable.is_empty() || (strict && audit.lines_skipped() > 0) {
+    // Nothing read is nothing audited: a CI job pointed at the wrong folder must not pass.
+    if !audit.unreadable.is_empty() || audit.nothing_read() || (strict && audit.lines_skipped() > 0)
+    {
         return EXIT_ERROR;
     }
     let threshold = match fail_on {
