@@ -329,7 +329,13 @@ impl TextParser {
         if let Some(message) = go_request_error(first) {
             return self.failure_line(b"url.Error", message, f).map(Some);
         }
-        let effect = effect_line(f, at, &mut self.dates, self.tz_secs)?;
+        let mut effect = effect_line(f, at, &mut self.dates, self.tz_secs)?;
+        if effect.is_none() {
+            // One blank between tokens: read again with each word a field.
+            if let Some(respaced) = f.respaced() {
+                effect = effect_line(&respaced, at, &mut self.dates, self.tz_secs)?;
+            }
+        }
         Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
     }
 

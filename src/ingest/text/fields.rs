@@ -88,6 +88,31 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// The fields of a line whose first field holds single-spaced tokens (`refund created
+    /// refund_id=rf_1 order_id=A-1`, as loggers that join with one blank write): its first
+    /// two words stay one field, each word after them is a field of its own, and the other
+    /// fields follow. `None` when the first field has no token after two words.
+    pub(super) fn respaced(&self) -> Option<Fields<'a>> {
+        let first = *self.plain.first()?;
+        let mut words = first.split(|&b| b == b' ').filter(|w| !w.is_empty());
+        let (kind, id) = (words.next()?, words.next()?);
+        let rest: Vec<&'a [u8]> = words.collect();
+        if !rest.iter().any(|w| token(w).is_some()) {
+            return None;
+        }
+        let head_end = id.as_ptr() as usize - first.as_ptr() as usize + id.len();
+        debug_assert!(first[..head_end].starts_with(kind));
+        let mut out = Fields::empty();
+        out.push(&first[..head_end]);
+        for &field in rest.iter().chain(&self.plain[1..]) {
+            out.push(field);
+        }
+        for &t in self.tokens.iter() {
+            out.tokens.push(t);
+        }
+        Some(out)
+    }
+
     pub(super) fn token(&self, name: &[u8]) -> Option<&'a [u8]> {
         self.tokens
             .iter()

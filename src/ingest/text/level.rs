@@ -29,7 +29,10 @@ const LEVELS: &[&[u8]] = &[
 pub(super) fn without_level(msg: &[u8]) -> &[u8] {
     let rest = without_level_field(msg);
     if rest.len() == msg.len() {
-        return msg;
+        return match may_start_with_level(msg) {
+            true => logging_prefix(msg).unwrap_or(msg),
+            false => msg,
+        };
     }
     match first_field(rest) {
         Some((word, after)) if is_logger_name(word) && ends_field(after) => {
@@ -65,15 +68,48 @@ fn ends_field(after: &[u8]) -> bool {
     after.starts_with(b"  ") || after.starts_with(b"\t")
 }
 
+/// Whether `msg` may start with a level. The plain messages start `agent`, a method, a
+/// status, an exception's module or an effect's kind: one byte tells nearly all of them
+/// from a level.
+#[inline]
+fn may_start_with_level(msg: &[u8]) -> bool {
+    matches!(
+        msg.first(),
+        Some(b'T' | b'D' | b'I' | b'N' | b'W' | b'E' | b'C' | b'F' | b'S' | b'[')
+            | Some(b't' | b'd' | b'i' | b'n' | b'w' | b'e' | b'c' | b'f' | b's')
+    )
+}
+
+/// The message after Python logging's one-blank spellings of a level and a logger's name:
+/// `INFO payments.refunds: refund ...` (`%(levelname)s %(name)s: %(message)s`) and
+/// `INFO:payments.refunds:refund ...` (`logging.basicConfig`'s default). The name must be a
+/// module's path (its last part without capitals): `ERROR requests.ConnectionError: refused`
+/// is an exception's class and message, not a logger's.
+#[cold]
+fn logging_prefix(msg: &[u8]) -> Option<&[u8]> {
+    let sep = msg.iter().position(|&b| b == b' ' || b == b':')?;
+    let (level, rest) = (&msg[..sep], &msg[sep + 1..]);
+    if !LEVELS.iter().any(|l| l.eq_ignore_ascii_case(level)) {
+        return None;
+    }
+    let colon = rest.iter().position(|&b| b == b':')?;
+    let (name, after) = (&rest[..colon], &rest[colon + 1..]);
+    let module_path = name
+        .rsplit(|&b| b == b'.')
+        .next()
+        .is_some_and(|last| !last.iter().any(u8::is_ascii_uppercase));
+    if !is_logger_name(name) || !module_path || (msg[sep] == b' ' && !after.starts_with(b" ")) {
+        return None;
+    }
+    let message = after.trim_ascii_start();
+    (!message.is_empty()).then_some(message)
+}
+
 /// `msg` without a leading level field.
 #[inline]
 fn without_level_field(msg: &[u8]) -> &[u8] {
-    // The plain messages start `agent`, a method, a status, an exception's module or an
-    // effect's kind: one byte tells nearly all of them from a level.
-    match msg.first() {
-        Some(b'T' | b'D' | b'I' | b'N' | b'W' | b'E' | b'C' | b'F' | b'S' | b'[') => {}
-        Some(b't' | b'd' | b'i' | b'n' | b'w' | b'e' | b'c' | b'f' | b's') => {}
-        _ => return msg,
+    if !may_start_with_level(msg) {
+        return msg;
     }
     let Some((word, after)) = first_field(msg) else {
         return msg;
@@ -149,6 +185,38 @@ mod tests {
         // Without a level, a first word is the message's own.
         let plain = b"agent.tools  agent run 7f3a  started";
         assert_eq!(without_level(plain), plain);
+    }
+
+    #[test]
+    fn python_loggings_one_blank_spellings_are_read_past() {
+        for (line, message) in [
+            (
+                "INFO payments.refunds: refund created  refund_id=rf_1",
+                "refund created  refund_id=rf_1",
+            ),
+            (
+                "INFO:payments.refunds:refund rf_1  order A-1",
+                "refund rf_1  order A-1",
+            ),
+            (
+                "WARNING:__main__:agent run 7f3a  started",
+                "agent run 7f3a  started",
+            ),
+            (
+                "error root: POST https://pay/v1/refunds",
+                "POST https://pay/v1/refunds",
+            ),
+            // Not a logger: an exception's class, a message, no blank after the colon.
+            (
+                "ERROR requests.exceptions.ConnectionError: refused",
+                "ERROR requests.exceptions.ConnectionError: refused",
+            ),
+            ("INFO order A-1: refunded", "INFO order A-1: refunded"),
+            ("INFO payments.refunds:x", "INFO payments.refunds:x"),
+            ("INFORMATION payments: x", "INFORMATION payments: x"),
+        ] {
+            assert_eq!(without_level(line.as_bytes()), message.as_bytes(), "{line}");
+        }
     }
 
     #[test]

@@ -1350,3 +1350,36 @@ fn a_settled_time_of_day_is_read_in_the_stamps_offset() {
         ]
     );
 }
+
+/// Loggers that join with one blank: Python logging's level and name before the message, and
+/// effect lines whose tokens are one blank apart, read as the two-blank spelling is.
+#[test]
+fn one_blank_loggers_and_tokens() {
+    let p = run(
+        "2026-11-03 14:02:11,501 INFO payments.refunds: refund created  refund_id=rf_1  order_id=A-1  amount_p=4500\n\
+         2026-11-03 14:02:12,088  refund created refund_id=rf_2 order_id=A-2 amount_p=4500 status=succeeded\n\
+         2026-11-03 14:02:13,000  refund rf_3 order_id=A-3 amount_p=100 status=failed\n\
+         2026-11-03 14:02:14,000  tool lookup args=x\n\
+         2026-11-03 14:02:15,000  refund created reason=none\n",
+    );
+    let got: Vec<(&str, Option<&str>, Option<i64>, bool)> = effects(&p)
+        .iter()
+        .map(|e| {
+            (
+                &*e.id,
+                e.order.as_deref(),
+                e.amount.map(|m| m.minor),
+                e.happened,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("rf_1", Some("A-1"), Some(4500), true),
+            ("rf_2", Some("A-2"), Some(4500), true),
+            ("rf_3", Some("A-3"), Some(100), false),
+        ]
+    );
+    assert_eq!(p.stats.ignored, 2, "{:?}", p.stats.problems);
+}
