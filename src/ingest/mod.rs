@@ -219,11 +219,36 @@ pub fn looks_like_jsonl(line: &str) -> bool {
     }
 }
 
-/// The opening of an OTLP/JSON export batch: `{"resourceSpans"...`.
+/// The opening of an OTLP/JSON export batch of spans: `{"resourceSpans"...`.
 pub fn looks_like_otlp_batch(line: &str) -> bool {
-    line.starts_with("{\"resourceSpans\"")
-        || line.starts_with("{ \"resourceSpans\"")
-        || line.starts_with("{\"resource_spans\"")
+    opens_with_key(line.as_bytes(), &OTLP_SPANS_KEYS)
+}
+
+/// The opening of an OTLP/JSON export document of any signal (spans, metrics, logs,
+/// profiles): a line that is a whole document of its own, as file exporters write them.
+pub fn looks_like_otlp_document(line: &[u8]) -> bool {
+    opens_with_key(line, &OTLP_SPANS_KEYS) || opens_with_key(line, &OTLP_OTHER_SIGNAL_KEYS)
+}
+
+/// The first key of a spans document, camelCase (OTLP/JSON) or snake_case (protobuf's names).
+const OTLP_SPANS_KEYS: [&[u8]; 2] = [b"\"resourceSpans\"", b"\"resource_spans\""];
+
+/// The first key of the other signals' documents, which a Collector's file exporter in
+/// several pipelines writes beside the spans.
+const OTLP_OTHER_SIGNAL_KEYS: [&[u8]; 6] = [
+    b"\"resourceMetrics\"",
+    b"\"resource_metrics\"",
+    b"\"resourceLogs\"",
+    b"\"resource_logs\"",
+    b"\"resourceProfiles\"",
+    b"\"resource_profiles\"",
+];
+
+/// `{` then, after any spaces, one of `keys`.
+fn opens_with_key(line: &[u8], keys: &[&[u8]]) -> bool {
+    line.strip_prefix(b"{")
+        .map(<[u8]>::trim_ascii_start)
+        .is_some_and(|rest| keys.iter().any(|k| rest.starts_with(k)))
 }
 
 /// A CSV header naming an effect id and a money column (by default spelling or

@@ -150,8 +150,9 @@ impl Reading {
             self.start_document(n, line);
             return;
         }
-        // Inside a multi-line document. A new batch line means the pending one was cut off.
-        if line.starts_with(b"{\"resourceSpans\"") {
+        // Inside a multi-line document. A line that opens a whole document of its own (in
+        // any spelling, of any signal) means the pending one was cut off.
+        if crate::ingest::looks_like_otlp_document(line) {
             broken(
                 &mut self.out.stats,
                 self.pending_line,

@@ -747,3 +747,60 @@ fn a_lone_json_value_is_skipped_and_the_next_batch_read() {
         p.stats.problems
     );
 }
+
+/// A document cut off by a crash mid-write ends where the next line opens a whole document,
+/// in any spelling: the cut one is skipped with its line, the next ones read.
+#[test]
+fn a_whole_document_in_any_spelling_ends_a_cut_off_one() {
+    let tool = |id: &str| {
+        let s = span(
+            TR,
+            id,
+            None,
+            "refund",
+            1,
+            0,
+            10,
+            kv(&[("openinference.span.kind", s("TOOL"))]),
+        );
+        json!({"scopeSpans": [{"spans": [s]}]})
+    };
+    let snake = json!({"resource_spans": [tool("8100000000000001")]}).to_string();
+    let spaced = json!({"resourceSpans": [tool("8100000000000002")]})
+        .to_string()
+        .replacen('{', "{ ", 1);
+    let p = read(
+        &format!("{{\"resource_spans\":[{{\"resource\":{{\n{snake}\n{spaced}\n"),
+        0,
+    );
+    assert_eq!(p.spans.len(), 2, "{:?}", p.stats.problems);
+    assert_eq!(p.stats.skipped, 1);
+    assert_eq!(p.stats.problems[0].line, 1);
+    assert!(
+        p.stats.problems[0]
+            .reason
+            .starts_with("incomplete JSON document")
+    );
+    assert_eq!(p.stats.lines, 3);
+}
+
+/// A line inside a pretty-printed document that opens an object of its own (a span written
+/// on one line) is part of that document, not a new one.
+#[test]
+fn an_object_line_inside_a_document_does_not_end_it() {
+    let one = span(
+        TR,
+        "8200000000000001",
+        None,
+        "refund",
+        1,
+        0,
+        10,
+        kv(&[("openinference.span.kind", s("TOOL"))]),
+    );
+    let text =
+        format!("{{\"resourceSpans\": [{{\"scopeSpans\": [{{\"spans\": [\n{one}\n]}}]}}]}}\n");
+    let p = read(&text, 0);
+    assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+    assert_eq!(p.spans.len(), 1);
+}
