@@ -132,8 +132,14 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
                 newlines: &newlines[i + 1..],
                 from: nl + 1,
             };
+            let line = trim_line(&buf[start..nl]);
+            let line = if line_no == 1 {
+                without_bom(line)
+            } else {
+                line
+            };
             // Lines read ahead are within this read: `each` reads only whole lines.
-            let read = each(line_no, span, trim_line(&buf[start..nl]), ahead);
+            let read = each(line_no, span, line, ahead);
             let read = read.min(newlines.len() - i - 1);
             line_no = line_no.saturating_add(read as u32);
             i += read;
@@ -144,12 +150,19 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
     if start < end {
         line_no = line_no.saturating_add(1);
         let span = base + start as u64..base + end as u64;
-        each(line_no, span, trim_line(&buf[start..end]), Ahead::NONE);
+        let line = trim_line(&buf[start..end]);
+        let line = if line_no == 1 {
+            without_bom(line)
+        } else {
+            line
+        };
+        each(line_no, span, line, Ahead::NONE);
     }
     Ok(line_no)
 }
 
-/// [`for_each_line_at`] over bytes already in memory, without a read buffer.
+/// [`for_each_line_at`] over bytes already in memory, without a read buffer: the start of a
+/// stream, or lines of one read again from where one of them starts.
 pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8])) -> u32 {
     let mut line_no: u32 = 0;
     let mut start = 0;
@@ -159,10 +172,26 @@ pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8
         let line = bytes[start..end]
             .strip_suffix(b"\n")
             .unwrap_or(&bytes[start..end]);
-        each(line_no, start as u64..end as u64, trim_line(line));
+        let line = trim_line(line);
+        let line = if line_no == 1 {
+            without_bom(line)
+        } else {
+            line
+        };
+        each(line_no, start as u64..end as u64, line);
         start = end;
     }
     line_no
+}
+
+/// The UTF-8 byte-order mark that Windows tools write before a file's first line.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A stream's first line without a byte-order mark: left on, it made that line no JSON and
+/// no timestamp, and an OTLP file that is one document lost every span. Only the first
+/// line: a mark anywhere else is the line's own bytes.
+fn without_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix(BOM).unwrap_or(line)
 }
 
 /// A line as given to callers: without its `\r`, nor NULs at either end.
@@ -215,6 +244,19 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_is_taken_off_the_first_line_only() {
+        let input = b"\xEF\xBB\xBFa\n\xEF\xBB\xBFb\n";
+        let expected = vec![(1, b"a".to_vec()), (2, b"\xEF\xBB\xBFb".to_vec())];
+        assert_eq!(collect(input), expected);
+        assert_eq!(collect(b"\xEF\xBB\xBFonly"), vec![(1, b"only".to_vec())]);
+        let mut in_memory = Vec::new();
+        for_each_line_in(input, |n, _, l| in_memory.push((n, l.to_vec())));
+        assert_eq!(in_memory, expected);
+        // A first line that merely starts like a mark is left alone.
+        assert_eq!(collect(b"\xEF\xBBx\n"), vec![(1, b"\xEF\xBBx".to_vec())]);
+    }
+
+    #[test]
     fn spans_cover_the_stream_and_read_back_each_line() {
         let input = b"one\r\ntwo\n\nthree";
         let mut spans = Vec::new();
@@ -226,7 +268,7 @@ mod tests {
 
     #[test]
     fn lines_in_memory_split_as_read_lines_do() {
-        let input = b"one\r\ntwo\n\n\0three\0";
+        let input = b"\xEF\xBB\xBFone\r\ntwo\n\n\0three\0";
         let mut read = Vec::new();
         for_each_line_at(&mut &input[..], |n, s, l| read.push((n, s, l.to_vec()))).unwrap();
         let mut in_memory = Vec::new();

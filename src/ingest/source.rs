@@ -441,6 +441,8 @@ pub const DETECT_LINES: usize = 5;
 /// rotation, half-written by a crash) is still a log, and passing it over would lose every
 /// event in it (§9); its bad line is then skipped and reported by the parser.
 pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
+    // The parsers take a byte-order mark off the first line; so does every test here.
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
     let line = first_line(head)?;
     let line = line.as_str();
     if super::looks_like_otlp_batch(line) || (line == "{" && super::otlp::pretty_printed_head(head))

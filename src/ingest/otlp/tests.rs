@@ -804,3 +804,35 @@ fn an_object_line_inside_a_document_does_not_end_it() {
     assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
     assert_eq!(p.spans.len(), 1);
 }
+
+/// A byte-order mark before a file's one document is no part of it: the document, and so
+/// every span of the file, is read. Before a later line the mark is that line's and breaks it.
+#[test]
+fn a_byte_order_mark_before_the_first_document_is_not_part_of_it() {
+    let doc = |id: &str| {
+        batch(
+            "i-1",
+            vec![span(
+                TR,
+                id,
+                None,
+                "refund",
+                1,
+                0,
+                10,
+                kv(&[("openinference.span.kind", s("TOOL"))]),
+            )],
+        )
+    };
+    let (a, b) = (doc("8300000000000001"), doc("8300000000000002"));
+    let p = read(&format!("\u{feff}{a}\n{b}\n"), 0);
+    assert_eq!(
+        (p.spans.len(), p.stats.skipped),
+        (2, 0),
+        "{:?}",
+        p.stats.problems
+    );
+    let p = read(&format!("{a}\n\u{feff}{b}\n"), 0);
+    assert_eq!((p.spans.len(), p.stats.skipped), (1, 1));
+    assert_eq!(p.stats.problems[0].line, 2);
+}

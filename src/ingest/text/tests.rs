@@ -1382,4 +1382,24 @@ fn one_blank_loggers_and_tokens() {
         ]
     );
     assert_eq!(p.stats.ignored, 2, "{:?}", p.stats.problems);
+
+/// A byte-order mark before the first line (a log saved by a Windows editor) is no part of
+/// it: the first event is read; the same mark before a later line leaves that line unread.
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
+    let line = "14:02:11.402  agent run r  started";
+    let p = run(&format!("\u{feff}{line}\n{line}\n"));
+    assert_eq!(
+        (p.stats.events, p.stats.skipped),
+        (2, 0),
+        "{:?}",
+        p.stats.problems
+    );
+    assert_eq!(p.events[0].loc.line, 1);
+    let p = run(&format!("{line}\n\u{feff}{line}\n"));
+    assert_eq!(p.stats.events, 1);
+    assert_eq!(
+        crate::ingest::source::detect(format!("\u{feff}{line}\n").as_bytes(), &[]),
+        Some(crate::ingest::Format::Text)
+    );
 }
