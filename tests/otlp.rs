@@ -217,3 +217,71 @@ fn all_framework_traces_in_one_call_keep_their_runs_apart() {
         );
     }
 }
+
+/// The agent's tool call and its two requests to the payments service: a read timeout,
+/// then 201.
+const AGENT: &str = r#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.instance.id","value":{"stringValue":"agent"}}]},"scopeSpans":[{"spans":[{"traceId":"t1","spanId":"tool","name":"execute_tool issue_refund","startTimeUnixNano":"1796227201000000000","endTimeUnixNano":"1796227204000000000","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.conversation.id","value":{"stringValue":"run1"}},{"key":"gen_ai.tool.call.arguments","value":{"stringValue":"{\"order\":\"A-1\",\"amount_p\":4500}"}}]},{"traceId":"t1","spanId":"h1","parentSpanId":"tool","kind":3,"startTimeUnixNano":"1796227201100000000","endTimeUnixNano":"1796227202100000000","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.full","value":{"stringValue":"https://pay/v1/refunds"}}],"status":{"code":2},"events":[{"name":"exception","attributes":[{"key":"exception.type","value":{"stringValue":"requests.exceptions.ReadTimeout"}}]}]},{"traceId":"t1","spanId":"h2","parentSpanId":"tool","kind":3,"startTimeUnixNano":"1796227203000000000","endTimeUnixNano":"1796227203100000000","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.full","value":{"stringValue":"https://pay/v1/refunds"}},{"key":"http.response.status_code","value":{"intValue":"201"}}]}]}]}]}"#;
+
+/// What the payments service traced of the first request: the SERVER span that took it,
+/// and its own keyed request to its provider, answered 200.
+const PAYMENTS: &str = r#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.instance.id","value":{"stringValue":"payments"}}]},"scopeSpans":[{"spans":[{"traceId":"t1","spanId":"srv","parentSpanId":"h1","kind":2,"startTimeUnixNano":"1796227201110000000","endTimeUnixNano":"1796227201900000000","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}}]},{"traceId":"t1","spanId":"psp","parentSpanId":"srv","kind":3,"startTimeUnixNano":"1796227201120000000","endTimeUnixNano":"1796227201800000000","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.full","value":{"stringValue":"https://psp/v1/refunds"}},{"key":"http.response.status_code","value":{"intValue":"200"}},{"key":"http.request.header.idempotency-key","value":{"arrayValue":{"values":[{"stringValue":"psp-k1"}]}}}]}]}]}]}"#;
+
+const SETTLEMENT: &str = "id,amount,currency,created_at,order_id\nre_1,45.00,GBP,2026-12-02T16:00:01Z,A-1\nre_2,45.00,GBP,2026-12-02T16:00:03Z,A-1\n";
+
+/// Each finding of `idem-audit scan` over `files` (name, contents): its rule, cause, run
+/// and step.
+fn findings_of(files: &[(&str, &str)]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<PathBuf> = files
+        .iter()
+        .map(|(name, text)| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect();
+    let out = assert_cmd::Command::cargo_bin("idem-audit")
+        .unwrap()
+        .arg("scan")
+        .args(&paths)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let mut got: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {} {} {}", f["rule"], f["cause"], f["run"], f["step"]))
+        .collect();
+    got.sort();
+    got
+}
+
+/// A Collector that gathers the payments service's spans beside the agent's puts them in
+/// the agent's trace: the service's own request to its provider (keyed, 200) must not stand
+/// in for the agent's timed-out attempt. The findings are those of the agent alone.
+#[test]
+fn the_services_own_spans_in_the_trace_change_no_finding() {
+    let alone = findings_of(&[("agent.jsonl", AGENT), ("settlement.csv", SETTLEMENT)]);
+    let rules: Vec<&str> = alone.iter().map(|f| f.split(' ').next().unwrap()).collect();
+    for rule in ["duplicate-effect", "unkeyed-retry", "effect-after-timeout"] {
+        assert!(
+            rules.contains(&format!("\"{rule}\"").as_str()),
+            "{alone:#?}"
+        );
+    }
+    assert!(
+        alone
+            .iter()
+            .any(|f| f.contains("duplicate-effect") && f.contains("client-retry")),
+        "{alone:#?}"
+    );
+    let with_service = findings_of(&[
+        ("agent.jsonl", AGENT),
+        ("payments.jsonl", PAYMENTS),
+        ("settlement.csv", SETTLEMENT),
+    ]);
+    assert_eq!(with_service, alone);
+}

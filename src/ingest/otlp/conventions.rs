@@ -143,6 +143,12 @@ pub fn is_http_client(s: &Span) -> bool {
         && !is_tool(s)
 }
 
+/// Where another service took a request (SERVER kind): the spans under it are that service's
+/// work, not its caller's.
+pub fn is_server(s: &Span) -> bool {
+    s.kind == super::SpanKind::Server
+}
+
 /// `gen_ai.tool.name`, `tool.name`, else the span's name without the conventions' decoration
 /// (`execute_tool issue_refund`, OpenLLMetry's `issue_refund.tool`).
 pub fn tool_name(s: &Span) -> &str {

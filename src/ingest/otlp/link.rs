@@ -5,8 +5,8 @@
 
 use super::Span;
 use super::conventions::{
-    METHOD, STATUS, URL, describe, failure_of, idempotency_key, is_http_client, is_llm, is_tool,
-    run_attr, step_attr, string_of, tool_args, tool_name,
+    METHOD, STATUS, URL, describe, failure_of, idempotency_key, is_http_client, is_llm, is_server,
+    is_tool, run_attr, step_attr, string_of, tool_args, tool_name,
 };
 use crate::classify::{FailureClass, classify_failure, classify_status};
 use crate::event::{
@@ -125,11 +125,14 @@ impl Graph<'_> {
             .collect();
         // A wrapper HTTP span (the `requests` span around a lower library's) is not an
         // attempt of its own; the innermost spans are, inheriting what the wrapper recorded.
+        // A request under a server span wraps nothing of its caller's: the request the
+        // server took is the caller's attempt, the server's own requests are not.
         let mut wrapper = vec![false; self.spans.len()];
         for &h in &http {
             if let Some(a) = self
                 .lineage(h)
                 .skip(1)
+                .take_while(|&a| !is_server(&self.spans[a]))
                 .find(|&a| is_http_client(&self.spans[a]))
             {
                 wrapper[a] = true;
@@ -156,6 +159,12 @@ impl Graph<'_> {
             let mut only_http = true;
             for a in self.lineage(h).skip(1) {
                 let s = &self.spans[a];
+                // A request made while serving one (a payments service calling its
+                // provider) is that service's, not an attempt of the tool that called it.
+                if is_server(s) {
+                    only_http = false;
+                    break;
+                }
                 if is_tool(s) {
                     owner = self.lineage(a).find_map(|x| call_of.get(&x).copied());
                     break;
