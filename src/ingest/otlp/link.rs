@@ -295,13 +295,10 @@ impl Graph<'_> {
                 key: key.map(Text::from),
             })),
         );
-        let status = chain.iter().find_map(|a| {
-            STATUS
-                .iter()
-                .find_map(|k| a.attr(k).and_then(super::int_of))
-        });
-        if let Some(status) = status.and_then(|n| u16::try_from(n).ok()) {
-            out.push(
+        // The attempt's own outcome; a wrapper's only where the attempt recorded none (the
+        // wrapper's final answer may be that of a later attempt inside it).
+        match chain.iter().find_map(|a| outcome_of(a)) {
+            Some(Outcome::Answered(status)) => out.push(
                 self.spans,
                 h,
                 s.end,
@@ -315,22 +312,44 @@ impl Graph<'_> {
                     amount: None,
                     message: Text::default(),
                 })),
-            );
-        } else if let Some((error, message)) = chain.iter().find_map(|a| failure_of(a)) {
-            let class: FailureClass = classify_failure(&error, &message);
-            out.push(
-                self.spans,
-                h,
-                s.end,
-                EventKind::Failure(Box::new(Failure {
-                    call: Some(call.clone()),
-                    attempt: Some(number),
-                    class,
-                    error: error.into(),
-                    message: message.into(),
-                })),
-            );
+            ),
+            Some(Outcome::Failed(error, message)) => {
+                let class: FailureClass = classify_failure(&error, &message);
+                out.push(
+                    self.spans,
+                    h,
+                    s.end,
+                    EventKind::Failure(Box::new(Failure {
+                        call: Some(call.clone()),
+                        attempt: Some(number),
+                        class,
+                        error: error.into(),
+                        message: message.into(),
+                    })),
+                );
+            }
+            None => {}
         }
+    }
+}
+
+/// How one HTTP span says its request ended.
+enum Outcome {
+    /// An HTTP status came back.
+    Answered(u16),
+    /// No answer: the error class and message.
+    Failed(String, String),
+}
+
+/// The span's own outcome: its HTTP status, else its failure.
+fn outcome_of(s: &Span) -> Option<Outcome> {
+    let status = STATUS
+        .iter()
+        .find_map(|k| s.attr(k).and_then(super::int_of))
+        .and_then(|n| u16::try_from(n).ok());
+    match status {
+        Some(status) => Some(Outcome::Answered(status)),
+        None => failure_of(s).map(|(error, message)| Outcome::Failed(error, message)),
     }
 }
 

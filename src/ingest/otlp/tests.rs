@@ -945,3 +945,84 @@ fn a_services_own_requests_under_its_server_span_are_no_attempts_of_the_agent() 
     let (_, service_only) = linked(&[&batch("payments", payments)]);
     assert!(attempt_outcomes(&service_only).is_empty());
 }
+
+/// A `requests` span whose urllib3 retried inside it: the wrapper's final 200 is the second
+/// inner attempt's; the first keeps its own read timeout. An inner span that recorded no
+/// outcome takes the wrapper's.
+#[test]
+fn an_attempts_own_outcome_wins_over_its_wrappers() {
+    let tool = span(
+        TR,
+        "9200000000000001",
+        None,
+        "execute_tool t",
+        1,
+        0,
+        3000,
+        kv(&[
+            ("gen_ai.operation.name", s("execute_tool")),
+            ("gen_ai.tool.name", s("issue_refund")),
+        ]),
+    );
+    let post = |status: Option<&str>| {
+        let mut attrs = vec![("http.request.method", s("POST"))];
+        if let Some(code) = status {
+            attrs.push(("http.response.status_code", json!({"intValue": code})));
+        }
+        kv(&attrs)
+    };
+    let wrapper = |status| {
+        span(
+            TR,
+            "9200000000000002",
+            Some("9200000000000001"),
+            "POST",
+            3,
+            10,
+            2900,
+            post(status),
+        )
+    };
+    let mut timed_out = span(
+        TR,
+        "9200000000000003",
+        Some("9200000000000002"),
+        "POST",
+        3,
+        20,
+        1100,
+        post(None),
+    );
+    timed_out["events"] = read_timeout();
+    timed_out["status"] = json!({"code": 2});
+    let answered = span(
+        TR,
+        "9200000000000004",
+        Some("9200000000000002"),
+        "POST",
+        3,
+        2000,
+        2800,
+        post(Some("200")),
+    );
+    let (_, l) = linked(&[&batch(
+        "p",
+        vec![tool.clone(), wrapper(Some("200")), timed_out, answered],
+    )]);
+    let got = attempt_outcomes(&l);
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert_eq!(got[1], "requests.exceptions.ReadTimeout Ambiguous");
+    assert_eq!(got[3], "200 Success");
+    let silent = span(
+        TR,
+        "9200000000000003",
+        Some("9200000000000002"),
+        "POST",
+        3,
+        20,
+        1100,
+        post(None),
+    );
+    let (_, l) = linked(&[&batch("p", vec![tool, wrapper(Some("503")), silent])]);
+    assert_eq!(attempt_outcomes(&l)[1], "503 Ambiguous");
+}
