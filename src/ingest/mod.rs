@@ -221,34 +221,41 @@ pub fn looks_like_jsonl(line: &str) -> bool {
 
 /// The opening of an OTLP/JSON export batch of spans: `{"resourceSpans"...`.
 pub fn looks_like_otlp_batch(line: &str) -> bool {
-    opens_with_key(line.as_bytes(), &OTLP_SPANS_KEYS)
+    opens_with_key(line.as_bytes(), &OTLP_SPANS)
 }
 
 /// The opening of an OTLP/JSON export document of any signal (spans, metrics, logs,
 /// profiles): a line that is a whole document of its own, as file exporters write them.
 pub fn looks_like_otlp_document(line: &[u8]) -> bool {
-    opens_with_key(line, &OTLP_SPANS_KEYS) || opens_with_key(line, &OTLP_OTHER_SIGNAL_KEYS)
+    opens_with_key(line, &OTLP_SPANS) || opens_with_key(line, &OTLP_OTHER_SIGNALS)
 }
 
 /// The first key of a spans document, camelCase (OTLP/JSON) or snake_case (protobuf's names).
-const OTLP_SPANS_KEYS: [&[u8]; 2] = [b"\"resourceSpans\"", b"\"resource_spans\""];
+const OTLP_SPANS: [&str; 2] = ["resourceSpans", "resource_spans"];
 
 /// The first key of the other signals' documents, which a Collector's file exporter in
-/// several pipelines writes beside the spans.
-const OTLP_OTHER_SIGNAL_KEYS: [&[u8]; 6] = [
-    b"\"resourceMetrics\"",
-    b"\"resource_metrics\"",
-    b"\"resourceLogs\"",
-    b"\"resource_logs\"",
-    b"\"resourceProfiles\"",
-    b"\"resource_profiles\"",
+/// several pipelines writes beside the spans: valid, and without spans.
+pub(crate) const OTLP_OTHER_SIGNALS: [&str; 6] = [
+    "resourceMetrics",
+    "resource_metrics",
+    "resourceLogs",
+    "resource_logs",
+    "resourceProfiles",
+    "resource_profiles",
 ];
 
-/// `{` then, after any spaces, one of `keys`.
-fn opens_with_key(line: &[u8], keys: &[&[u8]]) -> bool {
-    line.strip_prefix(b"{")
-        .map(<[u8]>::trim_ascii_start)
-        .is_some_and(|rest| keys.iter().any(|k| rest.starts_with(k)))
+/// `{` then, after any spaces, one of `keys` in quotes.
+fn opens_with_key(line: &[u8], keys: &[&str]) -> bool {
+    let Some(rest) = line.strip_prefix(b"{") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_ascii_start().strip_prefix(b"\"") else {
+        return false;
+    };
+    keys.iter().any(|k| {
+        rest.strip_prefix(k.as_bytes())
+            .is_some_and(|r| r.starts_with(b"\""))
+    })
 }
 
 /// A CSV header naming an effect id and a money column (by default spelling or

@@ -127,6 +127,9 @@ fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Spans) {
 /// Collects the spans of one export batch, parsed from `bytes`.
 fn read_parsed(mut doc: Value, bytes: &[u8], first_line: u32, input: u32, out: &mut Spans) {
     let Some(batches) = field_mut(&mut doc, "resourceSpans", "resource_spans") else {
+        if is_other_signal(&doc) {
+            return no_spans(&mut out.stats);
+        }
         return broken(&mut out.stats, first_line, "JSON without resourceSpans");
     };
     let Value::Array(batches) = std::mem::take(batches) else {
@@ -161,10 +164,21 @@ fn read_parsed(mut doc: Value, bytes: &[u8], first_line: u32, input: u32, out: &
         }
     }
     if out.spans.len() as u64 + out.stats.skipped == before {
-        // A batch with no spans at all still accounts for its line.
-        out.stats.lines += 1;
-        out.stats.ignored += 1;
+        no_spans(&mut out.stats);
     }
+}
+
+/// A document with no spans at all still accounts for its line.
+fn no_spans(stats: &mut InputStats) {
+    stats.lines += 1;
+    stats.ignored += 1;
+}
+
+/// A metrics, logs or profiles document: what a Collector's file exporter writes beside the
+/// spans when it serves several pipelines. Valid, and nothing to read here.
+fn is_other_signal(doc: &Value) -> bool {
+    doc.as_object()
+        .is_some_and(|o| super::OTLP_OTHER_SIGNALS.iter().any(|k| o.contains_key(*k)))
 }
 
 fn into_array(v: Value) -> Option<Vec<Value>> {

@@ -465,7 +465,8 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
 }
 
 /// The format of at least half of the first [`DETECT_LINES`] lines of content (comments and
-/// `---` lines, which a README has too, do not count either way), or `None`. Only line-wise
+/// `---` lines, which a README has too, and OTLP documents of other signals than spans do
+/// not count either way), or `None`. Only line-wise
 /// formats can be told this way: a CSV export or a pretty-printed document needs its first line.
 /// A README or a stray JSON document has no such majority; a log with one bad line does.
 fn detect_past_first_line(head: &[u8]) -> Option<Format> {
@@ -479,6 +480,13 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
         let last = segments.peek().is_none();
         let line = raw.trim_ascii();
         if line.is_empty() || line.starts_with(b"#") || line.starts_with(b"---") {
+            continue;
+        }
+        // Another signal's document beside the spans (a Collector's file exporter in
+        // several pipelines) says nothing of the format: it is the spans that must win.
+        if !super::looks_like_otlp_batch(&String::from_utf8_lossy(line))
+            && super::looks_like_otlp_document(line)
+        {
             continue;
         }
         let vote = line_format(line);
@@ -555,6 +563,29 @@ mod tests {
         assert_eq!(det("{\"expected\":[\"rf_1\"]}\n"), None);
         // Only the first line can be a CSV header.
         assert_eq!(det("rows:\nid,amount,currency\nrf_1,1.00,GBP\n"), None);
+    }
+
+    /// A Collector's file exporter in several pipelines writes metrics and logs documents
+    /// beside the spans: the file is OTLP when one of its lines holds spans, and no log
+    /// when none does.
+    #[test]
+    fn other_signals_beside_spans_leave_a_file_otlp() {
+        let spans = r#"{"resourceSpans":[]}"#;
+        let metrics = r#"{"resourceMetrics":[]}"#;
+        let logs = r#"{ "resource_logs":[]}"#;
+        let det = |text: &str| detect(text.as_bytes(), &[]);
+        assert_eq!(
+            det(&format!("{metrics}\n{logs}\n{spans}\n{metrics}\n")),
+            Some(Format::Otlp)
+        );
+        assert_eq!(det(&format!("{logs}\n{spans}\n")), Some(Format::Otlp));
+        assert_eq!(det(&format!("{metrics}\n{logs}\n")), None);
+        assert_eq!(
+            det(&format!(
+                "{metrics}\n{{\"resourceMetricsX\":[]}}\n{{\"x\":1}}\n"
+            )),
+            None
+        );
     }
 
     #[test]

@@ -57,6 +57,7 @@ fn pieces() -> Vec<String> {
         "]".into(),
         "  {".into(),
         "{ \"resource_spans\": []}".into(),
+        "{\"resourceMetrics\": [{\"scopeMetrics\": []}]}".into(),
     ]
 }
 
@@ -65,7 +66,7 @@ proptest::proptest! {
 
     #[test]
     fn any_batch_size_reads_as_one_line_at_a_time(
-        picks in proptest::collection::vec(0usize..12, 0..30),
+        picks in proptest::collection::vec(0usize..13, 0..30),
         size in 1usize..400,
     ) {
         let pieces = pieces();

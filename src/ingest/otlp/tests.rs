@@ -1026,3 +1026,35 @@ fn an_attempts_own_outcome_wins_over_its_wrappers() {
     let (_, l) = linked(&[&batch("p", vec![tool, wrapper(Some("503")), silent])]);
     assert_eq!(attempt_outcomes(&l)[1], "503 Ambiguous");
 }
+
+/// A Collector's file exporter in several pipelines writes metrics and logs documents beside
+/// the spans: they are valid and carry no spans, so they are ignored, not skipped. A JSON
+/// document of no signal at all is still skipped.
+#[test]
+fn other_signals_documents_are_ignored_and_no_signal_is_skipped() {
+    let spans = batch(
+        "i-1",
+        vec![span(
+            TR,
+            "9300000000000001",
+            None,
+            "refund",
+            1,
+            0,
+            10,
+            kv(&[("openinference.span.kind", s("TOOL"))]),
+        )],
+    );
+    let metrics = json!({"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "m"}]}]}]});
+    let logs = json!({"resource_logs": [{"scope_logs": []}]});
+    let p = read(
+        &format!("{metrics}\n{spans}\n{logs}\n{{\"resourceMetricz\": []}}\n"),
+        0,
+    );
+    assert_eq!(p.spans.len(), 1);
+    assert_eq!((p.stats.lines, p.stats.ignored, p.stats.skipped), (4, 2, 1));
+    assert_eq!(p.stats.problems[0].line, 4);
+    // A metrics line after a cut-off document ends it too.
+    let p = read(&format!("{{\"resourceSpans\": [\n{metrics}\n{spans}\n"), 0);
+    assert_eq!((p.spans.len(), p.stats.ignored, p.stats.skipped), (1, 1, 1));
+}
