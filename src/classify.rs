@@ -43,6 +43,9 @@ impl FailureClass {
 pub fn classify_status(status: u16) -> FailureClass {
     match status {
         200..=299 => FailureClass::Success,
+        // A redirect (or 304 Not Modified) answers without performing the request: the
+        // client's resend to where it points is no retry of a request that may have run.
+        300..=399 => FailureClass::Safe,
         409 => FailureClass::Conflict,
         400 | 401 | 403 | 404 | 422 => FailureClass::Permanent,
         // Other 4xx (405, 413, 429...) would fail the same way or are rate limits that say
@@ -175,6 +178,21 @@ mod tests {
         assert_eq!(classify_status(422), Permanent);
         assert_eq!(classify_status(503), Ambiguous);
         assert_eq!(classify_status(504), Ambiguous);
+    }
+
+    #[test]
+    fn a_redirect_is_a_request_not_performed() {
+        for status in [300, 301, 302, 303, 304, 307, 308, 399] {
+            assert_eq!(classify_status(status), Safe, "{status}");
+        }
+        assert_eq!(classify_status(299), Success);
+        assert_eq!(classify_status(500), Ambiguous);
+        assert_eq!(classify_status(600), Ambiguous);
+        // A failure that names its status is classified the same way.
+        assert_eq!(
+            classify_failure("HTTPError", "307 Temporary Redirect"),
+            Safe
+        );
     }
 
     #[test]

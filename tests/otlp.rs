@@ -285,3 +285,40 @@ fn the_services_own_spans_in_the_trace_change_no_finding() {
     ]);
     assert_eq!(with_service, alone);
 }
+
+/// The agent's trace with its first request answered `status` instead of timing out, and
+/// the one refund its second request made.
+fn first_answered(status: &str) -> [(&'static str, String); 2] {
+    let timed_out = r#"https://pay/v1/refunds"}}],"status":{"code":2},"events":[{"name":"exception","attributes":[{"key":"exception.type","value":{"stringValue":"requests.exceptions.ReadTimeout"}}]}]}"#;
+    let answered = format!(
+        r#"https://pay/v1/refunds"}}}},{{"key":"http.response.status_code","value":{{"intValue":"{status}"}}}}]}}"#
+    );
+    assert!(AGENT.contains(timed_out));
+    let settlement =
+        "id,amount,currency,created_at,order_id\nre_2,45.00,GBP,2026-12-02T16:00:03Z,A-1\n";
+    [
+        ("agent.jsonl", AGENT.replacen(timed_out, &answered, 1)),
+        ("settlement.csv", settlement.to_string()),
+    ]
+}
+
+/// A 307 redirect answers without performing the request: the client's resend is no
+/// unkeyed retry. A 503 may have been performed, and resending it unkeyed is.
+#[test]
+fn a_resend_after_a_redirect_is_no_unkeyed_retry() {
+    let findings = |status: &str| {
+        let files = first_answered(status);
+        let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        findings_of(&files)
+    };
+    let redirected = findings("307");
+    assert!(
+        !redirected.iter().any(|f| f.contains("unkeyed-retry")),
+        "{redirected:#?}"
+    );
+    let unavailable = findings("503");
+    assert!(
+        unavailable.iter().any(|f| f.contains("unkeyed-retry")),
+        "{unavailable:#?}"
+    );
+}
