@@ -201,7 +201,10 @@ fn a_folder_with_no_log_exits_2() {
     let folder = dir.path().to_str().unwrap();
     let (code, _, stderr) = scan(&[folder]);
     assert_eq!(code, Some(2));
-    assert!(stderr.contains("no input was read as a log (2 passed over"), "{stderr}");
+    assert!(
+        stderr.contains("no input was read as a log (2 passed over"),
+        "{stderr}"
+    );
     let trace = fixture("incident-a88214/trace.log");
     std::fs::copy(trace, dir.path().join("trace.log")).unwrap();
     let (code, _, stderr) = scan(&[folder, "--fail-on", "never"]);

@@ -1382,6 +1382,7 @@ fn one_blank_loggers_and_tokens() {
         ]
     );
     assert_eq!(p.stats.ignored, 2, "{:?}", p.stats.problems);
+}
 
 /// A byte-order mark before the first line (a log saved by a Windows editor) is no part of
 /// it: the first event is read; the same mark before a later line leaves that line unread.
