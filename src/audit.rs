@@ -41,6 +41,18 @@ impl Audit {
             && self.inputs.iter().all(|i| i.format.is_none())
     }
 
+    /// Some times had no date (time-only lines with no `--date` nor `# date:`, placed on
+    /// 1970-01-01) and others had one: the two sides cannot be matched in time.
+    pub fn dateless_beside_dated(&self) -> bool {
+        self.span()
+            .is_some_and(|(first, last)| first.is_dateless() && !last.is_dateless())
+    }
+
+    /// A period was asked for and some times had no date to place in it.
+    pub fn dateless_in_a_period(&self) -> bool {
+        !self.period.is_open() && self.span().is_some_and(|(first, _)| first.is_dateless())
+    }
+
     pub fn metrics(&self) -> Metrics {
         self.metrics.clone()
     }

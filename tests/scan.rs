@@ -210,3 +210,37 @@ fn a_folder_with_no_log_exits_2() {
     let (code, _, stderr) = scan(&[folder, "--fail-on", "never"]);
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// Times of day without a date beside dated lines, or in a period, are warned about: they
+/// sit on 1970-01-01 and can match nothing dated. Not when every line is time-only, nor
+/// once `--date` dates them.
+#[test]
+fn time_only_lines_beside_dated_ones_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = std::fs::read_to_string(fixture("incident-a88214/trace.log")).unwrap();
+    let agent = dir.path().join("agent.log");
+    let head: Vec<&str> = trace.lines().take(6).collect();
+    std::fs::write(&agent, head.join("\n") + "\n").unwrap();
+    let pay = dir.path().join("pay.log");
+    std::fs::write(
+        &pay,
+        "2026-11-03T14:02:11.501Z  refund rf_8XM1  order A-88214  4500p\n\
+         2026-11-03T14:02:23.088Z  refund rf_9KQ2  order A-88214  4500p\n",
+    )
+    .unwrap();
+    let (agent, pay) = (agent.to_str().unwrap(), pay.to_str().unwrap());
+    let warned = |args: &[&str]| scan(args).2.contains("no date");
+    assert!(warned(&[agent, pay]));
+    assert!(!warned(&[agent, pay, "--date", "2026-11-03"]));
+    let incident = fixture("incident-a88214/trace.log");
+    let incident = incident.to_str().unwrap();
+    assert!(!warned(&[incident]));
+    assert!(warned(&[incident, "--since", "2026-11-01"]));
+    assert!(!warned(&[
+        incident,
+        "--since",
+        "2026-11-01",
+        "--date",
+        "2026-11-03"
+    ]));
+}

@@ -61,4 +61,19 @@ pub fn print_problems(audit: &crate::audit::Audit) {
             let _ = writeln!(err, "{}: {note}", input.path);
         }
     }
+    const GIVE_A_DATE: &str = "give --date YYYY-MM-DD, or a `# date: YYYY-MM-DD` line in each \
+                               time-only file";
+    if audit.dateless_beside_dated() {
+        let _ = writeln!(
+            err,
+            "idem-audit: warning: some lines have a time of day and no date (placed on \
+             1970-01-01) and others a date, so they cannot be matched in time: {GIVE_A_DATE}"
+        );
+    } else if audit.dateless_in_a_period() {
+        let _ = writeln!(
+            err,
+            "idem-audit: warning: lines with a time of day and no date cannot be placed in \
+             --since/--until: {GIVE_A_DATE}"
+        );
+    }
 }

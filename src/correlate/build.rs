@@ -7,7 +7,7 @@ use super::matching::{join_renumbered, match_effects};
 use super::ready::{Ready, fresh};
 use super::*;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, Text};
-use crate::time::Timestamp;
+use crate::time::{NANOS_PER_SEC, Timestamp};
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
@@ -421,7 +421,7 @@ impl<'o> Builder<'o> {
             let i = i as usize;
             // The same effect logged again (a replica, an export): merge, never duplicate.
             let rec = &mut self.model.effects[i];
-            rec.created = rec.created.min(at);
+            rec.created = merged_created(rec.created, at);
             rec.order = rec.order.take().or(e.order.map(fresh));
             rec.amount = rec.amount.or(amount);
             rec.key = rec.key.take().or(e.key.map(fresh));
@@ -588,9 +588,39 @@ fn orphan_call(loc: Loc) -> CallRef {
     }
 }
 
+/// When an effect was created, from two lines that log it: the earlier, except that a whole
+/// second (an export's `14:02:11`) gives way to a finer time within it (the log's
+/// `14:02:11.501`): it stands for any instant of that second, and taken as its start it put
+/// the refund before the call that made it.
+fn merged_created(a: Timestamp, b: Timestamp) -> Timestamp {
+    let within = |whole: Timestamp, fine: Timestamp| {
+        whole.0.rem_euclid(NANOS_PER_SEC) == 0
+            && fine.0 >= whole.0
+            && fine.0 - whole.0 < NANOS_PER_SEC
+    };
+    if within(a, b) {
+        b
+    } else if within(b, a) {
+        a
+    } else {
+        a.min(b)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_second_gives_way_to_a_finer_time_within_it() {
+        let ms = Timestamp::from_millis;
+        assert_eq!(merged_created(ms(11_000), ms(11_501)), ms(11_501));
+        assert_eq!(merged_created(ms(11_501), ms(11_000)), ms(11_501));
+        // Not within the second: the earlier stands.
+        assert_eq!(merged_created(ms(11_000), ms(12_000)), ms(11_000));
+        assert_eq!(merged_created(ms(10_999), ms(11_000)), ms(10_999));
+        assert_eq!(merged_created(ms(11_200), ms(11_501)), ms(11_200));
+    }
 
     /// A step dispatched far more often than its dispatches are walked, with three sets of
     /// arguments in turn: each set is one logical call, before the step is indexed, as it
