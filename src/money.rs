@@ -138,8 +138,8 @@ impl Money {
         }
     }
 
-    /// Major units as an exact decimal string: `45.00`, `-0.05`, `4500` for JPY.
-    /// Unknown currencies are printed with two decimals, the common case.
+    /// Major units as an exact decimal string: `45.00`, `-0.05`, `4500` for JPY; for a code
+    /// whose exponent is unknown, the minor units said as such (`4500 minor units`).
     pub fn major_string(&self) -> String {
         Total::from(*self).major_string()
     }
@@ -163,13 +163,24 @@ impl Total {
         Total { minor, currency }
     }
 
+    // A code with no known exponent is never printed with guessed decimals: 4500 of them
+    // is 45.00 or 4.500 or 4500 by the currency's rules, which this table does not know.
     pub fn major_string(&self) -> String {
-        format_major(self.minor, self.currency.exponent().unwrap_or(2), false)
+        match self.currency.exponent() {
+            Some(exp) => format_major(self.minor, exp, false),
+            None => format!("{} minor units", self.minor),
+        }
     }
 
     pub fn display(&self) -> String {
-        let exp = self.currency.exponent().unwrap_or(2);
-        format!("{} {}", self.currency, format_major(self.minor, exp, true))
+        match self.currency.exponent() {
+            Some(exp) => format!("{} {}", self.currency, format_major(self.minor, exp, true)),
+            None => format!(
+                "{} {} minor units",
+                self.currency,
+                format_major(self.minor, 0, true)
+            ),
+        }
     }
 }
 
@@ -312,6 +323,11 @@ mod tests {
         assert!(parse_major("4x", gbp).is_err());
         assert!(parse_major("99999999999999999999", gbp).is_err());
         assert!(parse_major("1.00", Currency::parse("XYZ").unwrap()).is_err());
+        // Its minor units are printed as such, never with guessed decimals.
+        let xyz = Total::new(450_000, Currency::parse("XYZ").unwrap());
+        assert_eq!(xyz.major_string(), "450000 minor units");
+        assert_eq!(xyz.display(), "XYZ 450,000 minor units");
+        assert_eq!(Total::new(450_000, gbp).display(), "GBP 4,500.00");
         assert_eq!(parse_major("12", Currency::parse("JPY").unwrap()), Ok(12));
         // Thousands separators, never a decimal comma.
         assert_eq!(parse_major("1,200.50", gbp), Ok(120_050));
