@@ -322,3 +322,107 @@ fn a_resend_after_a_redirect_is_no_unkeyed_retry() {
         "{unavailable:#?}"
     );
 }
+
+/// One export batch with one span, as the Collector's file exporter writes it.
+fn batch(span_id: &str) -> String {
+    format!(
+        r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{{"traceId":"t1","spanId":"{span_id}","startTimeUnixNano":"1796227201000000000","endTimeUnixNano":"1796227202000000000"}}]}}]}}]}}"#
+    )
+}
+
+/// The Collector's file exporter with `compression: zstd` and its default framing: each
+/// batch a 4-byte big-endian length, then one zstd frame of that length.
+fn length_framed(batches: &[String]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for b in batches {
+        let frame = zstd::encode_all(b.as_bytes(), 3).unwrap();
+        bytes.extend((frame.len() as u32).to_be_bytes());
+        bytes.extend(frame);
+    }
+    bytes
+}
+
+/// Reads `bytes` as a file found in a folder (so detection decides), as a scan does.
+fn read_as_found(bytes: &[u8], forced: Option<Format>) -> source::Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("traces.bin");
+    std::fs::write(&path, bytes).unwrap();
+    let input = source::Input {
+        display: "traces.bin".into(),
+        origin: source::Origin::File(path),
+        explicit: false,
+    };
+    let mut outcomes = source::read_all(&[input], forced, &ParseOptions::default());
+    outcomes.pop().unwrap()
+}
+
+#[test]
+fn length_framed_zstd_batches_read_as_one_line_each() {
+    let bytes = length_framed(&[batch("s1"), batch("s2")]);
+    for forced in [None, Some(Format::Otlp)] {
+        let source::Outcome::Parsed(format, parsed) = read_as_found(&bytes, forced) else {
+            panic!("not read, forced {forced:?}");
+        };
+        assert_eq!(format, Format::Otlp);
+        assert_eq!(parsed.stats.skipped, 0, "{:?}", parsed.stats.problems);
+        let spans: Vec<(&str, u32)> = parsed
+            .spans
+            .iter()
+            .map(|s| (s.span_id.as_str(), s.loc.line))
+            .collect();
+        assert_eq!(spans, [("s1", 1), ("s2", 2)]);
+    }
+}
+
+/// Four bytes followed by anything but zstd's magic are not a frame's length: such a file
+/// is read as what it is (here no log at all), not decoded.
+#[test]
+fn four_bytes_without_the_zstd_magic_after_them_are_no_framing() {
+    let mut bytes = length_framed(&[batch("s1")]);
+    bytes[4] ^= 0xff;
+    assert!(matches!(
+        read_as_found(&bytes, None),
+        source::Outcome::NotALog(_)
+    ));
+    let text = format!("{}\n", batch("s1"));
+    let source::Outcome::Parsed(_, parsed) = read_as_found(text.as_bytes(), None) else {
+        panic!("a plain batch line is read");
+    };
+    assert_eq!(parsed.spans.len(), 1);
+}
+
+/// A file whose last frame was cut off (the Collector stopped mid-write) is named and
+/// exits 2, like a cut gzip stream; a whole one beside it is still audited.
+#[test]
+fn a_cut_off_length_framed_zstd_file_is_named_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = length_framed(&[batch("s1"), batch("s2")]);
+    let good = dir.path().join("whole.zst");
+    std::fs::write(&good, &whole).unwrap();
+    for (name, cut) in [("cut-frame.zst", 5), ("cut-length.zst", 2)] {
+        let bad = dir.path().join(name);
+        std::fs::write(&bad, &whole[..whole.len() - cut]).unwrap();
+        let out = assert_cmd::Command::cargo_bin("idem-audit")
+            .unwrap()
+            .arg("scan")
+            .args([&bad, &good])
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(name) && err.contains("cut short"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let whole = report["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["path"].as_str().is_some_and(|p| p.ends_with("whole.zst")));
+        assert_eq!(
+            whole.unwrap()["lines"],
+            2,
+            "the whole file is read: {report}"
+        );
+    }
+}

@@ -389,28 +389,98 @@ type Reader<'a> = Box<dyn Read + Send + 'a>;
 
 /// Wraps the reader in a decoder when the stream starts with gzip's or zstd's magic bytes
 /// (and says so). Both read every member or frame: rotated logs are often several gzip
-/// members, and the OpenTelemetry Collector's file exporter writes a zstd frame per batch.
+/// members, and the OpenTelemetry Collector's file exporter writes a zstd frame per batch,
+/// back to back or, by default, each after its length ([`LengthFramedZstd`]).
 fn decompressing(mut raw: Reader<'_>) -> io::Result<(Reader<'_>, bool)> {
     const GZIP: [u8; 2] = [0x1f, 0x8b];
-    const ZSTD: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-    let mut magic = [0u8; 4];
+    let mut magic = [0u8; 8];
+    let got = read_up_to(&mut raw, &mut magic)?;
+    let head = &magic[..got];
+    let replay = Cursor::new(head.to_vec()).chain(raw);
+    if head.starts_with(&GZIP) {
+        Ok((Box::new(flate2::read::MultiGzDecoder::new(replay)), true))
+    } else if head.starts_with(&ZSTD) {
+        Ok((Box::new(zstd::stream::read::Decoder::new(replay)?), true))
+    } else if head.len() == 8 && head[4..] == ZSTD {
+        Ok((Box::new(LengthFramedZstd::new(replay)), true))
+    } else {
+        Ok((Box::new(replay), false))
+    }
+}
+
+const ZSTD: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Fills as much of `buf` as the reader has, returning how much that was.
+fn read_up_to(raw: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
-    while got < magic.len() {
-        match raw.read(&mut magic[got..]) {
+    while got < buf.len() {
+        match raw.read(&mut buf[got..]) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    let head = &magic[..got];
-    let replay = Cursor::new(head.to_vec()).chain(raw);
-    if head.starts_with(&GZIP) {
-        Ok((Box::new(flate2::read::MultiGzDecoder::new(replay)), true))
-    } else if head == ZSTD {
-        Ok((Box::new(zstd::stream::read::Decoder::new(replay)?), true))
-    } else {
-        Ok((Box::new(replay), false))
+    Ok(got)
+}
+
+/// The Collector's file exporter with `compression: zstd` (its default framing, the
+/// `exportMessageAsBuffer` of contrib's `fileexporter`): each export batch is a 4-byte
+/// big-endian length, then that many bytes of one zstd frame. Each batch is given as one
+/// line, as the uncompressed exporter writes it.
+struct LengthFramedZstd<R> {
+    inner: R,
+    batch: Cursor<Vec<u8>>,
+}
+
+impl<R: Read> LengthFramedZstd<R> {
+    fn new(inner: R) -> Self {
+        LengthFramedZstd {
+            inner,
+            batch: Cursor::new(Vec::new()),
+        }
+    }
+
+    /// The next batch, decoded and ended by a newline; `None` at the end of the input.
+    fn next_batch(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let mut len = [0u8; 4];
+        match read_up_to(&mut self.inner, &mut len)? {
+            0 => return Ok(None),
+            4 => {}
+            _ => return Err(cut_short("a frame's length")),
+        }
+        let len = u32::from_be_bytes(len) as u64;
+        // Read through `take`, so that a damaged length allocates no more than is there.
+        let mut frame = Vec::new();
+        (&mut self.inner).take(len).read_to_end(&mut frame)?;
+        if (frame.len() as u64) < len {
+            return Err(cut_short("a frame"));
+        }
+        let mut batch = zstd::stream::decode_all(&frame[..])?;
+        batch.push(b'\n');
+        Ok(Some(batch))
+    }
+}
+
+fn cut_short(what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!("length-prefixed zstd stream cut short inside {what}"),
+    )
+}
+
+impl<R: Read> Read for LengthFramedZstd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let n = self.batch.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            match self.next_batch()? {
+                Some(batch) => self.batch = Cursor::new(batch),
+                None => return Ok(0),
+            }
+        }
     }
 }
 
