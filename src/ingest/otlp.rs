@@ -234,13 +234,7 @@ fn read_span(raw: Value, loc: Loc, resource: &Arc<str>) -> Result<Span, String> 
     let trace_id = id(&obj, "traceId", "trace_id", 16).ok_or("span without traceId")?;
     let span_id = id(&obj, "spanId", "span_id", 8).ok_or("span without spanId")?;
     let parent_id = id(&obj, "parentSpanId", "parent_span_id", 8);
-    let start = field(&obj, "startTimeUnixNano", "start_time_unix_nano")
-        .and_then(int_of)
-        .ok_or("span without startTimeUnixNano")?;
-    let end = field(&obj, "endTimeUnixNano", "end_time_unix_nano")
-        .and_then(int_of)
-        .unwrap_or(start)
-        .max(start);
+    let (start, end) = interval(&obj)?;
     let kind = match field(&obj, "kind", "kind") {
         Some(Value::Number(n)) => span_kind_number(n.as_i64().unwrap_or(0)),
         Some(Value::String(s)) => span_kind_name(s),
@@ -299,6 +293,19 @@ fn read_span(raw: Value, loc: Loc, resource: &Arc<str>) -> Result<Span, String> 
         events,
         resource: resource.clone(),
     })
+}
+
+/// The span's start and end. A span missing one of them is taken as an instant at the
+/// other (either way round: an exporter that drops one drops either), and an end before the
+/// start as the start; only a span with neither has no time at all.
+fn interval(obj: &Map<String, Value>) -> Result<(i64, i64), &'static str> {
+    let start = field(obj, "startTimeUnixNano", "start_time_unix_nano").and_then(int_of);
+    let end = field(obj, "endTimeUnixNano", "end_time_unix_nano").and_then(int_of);
+    match (start, end) {
+        (Some(start), end) => Ok((start, end.unwrap_or(start).max(start))),
+        (None, Some(end)) => Ok((end, end)),
+        (None, None) => Err("span without startTimeUnixNano or endTimeUnixNano"),
+    }
 }
 
 fn span_kind_number(n: i64) -> SpanKind {

@@ -633,6 +633,41 @@ fn ids_hex_or_base64() {
     assert_eq!(normalise_id("odd-id", 8), "odd-id");
 }
 
+/// A span missing one end of its interval is an instant at the other, whichever is
+/// missing, and nothing is reported for it; a span with neither is skipped with its reason.
+#[test]
+fn a_span_missing_its_start_or_its_end_is_an_instant_at_the_other() {
+    let at = |keep: &[&str]| {
+        let mut v = span(TR, "5000000000000001", None, "x", 1, 10, 20, kv(&[]));
+        for k in ["startTimeUnixNano", "endTimeUnixNano"] {
+            if !keep.contains(&k) {
+                v.as_object_mut().unwrap().remove(k);
+            }
+        }
+        read(&batch("p", vec![v]), 0)
+    };
+    let ms = |n: i64| Timestamp(T0 + n * MS);
+    for (keep, want) in [
+        (&["endTimeUnixNano"][..], (ms(20), ms(20))),
+        (&["startTimeUnixNano"][..], (ms(10), ms(10))),
+        (
+            &["startTimeUnixNano", "endTimeUnixNano"][..],
+            (ms(10), ms(20)),
+        ),
+    ] {
+        let p = at(keep);
+        assert_eq!(p.stats.skipped, 0, "{keep:?}: {:?}", p.stats.problems);
+        assert_eq!((p.spans[0].start, p.spans[0].end), want, "{keep:?}");
+    }
+    let neither = at(&[]);
+    assert!(neither.spans.is_empty());
+    assert_eq!(neither.stats.skipped, 1);
+    assert_eq!(
+        neither.stats.problems[0].reason,
+        "span without startTimeUnixNano or endTimeUnixNano"
+    );
+}
+
 /// Broken documents and spans are skipped with a reason; the rest is still read; every
 /// unit is accounted for.
 #[test]
