@@ -195,7 +195,9 @@ fn dispatch_entries(model: &Model, d: &Dispatch, out: &mut Vec<Entry>) {
     }
     // An unlogged request is the tool call's line again: nothing more to show.
     for a in d.attempts.iter().filter(|a| !a.unlogged) {
-        let implied = a.outcome.as_ref().is_some_and(|o| o.loc == a.loc);
+        // An answer logged alone implies its attempt; an OTLP span holds both its request
+        // (its URL) and its outcome, and the request is worth a line of its own.
+        let implied = a.outcome.as_ref().is_some_and(|o| o.loc == a.loc) && a.url.is_none();
         if !implied {
             let request = [a.method.as_deref(), a.url.as_deref()]
                 .into_iter()

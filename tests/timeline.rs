@@ -254,3 +254,41 @@ fn a_request_nobody_logged_is_no_entry() {
         );
     }
 }
+
+/// An OTLP attempt's request is shown with its URL and key, though its span also holds its
+/// outcome; an answer logged alone (no request line) implies an attempt and shows none.
+#[test]
+fn an_otlp_attempt_shows_its_request() {
+    let (code, out) = timeline(&[
+        "fixtures/otlp-langgraph-openinference",
+        "--run",
+        "lg-oi-7f3a",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0));
+    let t: TimelineReport = serde_json::from_str(&out).unwrap();
+    let sent: Vec<&str> = (t.entries.iter())
+        .filter(|e| e.what == "attempt")
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(sent[0].starts_with("attempt 1  POST http://127.0.0.1:44925/v1/refunds  key 1dbf4209"));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("trace.log");
+    std::fs::write(
+        &log,
+        "14:02:11.402  agent run 7f3a  step 4  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}\n\
+         14:02:12.000  201 Created  refund_id=rf_1\n\
+         14:02:12.100  agent run 7f3a  step 4  ok\n",
+    )
+    .unwrap();
+    let (code, out) = timeline(&[log.to_str().unwrap(), "--run", "7f3a", "--format", "json"]);
+    assert_eq!(code, Some(0), "{out}");
+    let t: TimelineReport = serde_json::from_str(&out).unwrap();
+    let what: Vec<&str> = t.entries.iter().map(|e| e.what.as_str()).collect();
+    assert!(
+        what.contains(&"response") && !what.contains(&"attempt"),
+        "{out}"
+    );
+}
