@@ -232,3 +232,61 @@ fn csv_map_reads_an_export_with_other_column_names() {
     assert_ne!(csv.format.as_deref(), Some("csv"));
     assert_eq!(csv.events, 0);
 }
+
+/// SPEC §3.6: only a row's own time moves a time-only export's midnight rollover. A
+/// settlement late in the evening once moved the next row to the next day, so two refunds
+/// 1.4 s apart were not found (without the `settled_at` column they were).
+#[test]
+fn a_settlement_time_does_not_move_the_next_row_to_the_next_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("refunds.csv");
+    std::fs::write(
+        &export,
+        "id,order_id,amount,currency,created,settled_at,status\n\
+         rf_1,A-1,45.00,GBP,10:00:00.500,23:30:00,succeeded\n\
+         rf_2,A-1,45.00,GBP,10:00:01.900,23:30:00,succeeded\n",
+    )
+    .unwrap();
+    let r = report(&[&export], &["--date", "2026-11-03"]);
+    let dup = duplicate(&r);
+    assert_eq!(dup.effects, ["rf_1", "rf_2"]);
+    assert_eq!(
+        dup.last_effect_at.as_deref(),
+        Some("2026-11-03T10:00:01.900Z")
+    );
+}
+
+/// A row's own time still rolls over midnight, and a settlement earlier in the day than
+/// its row's time is on the next day.
+#[test]
+fn a_row_time_still_rolls_over_midnight_and_dates_its_settlement() {
+    let opts = ParseOptions {
+        date: Some(chrono::NaiveDate::from_ymd_opt(2026, 11, 3).unwrap()),
+        ..ParseOptions::default()
+    };
+    let text = "id,order_id,amount,currency,created,settled_at\n\
+                rf_1,A-1,45.00,GBP,23:59:59.500,00:00:30\n\
+                rf_2,A-2,45.00,GBP,00:00:01.000,00:00:40\n";
+    let parsed = parse(Format::Csv, &mut text.as_bytes(), 0, &opts).unwrap();
+    let times: Vec<(String, String)> = parsed
+        .events
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::Effect(f) => (e.at.display(), f.state_at.unwrap().display()),
+            _ => panic!("not an effect"),
+        })
+        .collect();
+    assert_eq!(
+        times,
+        [
+            (
+                "2026-11-03T23:59:59.500Z".to_string(),
+                "2026-11-04T00:00:30.000Z".to_string()
+            ),
+            (
+                "2026-11-04T00:00:01.000Z".to_string(),
+                "2026-11-04T00:00:40.000Z".to_string()
+            ),
+        ]
+    );
+}

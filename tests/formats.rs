@@ -293,6 +293,41 @@ fn tz_and_date_place_offset_less_and_time_only_stamps() {
     assert!(stderr.contains("unknown field `ordr`"), "{stderr}");
 }
 
+/// SPEC §3.6: only a line's own `ts` moves a time-only log's midnight rollover. An
+/// effect's `settled_at` late in the evening (read before its `ts`) once moved the next
+/// line to the next day, so two refunds 1.4 s apart were not found. A settlement earlier
+/// in the day than its line is on the next day.
+#[test]
+fn a_settlement_time_does_not_move_the_next_json_line_to_the_next_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("effects.jsonl");
+    let effect = |id: &str, ts: &str, settled: &str| {
+        format!(
+            "{{\"settled_at\":\"{settled}\",\"ts\":\"{ts}\",\"type\":\"effect\",\"effect_id\":\"{id}\",\"kind\":\"refund\",\"order\":\"A-1\",\"amount_p\":4500}}\n"
+        )
+    };
+    let write = |settled: &str| {
+        let lines =
+            effect("rf_1", "10:00:00.500", settled) + &effect("rf_2", "10:00:01.900", settled);
+        std::fs::write(&log, lines).unwrap();
+    };
+    write("23:30:00");
+    let r = report(&[&log], &["--date", "2026-11-03"]);
+    let dup = duplicate(&r);
+    assert_eq!(dup.effects, ["rf_1", "rf_2"]);
+    assert_eq!(
+        dup.last_effect_at.as_deref(),
+        Some("2026-11-03T10:00:01.900Z")
+    );
+    // Settled before its line's time: the next morning, and still no rollover of the lines.
+    write("09:00:00");
+    let r = report(&[&log], &["--date", "2026-11-03"]);
+    assert_eq!(
+        duplicate(&r).last_effect_at.as_deref(),
+        Some("2026-11-03T10:00:01.900Z")
+    );
+}
+
 #[test]
 fn a_real_postgresql_dump_parses_row_by_row() {
     for (dump, rows) in [

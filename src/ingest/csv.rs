@@ -244,7 +244,7 @@ fn effect(
         api_style,
     )?;
     let settled_at = match field("settled_at") {
-        Some(s) => Some(clock.parse(s.as_bytes(), opts, true)?),
+        Some(s) => Some(clock.parse_on_line(s.as_bytes(), opts, true, created)?),
         None => None,
     };
     let state = field("status").map(|s| s.to_ascii_lowercase());

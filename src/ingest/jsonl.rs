@@ -145,6 +145,8 @@ impl State {
         let Some(ty) = f.str("type")? else {
             return Err("no `type` field".into());
         };
+        // An effect's own time, read before its settlement's, which is dated from it.
+        let mut effect_at = None;
         let kind = match ty.as_ref() {
             "tool_call" => {
                 let call = f.call()?.ok_or("a tool_call needs `run` and `step`")?;
@@ -244,8 +246,10 @@ impl State {
                 let kind = f
                     .str("kind")?
                     .ok_or("an effect needs `kind` (refund, charge...)")?;
+                let at = self.stamp(&f, opts)?;
+                effect_at = Some(at);
                 let settled_at = match f.str("settled_at")? {
-                    Some(s) => Some(self.clock.parse(s.as_bytes(), opts, false)?),
+                    Some(s) => Some(self.clock.parse_on_line(s.as_bytes(), opts, false, at)?),
                     None => None,
                 };
                 let state = f
@@ -253,7 +257,7 @@ impl State {
                     .or(f.string("status")?)
                     .or_else(|| settled_at.map(|_| Text::from_static_str("settled")));
                 let state_at = match f.str("state_at")? {
-                    Some(s) => Some(self.clock.parse(s.as_bytes(), opts, false)?),
+                    Some(s) => Some(self.clock.parse_on_line(s.as_bytes(), opts, false, at)?),
                     None => settled_at,
                 };
                 EventKind::Effect(Box::new(Effect {
@@ -272,7 +276,10 @@ impl State {
             // `healthcheck`, `log`...: a line of the log, not an event of the audit.
             _ => return Ok(None),
         };
-        let at = self.stamp(&f, opts)?;
+        let at = match effect_at {
+            Some(at) => at,
+            None => self.stamp(&f, opts)?,
+        };
         // Once every field the event reads has been read: the rest are its attributes.
         let attrs = if opts.keep_attrs {
             f.attrs()
@@ -649,6 +656,40 @@ mod tests {
 
     fn run(text: &str) -> Parsed {
         parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+    }
+
+    /// A time-only `settled_at` or `state_at` is dated from its line's `ts` (that day, or the
+    /// next when earlier) and moves no rollover; the lines' own times still roll over.
+    #[test]
+    fn a_settlement_time_is_dated_from_its_line_and_moves_no_rollover() {
+        let opts = ParseOptions {
+            date: chrono::NaiveDate::from_ymd_opt(2026, 11, 3),
+            ..ParseOptions::default()
+        };
+        let text = [
+            r#"{"settled_at":"23:30:00","ts":"10:00:00.500","type":"effect","effect_id":"rf_1","kind":"refund"}"#,
+            r#"{"ts":"10:00:01.900","state_at":"09:00:00","type":"effect","effect_id":"rf_2","kind":"refund"}"#,
+            r#"{"ts":"23:59:59.000","type":"effect","effect_id":"rf_3","kind":"refund"}"#,
+            r#"{"settled_at":"00:00:30","ts":"00:00:01.000","type":"effect","effect_id":"rf_4","kind":"refund"}"#,
+        ]
+        .join("\n");
+        let p = parse(&mut text.as_bytes(), 0, &opts).unwrap();
+        let times: Vec<(String, Option<String>)> = (p.events.iter())
+            .map(|e| match &e.kind {
+                EventKind::Effect(x) => (e.at.display(), x.state_at.map(|t| t.display())),
+                _ => panic!("not an effect"),
+            })
+            .collect();
+        let want = |at: &str, settled: Option<&str>| (at.to_string(), settled.map(String::from));
+        assert_eq!(
+            times,
+            [
+                want("2026-11-03T10:00:00.500Z", Some("2026-11-03T23:30:00.000Z")),
+                want("2026-11-03T10:00:01.900Z", Some("2026-11-04T09:00:00.000Z")),
+                want("2026-11-03T23:59:59.000Z", None),
+                want("2026-11-04T00:00:01.000Z", Some("2026-11-04T00:00:30.000Z")),
+            ]
+        );
     }
 
     /// `amount` in major units, a number or a string, with `currency`: converted exactly;

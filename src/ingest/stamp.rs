@@ -83,25 +83,49 @@ impl Clock {
         }
     }
 
-    /// Any timestamp spelling the formats allow, or why not.
+    /// Any timestamp spelling the formats allow, or why not: a line's own time, which
+    /// moves the midnight rollover when time-only.
     pub fn parse(
         &mut self,
         text: &[u8],
         opts: &ParseOptions,
         unix: bool,
     ) -> Result<Timestamp, String> {
+        match self.read(text, opts, unix)? {
+            Stamp::Instant(ts) => Ok(ts),
+            Stamp::TimeOfDay(tod) => Ok(self.time_only(tod)),
+        }
+    }
+
+    /// Another time on a line whose own time is `line_at` (a settlement's): time-only, it
+    /// is on that day, or the next when earlier than the line's time (as text traces date
+    /// theirs). It leaves the rollover alone: only a line's own time moves it, so a
+    /// settlement late in the evening does not push the next line to the next day.
+    pub fn parse_on_line(
+        &mut self,
+        text: &[u8],
+        opts: &ParseOptions,
+        unix: bool,
+        line_at: Timestamp,
+    ) -> Result<Timestamp, String> {
+        match self.read(text, opts, unix)? {
+            Stamp::Instant(ts) => Ok(ts),
+            Stamp::TimeOfDay(tod) => Ok(on_or_after(tod, line_at, opts)),
+        }
+    }
+
+    #[inline]
+    fn read(&mut self, text: &[u8], opts: &ParseOptions, unix: bool) -> Result<Stamp, String> {
         let t = text.trim_ascii();
         // `parse_whole`, through the cache.
         let tz = opts.tz.local_minus_utc() as i64;
         let whole =
             (self.dates.parse_stamp(t, tz)).and_then(|(s, used)| (used == t.len()).then_some(s));
-        match whole {
-            Some(Stamp::Instant(ts)) => return Ok(ts),
-            Some(Stamp::TimeOfDay(tod)) => return Ok(self.time_only(tod)),
-            None => {}
+        if let Some(stamp) = whole {
+            return Ok(stamp);
         }
         if unix && let Some(ts) = parse_unix_seconds(t) {
-            return Ok(ts);
+            return Ok(Stamp::Instant(ts));
         }
         let shown = String::from_utf8_lossy(t);
         Err(if unix {
@@ -130,6 +154,20 @@ impl Clock {
         self.prev = Some(at);
         Timestamp(at)
     }
+}
+
+/// The time of day `tod` (at `--tz`) on `line_at`'s local day, or the next day when that
+/// is earlier than `line_at`.
+fn on_or_after(tod: i64, line_at: Timestamp, opts: &ParseOptions) -> Timestamp {
+    let shift = opts.tz.local_minus_utc() as i64 * NANOS_PER_SEC;
+    let local = line_at.0.saturating_add(shift);
+    let midnight = local.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
+    let at = midnight.saturating_add(tod).saturating_sub(shift);
+    Timestamp(if at < line_at.0 {
+        at.saturating_add(NANOS_PER_DAY)
+    } else {
+        at
+    })
 }
 
 #[cfg(test)]
@@ -299,5 +337,35 @@ mod tests {
         let o = opts("Z", None);
         let mut c = Clock::new(&o);
         assert!(c.parse(b"14:02:11.402", &o, false).unwrap().is_dateless());
+    }
+
+    /// A settlement's time of day is dated from its line's time and leaves the rollover to
+    /// the lines' own times: a late settlement does not move the next line to the next day.
+    #[test]
+    fn a_time_on_a_line_is_dated_from_it_and_moves_no_rollover() {
+        let o = opts("Z", Some("2026-11-03"));
+        let mut c = Clock::new(&o);
+        let line = c.parse(b"10:00:00.500", &o, false).unwrap();
+        let mut on_line = |s: &str| iso(c.parse_on_line(s.as_bytes(), &o, true, line).unwrap());
+        assert_eq!(on_line("23:30:00"), "2026-11-03T23:30:00.000Z");
+        assert_eq!(
+            on_line("09:59:59"),
+            "2026-11-04T09:59:59.000Z",
+            "before its line"
+        );
+        assert_eq!(on_line("2026-11-05T01:00:00Z"), "2026-11-05T01:00:00.000Z");
+        let next = c.parse(b"10:00:01.900", &o, false).unwrap();
+        assert_eq!(iso(next), "2026-11-03T10:00:01.900Z");
+        // A line's own time still rolls over midnight.
+        c.parse(b"23:59:59.900", &o, false).unwrap();
+        let after = c.parse(b"00:00:00.100", &o, false).unwrap();
+        assert_eq!(iso(after), "2026-11-04T00:00:00.100Z");
+        // The line's day is its local day, at `--tz`.
+        let o = opts("+05:30", Some("2026-11-03"));
+        let mut c = Clock::new(&o);
+        let line = c.parse(b"01:00:00", &o, false).unwrap();
+        assert_eq!(iso(line), "2026-11-02T19:30:00.000Z");
+        let settled = c.parse_on_line(b"02:00:00", &o, false, line).unwrap();
+        assert_eq!(iso(settled), "2026-11-02T20:30:00.000Z");
     }
 }
