@@ -9,7 +9,7 @@ use idem_audit::money::{Currency, Money};
 use idem_audit::report::Report;
 
 mod common;
-use common::{duplicate, fixture, report};
+use common::{duplicate, fixture, report, scan};
 
 fn rules(r: &Report, rule: &str) -> Vec<Vec<String>> {
     r.findings
@@ -289,4 +289,47 @@ fn a_row_time_still_rolls_over_midnight_and_dates_its_settlement() {
             ),
         ]
     );
+}
+
+/// SPEC §9, never a silent drop: an export row whose quote never closes (`"12"" pizza`) once
+/// swallowed the rows after it, counted ignored, and the duplicate among them was missed.
+/// Its row is skipped with why; the rows after it are read.
+#[test]
+fn a_quote_that_never_closes_is_skipped_and_the_rows_after_it_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("refunds.csv");
+    std::fs::write(
+        &export,
+        "id,Description,Amount,Currency,Created (UTC),Status,order_id (metadata)\n\
+         rf_1,\"12\"\" pizza, cold,45.00,gbp,2026-11-03 14:02:11,succeeded,A-1\n\
+         rf_2,refund,45.00,gbp,2026-11-03 14:02:12,succeeded,A-2\n\
+         rf_3,refund,45.00,gbp,2026-11-03 14:02:13,succeeded,A-2\n\
+         rf_4,refund,45.00,gbp,2026-11-03 14:02:14,succeeded,A-3\n",
+    )
+    .unwrap();
+    let path = export.to_str().unwrap();
+    let (_, stdout, stderr) = scan(&[path, "--format", "json"]);
+    assert!(
+        stderr.contains(&format!(
+            "{path}:2: skipped: a quoted field is never closed"
+        )),
+        "{stderr}"
+    );
+    let r: Report = serde_json::from_str(&stdout).unwrap();
+    let i = &r.inputs[0];
+    assert_eq!((i.lines, i.events, i.ignored, i.skipped), (5, 3, 1, 1));
+    assert_eq!(duplicate(&r).effects, ["rf_2", "rf_3"]);
+    // Closed as RFC 4180 writes it, the same row is read and nothing is skipped.
+    std::fs::write(
+        &export,
+        "id,Description,Amount,Currency,Created (UTC),Status,order_id (metadata)\n\
+         rf_1,\"12\"\" pizza, cold\",45.00,gbp,2026-11-03 14:02:11,succeeded,A-1\n\
+         rf_2,refund,45.00,gbp,2026-11-03 14:02:12,succeeded,A-2\n\
+         rf_3,refund,45.00,gbp,2026-11-03 14:02:13,succeeded,A-2\n",
+    )
+    .unwrap();
+    let r = report(&[&export], &[]);
+    let i = &r.inputs[0];
+    assert_eq!((i.lines, i.events, i.ignored, i.skipped), (4, 3, 1, 0));
+    assert_eq!(duplicate(&r).effects, ["rf_2", "rf_3"]);
 }

@@ -95,7 +95,8 @@ impl Columns {
 
 /// Counts physical lines as the CSV reader consumes them, so that `lines = events + ignored +
 /// skipped` holds per physical line even when a quoted field spans several. Like the reader,
-/// it ends a line at `\n`, `\r\n` or a lone `\r` (old Mac exports).
+/// it ends a line at `\n`, `\r\n` or a lone `\r` (old Mac exports). It also follows the
+/// reader's quoting, to tell a quoted field that never closes: see [`LineCounter::unclosed`].
 pub(super) struct LineCounter<R> {
     pub inner: R,
     pub ends: u64,
@@ -105,16 +106,53 @@ pub(super) struct LineCounter<R> {
     /// Offsets of the `\n` of `\r\n` endings not yet passed by the CSV reader (bounded by
     /// its read-ahead): see [`LineCounter::line_of`].
     crlf: std::collections::VecDeque<u64>,
+    /// Where RFC 4180 quoting is after the bytes read so far, as the reader sees it.
+    quote: Quoting,
+    /// A quoted field still open past the end of a line: that line (1-based) and the
+    /// offset of its end, where the lines it may swallow start.
+    open_past: Option<(u32, u64)>,
+    /// The bytes from `open_past`'s offset on, when kept: the lines to read again if the
+    /// field never closes. Empty in the common case (no quoted field spans lines).
+    kept: Option<Vec<u8>>,
+    /// The input has been read to its end.
+    eof: bool,
+}
+
+/// The reader's quoting state (csv-core's, with its defaults: `"` quotes, `""` escapes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quoting {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    /// A `"` inside a quoted field: an escaped `""`, or the field's closing quote.
+    QuoteInQuoted,
+}
+
+impl Quoting {
+    fn after(self, b: u8) -> Quoting {
+        let ends_field = matches!(b, b',' | b'\n' | b'\r');
+        match self {
+            Quoting::FieldStart if b == b'"' => Quoting::Quoted,
+            Quoting::Quoted if b == b'"' => Quoting::QuoteInQuoted,
+            Quoting::Quoted => Quoting::Quoted,
+            Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
+            _ if ends_field => Quoting::FieldStart,
+            // A `"` inside an unquoted field, or after a closing quote, is kept as text.
+            _ => Quoting::Unquoted,
+        }
+    }
 }
 
 impl<R: Read> Read for LineCounter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
+        self.eof |= n == 0 && !buf.is_empty();
         for (i, &b) in buf[..n].iter().enumerate() {
             // A `\r` ends a line unless a `\n` follows it; the `\n` then ends it.
             if self.last == Some(b'\r') && b != b'\n' {
                 self.ends += 1;
             }
+            self.follow_quoting(b, self.offset + i as u64);
             if b == b'\n' {
                 self.ends += 1;
                 if self.last == Some(b'\r') {
@@ -136,7 +174,47 @@ impl<R> LineCounter<R> {
             last: None,
             offset: 0,
             crlf: std::collections::VecDeque::new(),
+            quote: Quoting::FieldStart,
+            open_past: None,
+            kept: None,
+            eof: false,
         }
+    }
+
+    /// A counter that keeps the lines a quoted field spans while it is open, to read them
+    /// again if it never closes (an input read once, as a stream).
+    pub fn keeping(inner: R) -> Self {
+        LineCounter {
+            kept: Some(Vec::new()),
+            ..LineCounter::new(inner)
+        }
+    }
+
+    /// `b`, at `offset`, read after the bytes before it. Called with the lines ended before
+    /// `b` counted, and `b`'s own `\n` not yet.
+    fn follow_quoting(&mut self, b: u8, offset: u64) {
+        let next = self.quote.after(b);
+        if next == Quoting::Quoted && matches!(b, b'\n' | b'\r') && self.open_past.is_none() {
+            self.open_past = Some((self.ends as u32 + 1, offset));
+        }
+        if self.open_past.is_some() {
+            if matches!(next, Quoting::FieldStart | Quoting::Unquoted) {
+                self.open_past = None;
+                if let Some(kept) = &mut self.kept {
+                    kept.clear();
+                }
+            } else if let Some(kept) = &mut self.kept {
+                kept.push(b);
+            }
+        }
+        self.quote = next;
+    }
+
+    /// Whether the input ended inside a quoted field: the record the reader returned last
+    /// then runs from that field to the end of the input. With the line the field ran past
+    /// first and that line's end, where it did: the lines after are none of the field's.
+    pub fn unclosed(&self) -> Option<Option<(u32, u64)>> {
+        (self.eof && self.quote == Quoting::Quoted).then_some(self.open_past)
     }
 
     /// The 1-based line a record starts on. The CSV reader notes a record's position before
@@ -171,45 +249,122 @@ pub(super) fn reader<R: Read>(r: R) -> csv::Reader<R> {
 }
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
-    let mut out = Parsed::default();
-    let mut rdr = self::reader(LineCounter::new(reader));
+    let mut rdr = self::reader(LineCounter::keeping(reader));
     let header: Vec<String> = rdr
         .byte_headers()
         .map_err(csv_error)?
         .iter()
         .map(|h| String::from_utf8_lossy(h).into_owned())
         .collect();
+    if rdr.get_ref().unclosed().is_some() {
+        return Err(io::Error::other(
+            "the CSV header has a quoted field that is never closed: it runs to the end of the file",
+        ));
+    }
     let cols = Columns::resolve(&header, &opts.csv_map);
     if cols.get("id").is_none() && !header.iter().all(|h| h.is_empty()) {
         return Err(io::Error::other(
             "the CSV header has no effect id column (id, effect_id, refund_id); name one with --csv-map id=COLUMN",
         ));
     }
-    let mut clock = Clock::new(opts);
-    let mut row = csv::ByteRecord::new();
-    while rdr.read_byte_record(&mut row).map_err(csv_error)? {
-        let line = row.position().map_or(0, |p| rdr.get_mut().line_of(p));
-        if row.iter().all(|f| f.trim_ascii().is_empty()) {
-            continue; // counted as ignored below
-        }
-        match effect(&row, &cols, &mut clock, opts) {
-            Ok((at, e)) => {
-                out.stats.events += 1;
-                out.events.push(Event {
-                    at,
-                    loc: Loc { input, line },
-                    kind: EventKind::Effect(Box::new(e)),
-                });
-            }
-            Err(why) => out.stats.skip(line, why),
-        }
+    let mut rows = Rows {
+        out: Parsed::default(),
+        cols,
+        clock: Clock::new(opts),
+        input,
+        opts,
+    };
+    // The kept bytes start at the end of the line the swallowing field ran past first.
+    let mut swallowed = rows.read(&mut rdr, 0)?.map(|(line, _)| (line, 0));
+    let mut counter = rdr.into_inner();
+    // The lines after a quote that never closes, read again as rows of their own (SPEC §9:
+    // never a silent drop), for as long as one of them opens another such quote.
+    let kept = counter.kept.take().unwrap_or_default();
+    let mut from = 0;
+    while let Some((line, end)) = swallowed {
+        let rest = after_line_end(&kept[from + end as usize..]);
+        from = kept.len() - rest.len();
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(LineCounter::new(rest));
+        swallowed = rows.read(&mut rdr, line)?;
     }
-    let counter = rdr.into_inner();
+    let mut out = rows.out;
     let s = &mut out.stats;
     s.lines = counter.lines();
     // The header, blank lines and the continuation lines of multi-line rows.
     s.ignored = s.lines.saturating_sub(s.events + s.skipped);
     Ok(out)
+}
+
+/// `b` after the line end it starts with (`\n`, `\r\n` or a lone `\r`).
+fn after_line_end(b: &[u8]) -> &[u8] {
+    let b = b.strip_prefix(b"\r").unwrap_or(b);
+    b.strip_prefix(b"\n").unwrap_or(b)
+}
+
+/// The rows of an export, read into events.
+struct Rows<'a> {
+    out: Parsed,
+    cols: Columns,
+    clock: Clock,
+    input: u32,
+    opts: &'a ParseOptions,
+}
+
+impl Rows<'_> {
+    /// Reads the records of `rdr`, whose first line is the one after line `before`. A
+    /// quoted field that never closes swallows every line after its own, up to the end of
+    /// the input: its row is skipped, and the line it ran past first (absolute) and that
+    /// line's end (an offset into `rdr`'s input) are returned, for the caller to read the
+    /// lines after it again as rows of their own.
+    fn read<R: Read>(
+        &mut self,
+        rdr: &mut csv::Reader<LineCounter<R>>,
+        before: u32,
+    ) -> io::Result<Option<(u32, u64)>> {
+        let mut row = csv::ByteRecord::new();
+        while rdr.read_byte_record(&mut row).map_err(csv_error)? {
+            let counter = rdr.get_mut();
+            let line = before + row.position().map_or(0, |p| counter.line_of(p));
+            if let Some(open_past) = counter.unclosed() {
+                self.out
+                    .stats
+                    .skip(line, never_closed(open_past.map(|(l, _)| before + l)));
+                return Ok(open_past.map(|(l, end)| (before + l, end)));
+            }
+            if row.iter().all(|f| f.trim_ascii().is_empty()) {
+                continue; // counted as ignored
+            }
+            match effect(&row, &self.cols, &mut self.clock, self.opts) {
+                Ok((at, e)) => {
+                    self.out.stats.events += 1;
+                    self.out.events.push(Event {
+                        at,
+                        loc: Loc {
+                            input: self.input,
+                            line,
+                        },
+                        kind: EventKind::Effect(Box::new(e)),
+                    });
+                }
+                Err(why) => self.out.stats.skip(line, why),
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Why a row whose quoted field never closes is skipped; `open_past`: the line the field
+/// ran past first, if it did.
+fn never_closed(open_past: Option<u32>) -> String {
+    match open_past {
+        Some(line) => format!(
+            "a quoted field is never closed (its quote, open at the end of line {line}, runs to the end of the file): the row is skipped and the lines after line {line} are read as rows of their own"
+        ),
+        None => "a quoted field is never closed (its quote runs to the end of the file)".into(),
+    }
 }
 
 fn effect(
@@ -471,6 +626,77 @@ mod tests {
             p.stats.lines,
             p.stats.events + p.stats.ignored + p.stats.skipped
         );
+    }
+
+    /// A quote that never closes once swallowed every row after its own, counted ignored
+    /// (SPEC §9: never a silent drop): its row is skipped with why, the rows after it read.
+    #[test]
+    fn a_quote_that_never_closes_skips_its_row_and_the_rows_after_are_read() {
+        for end in ["\n", "\r\n"] {
+            let text = [
+                "id,Description,Amount,Currency,Created (UTC),Status,order_id (metadata)",
+                "rf_1,\"12\"\" pizza, cold,45.00,gbp,2026-11-03 14:02:11,succeeded,A-1",
+                "rf_2,ok,45.00,gbp,2026-11-03 14:02:12,succeeded,A-1",
+                "rf_3,ok,45.00,gbp,2026-11-03 14:02:13,succeeded,A-1",
+                "rf_4,ok,45.00,gbp,2026-11-03 14:02:14,succeeded,A-1",
+                "",
+            ]
+            .join(end);
+            let p = run(&text, &[]);
+            let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+            assert_eq!(lines, [2], "{end:?}");
+            let why = &p.stats.problems[0].reason;
+            assert!(why.starts_with("a quoted field is never closed"), "{why}");
+            assert!(why.contains("line 2"), "{why}");
+            let read: Vec<(&str, u32)> = (effects(&p).iter().map(|e| &*e.0.id))
+                .zip(p.events.iter().map(|e| e.loc.line))
+                .collect();
+            assert_eq!(read, [("rf_2", 3), ("rf_3", 4), ("rf_4", 5)], "{end:?}");
+            let s = &p.stats;
+            assert_eq!((s.lines, s.events, s.skipped, s.ignored), (5, 3, 1, 1));
+        }
+    }
+
+    /// A quote that never closes on the last line swallows nothing, and its row is skipped
+    /// all the same: its fields cannot be told apart.
+    #[test]
+    fn a_quote_that_never_closes_on_the_last_line_skips_its_row() {
+        let p = run(
+            "id,note,amount,currency,created\n\
+             rf_1,a,45.00,GBP,2026-11-03T14:02:11Z\n\
+             rf_2,\"b,45.00,GBP,2026-11-03T14:02:12Z",
+            &[],
+        );
+        let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, [3]);
+        let why = &p.stats.problems[0].reason;
+        assert!(why.contains("runs to the end of the file"), "{why}");
+        assert_eq!(effects(&p).len(), 1);
+        assert_eq!((p.stats.lines, p.stats.ignored), (3, 1));
+    }
+
+    /// Quotes that close are no such row: a field's escaped `""`, one spanning lines (up to
+    /// the last byte), and a `"` inside an unquoted field (`12" pizza`), which is text.
+    #[test]
+    fn quotes_that_close_and_quotes_inside_a_field_skip_nothing() {
+        let p = run(
+            "id,note,amount,currency,created\n\
+             rf_1,12\" pizza,45.00,GBP,2026-11-03T14:02:11Z\n\
+             rf_2,\"a \"\"b\"\"\",45.00,GBP,2026-11-03T14:02:12Z\n\
+             rf_3,45.00,45.00,GBP,2026-11-03T14:02:13Z,\"two\nlines\"",
+            &[],
+        );
+        assert_eq!(p.stats.problems, vec![]);
+        assert_eq!(effects(&p).len(), 3);
+        assert_eq!((p.stats.lines, p.stats.ignored), (5, 2));
+    }
+
+    #[test]
+    fn a_header_whose_quote_never_closes_is_an_error() {
+        let opts = ParseOptions::default();
+        let text = b"id,\"amount,currency,created\nrf_1,1,GBP,2026-11-03T14:02:11Z\n";
+        let err = parse(&mut &text[..], 0, &opts).unwrap_err();
+        assert!(err.to_string().contains("never closed"), "{err}");
     }
 
     #[test]
