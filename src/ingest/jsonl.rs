@@ -143,6 +143,15 @@ impl State {
         }
         let f = Fields(&raw, Cell::new(0));
         let Some(ty) = f.str("type")? else {
+            // The application's own log line (a message and no `type`: winston's `message`,
+            // pino's `msg`, structlog's `event`, Serilog's `@mt`) is no event, as an
+            // unrecognised text line is none; without a message, an event lost its type.
+            if ["message", "msg", "event", "@m", "@mt"]
+                .iter()
+                .any(|k| f.get(k).is_some())
+            {
+                return Ok(None);
+            }
             return Err("no `type` field".into());
         };
         // An effect's own time, read before its settlement's, which is dated from it.
@@ -348,7 +357,7 @@ impl<'a> Raw<'a> {
 const STAMP_NAMES: [&str; 4] = ["ts", "timestamp", "@timestamp", "time"];
 
 /// Every field name the audit reads; `Raw::known` holds them in this order.
-const KNOWN: [&str; 29] = [
+const KNOWN: [&str; 32] = [
     "ts",
     "type",
     "run",
@@ -381,6 +390,11 @@ const KNOWN: [&str; 29] = [
     "time",
     // An amount in major units, as the CSV exports write it (with `currency`).
     "amount",
+    // A structured logger's message (pino, zap, logrus; Serilog's CLEF), which marks a
+    // line without `type` as the application's own log line.
+    "msg",
+    "@m",
+    "@mt",
 ];
 
 /// Where `name` is in [`KNOWN`]. Asked for every field of every line: its length and first
@@ -419,6 +433,9 @@ fn slot(name: &str) -> Option<usize> {
         (8, b's') => 24,
         (9, b't') => 25,
         (10, b'@') => 26,
+        (3, b'm') => 29,
+        (2, b'@') => 30,
+        (3, b'@') => 31,
         _ => return None,
     };
     same_bytes(b, KNOWN[i].as_bytes()).then_some(i)
@@ -928,6 +945,34 @@ mod tests {
         assert!(without.attrs.is_empty(), "{:?}", without.attrs);
         assert_eq!(with.events, without.events);
         assert_eq!(with.stats, without.stats);
+    }
+
+    /// A structured logger's own lines (a message, no `type`) are ignored, not skipped;
+    /// a line with neither is an event that lost its type.
+    #[test]
+    fn log_lines_without_a_type_are_ignored_when_they_carry_a_message() {
+        let p = run(concat!(
+            r#"{"time":"2026-11-03T14:02:11Z","level":30,"msg":"request completed"}"#,
+            "
+",
+            r#"{"timestamp":"2026-11-03T14:02:11Z","level":"info","message":"GET /health 200"}"#,
+            "
+",
+            r#"{"timestamp":"2026-11-03T14:02:11Z","event":"refund job started"}"#,
+            "
+",
+            r#"{"@t":"2026-11-03T14:02:11Z","@mt":"Refund {Id} created","Id":"rf_1"}"#,
+            "
+",
+            r#"{"@t":"2026-11-03T14:02:11Z","@m":"Refund rf_1 created"}"#,
+            "
+",
+            r#"{"ts":"2026-11-03T14:02:11Z","effect_id":"rf_1","amount_minor":4500}"#,
+            "
+",
+        ));
+        assert_eq!((p.stats.ignored, p.stats.skipped), (5, 1));
+        assert_eq!(p.stats.problems[0].line, 6);
     }
 
     #[test]
