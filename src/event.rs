@@ -177,6 +177,17 @@ pub const NOT_HAPPENED_STATES: &[&str] = &[
     "reversed_before_settlement",
 ];
 
+/// Effect kinds recognised in tool names, URL paths and service lines, singular.
+pub const EFFECT_KINDS: &[&str] = &[
+    "refund", "charge", "payout", "payment", "transfer", "capture", "credit",
+];
+
+/// Whether `word` is one of [`EFFECT_KINDS`].
+pub fn is_effect_kind(word: &str) -> bool {
+    EFFECT_KINDS.contains(&word)
+}
+
+/// Whether a state says the effect did not happen ([`NOT_HAPPENED_STATES`], any case).
 pub fn state_means_not_happened(state: &str) -> bool {
     // Trimmed once: every service line of a month asks.
     let state = state.trim();

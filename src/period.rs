@@ -5,8 +5,8 @@
 //! - a finding about duplicated effects belongs to the creation time of each duplicate (every
 //!   effect after the first), the moment it happened (refunded on 30 November and again on 1
 //!   December is a December duplicate: in November the order had been refunded once). When
-//!   its duplicates fall in several periods it is kept in each, with the excess of the
-//!   duplicates created in that period only;
+//!   its duplicates fall in several periods it is kept in each, with the first effect and
+//!   the duplicates created in that period only, and their excess;
 //! - a finding about one effect, to that effect's creation;
 //! - a finding about a window (a replay-rate spike), to the window's start;
 //! - any other finding, to its earliest cited event.
@@ -39,18 +39,20 @@ pub fn filter(findings: Vec<Finding>, model: &Model, period: &Period) -> Vec<Fin
 }
 
 /// A finding about duplicated effects, if one of its duplicates was created in `period`,
-/// with the excess of those only: a month's total holds no refund made the next month.
+/// with those only (and the first effect, the one that should have happened) and their
+/// excess: a month's total and count hold no refund made the next month.
 fn duplicates_within(mut f: Finding, period: &Period) -> Option<Finding> {
-    let duplicates = &f.effects[1..];
-    let inside: Vec<_> = (duplicates.iter())
-        .filter(|e| period.contains(e.created))
+    let all = f.effects.len() - 1;
+    let mut effects = std::mem::take(&mut f.effects).into_iter();
+    let first = effects.next()?;
+    f.effects = std::iter::once(first)
+        .chain(effects.filter(|e| period.contains(e.created)))
         .collect();
+    let inside = &f.effects[1..];
     if inside.is_empty() {
         return None;
     }
-    if let (true, Some(cur), Some(_)) =
-        (inside.len() < duplicates.len(), f.currency, f.excess_minor)
-    {
+    if let (true, Some(cur), Some(_)) = (inside.len() < all, f.currency, f.excess_minor) {
         f.excess_minor = (inside.iter())
             .filter_map(|e| e.amount)
             .filter(|m| m.currency == cur)
@@ -185,13 +187,18 @@ mod tests {
             since: Some(ts(since)),
             until: Some(ts(until)),
         };
-        let excess = |p: Period| -> Vec<Option<i128>> {
+        let excess = |p: Period| -> Vec<(Option<i128>, String)> {
             let kept = filter(vec![f.clone()], &Model::default(), &p);
-            kept.iter().map(|f| f.excess_minor).collect()
+            let ids = |f: &Finding| f.effects.iter().map(|e| e.id.as_str()).collect();
+            kept.iter().map(|f| (f.excess_minor, ids(f))).collect()
         };
-        assert_eq!(excess(month("2026-11-01", "2026-12-01")), [Some(4500)]);
-        assert_eq!(excess(month("2026-12-01", "2027-01-01")), [Some(4500)]);
-        assert_eq!(excess(month("2026-11-01", "2027-01-01")), [Some(9000)]);
+        let row = |minor, ids: &str| (Some(minor), ids.to_string());
+        assert_eq!(excess(month("2026-11-01", "2026-12-01")), [row(4500, "ab")]);
+        assert_eq!(excess(month("2026-12-01", "2027-01-01")), [row(4500, "ac")]);
+        assert_eq!(
+            excess(month("2026-11-01", "2027-01-01")),
+            [row(9000, "abc")]
+        );
         assert!(excess(month("2026-10-01", "2026-11-01")).is_empty());
     }
 

@@ -374,6 +374,22 @@ fn length_framed_zstd_batches_read_as_one_line_each() {
     }
 }
 
+/// An empty frame between two is an empty batch, and a batch that ends its own line gets no
+/// blank line after it: the lines are the batches.
+#[test]
+fn an_empty_frame_and_a_batch_ending_its_line_add_no_lines() {
+    let mut bytes = length_framed(&[batch("s1") + "\n"]);
+    bytes.extend(0u32.to_be_bytes());
+    bytes.extend(length_framed(&[batch("s2")]));
+    let source::Outcome::Parsed(_, parsed) = read_as_found(&bytes, None) else {
+        panic!("not read");
+    };
+    assert_eq!(parsed.stats.skipped, 0, "{:?}", parsed.stats.problems);
+    let lines: Vec<u32> = parsed.spans.iter().map(|s| s.loc.line).collect();
+    assert_eq!(lines, [1, 3]);
+    assert_eq!(parsed.stats.lines, 3);
+}
+
 /// Four bytes followed by anything but zstd's magic are not a frame's length: such a file
 /// is read as what it is (here no log at all), not decoded.
 #[test]

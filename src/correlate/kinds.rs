@@ -6,10 +6,7 @@ use crate::money::{Currency, Money};
 use serde_json::Value;
 use std::borrow::Cow;
 
-/// Effect kinds recognised in tool names and URL paths, singular.
-const KNOWN_KINDS: &[&str] = &[
-    "refund", "charge", "payout", "payment", "transfer", "capture", "credit",
-];
+use crate::event::EFFECT_KINDS as KNOWN_KINDS;
 
 /// Which kind of effect a call produces: `--tool-kind` first, then a known kind named in
 /// the tool (`issue_refund`) or the URL path (`/v1/refunds`).

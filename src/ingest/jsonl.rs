@@ -145,11 +145,10 @@ impl State {
         let Some(ty) = f.str("type")? else {
             // The application's own log line (a message and no `type`: winston's `message`,
             // pino's `msg`, structlog's `event`, Serilog's `@mt`) is no event, as an
-            // unrecognised text line is none; without a message, an event lost its type.
-            if ["message", "msg", "event", "@m", "@mt"]
-                .iter()
-                .any(|k| f.get(k).is_some())
-            {
+            // unrecognised text line is none. With a field only events have (a failure's
+            // `error` beside its `message`), or no message, an event lost its type.
+            let has = |names: &[&str]| names.iter().any(|k| f.get(k).is_some());
+            if has(&["message", "msg", "event", "@m", "@mt"]) && !has(&EVENT_ONLY) {
                 return Ok(None);
             }
             return Err("no `type` field".into());
@@ -351,6 +350,22 @@ impl<'a> Raw<'a> {
         }
     }
 }
+
+/// Fields that only the events of SPEC §3.2 have: a line without `type` that holds one is
+/// an event that lost its type, not a logger's own line.
+const EVENT_ONLY: [&str; 11] = [
+    "run",
+    "step",
+    "tool",
+    "attempt",
+    "error",
+    "effect_id",
+    "idempotency_key",
+    "replayed",
+    "amount_minor",
+    "settled_at",
+    "state_at",
+];
 
 /// Where a line's time is, first found first: SPEC §3.2's `ts`, then the spellings other
 /// structured loggers use.
@@ -953,26 +968,23 @@ mod tests {
     fn log_lines_without_a_type_are_ignored_when_they_carry_a_message() {
         let p = run(concat!(
             r#"{"time":"2026-11-03T14:02:11Z","level":30,"msg":"request completed"}"#,
-            "
-",
+            "\n",
             r#"{"timestamp":"2026-11-03T14:02:11Z","level":"info","message":"GET /health 200"}"#,
-            "
-",
+            "\n",
             r#"{"timestamp":"2026-11-03T14:02:11Z","event":"refund job started"}"#,
-            "
-",
+            "\n",
             r#"{"@t":"2026-11-03T14:02:11Z","@mt":"Refund {Id} created","Id":"rf_1"}"#,
-            "
-",
+            "\n",
             r#"{"@t":"2026-11-03T14:02:11Z","@m":"Refund rf_1 created"}"#,
-            "
-",
+            "\n",
             r#"{"ts":"2026-11-03T14:02:11Z","effect_id":"rf_1","amount_minor":4500}"#,
-            "
-",
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:21Z","run":"r","step":4,"attempt":1,"error":"read_timeout","message":"read timeout=10"}"#,
+            "\n",
         ));
-        assert_eq!((p.stats.ignored, p.stats.skipped), (5, 1));
-        assert_eq!(p.stats.problems[0].line, 6);
+        assert_eq!((p.stats.ignored, p.stats.skipped), (5, 2));
+        let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, [6, 7]);
     }
 
     #[test]

@@ -456,8 +456,15 @@ impl<R: Read> LengthFramedZstd<R> {
         if (frame.len() as u64) < len {
             return Err(cut_short("a frame"));
         }
-        let mut batch = zstd::stream::decode_all(&frame[..])?;
-        batch.push(b'\n');
+        // An empty frame is an empty batch, not a broken stream.
+        let mut batch = match len {
+            0 => Vec::new(),
+            _ => zstd::stream::decode_all(&frame[..])?,
+        };
+        // One line a batch: a batch that ends its own line gets no blank line after it.
+        if batch.last() != Some(&b'\n') {
+            batch.push(b'\n');
+        }
         Ok(Some(batch))
     }
 }

@@ -820,7 +820,8 @@ fn effect_line(
     // received  id=evt_1  order_id=A-1`) is no effect.
     // A line naming only the effect and a state that says it did not happen (`refund rf_1
     // failed 14:02:15`) is an update: merged with the effect's other lines, it settles it.
-    let update = state.is_some_and(|(w, _)| state_means_not_happened(&text(w)));
+    let update =
+        state.is_some_and(|(w, _)| state_means_not_happened(&text(w))) && names_an_effect(kind, id);
     if order.is_none() && amount.is_none() && !has_amount_token(f) && named_id.is_none() && !update
     {
         return Ok(None);
@@ -888,6 +889,14 @@ const STATE_TOKENS: [&[u8]; 2] = [b"status", b"state"];
 /// Words that say what happened to an effect, written where its id goes (`refund created
 /// refund_id=rf_1`, `refund failed  ...`): an id of lower-case letters only is one of these
 /// far more often than an id.
+/// `refund rf_1`: a kind of effect the audit knows and an id with a digit in it, as ids are
+/// (`retry 2`, `healthcheck db`, `refund worker` are no effect's names).
+fn names_an_effect(kind: &[u8], id: &[u8]) -> bool {
+    crate::event::is_effect_kind(&text(kind))
+        && id.iter().any(u8::is_ascii_digit)
+        && id.iter().any(u8::is_ascii_alphabetic)
+}
+
 /// A word a service writes as an effect's state: one of [`is_event_word`]'s or one saying
 /// it did not happen.
 fn is_state_word(word: &[u8]) -> bool {

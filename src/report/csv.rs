@@ -1,7 +1,7 @@
 //! CSV output for spreadsheets (SPEC §6): one row per finding, amounts in major units beside
 //! their currency, effect ids `;`-joined, RFC 4180 quoting.
 
-use super::{Report, money};
+use super::{Report, inert, money};
 
 pub const HEADER: [&str; 13] = [
     "rule",
@@ -44,17 +44,6 @@ pub fn render(report: &Report) -> Vec<u8> {
         ]);
     }
     w.into_inner().unwrap_or_default()
-}
-
-/// Text taken from the logs, made inert for a spreadsheet: a cell starting with `=`, `+`,
-/// `-`, `@`, a tab or a carriage return is a formula to Excel, LibreOffice and Google Sheets
-/// (an order `=HYPERLINK(...)` from a log would run), so it gets a leading `'`, which they
-/// read as "text" and do not show (OWASP's advice for CSV injection).
-fn inert(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.bytes().next() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
-        _ => text.into(),
-    }
 }
 
 #[cfg(test)]

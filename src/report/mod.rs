@@ -241,3 +241,14 @@ pub fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
 pub fn money(currency: Option<&str>, minor: Option<i128>) -> Option<Total> {
     Some(Total::new(minor?, Currency::parse(currency?)?))
 }
+
+/// Text taken from the logs, made inert for a spreadsheet: a cell starting with `=`, `+`,
+/// `-`, `@`, a tab or a carriage return is a formula to Excel, LibreOffice and Google Sheets
+/// (an order `=HYPERLINK(...)` from a log would run), so it gets a leading `'`, which they
+/// read as "text" and do not show (OWASP's advice for CSV injection).
+pub(crate) fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.bytes().next() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
+        _ => text.into(),
+    }
+}

@@ -88,7 +88,7 @@ pub fn render_csv(r: &TimelineReport) -> Vec<u8> {
             &e.line.to_string(),
             side(e.side),
             &e.what,
-            &e.text_with_attrs(),
+            &super::inert(&e.text_with_attrs()),
             &marks.join(";"),
         ]);
     }

@@ -97,7 +97,13 @@ impl<'a> Fields<'a> {
         let mut words = first.split(|&b| b == b' ').filter(|w| !w.is_empty());
         let (kind, id) = (words.next()?, words.next()?);
         let rest: Vec<&'a [u8]> = words.collect();
-        if !rest.iter().any(|w| token(w).is_some()) {
+        // Only an effect's own line: an id with a digit in it (`refund rf_3 ...`), or a word
+        // saying what happened and an id token (`refund created refund_id=rf_2 ...`); not a
+        // sentence about a refund (`refund request received order_id=A-1 ...`).
+        let id_token = |w: &&[u8]| token(w).is_some_and(|(n, _)| n.ends_with(b"_id") || n == b"id");
+        let names_effect = id.iter().any(u8::is_ascii_digit)
+            || (super::is_event_word(id) && rest.iter().any(id_token));
+        if !names_effect || !rest.iter().any(|w| token(w).is_some()) {
             return None;
         }
         let head_end = id.as_ptr() as usize - first.as_ptr() as usize + id.len();

@@ -1308,7 +1308,10 @@ fn effect_states_with_reasons_and_updates_by_id() {
          10:00:02  refund rf_3  order A-3  1250p  partial  failed\n\
          10:00:03  refund rf_4  failed 10:00:03.500\n\
          10:00:04  refund rf_5  succeeded\n\
-         10:00:05  worker job_1  done\n",
+         10:00:05  worker job_1  done\n\
+         10:00:06  healthcheck db  failed\n\
+         10:00:07  retry 2  failed\n\
+         10:00:08  refund worker  failed\n",
     );
     let got: Vec<(&str, Option<&str>, Option<&str>, bool)> = effects(&p)
         .iter()
@@ -1325,7 +1328,7 @@ fn effect_states_with_reasons_and_updates_by_id() {
         ]
     );
     assert_eq!(effects(&p)[3].state_at, Some(tod(10, 0, 3, 500)));
-    assert_eq!(p.stats.ignored, 2);
+    assert_eq!(p.stats.ignored, 5);
 }
 
 /// A settlement's time of day is in the offset its line's stamp was written in.
@@ -1360,7 +1363,8 @@ fn one_blank_loggers_and_tokens() {
          2026-11-03 14:02:12,088  refund created refund_id=rf_2 order_id=A-2 amount_p=4500 status=succeeded\n\
          2026-11-03 14:02:13,000  refund rf_3 order_id=A-3 amount_p=100 status=failed\n\
          2026-11-03 14:02:14,000  tool lookup args=x\n\
-         2026-11-03 14:02:15,000  refund created reason=none\n",
+         2026-11-03 14:02:15,000  refund created reason=none\n\
+         2026-11-03 14:02:16,000  refund request received order_id=A-1 amount_p=4500\n",
     );
     let got: Vec<(&str, Option<&str>, Option<i64>, bool)> = effects(&p)
         .iter()
@@ -1381,7 +1385,7 @@ fn one_blank_loggers_and_tokens() {
             ("rf_3", Some("A-3"), Some(100), false),
         ]
     );
-    assert_eq!(p.stats.ignored, 2, "{:?}", p.stats.problems);
+    assert_eq!(p.stats.ignored, 3, "{:?}", p.stats.problems);
 }
 
 /// A byte-order mark before the first line (a log saved by a Windows editor) is no part of
