@@ -4,7 +4,7 @@
 //! in any order.
 
 use super::reading::{BATCH_BYTES, Batch, Reading, parse_in_batches};
-use super::tests::{TR, batch, kv, s, span};
+use super::tests::{batch, tool_span};
 use super::*;
 use crate::ingest::lines::for_each_line;
 use serde_json::json;
@@ -28,18 +28,7 @@ fn sequential(text: &str) -> String {
 
 /// The pieces a trace file is made of, each one or more lines.
 fn pieces() -> Vec<String> {
-    let tool = |id: &str| {
-        span(
-            TR,
-            id,
-            None,
-            "refund",
-            1,
-            0,
-            10,
-            kv(&[("openinference.span.kind", s("TOOL"))]),
-        )
-    };
+    let tool = |id: &str| tool_span(id);
     let one_line = batch("i-1", vec![tool("9000000000000001")]);
     let doc: Value = serde_json::from_str(&batch("i-2", vec![tool("9000000000000002")])).unwrap();
     let pretty = serde_json::to_string_pretty(&doc).unwrap();

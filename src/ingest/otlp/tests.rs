@@ -47,6 +47,21 @@ pub(super) fn span(
     v
 }
 
+/// A tool span (OpenInference's mark) of trace [`TR`], from 0 to 10 ms: the least a
+/// document needs to be read as holding a tool call.
+pub(super) fn tool_span(id: &str) -> Value {
+    span(
+        TR,
+        id,
+        None,
+        "refund",
+        1,
+        0,
+        10,
+        kv(&[("openinference.span.kind", s("TOOL"))]),
+    )
+}
+
 pub(super) fn batch(instance: &str, spans: Vec<Value>) -> String {
     json!({"resourceSpans": [{
         "resource": {"attributes": kv(&[("service.name", s("agent")), ("service.instance.id", s(instance))])},
@@ -759,19 +774,7 @@ fn strings_with_braces_and_snake_case_fields() {
 /// on the next line is read: it once stayed pending (no bracket seen) and swallowed the next.
 #[test]
 fn a_lone_json_value_is_skipped_and_the_next_batch_read() {
-    let good = batch(
-        "i-1",
-        vec![span(
-            TR,
-            "8000000000000001",
-            None,
-            "refund",
-            1,
-            0,
-            10,
-            kv(&[("openinference.span.kind", s("TOOL"))]),
-        )],
-    );
+    let good = batch("i-1", vec![tool_span("8000000000000001")]);
     let p = read(&format!("\"x\"\n{good}\n"), 0);
     assert_eq!(p.spans.len(), 1);
     assert_eq!(p.stats.skipped, 1);
@@ -788,16 +791,7 @@ fn a_lone_json_value_is_skipped_and_the_next_batch_read() {
 #[test]
 fn a_whole_document_in_any_spelling_ends_a_cut_off_one() {
     let tool = |id: &str| {
-        let s = span(
-            TR,
-            id,
-            None,
-            "refund",
-            1,
-            0,
-            10,
-            kv(&[("openinference.span.kind", s("TOOL"))]),
-        );
+        let s = tool_span(id);
         json!({"scopeSpans": [{"spans": [s]}]})
     };
     let snake = json!({"resource_spans": [tool("8100000000000001")]}).to_string();
@@ -823,16 +817,7 @@ fn a_whole_document_in_any_spelling_ends_a_cut_off_one() {
 /// on one line) is part of that document, not a new one.
 #[test]
 fn an_object_line_inside_a_document_does_not_end_it() {
-    let one = span(
-        TR,
-        "8200000000000001",
-        None,
-        "refund",
-        1,
-        0,
-        10,
-        kv(&[("openinference.span.kind", s("TOOL"))]),
-    );
+    let one = tool_span("8200000000000001");
     let text =
         format!("{{\"resourceSpans\": [{{\"scopeSpans\": [{{\"spans\": [\n{one}\n]}}]}}]}}\n");
     let p = read(&text, 0);
@@ -844,21 +829,7 @@ fn an_object_line_inside_a_document_does_not_end_it() {
 /// every span of the file, is read. Before a later line the mark is that line's and breaks it.
 #[test]
 fn a_byte_order_mark_before_the_first_document_is_not_part_of_it() {
-    let doc = |id: &str| {
-        batch(
-            "i-1",
-            vec![span(
-                TR,
-                id,
-                None,
-                "refund",
-                1,
-                0,
-                10,
-                kv(&[("openinference.span.kind", s("TOOL"))]),
-            )],
-        )
-    };
+    let doc = |id: &str| batch("i-1", vec![tool_span(id)]);
     let (a, b) = (doc("8300000000000001"), doc("8300000000000002"));
     let p = read(&format!("\u{feff}{a}\n{b}\n"), 0);
     assert_eq!(
@@ -1067,19 +1038,7 @@ fn an_attempts_own_outcome_wins_over_its_wrappers() {
 /// document of no signal at all is still skipped.
 #[test]
 fn other_signals_documents_are_ignored_and_no_signal_is_skipped() {
-    let spans = batch(
-        "i-1",
-        vec![span(
-            TR,
-            "9300000000000001",
-            None,
-            "refund",
-            1,
-            0,
-            10,
-            kv(&[("openinference.span.kind", s("TOOL"))]),
-        )],
-    );
+    let spans = batch("i-1", vec![tool_span("9300000000000001")]);
     let metrics = json!({"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "m"}]}]}]});
     let logs = json!({"resource_logs": [{"scope_logs": []}]});
     let p = read(
