@@ -10,6 +10,24 @@ pub const NANOS_PER_DAY: i64 = 86_400 * NANOS_PER_SEC;
 /// they are printed without a date.
 const DATELESS_LIMIT: i64 = 30 * NANOS_PER_DAY;
 
+/// How far a time-only line may run behind the one before it across midnight and still be
+/// read as written out of order on the same night, not as a day later.
+const OUT_OF_ORDER: i64 = 3600 * NANOS_PER_SEC;
+
+/// The day a time-only stamp is on, relative to the previous line's (SPEC §3.6): +1 when
+/// it is more than 12 hours earlier (midnight has passed); -1 when, across midnight, it is
+/// at most an hour earlier (`23:59:59` after `00:00:01`: a line written late, the
+/// previous night); else 0. A gap of 23 hours or more cannot be told from that anyway.
+pub fn day_step(prev_tod: i64, tod: i64) -> i64 {
+    if tod < prev_tod - NANOS_PER_DAY / 2 {
+        1
+    } else if tod > prev_tod && prev_tod + NANOS_PER_DAY - tod <= OUT_OF_ORDER {
+        -1
+    } else {
+        0
+    }
+}
+
 /// A UTC instant in nanoseconds since the Unix epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Timestamp(pub i64);

@@ -145,12 +145,20 @@ impl Clock {
 
     fn time_only(&mut self, tod: i64) -> Timestamp {
         self.undated += 1;
-        let mut at = self.base + tod;
-        if let Some(prev) = self.prev {
-            while at < prev - NANOS_PER_DAY / 2 {
-                at += NANOS_PER_DAY;
-            }
-        }
+        // The day of the previous stamp, moved as text traces move theirs; never before
+        // the first.
+        let day = self.prev.map_or(0, |prev| {
+            let since = prev.saturating_sub(self.base);
+            let (day, prev_tod) = (
+                since.div_euclid(NANOS_PER_DAY),
+                since.rem_euclid(NANOS_PER_DAY),
+            );
+            day.saturating_add(crate::time::day_step(prev_tod, tod))
+                .max(0)
+        });
+        let at = (self.base)
+            .saturating_add(day.saturating_mul(NANOS_PER_DAY))
+            .saturating_add(tod);
         self.prev = Some(at);
         Timestamp(at)
     }
@@ -337,6 +345,35 @@ mod tests {
         let o = opts("Z", None);
         let mut c = Clock::new(&o);
         assert!(c.parse(b"14:02:11.402", &o, false).unwrap().is_dateless());
+    }
+
+    /// After a rollover, a line up to an hour behind across midnight was written late the
+    /// night before; further behind, or on the first day, it is where the SPEC puts it.
+    #[test]
+    fn a_line_written_late_before_midnight_stays_on_its_night() {
+        let o = opts("+01:00", Some("2026-11-03"));
+        let mut c = Clock::new(&o);
+        let mut p = |s: &str| c.parse(s.as_bytes(), &o, false).map(iso).unwrap();
+        assert_eq!(p("23:59:58"), "2026-11-03T22:59:58.000Z");
+        assert_eq!(p("00:00:01"), "2026-11-03T23:00:01.000Z");
+        assert_eq!(
+            p("23:59:59"),
+            "2026-11-03T22:59:59.000Z",
+            "late, not a day on"
+        );
+        assert_eq!(p("00:00:02"), "2026-11-03T23:00:02.000Z");
+        assert_eq!(p("13:30:00"), "2026-11-04T12:30:00.000Z", "a quiet morning");
+        assert_eq!(p("01:00:00"), "2026-11-05T00:00:00.000Z");
+        assert_eq!(
+            p("23:00:00"),
+            "2026-11-05T22:00:00.000Z",
+            "two hours: a day on"
+        );
+        let o = opts("Z", Some("2026-11-03"));
+        let mut c = Clock::new(&o);
+        let mut p = |s: &str| c.parse(s.as_bytes(), &o, false).map(iso).unwrap();
+        assert_eq!(p("00:00:01"), "2026-11-03T00:00:01.000Z");
+        assert_eq!(p("23:59:59"), "2026-11-03T23:59:59.000Z", "no night before");
     }
 
     /// A settlement's time of day is dated from its line's time and leaves the rollover to

@@ -24,8 +24,6 @@ use std::borrow::Cow;
 use std::io::{self, Read};
 use std::ops::Range;
 
-const HALF_DAY: i64 = NANOS_PER_DAY / 2;
-
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
     parse_input(reader, input, opts, false)
 }
@@ -286,10 +284,10 @@ impl TextParser {
         match stamp {
             Stamp::Instant(t) => t,
             Stamp::TimeOfDay(tod) => {
-                if let Some(prev) = self.prev_tod
-                    && tod < prev - HALF_DAY
-                {
-                    self.day_offset += 1;
+                if let Some(prev) = self.prev_tod {
+                    // Never before the first day: there is no night before it to be late from.
+                    let step = crate::time::day_step(prev, tod);
+                    self.day_offset = (self.day_offset.saturating_add(step)).max(0);
                 }
                 self.prev_tod = Some(tod);
                 self.first_tod.get_or_insert(tod);

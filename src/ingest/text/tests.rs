@@ -125,6 +125,28 @@ fn midnight_rollover_twice_and_sections_restart_the_day() {
     assert_eq!(at[5], NANOS_PER_DAY + tod(0, 10, 0, 0).0);
 }
 
+/// A line written a moment late, after the first line of the next day, stays on its
+/// night; two hours behind it is the next evening, as the SPEC reads it.
+#[test]
+fn a_line_written_late_before_midnight_stays_on_its_night() {
+    let p = run(
+        "23:59:58  agent run r  started\n00:00:01  agent run r  crashed\n23:59:59  agent run r  resumed\n\
+         00:00:02  agent run r  crashed\n22:00:00  agent run r  resumed\n",
+    );
+    let at: Vec<i64> = p.events.iter().map(|e| e.at.0).collect();
+    assert_eq!(at[0], tod(23, 59, 58, 0).0);
+    assert_eq!(at[1], NANOS_PER_DAY + tod(0, 0, 1, 0).0);
+    assert_eq!(at[2], tod(23, 59, 59, 0).0, "late, not a day on");
+    assert_eq!(at[3], NANOS_PER_DAY + tod(0, 0, 2, 0).0);
+    assert_eq!(at[4], NANOS_PER_DAY + tod(22, 0, 0, 0).0);
+    let p = run("00:00:01  agent run r  started\n23:59:59  agent run r  crashed\n");
+    assert_eq!(
+        p.events[1].at,
+        tod(23, 59, 59, 0),
+        "no night before the first"
+    );
+}
+
 #[test]
 fn run_and_step_tokens_override_the_current_call() {
     let p = run(
