@@ -84,8 +84,9 @@ pub struct InputArgs {
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub date: Option<String>,
 
-    /// Offset for timestamps that carry none: `Z`, `+01:00`, `-0500`.
-    #[arg(long, value_name = "OFFSET")]
+    /// Offset or zone for timestamps that carry none: `Z`, `+01:00`, `-0500`, or a zone
+    /// name such as `Europe/Berlin` (its offset follows summer time).
+    #[arg(long, value_name = "OFFSET|ZONE")]
     pub tz: Option<String>,
 
     /// Client/server clock difference tolerated by every time window used for matching

@@ -9,8 +9,8 @@ use crate::correlate::CorrelateOptions;
 use crate::ingest::{Format, ParseOptions};
 use crate::relevance::Relevance;
 use crate::rules::{self, Level, Settings};
-use crate::time::{Duration, Timestamp};
-use chrono::{Datelike, FixedOffset, NaiveDate};
+use crate::time::{Duration, Timestamp, Zone};
+use chrono::{Datelike, NaiveDate};
 
 #[derive(Clone, Debug)]
 pub struct AuditConfig {
@@ -155,9 +155,11 @@ impl AuditConfig {
             })
             .transpose()?;
         let tz = match a.tz.as_deref() {
-            None => FixedOffset::east_opt(0).expect("zero offset"),
-            Some(t) => parse_offset(t).ok_or_else(|| {
-                format!("--tz {t}: expected an offset such as Z, UTC, +01:00 or -0500")
+            None => Zone::default(),
+            Some(t) => Zone::parse(t).ok_or_else(|| {
+                format!(
+                    "--tz {t}: expected an offset such as Z, UTC, +01:00 or -0500, or a zone name such as Europe/Berlin"
+                )
             })?,
         };
         if a.threads == Some(0) {
@@ -267,18 +269,18 @@ fn merge_pairs(file: &[(String, String)], flags: Vec<(String, String)>) -> Vec<(
 
 /// `2026-11-01` (midnight), `2026-11-01T09:30`, `2026-11-01 09:30:00.5`, with an optional
 /// `Z` or offset; without one, `tz` applies (SPEC §3.6).
-pub fn parse_instant(text: &str, tz: FixedOffset) -> Option<Timestamp> {
-    use chrono::{DateTime, NaiveDateTime, TimeZone};
+pub fn parse_instant(text: &str, tz: Zone) -> Option<Timestamp> {
+    use chrono::{DateTime, NaiveDateTime};
     let t = text.trim();
-    let nanos = |dt: DateTime<FixedOffset>| dt.timestamp_nanos_opt().map(Timestamp);
+    let local = |n: NaiveDateTime| {
+        let nanos = n.and_utc().timestamp_nanos_opt()?;
+        tz.instant_of_local(nanos)
+    };
     if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return tz
-            .from_local_datetime(&d.and_hms_opt(0, 0, 0)?)
-            .single()
-            .and_then(nanos);
+        return local(d.and_hms_opt(0, 0, 0)?);
     }
     if let Ok(dt) = DateTime::parse_from_rfc3339(&t.replacen(' ', "T", 1)) {
-        return nanos(dt);
+        return dt.timestamp_nanos_opt().map(Timestamp);
     }
     for f in [
         "%Y-%m-%dT%H:%M:%S%.f",
@@ -287,13 +289,13 @@ pub fn parse_instant(text: &str, tz: FixedOffset) -> Option<Timestamp> {
         "%Y-%m-%d %H:%M",
     ] {
         if let Ok(n) = NaiveDateTime::parse_from_str(t, f) {
-            return tz.from_local_datetime(&n).single().and_then(nanos);
+            return local(n);
         }
     }
     None
 }
 
-fn instant(flag: &str, text: &str, tz: FixedOffset) -> Result<Timestamp, String> {
+fn instant(flag: &str, text: &str, tz: Zone) -> Result<Timestamp, String> {
     parse_instant(text, tz).ok_or_else(|| {
         format!("{flag} {text}: expected a date (2026-11-01) or a timestamp (2026-11-01T09:30:00Z)")
     })
@@ -308,33 +310,6 @@ fn pair<'a>(flag: &str, text: &'a str, shape: &str) -> Result<(&'a str, &'a str)
         .map(|(a, b)| (a.trim(), b.trim()))
         .filter(|(a, b)| !a.is_empty() && !b.is_empty())
         .ok_or_else(|| format!("{flag} {text}: expected {shape}"))
-}
-
-/// `Z`, `UTC`, `+01:00`, `-0500`, `+01`.
-pub fn parse_offset(text: &str) -> Option<FixedOffset> {
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("z") || t.eq_ignore_ascii_case("utc") {
-        return FixedOffset::east_opt(0);
-    }
-    let sign = match t.as_bytes().first()? {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let digits: String = t[1..].chars().filter(|c| *c != ':').collect();
-    if !digits.bytes().all(|b| b.is_ascii_digit()) || !(digits.len() == 2 || digits.len() == 4) {
-        return None;
-    }
-    let h: i32 = digits[..2].parse().ok()?;
-    let m: i32 = if digits.len() == 4 {
-        digits[2..].parse().ok()?
-    } else {
-        0
-    };
-    if h > 23 || m > 59 {
-        return None;
-    }
-    FixedOffset::east_opt(sign * (h * 3600 + m * 60))
 }
 
 #[cfg(test)]

@@ -190,7 +190,7 @@ mod as_displayed {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
         let text = String::deserialize(d)?;
-        match parse_stamp(text.as_bytes(), 0) {
+        match parse_stamp(text.as_bytes(), crate::time::Zone::default()) {
             Some((Stamp::Instant(at), len)) if len == text.len() => Ok(at),
             _ => Err(D::Error::custom(format!("`{text}` is not a time"))),
         }

@@ -129,7 +129,7 @@ mod tests {
     use crate::finding::{EffectRef, Severity};
 
     fn ts(s: &str) -> Timestamp {
-        crate::config::parse_instant(s, chrono::FixedOffset::east_opt(0).unwrap()).unwrap()
+        crate::config::parse_instant(s, crate::time::Zone::default()).unwrap()
     }
 
     fn dup(first: &str, second: &str) -> Finding {

@@ -2,6 +2,9 @@
 //! arithmetic are plain integer operations on the hot path. Parsing lives here too, since
 //! every input format shares the same timestamp spellings (SPEC §3.6).
 
+mod zone;
+pub use zone::Zone;
+
 pub const NANOS_PER_MILLI: i64 = 1_000_000;
 pub const NANOS_PER_SEC: i64 = 1_000_000_000;
 pub const NANOS_PER_DAY: i64 = 86_400 * NANOS_PER_SEC;
@@ -298,9 +301,9 @@ pub fn written_offset(stamp: &[u8]) -> Option<i64> {
 }
 
 /// A timestamp at the start of `b`: `HH:MM:SS[.fff]` or
-/// `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH[:MM]]`. Offset-less instants are in `tz_secs`.
-pub fn parse_stamp(b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
-    parse_stamp_with(b, tz_secs, parse_date)
+/// `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH[:MM]]`. Offset-less instants are in `zone`.
+pub fn parse_stamp(b: &[u8], zone: Zone) -> Option<(Stamp, usize)> {
+    parse_stamp_with(b, zone, parse_date)
 }
 
 /// The last date read, to skip the calendar on the next line of the same day; and the
@@ -323,19 +326,19 @@ impl DateCache {
     /// not once the minute's shortcut was added, and the call cost 2 % of an idle call's
     /// reading); the general reading is not, so that its set-up is paid only when it runs.
     #[inline(always)]
-    pub fn parse_stamp(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
+    pub fn parse_stamp(&mut self, b: &[u8], zone: Zone) -> Option<(Stamp, usize)> {
         if let Some(at) = self.same_minute_millis_utc(b) {
             return Some((Stamp::Instant(at), 24));
         }
         if let Some(at) = self.same_day_millis_utc(b) {
             return Some((Stamp::Instant(at), 24));
         }
-        self.parse_stamp_generally(b, tz_secs)
+        self.parse_stamp_generally(b, zone)
     }
 
     #[inline(never)]
-    fn parse_stamp_generally(&mut self, b: &[u8], tz_secs: i64) -> Option<(Stamp, usize)> {
-        parse_stamp_with(b, tz_secs, |b| {
+    fn parse_stamp_generally(&mut self, b: &[u8], zone: Zone) -> Option<(Stamp, usize)> {
+        parse_stamp_with(b, zone, |b| {
             if self.known && b.get(..10) == Some(&self.text[..]) {
                 return Some(self.days);
             }
@@ -425,7 +428,7 @@ fn ascii_digits(word: u64, fixed: u64, expected: u64) -> Option<u64> {
 
 fn parse_stamp_with(
     b: &[u8],
-    tz_secs: i64,
+    zone: Zone,
     date: impl FnOnce(&[u8]) -> Option<i64>,
 ) -> Option<(Stamp, usize)> {
     if let Some(days) = date(b) {
@@ -435,19 +438,17 @@ fn parse_stamp_with(
         }
         let (tod, used) = parse_time_of_day(&b[11..])?;
         let mut end = 11 + used;
+        // Checked: a year outside 1678..2262 does not fit in i64 nanoseconds, and input
+        // bytes must never panic (or wrap into a plausible-looking instant).
+        let local = days.checked_mul(NANOS_PER_DAY)?.checked_add(tod)?;
         let offset = match b.get(end..).and_then(parse_offset) {
             Some((secs, n)) => {
                 end += n;
                 secs
             }
-            None => tz_secs,
+            None => zone.offset_of_local(local),
         };
-        // Checked: a year outside 1678..2262 does not fit in i64 nanoseconds, and input
-        // bytes must never panic (or wrap into a plausible-looking instant).
-        let nanos = days
-            .checked_mul(NANOS_PER_DAY)?
-            .checked_add(tod)?
-            .checked_sub(offset.checked_mul(NANOS_PER_SEC)?)?;
+        let nanos = local.checked_sub(offset.checked_mul(NANOS_PER_SEC)?)?;
         return Some((Stamp::Instant(Timestamp(nanos)), end));
     }
     let (tod, used) = parse_time_of_day(b)?;
@@ -481,7 +482,7 @@ mod parse_tests {
     fn the_cached_day_reads_every_stamp_as_the_general_reading_does() {
         let base = *b"2026-11-01T13:45:59.123Z  agent run r1";
         let mut cache = DateCache::default();
-        assert!(cache.parse_stamp(&base, 0).is_some());
+        assert!(cache.parse_stamp(&base, Zone::Fixed(0)).is_some());
         let bytes = [
             b'0', b'2', b'5', b'9', b'/', b':', b'.', b'Z', b'a', b' ', b'\xff', b'+',
         ];
@@ -491,8 +492,8 @@ mod parse_tests {
                 let mut line = base;
                 line[at] = b;
                 assert_eq!(
-                    cache.parse_stamp(&line, 0),
-                    parse_stamp(&line, 0),
+                    cache.parse_stamp(&line, Zone::Fixed(0)),
+                    parse_stamp(&line, Zone::Fixed(0)),
                     "{at} {b}"
                 );
                 checked += 1;
@@ -502,8 +503,8 @@ mod parse_tests {
         for secs in (0..86_400).step_by(37) {
             let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
             let line = format!("2026-11-01T{h:02}:{m:02}:{s:02}.{:03}Z", secs % 1000);
-            let got = cache.parse_stamp(line.as_bytes(), 0);
-            assert_eq!(got, parse_stamp(line.as_bytes(), 0), "{line}");
+            let got = cache.parse_stamp(line.as_bytes(), Zone::Fixed(0));
+            assert_eq!(got, parse_stamp(line.as_bytes(), Zone::Fixed(0)), "{line}");
             // Read by the shortcuts, not only by the general reading behind them: the
             // day's, which caches the minute, then the minute's.
             assert!(
@@ -513,7 +514,7 @@ mod parse_tests {
             let later = format!("2026-11-01T{h:02}:{m:02}:{:02}.999Z", (s + 1) % 60);
             assert_eq!(
                 cache.same_minute_millis_utc(later.as_bytes()),
-                parse_stamp(later.as_bytes(), 0).map(|(stamp, _)| match stamp {
+                parse_stamp(later.as_bytes(), Zone::Fixed(0)).map(|(stamp, _)| match stamp {
                     Stamp::Instant(t) => t,
                     Stamp::TimeOfDay(_) => unreachable!("a dated stamp"),
                 }),
@@ -526,25 +527,25 @@ mod parse_tests {
     #[test]
     fn parses_both_spellings() {
         assert_eq!(
-            parse_stamp(b"14:02:11.402  x", 0),
+            parse_stamp(b"14:02:11.402  x", Zone::Fixed(0)),
             Some((
                 Stamp::TimeOfDay((14 * 3600 + 2 * 60 + 11) * NANOS_PER_SEC + 402 * NANOS_PER_MILLI),
                 12
             ))
         );
-        let (s, n) = parse_stamp(b"2026-11-03T14:02:11.402Z", 0).unwrap();
+        let (s, n) = parse_stamp(b"2026-11-03T14:02:11.402Z", Zone::Fixed(0)).unwrap();
         assert_eq!(n, 24);
         assert_eq!(
             s,
             Stamp::Instant(Timestamp(1_793_714_531_402 * NANOS_PER_MILLI))
         );
-        let (s2, _) = parse_stamp(b"2026-11-03 15:02:11.402+01:00", 0).unwrap();
+        let (s2, _) = parse_stamp(b"2026-11-03 15:02:11.402+01:00", Zone::Fixed(0)).unwrap();
         assert_eq!(s, s2);
-        let (s3, _) = parse_stamp(b"2026-11-03 15:02:11.402", 3600).unwrap();
+        let (s3, _) = parse_stamp(b"2026-11-03 15:02:11.402", Zone::Fixed(3600)).unwrap();
         assert_eq!(s, s3);
-        assert_eq!(parse_stamp(b"14:02:xx  agent", 0), None);
-        assert_eq!(parse_stamp(b"25:00:00", 0), None);
-        assert_eq!(parse_stamp(b"2026-02-30T00:00:00Z", 0), None);
+        assert_eq!(parse_stamp(b"14:02:xx  agent", Zone::Fixed(0)), None);
+        assert_eq!(parse_stamp(b"25:00:00", Zone::Fixed(0)), None);
+        assert_eq!(parse_stamp(b"2026-02-30T00:00:00Z", Zone::Fixed(0)), None);
     }
 
     #[test]
@@ -563,7 +564,7 @@ mod parse_tests {
         assert_eq!(t("1:02:03"), None);
         assert_eq!(t("14:02"), None);
         assert_eq!(t(""), None);
-        let i = |s: &str| match parse_stamp(s.as_bytes(), 0) {
+        let i = |s: &str| match parse_stamp(s.as_bytes(), Zone::Fixed(0)) {
             Some((Stamp::Instant(t), n)) => Some((t, n)),
             _ => None,
         };
@@ -575,9 +576,12 @@ mod parse_tests {
         assert_eq!(i("2026-11-03T14:02:23+25:00").map(|(_, n)| n), Some(19));
         assert_eq!(i("2026-11-03T14:02:23+01:75").map(|(_, n)| n), Some(19));
         // Out of the range of i64 nanoseconds: no instant, and no panic or wrap-around.
-        assert_eq!(parse_stamp(b"9999-12-31T23:59:59Z", 0), None);
-        assert_eq!(parse_stamp(b"0001-01-01T00:00:00Z", 0), None);
-        assert_eq!(parse_stamp(b"2262-04-11T23:47:16.854775807-23:59", 0), None);
+        assert_eq!(parse_stamp(b"9999-12-31T23:59:59Z", Zone::Fixed(0)), None);
+        assert_eq!(parse_stamp(b"0001-01-01T00:00:00Z", Zone::Fixed(0)), None);
+        assert_eq!(
+            parse_stamp(b"2262-04-11T23:47:16.854775807-23:59", Zone::Fixed(0)),
+            None
+        );
         assert_eq!(days_from_civil(1970, 1, 2), Some(1));
         assert_eq!(days_from_civil(1969, 12, 31), Some(-1));
         assert_eq!(days_from_civil(2023, 2, 29), None);
@@ -604,8 +608,8 @@ mod parse_tests {
             "14:02:11.402  x",
         ] {
             assert_eq!(
-                cache.parse_stamp(line.as_bytes(), 3600),
-                parse_stamp(line.as_bytes(), 3600),
+                cache.parse_stamp(line.as_bytes(), Zone::Fixed(3600)),
+                parse_stamp(line.as_bytes(), Zone::Fixed(3600)),
                 "{line}"
             );
         }

@@ -17,7 +17,8 @@ pub mod text;
 use crate::blocks::Blocks;
 use crate::event::{Attrs, Event, Loc};
 use crate::relevance::{Deferred, DeferredLines, Dropped, Filter, HeldStart, Relevance};
-use chrono::{FixedOffset, NaiveDate};
+use crate::time::Zone;
+use chrono::NaiveDate;
 use serde::Serialize;
 
 /// Events per block of [`Parsed::sealed`] (about 13 MiB).
@@ -53,8 +54,8 @@ impl Format {
 pub struct ParseOptions {
     /// The date for time-only timestamps (`--date`), unless the file has a `# date:` header.
     pub date: Option<NaiveDate>,
-    /// The offset of timestamps that carry none (`--tz`); UTC by default.
-    pub tz: FixedOffset,
+    /// The zone of timestamps that carry no offset (`--tz`); UTC by default.
+    pub tz: Zone,
     /// `--csv-map field=Column` entries.
     pub csv_map: Vec<(String, String)>,
     /// Drop the events of calls no rule needs as they are read ([`crate::relevance`]);
@@ -70,7 +71,7 @@ impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
             date: None,
-            tz: FixedOffset::east_opt(0).expect("zero offset"),
+            tz: Zone::default(),
             csv_map: Vec::new(),
             relevance: None,
             keep_attrs: true,

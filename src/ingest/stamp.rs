@@ -5,12 +5,11 @@
 //! Offset-less stamps take `--tz`.
 
 use super::ParseOptions;
-use crate::time::{DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, parse_stamp};
+use crate::time::{DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, Zone, parse_stamp};
 
 /// A whole field that is one timestamp of the text traces' spellings (`crate::time`).
 pub fn parse_whole(b: &[u8], opts: &ParseOptions) -> Option<Stamp> {
-    parse_stamp(b, opts.tz.local_minus_utc() as i64)
-        .and_then(|(stamp, used)| (used == b.len()).then_some(stamp))
+    parse_stamp(b, opts.tz).and_then(|(stamp, used)| (used == b.len()).then_some(stamp))
 }
 
 /// Unix seconds, optionally with a fraction (`1762178531`, `1762178531.402`), or whole
@@ -59,7 +58,9 @@ pub fn parse_unix_seconds(b: &[u8]) -> Option<Timestamp> {
 /// a date); one more than 12 hours earlier than the previous moves to the next day.
 #[derive(Debug)]
 pub struct Clock {
+    /// `--date`'s midnight, local: nanoseconds since the epoch read as UTC.
     base: i64,
+    /// The previous time-only stamp, local as `base` is.
     prev: Option<i64>,
     /// The last date and minute read: a structured log's stamps are milliseconds apart.
     dates: DateCache,
@@ -69,11 +70,10 @@ pub struct Clock {
 
 impl Clock {
     pub fn new(opts: &ParseOptions) -> Self {
-        // `--date` is a local date: its midnight is at `--tz`.
+        // `--date` is a local date: its times are at `--tz` (see `time_only`).
         let base = opts.date.map_or(0, |d| {
             let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("epoch");
             d.signed_duration_since(epoch).num_days() * NANOS_PER_DAY
-                - opts.tz.local_minus_utc() as i64 * NANOS_PER_SEC
         });
         Clock {
             base,
@@ -93,7 +93,7 @@ impl Clock {
     ) -> Result<Timestamp, String> {
         match self.read(text, opts, unix)? {
             Stamp::Instant(ts) => Ok(ts),
-            Stamp::TimeOfDay(tod) => Ok(self.time_only(tod)),
+            Stamp::TimeOfDay(tod) => Ok(self.time_only(tod, opts)),
         }
     }
 
@@ -118,9 +118,8 @@ impl Clock {
     fn read(&mut self, text: &[u8], opts: &ParseOptions, unix: bool) -> Result<Stamp, String> {
         let t = text.trim_ascii();
         // `parse_whole`, through the cache.
-        let tz = opts.tz.local_minus_utc() as i64;
-        let whole =
-            (self.dates.parse_stamp(t, tz)).and_then(|(s, used)| (used == t.len()).then_some(s));
+        let whole = (self.dates.parse_stamp(t, opts.tz))
+            .and_then(|(s, used)| (used == t.len()).then_some(s));
         if let Some(stamp) = whole {
             return Ok(stamp);
         }
@@ -143,7 +142,7 @@ impl Clock {
         self.undated
     }
 
-    fn time_only(&mut self, tod: i64) -> Timestamp {
+    fn time_only(&mut self, tod: i64, opts: &ParseOptions) -> Timestamp {
         self.undated += 1;
         // The day of the previous stamp, moved as text traces move theirs; never before
         // the first.
@@ -156,21 +155,30 @@ impl Clock {
             day.saturating_add(crate::time::day_step(prev_tod, tod))
                 .max(0)
         });
-        let at = (self.base)
+        let local = (self.base)
             .saturating_add(day.saturating_mul(NANOS_PER_DAY))
             .saturating_add(tod);
-        self.prev = Some(at);
-        Timestamp(at)
+        self.prev = Some(local);
+        // Without `--date` the stamps stay dateless, on 1970-01-01 as written.
+        if opts.date.is_none() {
+            return Timestamp(local);
+        }
+        let offset = opts.tz.offset_of_local(local) * NANOS_PER_SEC;
+        Timestamp(local.saturating_sub(offset))
     }
 }
 
 /// The time of day `tod` (at `--tz`) on `line_at`'s local day, or the next day when that
 /// is earlier than `line_at`.
 fn on_or_after(tod: i64, line_at: Timestamp, opts: &ParseOptions) -> Timestamp {
-    let shift = opts.tz.local_minus_utc() as i64 * NANOS_PER_SEC;
-    let local = line_at.0.saturating_add(shift);
+    let dateless = line_at.is_dateless() && opts.date.is_none();
+    let zone = if dateless { Zone::default() } else { opts.tz };
+    let local = line_at
+        .0
+        .saturating_add(zone.offset_at(line_at) * NANOS_PER_SEC);
     let midnight = local.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
-    let at = midnight.saturating_add(tod).saturating_sub(shift);
+    let at_local = midnight.saturating_add(tod);
+    let at = at_local.saturating_sub(zone.offset_of_local(at_local) * NANOS_PER_SEC);
     Timestamp(if at < line_at.0 {
         at.saturating_add(NANOS_PER_DAY)
     } else {
@@ -181,12 +189,11 @@ fn on_or_after(tod: i64, line_at: Timestamp, opts: &ParseOptions) -> Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::parse_offset;
     use chrono::NaiveDate;
 
     fn opts(tz: &str, date: Option<&str>) -> ParseOptions {
         ParseOptions {
-            tz: parse_offset(tz).unwrap(),
+            tz: Zone::parse(tz).unwrap(),
             date: date.map(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap()),
             ..ParseOptions::default()
         }
@@ -374,6 +381,25 @@ mod tests {
         let mut p = |s: &str| c.parse(s.as_bytes(), &o, false).map(iso).unwrap();
         assert_eq!(p("00:00:01"), "2026-11-03T00:00:01.000Z");
         assert_eq!(p("23:59:59"), "2026-11-03T23:59:59.000Z", "no night before");
+    }
+
+    /// A named zone dates each time-only stamp at the offset of its own time: the night
+    /// summer time ends in Berlin (03:00 local becomes 02:00), and a whole period's start.
+    #[test]
+    fn a_named_zone_dates_time_only_stamps_at_their_own_offset() {
+        let o = opts("Europe/Berlin", Some("2026-10-24"));
+        let mut c = Clock::new(&o);
+        let mut p = |s: &str| c.parse(s.as_bytes(), &o, false).map(iso).unwrap();
+        assert_eq!(p("23:00:00"), "2026-10-24T21:00:00.000Z");
+        assert_eq!(p("01:00:00"), "2026-10-24T23:00:00.000Z");
+        assert_eq!(p("04:00:00"), "2026-10-25T03:00:00.000Z");
+        assert_eq!(
+            p("2026-07-01 12:00:00"),
+            "2026-07-01T10:00:00.000Z",
+            "offset-less, dated"
+        );
+        let since = crate::config::parse_instant("2026-07-01", o.tz).map(iso);
+        assert_eq!(since.as_deref(), Some("2026-06-30T22:00:00.000Z"));
     }
 
     /// A settlement's time of day is dated from its line's time and leaves the rollover to

@@ -11,7 +11,7 @@ use crate::flat_json::is_flat_object;
 use crate::money::{Currency, Money};
 use crate::shared_texts::SharedTexts;
 use crate::time::{
-    DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, days_from_civil, parse_date,
+    DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, Zone, days_from_civil, parse_date,
 };
 use chrono::Datelike;
 use plain::{
@@ -59,7 +59,7 @@ enum Verdict {
 
 struct TextParser {
     input: u32,
-    tz_secs: i64,
+    zone: Zone,
     /// Midnight of the date for time-only timestamps, in nanoseconds.
     date_base: i64,
     /// Whether that date was given (`--date` or `# date:`). Only then does `--tz` apply to
@@ -93,7 +93,7 @@ impl TextParser {
             .and_then(|days| days.checked_mul(NANOS_PER_DAY));
         TextParser {
             input,
-            tz_secs: opts.tz.local_minus_utc() as i64,
+            zone: opts.tz,
             date_base: date_base.unwrap_or(0),
             dated: date_base.is_some(),
             day_offset: 0,
@@ -161,7 +161,7 @@ impl TextParser {
     #[cold]
     fn bracketed_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
         let inner = line.strip_prefix(b"[")?;
-        let (stamp, used) = self.dates.parse_stamp(inner, self.tz_secs)?;
+        let (stamp, used) = self.dates.parse_stamp(inner, self.zone)?;
         (inner.get(used) == Some(&b']')).then_some((stamp, used + 2))
     }
 
@@ -197,7 +197,7 @@ impl TextParser {
     fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8], ahead: Ahead) -> Verdict {
         let stamped = self
             .dates
-            .parse_stamp(line, self.tz_secs)
+            .parse_stamp(line, self.zone)
             .or_else(|| self.bracketed_stamp(line));
         let Some((stamp, used)) = stamped else {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
@@ -210,12 +210,14 @@ impl TextParser {
         // The offset of the line's local time from UTC, for dating a time-only settlement.
         let shift = match stamp {
             Stamp::TimeOfDay(_) if !self.dated => 0,
-            Stamp::TimeOfDay(_) => self.tz_secs * NANOS_PER_SEC,
+            Stamp::TimeOfDay(_) => self.zone.offset_at(at) * NANOS_PER_SEC,
             // The offset the stamp was written in (`+05:30`): a settlement's time of day
             // beside it is in the same. `Z` first: nearly every line of a month has it.
             Stamp::Instant(_) if line[used - 1] == b'Z' => 0,
             Stamp::Instant(_) => {
-                crate::time::written_offset(&line[..used]).unwrap_or(self.tz_secs) * NANOS_PER_SEC
+                (crate::time::written_offset(&line[..used]))
+                    .unwrap_or_else(|| self.zone.offset_at(at))
+                    * NANOS_PER_SEC
             }
         };
         let msg = level::without_level(message_of(rest));
@@ -251,7 +253,7 @@ impl TextParser {
                 return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
             }
             if let Some(e) = plain_effect_line(msg) {
-                let effect = effect_of(e, local, &mut self.dates, self.tz_secs);
+                let effect = effect_of(e, local, &mut self.dates, self.zone);
                 return Verdict::Event(at, EventKind::Effect(Box::new(effect)));
             }
             if let Some(a) = plain_answer_line(msg) {
@@ -291,13 +293,16 @@ impl TextParser {
                 }
                 self.prev_tod = Some(tod);
                 self.first_tod.get_or_insert(tod);
-                let tz = if self.dated { self.tz_secs } else { 0 };
-                Timestamp(
-                    self.date_base
-                        .saturating_add(self.day_offset.saturating_mul(NANOS_PER_DAY))
-                        .saturating_add(tod)
-                        .saturating_sub(tz * NANOS_PER_SEC),
-                )
+                let local = (self.date_base)
+                    .saturating_add(self.day_offset.saturating_mul(NANOS_PER_DAY))
+                    .saturating_add(tod);
+                // Undated, a time stays as written, on 1970-01-01.
+                let offset = if self.dated {
+                    self.zone.offset_of_local(local)
+                } else {
+                    0
+                };
+                Timestamp(local.saturating_sub(offset * NANOS_PER_SEC))
             }
         }
     }
@@ -327,11 +332,11 @@ impl TextParser {
         if let Some(message) = go_request_error(first) {
             return self.failure_line(b"url.Error", message, f).map(Some);
         }
-        let mut effect = effect_line(f, at, &mut self.dates, self.tz_secs)?;
+        let mut effect = effect_line(f, at, &mut self.dates, self.zone)?;
         if effect.is_none() {
             // One blank between tokens: read again with each word a field.
             if let Some(respaced) = f.respaced() {
-                effect = effect_line(&respaced, at, &mut self.dates, self.tz_secs)?;
+                effect = effect_line(&respaced, at, &mut self.dates, self.zone)?;
             }
         }
         Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
@@ -708,7 +713,7 @@ fn class_end(field: &[u8]) -> Option<usize> {
 
 /// An effect line read plainly ([`plain_effect_line`]): the effect [`effect_line`] reads
 /// from its fields.
-fn effect_of(e: EffectLine, created: Local, dates: &mut DateCache, tz_secs: i64) -> Effect {
+fn effect_of(e: EffectLine, created: Local, dates: &mut DateCache, zone: Zone) -> Effect {
     let state = small(e.state);
     Effect {
         kind: small(e.kind),
@@ -716,7 +721,7 @@ fn effect_of(e: EffectLine, created: Local, dates: &mut DateCache, tz_secs: i64)
         order: Some(small(e.order)),
         amount: Some(Money::new(e.pence, Currency::GBP)),
         key: e.key.map(small),
-        state_at: reached_at(e.state_time, created, dates, tz_secs),
+        state_at: reached_at(e.state_time, created, dates, zone),
         happened: !state_means_not_happened(&state),
         state: Some(state),
     }
@@ -724,13 +729,8 @@ fn effect_of(e: EffectLine, created: Local, dates: &mut DateCache, tz_secs: i64)
 
 /// When an effect (created at `created`) reached its state, from the time written after it:
 /// a time of day is on the creation's (local) date, or the next day if that is earlier.
-fn reached_at(
-    time: &[u8],
-    created: Local,
-    dates: &mut DateCache,
-    tz_secs: i64,
-) -> Option<Timestamp> {
-    let (stamp, used) = dates.parse_stamp(time, tz_secs)?;
+fn reached_at(time: &[u8], created: Local, dates: &mut DateCache, zone: Zone) -> Option<Timestamp> {
+    let (stamp, used) = dates.parse_stamp(time, zone)?;
     (used == time.len()).then_some(())?;
     Some(match stamp {
         Stamp::Instant(t) => t,
@@ -755,7 +755,7 @@ fn effect_line(
     f: &Fields,
     created: Local,
     dates: &mut DateCache,
-    tz_secs: i64,
+    zone: Zone,
 ) -> Result<Option<Effect>, String> {
     let Some(first) = f.plain.first() else {
         return Ok(None);
@@ -859,7 +859,7 @@ fn effect_line(
             .or(event_word.map(untimed)),
     };
     let (state, state_at) = match state {
-        Some((word, rest)) => (Some(small(word)), reached_at(rest, created, dates, tz_secs)),
+        Some((word, rest)) => (Some(small(word)), reached_at(rest, created, dates, zone)),
         None => (None, None),
     };
     let happened = !state.as_deref().is_some_and(state_means_not_happened);

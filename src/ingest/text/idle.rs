@@ -293,8 +293,7 @@ impl TextParser {
             // reads the same with them. A timestamp's bytes are never a newline, and its
             // reading stops at one: the line's end, the next newline, is after it.
             let from = &ahead.bytes()[read..];
-            let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(from, self.tz_secs)
-            else {
+            let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(from, self.zone) else {
                 return 0;
             };
             if from.get(used) != Some(&b' ') {

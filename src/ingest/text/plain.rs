@@ -346,7 +346,12 @@ mod tests {
         };
         let plainly = |m: &[u8]| {
             let e = plain_effect_line(m)?;
-            Some(effect_of(e, created, &mut DateCache::default(), 0))
+            Some(effect_of(
+                e,
+                created,
+                &mut DateCache::default(),
+                crate::time::Zone::Fixed(0),
+            ))
         };
         let by_fields = |m: &[u8]| {
             let f = Fields::split(m);
@@ -358,7 +363,13 @@ mod tests {
             if taken_before {
                 return None;
             }
-            effect_line(&f, created, &mut DateCache::default(), 0).ok()?
+            effect_line(
+                &f,
+                created,
+                &mut DateCache::default(),
+                crate::time::Zone::Fixed(0),
+            )
+            .ok()?
         };
         let msgs = spellings(&[
             &["refund", "Refund", "agent", ""],

@@ -147,6 +147,22 @@ fn a_line_written_late_before_midnight_stays_on_its_night() {
     );
 }
 
+/// Under a `# date:` header, a named zone's offset is the one in force at each line's
+/// time: summer time starts at 02:00 in Berlin on 2026-03-29.
+#[test]
+fn a_named_zone_places_each_time_only_line_at_its_own_offset() {
+    let opts = ParseOptions {
+        tz: crate::time::Zone::parse("Europe/Berlin").unwrap(),
+        ..ParseOptions::default()
+    };
+    let text =
+        "# date: 2026-03-29\n01:30:00  agent run r  started\n03:30:00  agent run r  crashed\n";
+    let p = parse(&mut text.as_bytes(), 0, &opts).unwrap();
+    let midnight = days_from_civil(2026, 3, 29).unwrap() * NANOS_PER_DAY;
+    assert_eq!(p.events[0].at.0, midnight + tod(0, 30, 0, 0).0);
+    assert_eq!(p.events[1].at.0, midnight + tod(1, 30, 0, 0).0);
+}
+
 #[test]
 fn run_and_step_tokens_override_the_current_call() {
     let p = run(
@@ -443,7 +459,7 @@ fn a_bad_date_header_is_skipped_not_guessed() {
 fn tz_applies_to_dated_lines_and_settlements() {
     let opts = ParseOptions {
         date: chrono::NaiveDate::from_ymd_opt(2026, 11, 3),
-        tz: chrono::FixedOffset::east_opt(3600).unwrap(),
+        tz: crate::time::Zone::Fixed(3600),
         ..ParseOptions::default()
     };
     let p = parse(
@@ -461,7 +477,7 @@ fn tz_applies_to_dated_lines_and_settlements() {
     assert_eq!(e[1].state_at, Some(ts("2026-11-02", 23, 50, 0, 0)));
     // Undated time-only lines stay on 1970-01-01, unshifted.
     let undated = ParseOptions {
-        tz: chrono::FixedOffset::east_opt(3600).unwrap(),
+        tz: crate::time::Zone::Fixed(3600),
         ..ParseOptions::default()
     };
     let p = parse(&mut &b"00:30:00  agent run r  started\n"[..], 0, &undated).unwrap();
