@@ -187,6 +187,40 @@ pub fn is_effect_kind(word: &str) -> bool {
     EFFECT_KINDS.contains(&word)
 }
 
+/// The words a service writes after an effect's kind to say what happened to it (`refund
+/// created`, `refund failed`), lower case.
+pub const EVENT_WORDS: [&str; 24] = [
+    "created",
+    "issued",
+    "initiated",
+    "requested",
+    "processed",
+    "completed",
+    "succeeded",
+    "settled",
+    "pending",
+    "failed",
+    "rejected",
+    "declined",
+    "canceled",
+    "cancelled",
+    "voided",
+    "captured",
+    "paid",
+    "refunded",
+    "reversed",
+    "approved",
+    "posted",
+    "submitted",
+    "accepted",
+    "done",
+];
+
+/// Whether `word` is one of [`EVENT_WORDS`].
+pub fn is_event_word(word: &[u8]) -> bool {
+    EVENT_WORDS.iter().any(|w| w.as_bytes() == word)
+}
+
 /// Whether a state says the effect did not happen ([`NOT_HAPPENED_STATES`], any case).
 pub fn state_means_not_happened(state: &str) -> bool {
     // Trimmed once: every service line of a month asks.

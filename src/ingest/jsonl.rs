@@ -3,6 +3,7 @@
 //! ignored like an unrecognised text line; a line that is not a JSON object, or an event
 //! missing what it needs, is skipped with the reason.
 
+mod logged;
 mod object;
 
 use super::lines::{for_each_line_at, for_each_line_in};
@@ -127,22 +128,23 @@ impl State {
                 Err(e) => format!("not JSON: {e}"),
             });
         }
-        let mut raw = Raw::default();
-        let extra = opts.keep_attrs;
-        raw.plain = object::plain_members(text, |k, v| raw.member(Cow::Borrowed(k), v, extra));
-        if !raw.plain {
-            raw = Raw::default();
-            let mut de = serde_json::Deserializer::from_str(text);
-            let fill = Fill {
-                raw: &mut raw,
-                extra,
-            };
-            serde::de::DeserializeSeed::deserialize(fill, &mut de)
-                .and_then(|()| de.end())
-                .map_err(|e| format!("not JSON: {e}"))?;
-        }
+        let raw = read_raw(text, opts.keep_attrs)?;
         let f = Fields(&raw, Cell::new(0));
         let Some(ty) = f.str("type")? else {
+            // A logger's line saying an effect happened (`"event": "refund created"` and a
+            // `refund_id`) is that effect.
+            if let Some(said) = logged::effect_message(&f) {
+                let raw = read_raw(text, true)?;
+                let f = Fields(&raw, Cell::new(0));
+                let id = logged::effect_id(&f, said.kind)?;
+                let (at, kind) = self.effect(&f, opts, id, said.kind, Some(said.word))?;
+                let attrs = if opts.keep_attrs {
+                    f.attrs()
+                } else {
+                    Attrs::new()
+                };
+                return Ok(Some((at, kind, attrs)));
+            }
             // The application's own log line (a message and no `type`: winston's `message`,
             // pino's `msg`, structlog's `event`, Serilog's `@mt`) is no event, as an
             // unrecognised text line is none. With a field only events have (a failure's
@@ -254,32 +256,9 @@ impl State {
                 let kind = f
                     .str("kind")?
                     .ok_or("an effect needs `kind` (refund, charge...)")?;
-                let at = self.stamp(&f, opts)?;
+                let (at, effect) = self.effect(&f, opts, id, &kind, None)?;
                 effect_at = Some(at);
-                let settled_at = match f.str("settled_at")? {
-                    Some(s) => Some(self.clock.parse_on_line(s.as_bytes(), opts, false, at)?),
-                    None => None,
-                };
-                let state = f
-                    .string("state")?
-                    .or(f.string("status")?)
-                    .or_else(|| settled_at.map(|_| Text::from_static_str("settled")));
-                let state_at = match f.str("state_at")? {
-                    Some(s) => Some(self.clock.parse_on_line(s.as_bytes(), opts, false, at)?),
-                    None => settled_at,
-                };
-                EventKind::Effect(Box::new(Effect {
-                    kind: kind.to_ascii_lowercase().into(),
-                    happened: !state.as_deref().is_some_and(state_means_not_happened),
-                    id,
-                    order: f.id("order")?.or(f.id("order_id")?),
-                    amount: f.money()?,
-                    key: f
-                        .string("idempotency_key")?
-                        .filter(|k| super::is_key_value(k.as_bytes())),
-                    state,
-                    state_at,
-                }))
+                effect
             }
             // `healthcheck`, `log`...: a line of the log, not an event of the audit.
             _ => return Ok(None),
@@ -295,6 +274,52 @@ impl State {
             Attrs::new()
         };
         Ok(Some((at, kind, attrs)))
+    }
+
+    /// An effect (SPEC §3.2) with its time: a typed `effect` event, or a logger's line
+    /// whose message `said` what happened (`refund failed`), which is its state unless a
+    /// field gives one, and always when it says the effect did not happen.
+    fn effect(
+        &mut self,
+        f: &Fields,
+        opts: &ParseOptions,
+        id: Text,
+        kind: &str,
+        said: Option<&str>,
+    ) -> Result<(crate::time::Timestamp, EventKind), String> {
+        let at = self.stamp(f, opts)?;
+        let settled_at = match f.str("settled_at")? {
+            Some(s) => Some(self.clock.parse_on_line(s.as_bytes(), opts, false, at)?),
+            None => None,
+        };
+        let written = match said {
+            None => f.string("state")?.or(f.string("status")?),
+            // A logger's `status` may be anything (`200`): only a word is a state.
+            Some(_) => logged::state_field(f),
+        };
+        let state = match said {
+            Some(word) if state_means_not_happened(word) => Some(Text::from(word)),
+            _ => written
+                .or_else(|| settled_at.map(|_| Text::from_static_str("settled")))
+                .or_else(|| said.map(Text::from)),
+        };
+        let state_at = match f.str("state_at")? {
+            Some(s) => Some(self.clock.parse_on_line(s.as_bytes(), opts, false, at)?),
+            None => settled_at,
+        };
+        let effect = EventKind::Effect(Box::new(Effect {
+            kind: kind.to_ascii_lowercase().into(),
+            happened: !state.as_deref().is_some_and(state_means_not_happened),
+            id,
+            order: f.id("order")?.or(f.id("order_id")?),
+            amount: f.money()?,
+            key: f
+                .string("idempotency_key")?
+                .filter(|k| super::is_key_value(k.as_bytes())),
+            state,
+            state_at,
+        }));
+        Ok((at, effect))
     }
 
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
@@ -317,6 +342,24 @@ impl State {
     fn client_call(&self, f: &Fields) -> Result<Option<CallRef>, String> {
         Ok(f.call()?.or_else(|| self.last_call.clone()))
     }
+}
+
+/// The line's object: its known fields, and the others when `extra`.
+fn read_raw(text: &str, extra: bool) -> Result<Raw<'_>, String> {
+    let mut raw = Raw::default();
+    raw.plain = object::plain_members(text, |k, v| raw.member(Cow::Borrowed(k), v, extra));
+    if !raw.plain {
+        raw = Raw::default();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let fill = Fill {
+            raw: &mut raw,
+            extra,
+        };
+        serde::de::DeserializeSeed::deserialize(fill, &mut de)
+            .and_then(|()| de.end())
+            .map_err(|e| format!("not JSON: {e}"))?;
+    }
+    Ok(raw)
 }
 
 /// The fields the audit reads, borrowed from the line as raw JSON and read only when the
@@ -369,7 +412,7 @@ const EVENT_ONLY: [&str; 11] = [
 
 /// Where a line's time is, first found first: SPEC §3.2's `ts`, then the spellings other
 /// structured loggers use.
-const STAMP_NAMES: [&str; 4] = ["ts", "timestamp", "@timestamp", "time"];
+pub(crate) const STAMP_NAMES: [&str; 4] = ["ts", "timestamp", "@timestamp", "time"];
 
 /// Every field name the audit reads; `Raw::known` holds them in this order.
 const KNOWN: [&str; 32] = [
@@ -964,6 +1007,77 @@ mod tests {
 
     /// A structured logger's own lines (a message, no `type`) are ignored, not skipped;
     /// a line with neither is an event that lost its type.
+    /// A logger's line whose message is an effect kind and what happened, with the effect's
+    /// id in a field, is that effect; a message that says more, or names no effect kind, is
+    /// the application's own line; such a message without an id is skipped with the reason.
+    #[test]
+    fn a_logged_effect_is_read_from_its_message_and_fields() {
+        let p = run(concat!(
+            r#"{"timestamp":"2026-11-03T14:02:11Z","event":"refund created","refund_id":"rf_1","order_id":"A-1","amount_minor":4500,"currency":"GBP","status":"succeeded"}"#,
+            "\n",
+            r#"{"time":1762178532,"msg":"refund.failed","id":7,"order":"A-2","amount":"12.00","currency":"EUR","status":402}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-03T14:02:13Z","message":"Payout: Paid","effect_id":"po_1","order_id":"A-3","status":"failed"}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-03T14:02:14Z","event":"refund created successfully","refund_id":"rf_2"}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-03T14:02:15Z","event":"user created","id":"u_1"}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-03T14:02:16Z","event":"refund created","order_id":"A-4"}"#,
+            "\n",
+        ));
+        assert_eq!(
+            (p.stats.events, p.stats.ignored, p.stats.skipped),
+            (3, 2, 1)
+        );
+        let effects: Vec<_> = (p.events.iter())
+            .map(|e| match &e.kind {
+                EventKind::Effect(x) => (
+                    x.kind.to_string(),
+                    x.id.to_string(),
+                    x.order.as_deref().map(str::to_string),
+                    x.amount,
+                    x.state.as_deref().map(str::to_string),
+                    x.happened,
+                ),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let s = |t: &str| Some(t.to_string());
+        assert_eq!(
+            effects,
+            [
+                (
+                    "refund".into(),
+                    "rf_1".into(),
+                    s("A-1"),
+                    Some(Money::new(4500, Currency::GBP)),
+                    s("succeeded"),
+                    true
+                ),
+                (
+                    "refund".into(),
+                    "7".into(),
+                    s("A-2"),
+                    Some(Money::new(1200, Currency::parse("EUR").unwrap())),
+                    s("failed"),
+                    false
+                ),
+                (
+                    "payout".into(),
+                    "po_1".into(),
+                    s("A-3"),
+                    None,
+                    s("failed"),
+                    false
+                ),
+            ]
+        );
+        let why = &p.stats.problems[0];
+        assert_eq!(why.line, 6);
+        assert!(why.reason.contains("`refund_id`"), "{}", why.reason);
+    }
+
     #[test]
     fn log_lines_without_a_type_are_ignored_when_they_carry_a_message() {
         let p = run(concat!(

@@ -211,11 +211,14 @@ pub fn parse_input(
     parsed.map(Parsed::finish)
 }
 
-/// A line that is a JSON object with a `type` (or a timestamp) is a JSON Lines event; a stray
-/// JSON document (a `truth.json`) is not.
+/// A line that is a JSON object with a `type` or a timestamp (under any name the JSON Lines
+/// reader takes: structured loggers' lines are logs too) is a JSON Lines event; a stray JSON
+/// document (a `truth.json`) is not.
 pub fn looks_like_jsonl(line: &str) -> bool {
     match serde_json::from_str::<serde_json::Value>(line) {
-        Ok(serde_json::Value::Object(m)) => m.contains_key("type") || m.contains_key("ts"),
+        Ok(serde_json::Value::Object(m)) => {
+            m.contains_key("type") || jsonl::STAMP_NAMES.iter().any(|k| m.contains_key(*k))
+        }
         _ => false,
     }
 }

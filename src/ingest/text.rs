@@ -901,36 +901,6 @@ fn is_state_word(word: &[u8]) -> bool {
     is_event_word(word) || state_means_not_happened(&text(word))
 }
 
-pub(super) fn is_event_word(word: &[u8]) -> bool {
-    const WORDS: [&[u8]; 24] = [
-        b"created",
-        b"issued",
-        b"initiated",
-        b"requested",
-        b"processed",
-        b"completed",
-        b"succeeded",
-        b"settled",
-        b"pending",
-        b"failed",
-        b"rejected",
-        b"declined",
-        b"canceled",
-        b"cancelled",
-        b"voided",
-        b"captured",
-        b"paid",
-        b"refunded",
-        b"reversed",
-        b"approved",
-        b"posted",
-        b"submitted",
-        b"accepted",
-        b"done",
-    ];
-    word.iter().all(u8::is_ascii_lowercase) && WORDS.contains(&word)
-}
-
 /// The currency a `currency=` token names, when it names one.
 fn named_currency(f: &Fields) -> Option<Currency> {
     Currency::parse(&text(f.token(b"currency")?))

@@ -102,7 +102,7 @@ impl<'a> Fields<'a> {
         // sentence about a refund (`refund request received order_id=A-1 ...`).
         let id_token = |w: &&[u8]| token(w).is_some_and(|(n, _)| n.ends_with(b"_id") || n == b"id");
         let names_effect = id.iter().any(u8::is_ascii_digit)
-            || (super::is_event_word(id) && rest.iter().any(id_token));
+            || (crate::event::is_event_word(id) && rest.iter().any(id_token));
         if !names_effect || !rest.iter().any(|w| token(w).is_some()) {
             return None;
         }

@@ -255,7 +255,7 @@ pub(super) fn plain_effect_line(msg: &[u8]) -> Option<EffectLine<'_>> {
     }
     let (kind, rest) = take(msg, u8::is_ascii_lowercase)?;
     let (id, rest) = take(rest.strip_prefix(b" ")?, id_char)?;
-    if (kind, id) == (&b"agent"[..], &b"run"[..]) || super::is_event_word(id) {
+    if (kind, id) == (&b"agent"[..], &b"run"[..]) || crate::event::is_event_word(id) {
         // `agent run` without a run id: an agent's line in error, not an effect. `refund
         // created`: the id is elsewhere on the line, or missing.
         return None;

@@ -1,0 +1,107 @@
+//! Effects that a service logs through a structured logger rather than as SPEC §3.2's
+//! `effect` events: no `type`, a message that is an effect kind and what happened to it
+//! (structlog's `"event": "refund created"`, pino's `"msg": "refund.succeeded"`,
+//! `"message": "Refund failed"`), and the effect's id in a field (`refund_id`,
+//! `effect_id`, `id`). The text traces read `refund created  refund_id=rf_1 ...` alike.
+//! Any other message, however close (`refund created successfully`, `user created`), is the
+//! application's own line.
+
+use super::Fields;
+use crate::event::{EFFECT_KINDS, EVENT_WORDS, Text};
+
+/// Where loggers put their message, first found first.
+const MESSAGE_NAMES: [&str; 4] = ["message", "msg", "event", "@m"];
+
+/// What a logger's message says: an effect kind and the word for what happened to it.
+pub(super) struct Said {
+    pub kind: &'static str,
+    pub word: &'static str,
+}
+
+/// The effect a line's message names, if the message is just that.
+pub(super) fn effect_message(f: &Fields) -> Option<Said> {
+    let message = MESSAGE_NAMES.iter().find_map(|k| f.str(k).ok().flatten())?;
+    said(&message)
+}
+
+/// `refund created`, `refund.created`, `refund_created`, `Refund: created`.
+fn said(message: &str) -> Option<Said> {
+    let m = message.trim();
+    // Short: a message that is a sentence is none of these.
+    if m.len() > 32 {
+        return None;
+    }
+    let (kind, word) = m.split_once([' ', '.', '_', ':'])?;
+    let word = word.trim_start_matches([' ', ':']);
+    let kind = EFFECT_KINDS.iter().find(|k| k.eq_ignore_ascii_case(kind))?;
+    let word = EVENT_WORDS.iter().find(|w| w.eq_ignore_ascii_case(word))?;
+    Some(Said { kind, word })
+}
+
+/// The effect's id: `<kind>_id`, else `effect_id`, else `id`, a string or a number. `f`
+/// must hold the line's every field.
+pub(super) fn effect_id(f: &Fields, kind: &str) -> Result<Text, String> {
+    let named = format!("{kind}_id");
+    let extra = |name: &str| {
+        (f.0.extra.iter())
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| scalar(v))
+    };
+    extra(&named)
+        .or_else(|| f.id("effect_id").ok().flatten())
+        .or_else(|| extra("id"))
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| {
+            format!("a logged {kind} without an id: give it `{named}`, `effect_id` or `id`")
+        })
+}
+
+/// A string's text, or a number as written.
+fn scalar(v: &str) -> Option<Text> {
+    if v.starts_with('"') {
+        return serde_json::from_str::<String>(v)
+            .ok()
+            .map(|s| Text::from(&*s));
+    }
+    (v.starts_with(|c: char| c == '-' || c.is_ascii_digit())).then(|| Text::from(v))
+}
+
+/// A `state` or `status` field that is a word (`failed`; a logger's `"status": 200` is
+/// none).
+pub(super) fn state_field(f: &Fields) -> Option<Text> {
+    ["state", "status"].iter().find_map(|k| {
+        let v = f.str(k).ok().flatten()?;
+        let word = !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
+        word.then(|| Text::from(&*v))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_that_name_an_effect_and_what_happened() {
+        for (m, kind, word) in [
+            ("refund created", "refund", "created"),
+            ("refund.succeeded", "refund", "succeeded"),
+            ("refund_failed", "refund", "failed"),
+            ("Refund: Created", "refund", "created"),
+            (" payout paid ", "payout", "paid"),
+        ] {
+            let s = said(m).unwrap_or_else(|| panic!("{m}"));
+            assert_eq!((s.kind, s.word), (kind, word), "{m}");
+        }
+        for m in [
+            "refund created successfully",
+            "user created",
+            "refund",
+            "created refund",
+            "refund requested by the customer for order A-1",
+            "refunds created",
+            "refund rf_1",
+        ] {
+            assert!(said(m).is_none(), "{m}");
+        }
+    }
+}
