@@ -249,6 +249,7 @@ pub enum Shell {
 pub enum InputFormat {
     Text,
     Jsonl,
+    Logfmt,
     Csv,
     Otlp,
     Records,

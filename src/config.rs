@@ -206,6 +206,7 @@ impl AuditConfig {
             forced_format: a.input_format.map(|f| match f {
                 InputFormat::Text => Format::Text,
                 InputFormat::Jsonl => Format::Jsonl,
+                InputFormat::Logfmt => Format::Logfmt,
                 InputFormat::Csv => Format::Csv,
                 InputFormat::Otlp => Format::Otlp,
                 InputFormat::Records => Format::Records,

@@ -37,8 +37,21 @@ pub fn parse_input(
     opts: &ParseOptions,
     rereadable: bool,
 ) -> io::Result<Parsed> {
+    parse_lines(reader, input, opts, rereadable, |line, _| Ok(line))
+}
+
+/// [`parse_input`] for lines that `as_json` makes JSON objects of (into the buffer it is
+/// given, or as they are): another line-wise format read as JSON Lines.
+pub(super) fn parse_lines(
+    reader: &mut dyn Read,
+    input: u32,
+    opts: &ParseOptions,
+    rereadable: bool,
+    mut as_json: impl for<'b> FnMut(&'b [u8], &'b mut Vec<u8>) -> Result<&'b [u8], String>,
+) -> io::Result<Parsed> {
     let mut out = Parsed::new(opts);
     let mut st = State::new(opts);
+    let mut json = Vec::new();
     for_each_line_at(reader, |line_no, span, bytes| {
         out.stats.lines += 1;
         if bytes.trim_ascii().is_empty() {
@@ -46,7 +59,8 @@ pub fn parse_input(
             return;
         }
         let undated = st.clock.undated();
-        match st.line(bytes, opts) {
+        let line = as_json(bytes, &mut json).and_then(|line| st.line(line, opts));
+        match line {
             Ok(Some((at, kind, attrs))) => {
                 out.stats.events += 1;
                 let loc = Loc {

@@ -5,6 +5,7 @@
 pub mod csv;
 pub mod jsonl;
 pub mod lines;
+pub mod logfmt;
 pub mod otlp;
 #[cfg(test)]
 mod prop_tests;
@@ -32,6 +33,7 @@ pub const MAX_PROBLEMS_KEPT: usize = 20;
 pub enum Format {
     Text,
     Jsonl,
+    Logfmt,
     Csv,
     Otlp,
     Records,
@@ -42,6 +44,7 @@ impl Format {
         match self {
             Format::Text => "text",
             Format::Jsonl => "jsonl",
+            Format::Logfmt => "logfmt",
             Format::Csv => "csv",
             Format::Otlp => "otlp",
             Format::Records => "records",
@@ -204,6 +207,7 @@ pub fn parse_input(
     let parsed = match format {
         Format::Text => text::parse_input(reader, input, opts, rereadable),
         Format::Jsonl => jsonl::parse_input(reader, input, opts, rereadable),
+        Format::Logfmt => logfmt::parse(reader, input, opts),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),
         Format::Otlp => otlp::parse(reader, input, opts),

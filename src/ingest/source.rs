@@ -537,6 +537,9 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
         if super::looks_like_text_log(head) {
             return Some(Format::Text);
         }
+        if super::logfmt::looks_like_logfmt(line.as_bytes()) {
+            return Some(Format::Logfmt);
+        }
     }
     detect_past_first_line(head)
 }
@@ -590,8 +593,10 @@ fn line_format(line: &[u8]) -> Option<Format> {
         } else {
             super::looks_like_jsonl(&text).then_some(Format::Jsonl)
         }
+    } else if super::starts_with_timestamp(line) {
+        Some(Format::Text)
     } else {
-        super::starts_with_timestamp(line).then_some(Format::Text)
+        super::logfmt::looks_like_logfmt(line).then_some(Format::Logfmt)
     }
 }
 

@@ -1,0 +1,201 @@
+//! logfmt: `time=2026-11-03T14:02:11.501Z level=INFO msg="refund created" refund_id=rf_1`,
+//! as Go's `log/slog` text handler, logrus and Heroku's router write it. A line is read as the
+//! JSON Lines object with the same members (a value that is a JSON number, `true`, `false`
+//! or `null` as that, anything else as a string), so it means what its JSON Lines twin
+//! means: `type=effect ...` is an event, a logger's `msg="refund created" refund_id=...` an
+//! effect, any other line the application's own.
+
+use super::{ParseOptions, Parsed};
+use std::io::{self, Read};
+
+pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
+    // Not read again at an offset: deferred calls are kept as events.
+    super::jsonl::parse_lines(reader, input, opts, false, |line, json| {
+        to_json(line, json)?;
+        Ok(&json[..])
+    })
+}
+
+/// Whether a line is logfmt: only `key=value` pairs, two or more, one of them a timestamp
+/// under a name JSON Lines reads (`time`, `ts`, `timestamp`, `@timestamp`).
+pub fn looks_like_logfmt(line: &[u8]) -> bool {
+    let mut pairs = 0;
+    let mut stamped = false;
+    let ok = each_pair(line, |key, value| {
+        // Go's and Ruby's loggers write no bare words, and keys are names: prose is not.
+        let name = |b: &u8| b.is_ascii_alphanumeric() || b"_.-@/".contains(b);
+        if std::ptr::eq(value, BARE) || !key.iter().all(name) {
+            return Err(String::new());
+        }
+        pairs += 1;
+        let stamp = super::jsonl::STAMP_NAMES
+            .iter()
+            .any(|k| k.as_bytes() == key);
+        stamped |= stamp && value.first().is_some_and(u8::is_ascii_digit);
+        Ok(())
+    });
+    ok.is_ok() && pairs >= 2 && stamped
+}
+
+/// The line as a JSON object, written into `out`.
+fn to_json(line: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    out.clear();
+    out.push(b'{');
+    each_pair(line, |key, value| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        json_string(key, out);
+        out.push(b':');
+        if is_json_scalar(value) {
+            out.extend_from_slice(value);
+        } else {
+            json_string(value, out);
+        }
+        Ok(())
+    })?;
+    out.push(b'}');
+    Ok(())
+}
+
+/// The value [`each_pair`] gives a bare word: `true`, by this very slice.
+const BARE: &[u8] = b"true";
+
+/// Calls `pair(key, value)` for each `key=value` of the line, a quoted value unquoted
+/// (`\"`, `\\`, `\n`, `\t` undone); a bare word is a key whose value is `true`.
+fn each_pair(
+    line: &[u8],
+    mut pair: impl FnMut(&[u8], &[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut at = 0;
+    let mut unquoted = Vec::new();
+    loop {
+        while line.get(at).is_some_and(|b| b.is_ascii_whitespace()) {
+            at += 1;
+        }
+        if at >= line.len() {
+            return Ok(());
+        }
+        let start = at;
+        while line
+            .get(at)
+            .is_some_and(|&b| b != b'=' && b != b'"' && !b.is_ascii_whitespace())
+        {
+            at += 1;
+        }
+        let key = &line[start..at];
+        if key.is_empty() {
+            return Err(format!("logfmt: no key at byte {}", start + 1));
+        }
+        if line.get(at) != Some(&b'=') {
+            pair(key, BARE)?;
+            continue;
+        }
+        at += 1;
+        if line.get(at) == Some(&b'"') {
+            unquoted.clear();
+            at += 1;
+            loop {
+                match line.get(at) {
+                    None => {
+                        return Err(format!(
+                            "logfmt: the quoted value of `{}` is never closed",
+                            text(key)
+                        ));
+                    }
+                    Some(b'"') => break,
+                    Some(b'\\') => {
+                        let escaped = *line.get(at + 1).unwrap_or(&b'\\');
+                        unquoted.push(match escaped {
+                            b'n' => b'\n',
+                            b't' => b'\t',
+                            b'r' => b'\r',
+                            other => other,
+                        });
+                        at += 2;
+                    }
+                    Some(&b) => {
+                        unquoted.push(b);
+                        at += 1;
+                    }
+                }
+            }
+            at += 1;
+            pair(key, &unquoted)?;
+        } else {
+            let start = at;
+            while line.get(at).is_some_and(|b| !b.is_ascii_whitespace()) {
+                at += 1;
+            }
+            pair(key, &line[start..at])?;
+        }
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `4500`, `-12.5`, `1e3`, `true`, `false`, `null`: JSON's own spellings (no leading zeros,
+/// so `000123` stays a string).
+fn is_json_scalar(v: &[u8]) -> bool {
+    matches!(v, b"true" | b"false" | b"null")
+        || std::str::from_utf8(v).is_ok_and(|s| {
+            serde_json::from_str::<serde_json::Number>(s).is_ok() && !s.starts_with('+')
+        })
+}
+
+/// `b` as a JSON string, quoted and escaped (invalid UTF-8 replaced).
+fn json_string(b: &[u8], out: &mut Vec<u8>) {
+    let s = String::from_utf8_lossy(b);
+    // Writing a string into a Vec cannot fail.
+    serde_json::to_writer(&mut *out, &*s).expect("a string serialises");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(line: &str) -> serde_json::Value {
+        let mut out = Vec::new();
+        to_json(line.as_bytes(), &mut out).unwrap();
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    #[test]
+    fn a_line_reads_as_its_json_twin() {
+        assert_eq!(
+            json(r#"time=2026-11-03T14:02:11.501Z level=INFO msg="refund \"A\" created" refund_id=rf_1 amount=45.00 order_id=000123 ok replayed=false"#),
+            // As written: `amount` keeps its two decimals (serde_json's arbitrary precision).
+            serde_json::from_str::<serde_json::Value>(
+                r#"{"time": "2026-11-03T14:02:11.501Z", "level": "INFO", "msg": "refund \"A\" created",
+                "refund_id": "rf_1", "amount": 45.00, "order_id": "000123", "ok": true,
+                "replayed": false}"#
+            )
+            .unwrap()
+        );
+        let mut out = Vec::new();
+        let why = to_json(br#"time=1 msg="never closed"#, &mut out).unwrap_err();
+        assert!(why.contains("never closed"), "{why}");
+    }
+
+    #[test]
+    fn only_key_value_lines_with_a_timestamp_are_logfmt() {
+        assert!(looks_like_logfmt(
+            b"time=2026-11-03T14:02:11Z level=INFO msg=hi"
+        ));
+        assert!(looks_like_logfmt(
+            b"level=info ts=1762178531.402 msg=\"refund created\""
+        ));
+        for line in [
+            "level=INFO msg=hi",
+            "time=now msg=hi",
+            "time=2026-11-03T14:02:11Z",
+            "2026-11-03T14:02:11Z  refund rf_1  order A-1  4500p",
+            "time=2026-11-03T14:02:11Z msg=\"open",
+            "Notes: time=2026 is not a log",
+        ] {
+            assert!(!looks_like_logfmt(line.as_bytes()), "{line}");
+        }
+    }
+}
