@@ -3,11 +3,18 @@
 //! common spellings of settlement exports or as `--csv-map field=Column` says. Amounts become
 //! minor units exactly; a row that cannot be read is skipped with its reason, never guessed.
 
+mod counter;
+mod stray;
+
+pub(super) use counter::LineCounter;
+
 use super::stamp::Clock;
 use super::{ParseOptions, Parsed};
 use crate::event::{Effect, Event, EventKind, Loc, Text, state_means_not_happened};
 use crate::money::{Currency, Money, in_currency};
+use std::collections::VecDeque;
 use std::io::{self, Read};
+use stray::RowShape;
 
 /// The fields a column can be mapped to with `--csv-map`, and their default spellings.
 pub const FIELDS: &[(&str, &[&str])] = &[
@@ -93,147 +100,6 @@ impl Columns {
     }
 }
 
-/// Counts physical lines as the CSV reader consumes them, so that `lines = events + ignored +
-/// skipped` holds per physical line even when a quoted field spans several. Like the reader,
-/// it ends a line at `\n`, `\r\n` or a lone `\r` (old Mac exports). It also follows the
-/// reader's quoting, to tell a quoted field that never closes: see [`LineCounter::unclosed`].
-pub(super) struct LineCounter<R> {
-    pub inner: R,
-    pub ends: u64,
-    pub last: Option<u8>,
-    /// Bytes read so far.
-    offset: u64,
-    /// Offsets of the `\n` of `\r\n` endings not yet passed by the CSV reader (bounded by
-    /// its read-ahead): see [`LineCounter::line_of`].
-    crlf: std::collections::VecDeque<u64>,
-    /// Where RFC 4180 quoting is after the bytes read so far, as the reader sees it.
-    quote: Quoting,
-    /// A quoted field still open past the end of a line: that line (1-based) and the
-    /// offset of its end, where the lines it may swallow start.
-    open_past: Option<(u32, u64)>,
-    /// The bytes from `open_past`'s offset on, when kept: the lines to read again if the
-    /// field never closes. Empty in the common case (no quoted field spans lines).
-    kept: Option<Vec<u8>>,
-    /// The input has been read to its end.
-    eof: bool,
-}
-
-/// The reader's quoting state (csv-core's, with its defaults: `"` quotes, `""` escapes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Quoting {
-    FieldStart,
-    Unquoted,
-    Quoted,
-    /// A `"` inside a quoted field: an escaped `""`, or the field's closing quote.
-    QuoteInQuoted,
-}
-
-impl Quoting {
-    fn after(self, b: u8) -> Quoting {
-        let ends_field = matches!(b, b',' | b'\n' | b'\r');
-        match self {
-            Quoting::FieldStart if b == b'"' => Quoting::Quoted,
-            Quoting::Quoted if b == b'"' => Quoting::QuoteInQuoted,
-            Quoting::Quoted => Quoting::Quoted,
-            Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
-            _ if ends_field => Quoting::FieldStart,
-            // A `"` inside an unquoted field, or after a closing quote, is kept as text.
-            _ => Quoting::Unquoted,
-        }
-    }
-}
-
-impl<R: Read> Read for LineCounter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.eof |= n == 0 && !buf.is_empty();
-        for (i, &b) in buf[..n].iter().enumerate() {
-            // A `\r` ends a line unless a `\n` follows it; the `\n` then ends it.
-            if self.last == Some(b'\r') && b != b'\n' {
-                self.ends += 1;
-            }
-            self.follow_quoting(b, self.offset + i as u64);
-            if b == b'\n' {
-                self.ends += 1;
-                if self.last == Some(b'\r') {
-                    self.crlf.push_back(self.offset + i as u64);
-                }
-            }
-            self.last = Some(b);
-        }
-        self.offset += n as u64;
-        Ok(n)
-    }
-}
-
-impl<R> LineCounter<R> {
-    pub fn new(inner: R) -> Self {
-        LineCounter {
-            inner,
-            ends: 0,
-            last: None,
-            offset: 0,
-            crlf: std::collections::VecDeque::new(),
-            quote: Quoting::FieldStart,
-            open_past: None,
-            kept: None,
-            eof: false,
-        }
-    }
-
-    /// A counter that keeps the lines a quoted field spans while it is open, to read them
-    /// again if it never closes (an input read once, as a stream).
-    pub fn keeping(inner: R) -> Self {
-        LineCounter {
-            kept: Some(Vec::new()),
-            ..LineCounter::new(inner)
-        }
-    }
-
-    /// `b`, at `offset`, read after the bytes before it. Called with the lines ended before
-    /// `b` counted, and `b`'s own `\n` not yet.
-    fn follow_quoting(&mut self, b: u8, offset: u64) {
-        let next = self.quote.after(b);
-        if next == Quoting::Quoted && matches!(b, b'\n' | b'\r') && self.open_past.is_none() {
-            self.open_past = Some((self.ends as u32 + 1, offset));
-        }
-        if self.open_past.is_some() {
-            if matches!(next, Quoting::FieldStart | Quoting::Unquoted) {
-                self.open_past = None;
-                if let Some(kept) = &mut self.kept {
-                    kept.clear();
-                }
-            } else if let Some(kept) = &mut self.kept {
-                kept.push(b);
-            }
-        }
-        self.quote = next;
-    }
-
-    /// Whether the input ended inside a quoted field: the record the reader returned last
-    /// then runs from that field to the end of the input. With the line the field ran past
-    /// first and that line's end, where it did: the lines after are none of the field's.
-    pub fn unclosed(&self) -> Option<Option<(u32, u64)>> {
-        (self.eof && self.quote == Quoting::Quoted).then_some(self.open_past)
-    }
-
-    /// The 1-based line a record starts on. The CSV reader notes a record's position before
-    /// it consumes the `\n` of the previous record's `\r\n`, so such a record's line is
-    /// one more than the reader says.
-    pub fn line_of(&mut self, pos: &csv::Position) -> u32 {
-        while self.crlf.front().is_some_and(|&o| o < pos.byte()) {
-            self.crlf.pop_front();
-        }
-        let on_newline = self.crlf.front() == Some(&pos.byte());
-        (pos.line() + u64::from(on_newline)) as u32
-    }
-
-    pub fn lines(&self) -> u64 {
-        // A trailing `\r` ends the last line; any other last byte leaves one unterminated.
-        self.ends + u64::from(self.last.is_some_and(|b| b != b'\n'))
-    }
-}
-
 pub(super) fn csv_error(e: csv::Error) -> io::Error {
     match e.into_kind() {
         csv::ErrorKind::Io(e) => e,
@@ -249,18 +115,26 @@ pub(super) fn reader<R: Read>(r: R) -> csv::Reader<R> {
 }
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
-    let mut rdr = self::reader(LineCounter::keeping(reader));
+    let again = Again {
+        kept: VecDeque::new(),
+        rest: reader,
+    };
+    let mut rdr = self::reader(LineCounter::keeping(again));
     let header: Vec<String> = rdr
         .byte_headers()
         .map_err(csv_error)?
         .iter()
         .map(|h| String::from_utf8_lossy(h).into_owned())
         .collect();
-    if rdr.get_ref().unclosed().is_some() {
+    if rdr.get_ref().ended_in_quotes() {
         return Err(io::Error::other(
             "the CSV header has a quoted field that is never closed: it runs to the end of the file",
         ));
     }
+    // A quoted header name spanning lines is the header's own.
+    let end = rdr.position().byte();
+    rdr.get_mut().take_spans(end);
+    rdr.get_mut().release();
     let cols = Columns::resolve(&header, &opts.csv_map);
     if cols.get("id").is_none() && !header.iter().all(|h| h.is_empty()) {
         return Err(io::Error::other(
@@ -269,45 +143,69 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     }
     let mut rows = Rows {
         out: Parsed::default(),
+        shape: RowShape {
+            width: header.len(),
+            created: cols.get("created"),
+            opts,
+        },
         cols,
         clock: Clock::new(opts),
         input,
         opts,
     };
-    // The kept bytes start at the end of the line the swallowing field ran past first.
-    let mut swallowed = rows.read(&mut rdr, 0)?.map(|(line, _)| (line, 0));
-    let mut counter = rdr.into_inner();
-    // The lines after a quote that never closes, read again as rows of their own (SPEC §9:
-    // never a silent drop), for as long as one of them opens another such quote.
-    let kept = counter.kept.take().unwrap_or_default();
-    let mut from = 0;
-    while let Some((line, end)) = swallowed {
-        let rest = after_line_end(&kept[from + end as usize..]);
-        from = kept.len() - rest.len();
-        let mut rdr = csv::ReaderBuilder::new()
+    // A row whose quote swallowed the lines after its own (a quote never closed, a stray
+    // quote) is skipped, and the lines after it are read again as rows of their own (SPEC
+    // §9: never a silent drop): from the bytes kept since, then the rest of the input.
+    let mut before = 0;
+    while let Some((line, kept)) = rows.read(&mut rdr, before)? {
+        let mut again = rdr.into_inner().inner;
+        again.kept.push_front((kept, 0));
+        rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(LineCounter::new(rest));
-        swallowed = rows.read(&mut rdr, line)?;
+            .from_reader(LineCounter::keeping(again));
+        before = line;
     }
     let mut out = rows.out;
     let s = &mut out.stats;
-    s.lines = counter.lines();
+    s.lines = u64::from(before) + rdr.get_ref().lines();
     // The header, blank lines and the continuation lines of multi-line rows.
     s.ignored = s.lines.saturating_sub(s.events + s.skipped);
     Ok(out)
 }
 
-/// `b` after the line end it starts with (`\n`, `\r\n` or a lone `\r`).
-fn after_line_end(b: &[u8]) -> &[u8] {
-    let b = b.strip_prefix(b"\r").unwrap_or(b);
-    b.strip_prefix(b"\n").unwrap_or(b)
+/// The input read again: the bytes kept by the readings given up, the latest first, each
+/// with how much of it has been read, then the rest of the input. Flat, however many times
+/// a reading is given up: a chain of readers would nest once for each.
+struct Again<'a> {
+    kept: VecDeque<(Vec<u8>, usize)>,
+    rest: &'a mut dyn Read,
+}
+
+impl Read for Again<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while let Some((kept, at)) = self.kept.front_mut() {
+            let n = buf.len().min(kept.len() - *at);
+            if n > 0 {
+                buf[..n].copy_from_slice(&kept[*at..*at + n]);
+                *at += n;
+                return Ok(n);
+            }
+            if *at == kept.len() {
+                self.kept.pop_front();
+            } else {
+                return Ok(0);
+            }
+        }
+        self.rest.read(buf)
+    }
 }
 
 /// The rows of an export, read into events.
 struct Rows<'a> {
     out: Parsed,
     cols: Columns,
+    shape: RowShape<'a>,
     clock: Clock,
     input: u32,
     opts: &'a ParseOptions,
@@ -315,24 +213,28 @@ struct Rows<'a> {
 
 impl Rows<'_> {
     /// Reads the records of `rdr`, whose first line is the one after line `before`. A
-    /// quoted field that never closes swallows every line after its own, up to the end of
-    /// the input: its row is skipped, and the line it ran past first (absolute) and that
-    /// line's end (an offset into `rdr`'s input) are returned, for the caller to read the
-    /// lines after it again as rows of their own.
+    /// record that is rows joined by a quote (one never closed, which runs to the end of the
+    /// input, or a stray one) is skipped with why, and the line the quote opened on
+    /// (absolute) and the bytes after it are returned, for the caller to read them again.
     fn read<R: Read>(
         &mut self,
         rdr: &mut csv::Reader<LineCounter<R>>,
         before: u32,
-    ) -> io::Result<Option<(u32, u64)>> {
+    ) -> io::Result<Option<(u32, Vec<u8>)>> {
         let mut row = csv::ByteRecord::new();
         while rdr.read_byte_record(&mut row).map_err(csv_error)? {
+            let end = rdr.position().byte();
             let counter = rdr.get_mut();
             let line = before + row.position().map_or(0, |p| counter.line_of(p));
-            if let Some(open_past) = counter.unclosed() {
-                self.out
-                    .stats
-                    .skip(line, never_closed(open_past.map(|(l, _)| before + l)));
-                return Ok(open_past.map(|(l, end)| (before + l, end)));
+            if counter.spans_before(end) {
+                if let Some(again) = self.spanning(&row, counter, line, before, end) {
+                    return Ok(Some(again));
+                }
+            } else if counter.ended_in_quotes() {
+                // Opened on the last line: it swallowed nothing, but its fields cannot be
+                // told apart.
+                self.out.stats.skip(line, never_closed(None));
+                return Ok(None);
             }
             if row.iter().all(|f| f.trim_ascii().is_empty()) {
                 continue; // counted as ignored
@@ -353,6 +255,34 @@ impl Rows<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// A record on line `line` that a quoted field spans lines of, ending at `end`: none
+    /// (`None`) when it is a record with a multi-line field; else skipped with why, and the
+    /// line its quote opened on and the bytes after it, to read again.
+    #[cold]
+    fn spanning<R>(
+        &mut self,
+        row: &csv::ByteRecord,
+        counter: &mut LineCounter<R>,
+        line: u32,
+        before: u32,
+        end: u64,
+    ) -> Option<(u32, Vec<u8>)> {
+        let spans = counter.take_spans(end);
+        let (span, why) = match spans.iter().position(|s| s.close.is_none()) {
+            Some(k) => (k, never_closed(Some(before + spans[k].line))),
+            None => match stray::stray(&spans, row, &self.shape, before) {
+                Some(found) => found,
+                None => {
+                    counter.release();
+                    return None;
+                }
+            },
+        };
+        self.out.stats.skip(line, why);
+        let span = spans[span];
+        Some((before + span.line, counter.kept_after(span.end)))
     }
 }
 

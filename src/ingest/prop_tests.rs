@@ -72,8 +72,58 @@ fn jsonl_like() -> impl Strategy<Value = Vec<u8>> {
     proptest::collection::vec(line, 0..12).prop_map(|l| l.join("\n").into_bytes())
 }
 
+/// A CSV export of good rows, each with its id and the physical line it starts on: rows
+/// with notes of one line or several (blank ones too), ended by `\n`, `\r\n` or a lone
+/// `\r`, with blank lines between.
+fn export_with_lines() -> impl Strategy<Value = (Vec<u8>, Vec<(String, u32)>)> {
+    let end = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
+    let note = prop_oneof![
+        Just("plain"),
+        Just("\"quoted, one line\""),
+        Just("\"two\nlines\""),
+        Just("\"a blank\r\n\r\nline, \"\"inside\"\"\""),
+        Just(""),
+    ];
+    let row = (note, end.clone(), proptest::collection::vec(end, 0..3));
+    proptest::collection::vec(row, 0..10).prop_map(|rows| {
+        let mut text = String::from("id,note,amount,currency,created\n");
+        let mut starts = Vec::new();
+        for (k, (note, end, blanks)) in rows.into_iter().enumerate() {
+            starts.push((format!("rf_{k}"), text.len()));
+            text += &format!("rf_{k},{note},45.00,GBP,2026-11-03T14:02:11Z{end}");
+            text.extend(blanks);
+        }
+        // The line a row starts on: one more than the line ends before it (a `\r` then a
+        // `\n` is one; a blank `\r` then a blank `\n` make one too).
+        let b = text.as_bytes();
+        let line = |at: usize| {
+            let ends = (0..at)
+                .filter(|&i| b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')))
+                .count();
+            ends as u32 + 1
+        };
+        let want = starts.into_iter().map(|(id, at)| (id, line(at))).collect();
+        (text.into_bytes(), want)
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every row is cited on the physical line it starts on, whatever blank lines, line
+    /// ends and multi-line fields come before it.
+    #[test]
+    fn export_rows_cite_the_line_they_start_on((bytes, want) in export_with_lines()) {
+        let p = parse(Format::Csv, &mut &bytes[..], 0, &ParseOptions::default()).unwrap();
+        prop_assert_eq!(&p.stats.problems, &vec![]);
+        let got: Vec<(String, u32)> = (p.events.iter())
+            .map(|e| match &e.kind {
+                crate::event::EventKind::Effect(x) => (x.id.to_string(), e.loc.line),
+                _ => (String::new(), 0),
+            })
+            .collect();
+        prop_assert_eq!(got, want);
+    }
 
     #[test]
     fn any_bytes_are_accounted_for(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {

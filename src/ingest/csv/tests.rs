@@ -1,5 +1,5 @@
-//! The CSV reader's tests: rows read into effects, the lines they are cited on, and a row
-//! whose quote never closes skipped with the rows after it read.
+//! The CSV reader's tests: rows read into effects, the lines they are cited on, and the
+//! rows joined by a quote (never closed, or stray) skipped with the rows after them read.
 
 use super::*;
 
@@ -223,4 +223,176 @@ fn a_header_without_an_id_column_is_an_error() {
     let opts = ParseOptions::default();
     let err = parse(&mut &b"amount,currency\n1,GBP\n"[..], 0, &opts).unwrap_err();
     assert!(err.to_string().contains("--csv-map id=COLUMN"));
+}
+
+/// The lines of the events, then of the problems.
+fn lines(p: &Parsed) -> (Vec<u32>, Vec<u32>) {
+    (
+        p.events.iter().map(|e| e.loc.line).collect(),
+        p.stats.problems.iter().map(|p| p.line).collect(),
+    )
+}
+
+fn ids(p: &Parsed) -> Vec<(String, u32)> {
+    (effects(p).iter().map(|e| e.0.id.to_string()))
+        .zip(p.events.iter().map(|e| e.loc.line))
+        .collect()
+}
+
+/// The reader places a row after blank lines where the row before it ended, and counts
+/// lines by `\n` alone: a row after a blank line was cited a line early, and one after
+/// lines ended by a lone `\r` on line 1.
+#[test]
+fn rows_after_blank_lines_cite_the_line_they_are_on() {
+    let p = run(
+        "id,note,amount,currency,created\n\
+         rf_1,a,45.0x,GBP,2026-11-03T14:02:11Z\n\
+         \n\
+         rf_2,a,45.0x,GBP,2026-11-03T14:02:11Z\n\
+         \n\
+         \n\
+         rf_3,a,45.00,GBP,2026-11-03T14:02:11Z\r\n\
+         \r\n\
+         rf_4,a,45.0x,GBP,2026-11-03T14:02:11Z\r\
+         \r\
+         rf_5,\"two\n\
+         \n\
+         lines\",45.00,GBP,2026-11-03T14:02:12Z\n\
+         \x20 \n\
+         \n\
+         rf_6,a,45.0x,GBP,2026-11-03T14:02:11Z",
+        &[],
+    );
+    assert_eq!(lines(&p), (vec![7, 11], vec![2, 4, 9, 16]));
+    let s = &p.stats;
+    assert_eq!((s.lines, s.events, s.skipped, s.ignored), (16, 2, 4, 10));
+}
+
+/// What the reader counts right stays so: rows before blank lines, rows after a field with
+/// a blank line inside it (a line of the field, not one the reader skips), rows after
+/// `\r\n` and trailing blank lines.
+#[test]
+fn blank_lines_inside_a_field_or_after_the_rows_move_no_row() {
+    let p = run(
+        "id,note,amount,currency,created\r\n\
+         rf_1,\"a\r\n\r\n\r\nb\",45.0x,GBP,2026-11-03T14:02:11Z\r\n\
+         rf_2,\"a\n\nb\",45.0x,GBP,2026-11-03T14:02:11Z\n\
+         rf_3,a,45.00,GBP,2026-11-03T14:02:11Z\n\
+         rf_4,a,45.0x,GBP,2026-11-03T14:02:11Z\n\
+         \n\
+         \r\n",
+        &[],
+    );
+    assert_eq!(lines(&p), (vec![9], vec![2, 6, 10]));
+    assert_eq!((p.stats.lines, p.stats.ignored), (12, 8));
+}
+
+/// A stray quote at the start of a field opens a quoted field that the next `"` closes,
+/// here the opening quote of a later row's field: the reader joined the rows between into
+/// one record, silently. A closing quote with text after it is how no CSV writer closes a
+/// field: the row is skipped with why, and the lines after it read as rows, so the rows it
+/// swallowed and the quoted field that closed it are read as written. Twice in one file,
+/// and with a real multi-line field after, read as one.
+#[test]
+fn a_stray_quote_closed_by_a_later_field_skips_its_row_and_the_rows_after_are_read() {
+    for end in ["\n", "\r\n"] {
+        let text = [
+            "id,note,amount,currency,created",
+            "rf_1,\"oops,45.00,GBP,2026-11-03T14:02:11Z",
+            "rf_2,ok,45.00,GBP,2026-11-03T14:02:12Z",
+            "rf_3,\"quoted, with a comma\",45.00,GBP,2026-11-03T14:02:13Z",
+            "rf_4,ok,45.00,GBP,2026-11-03T14:02:14Z",
+            "rf_5,\"again,45.00,GBP,2026-11-03T14:02:15Z",
+            "rf_6,\"ok\",45.00,GBP,2026-11-03T14:02:16Z",
+            "rf_7,\"a note",
+            "of two lines\",45.00,GBP,2026-11-03T14:02:17Z",
+            "rf_8,ok,45.00,GBP,2026-11-03T14:02:18Z",
+            "",
+        ]
+        .join(end);
+        let p = run(&text, &[]);
+        let (_, problems) = lines(&p);
+        assert_eq!(problems, [2, 6], "{end:?} {:?}", p.stats.problems);
+        let why = &p.stats.problems[0].reason;
+        assert!(why.starts_with("a stray quote"), "{why}");
+        assert!(
+            why.contains("opened on line 2 is closed on line 4"),
+            "{why}"
+        );
+        assert!(why.contains("lines after line 2 are read as rows"), "{why}");
+        let read: Vec<(String, u32)> = [("rf_2", 3), ("rf_3", 4), ("rf_4", 5)]
+            .into_iter()
+            .chain([("rf_6", 7), ("rf_7", 8), ("rf_8", 10)])
+            .map(|(id, line)| (id.to_string(), line))
+            .collect();
+        assert_eq!(ids(&p), read, "{end:?}");
+        assert_eq!(
+            effects(&p)[3].0.amount,
+            Some(Money::new(4500, Currency::GBP))
+        );
+        let s = &p.stats;
+        assert_eq!((s.lines, s.events, s.skipped, s.ignored), (10, 6, 2, 2));
+    }
+}
+
+/// A stray quote that a quote closes cleanly (`12",`: followed by a delimiter, as a writer
+/// closes a field) is told by the rows it swallows whole: lines that read as rows of this
+/// export, with the header's number of fields and a time in the created column.
+#[test]
+fn a_stray_quote_closed_cleanly_is_told_by_the_rows_it_swallows() {
+    let p = run(
+        "id,note,amount,currency,created\n\
+         rf_1,\"oops,45.00,GBP,2026-11-03T14:02:11Z\n\
+         rf_2,ok,45.00,GBP,1762178532\n\
+         rf_3,ok,45.00,GBP,2026-11-03T14:02:13Z\n\
+         rf_4,12\",45.00,GBP,2026-11-03T14:02:14Z\n\
+         rf_5,ok,45.00,GBP,2026-11-03T14:02:15Z\n",
+        &[],
+    );
+    assert_eq!(lines(&p).1, [2]);
+    let why = &p.stats.problems[0].reason;
+    assert!(why.contains("over line 3, which reads as a row"), "{why}");
+    let read: Vec<&str> = effects(&p).iter().map(|e| &*e.0.id).collect();
+    assert_eq!(read, ["rf_2", "rf_3", "rf_4", "rf_5"]);
+    assert_eq!(lines(&p).0, [3, 4, 5, 6]);
+    assert_eq!(effects(&p)[2].0.amount.unwrap().minor, 4500);
+}
+
+/// Quoted fields with line breaks as PostgreSQL's COPY and spreadsheets write them stay one
+/// record: a note in the middle of the row and at its end, lines with commas (`Regards,
+/// Bob`), a blank line, `""` escapes, `\r\n` inside; a line inside with the header's number
+/// of fields but no time where the created time is; a note that quotes a whole row on its
+/// first or last line; every field quoted.
+#[test]
+fn quoted_fields_with_line_breaks_are_one_record() {
+    let p = run(
+        "id,note,amount,currency,created\n\
+         rf_1,\"Customer called.\n\
+         \n\
+         Refund approved by \"\"Sam\"\", see ticket.\n\
+         Regards, Bob\",45.00,GBP,2026-11-03T14:02:11Z\n\
+         rf_2,\"one,two,three,four,five\n\
+         a,b,c,d,no time\r\n\
+         end\",45.00,GBP,2026-11-03T14:02:12Z\n\
+         rf_3,\"rf_9,x,45.00,GBP,2026-11-03T14:02:13Z\n\
+         was the row before\",45.00,GBP,2026-11-03T14:02:13Z\n\
+         \"rf_4\",\"a,\n\
+         b\",\"45.00\",\"GBP\",\"2026-11-03T14:02:14Z\"\n\
+         rf_5,last,45.00,GBP,2026-11-03T14:02:15Z\n",
+        &[],
+    );
+    assert_eq!(p.stats.problems, vec![]);
+    assert_eq!(
+        ids(&p),
+        [
+            ("rf_1", 2),
+            ("rf_2", 6),
+            ("rf_3", 9),
+            ("rf_4", 11),
+            ("rf_5", 13)
+        ]
+        .map(|(id, line)| (id.to_string(), line))
+    );
+    let s = &p.stats;
+    assert_eq!((s.lines, s.events, s.ignored), (13, 5, 8));
 }
