@@ -339,7 +339,7 @@ impl State {
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
         let found = STAMP_NAMES.iter().find_map(|&k| Some((k, f.get(k)?)));
         match found {
-            None => Err("no `ts` field (nor `timestamp`, `@timestamp` or `time`)".into()),
+            None => Err("no `ts` field (nor `timestamp`, `@timestamp`, `time` or `@t`)".into()),
             Some((k, t)) if t.starts_with('"') => {
                 let s = f.str(k)?.unwrap_or_default();
                 self.clock.parse(s.as_bytes(), opts, false)
@@ -379,16 +379,27 @@ fn read_raw(text: &str, extra: bool) -> Result<Raw<'_>, String> {
 /// The fields the audit reads, borrowed from the line as raw JSON and read only when the
 /// event type needs them: a line that is no event builds nothing. `null` deserializes as
 /// `None`, the same as absent.
-#[derive(Default)]
 struct Raw<'a> {
     /// Each value as written (a string with its quotes).
     known: [Option<&'a str>; KNOWN.len()],
     /// A bit per [`KNOWN`] entry that `known` holds.
-    present: u32,
+    present: u64,
     /// Read by [`object::plain_members`]: no string holds an escape.
     plain: bool,
     /// Fields the audit does not read, in line order: kept as attributes (SPEC §3.2).
     extra: Vec<(Cow<'a, str>, &'a str)>,
+}
+
+// By hand: `Default` is derived for arrays of at most 32 entries.
+impl Default for Raw<'_> {
+    fn default() -> Self {
+        Raw {
+            known: [None; KNOWN.len()],
+            present: 0,
+            plain: false,
+            extra: Vec::new(),
+        }
+    }
 }
 
 impl<'a> Raw<'a> {
@@ -400,7 +411,7 @@ impl<'a> Raw<'a> {
             Some(i) => {
                 let given = value != "null";
                 self.known[i] = given.then_some(value);
-                self.present = self.present & !(1 << i) | u32::from(given) << i;
+                self.present = self.present & !(1 << i) | u64::from(given) << i;
             }
             None if !extra || value == "null" => {}
             None => self.extra.push((name, value)),
@@ -425,11 +436,11 @@ const EVENT_ONLY: [&str; 11] = [
 ];
 
 /// Where a line's time is, first found first: SPEC §3.2's `ts`, then the spellings other
-/// structured loggers use.
-pub(crate) const STAMP_NAMES: [&str; 4] = ["ts", "timestamp", "@timestamp", "time"];
+/// structured loggers use (Serilog's compact format, CLEF, writes `@t`).
+pub(crate) const STAMP_NAMES: [&str; 5] = ["ts", "timestamp", "@timestamp", "time", "@t"];
 
 /// Every field name the audit reads; `Raw::known` holds them in this order.
-const KNOWN: [&str; 32] = [
+const KNOWN: [&str; 33] = [
     "ts",
     "type",
     "run",
@@ -467,6 +478,9 @@ const KNOWN: [&str; 32] = [
     "msg",
     "@m",
     "@mt",
+    // Serilog's CLEF stamp (ISO 8601 with seven decimals and an offset): last of the
+    // stamp's spellings.
+    "@t",
 ];
 
 /// Where `name` is in [`KNOWN`]. Asked for every field of every line: its length and first
@@ -506,7 +520,8 @@ fn slot(name: &str) -> Option<usize> {
         (9, b't') => 25,
         (10, b'@') => 26,
         (3, b'm') => 29,
-        (2, b'@') => 30,
+        (2, b'@') if b[1] == b'm' => 30,
+        (2, b'@') => 32,
         (3, b'@') => 31,
         _ => return None,
     };
@@ -549,7 +564,7 @@ impl<'de> serde::de::Visitor<'de> for Fill<'_, 'de> {
 
 /// Typed access to a line's fields, with reasons that name the field; remembers which
 /// known fields were read (a bit per [`KNOWN`] entry).
-struct Fields<'r, 'a>(&'r Raw<'a>, Cell<u32>);
+struct Fields<'r, 'a>(&'r Raw<'a>, Cell<u64>);
 
 impl<'a> Fields<'_, 'a> {
     // Always inlined: `k` is a literal at every call, and its slot is then known.
@@ -728,6 +743,9 @@ mod tests {
             "events",
             "errors",
             "x-request-id",
+            "@l",
+            "@x",
+            "@@t",
         ] {
             assert_eq!(slot(other), None, "{other}");
         }
@@ -1115,6 +1133,49 @@ mod tests {
         assert_eq!(lines, [6, 7]);
     }
 
+    /// Serilog's compact format (CLEF) as `CompactJsonFormatter` writes it: `@t` (the
+    /// stamp, seven decimals and an offset), `@mt`, `@l` when not Information, then the
+    /// event's properties under their own names. One that carries an event's `type` and
+    /// fields is that event, stamped by `@t`; one without `type` is still the application's
+    /// own line, ignored.
+    #[test]
+    fn clef_events_with_a_type_are_stamped_by_at_t() {
+        let p = run(concat!(
+            r#"{"@t":"2026-11-03T14:02:11.5010000Z","@mt":"Refund {effect_id} created for {order}","type":"effect","effect_id":"rf_8XM1","kind":"refund","order":"A-88214","amount_minor":4500,"currency":"GBP"}"#,
+            "\n",
+            r#"{"@t":"2026-11-03T15:02:21.4180000+01:00","@mt":"Refund call failed","@l":"Warning","@x":"System.Net.Http.HttpRequestException: timeout","type":"failure","run":"7f3a","step":4,"attempt":1,"error":"read_timeout"}"#,
+            "\n",
+            r#"{"@t":"2026-11-03T14:02:12.0000000Z","@mt":"Refund {RefundId} created","RefundId":"rf_1"}"#,
+            "\n",
+            r#"{"@t":"2026-11-03T14:02:13.0000000Z","@mt":"Refund created","type":"effect","effect_id":"rf_2"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:14Z","@t":"2026-11-03T09:00:00.0000000Z","type":"run","run":"7f3a","event":"started"}"#,
+            "\n",
+        ));
+        let at: Vec<(u32, String)> = (p.events.iter())
+            .map(|e| (e.loc.line, e.at.display()))
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (1, "2026-11-03T14:02:11.501Z".to_string()),
+                (2, "2026-11-03T14:02:21.418Z".to_string()),
+                (5, "2026-11-03T14:02:14.000Z".to_string()),
+            ],
+            "{:?}",
+            p.stats.problems
+        );
+        let EventKind::Effect(e) = &p.events[0].kind else {
+            panic!("not an effect")
+        };
+        assert_eq!((&*e.id, e.order.as_deref()), ("rf_8XM1", Some("A-88214")));
+        assert_eq!(e.amount, Some(Money::new(4500, Currency::GBP)));
+        // The typeless line is the logger's own; the typed one lacking its `kind` is skipped.
+        assert_eq!((p.stats.ignored, p.stats.skipped), (1, 1));
+        assert_eq!(p.stats.problems[0].line, 4);
+        assert!(p.stats.problems[0].reason.contains("`kind`"));
+    }
+
     #[test]
     fn broken_lines_are_skipped_with_a_reason() {
         let p = run(concat!(
@@ -1138,7 +1199,7 @@ mod tests {
         assert_eq!(reasons[2], "no `type` field");
         assert_eq!(
             reasons[3],
-            "no `ts` field (nor `timestamp`, `@timestamp` or `time`)"
+            "no `ts` field (nor `timestamp`, `@timestamp`, `time` or `@t`)"
         );
         assert_eq!(reasons[4], "`step` is not a non-negative integer");
         assert_eq!(reasons[5], "`amount_minor` without `currency`");
