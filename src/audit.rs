@@ -5,6 +5,7 @@ use crate::config::{AuditConfig, Period};
 use crate::correlate::{Model, correlate_parts_adding};
 use crate::event::Event;
 use crate::finding::Finding;
+use crate::ingest::MAX_PROBLEMS_KEPT;
 use crate::ingest::otlp::{Span, link};
 use crate::ingest::source::{self, InputError, Outcome};
 use crate::period;
@@ -209,21 +210,44 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
 }
 
 /// OTLP spans from every input become events only now: a trace's spans are spread over lines
-/// and files, children before parents. Each span counts once for its input, as events when
-/// it became some and as ignored otherwise.
+/// and files, children before parents. Each span counts once for its input: as skipped when
+/// linking could not use it whole (reported with why, as a parser reports a broken line),
+/// else as events when it became some and as ignored otherwise.
 fn link_spans(spans: &[Span], reports: &mut [InputReport]) -> Vec<Event> {
     if spans.is_empty() {
         return Vec::new();
     }
     let linked = link::link(spans);
-    for (span, used) in spans.iter().zip(&linked.used) {
+    let mut skipped = vec![false; spans.len()];
+    let mut touched = vec![false; reports.len()];
+    for (span, why) in linked.problems {
+        let loc = spans[span].loc;
+        if let Some(r) = reports.get_mut(loc.input as usize) {
+            skipped[span] = true;
+            touched[loc.input as usize] = true;
+            r.skipped += 1;
+            r.problems.push(ProblemReport {
+                line: loc.line,
+                reason: why,
+            });
+        }
+    }
+    for ((span, used), skipped) in spans.iter().zip(&linked.used).zip(skipped) {
         if let Some(r) = reports.get_mut(span.loc.input as usize) {
+            if skipped {
+                continue;
+            }
             if *used {
                 r.events += 1;
             } else {
                 r.ignored += 1;
             }
         }
+    }
+    // The parser's problems and linking's in the order of their lines, the first few kept.
+    for (r, _) in reports.iter_mut().zip(touched).filter(|(_, t)| *t) {
+        r.problems.sort_by_key(|p| p.line);
+        r.problems.truncate(MAX_PROBLEMS_KEPT);
     }
     linked.events.into_iter().map(|(_, e)| e).collect()
 }

@@ -8,7 +8,7 @@ use idem_audit::classify::FailureClass;
 use idem_audit::event::EventKind;
 use idem_audit::ingest::otlp::{self, Span, link};
 use idem_audit::ingest::{Format, ParseOptions, source};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 fn cases() -> Vec<PathBuf> {
@@ -284,6 +284,85 @@ fn the_services_own_spans_in_the_trace_change_no_finding() {
         ("settlement.csv", SETTLEMENT),
     ]);
     assert_eq!(with_service, alone);
+}
+
+/// `idem-audit scan` over `files` (name, contents) with `args`: the JSON report, what was
+/// written on standard error, the exit status, and the path each file was written at.
+fn scan(files: &[(&str, &str)], args: &[&str]) -> (Value, String, Option<i32>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<String> = files
+        .iter()
+        .map(|(name, text)| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path.to_string_lossy().into_owned()
+        })
+        .collect();
+    let out = assert_cmd::Command::cargo_bin("idem-audit")
+        .unwrap()
+        .arg("scan")
+        .args(&paths)
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    (report, stderr, out.status.code(), paths)
+}
+
+/// A tool span exported without its end is reported where it is, `path:line: skipped: why`,
+/// and counted skipped (so `--strict` fails), while its call and the requests below it by
+/// parent id are still audited. With its end, nothing is skipped.
+#[test]
+fn a_tool_span_without_its_end_is_reported_skipped_and_its_requests_kept() {
+    let end = r#","endTimeUnixNano":"1796227204000000000""#;
+    assert_eq!(AGENT.matches(end).count(), 1, "the tool's end, and only it");
+    let no_end = format!("\n{}", AGENT.replacen(end, "", 1));
+    let files = |agent| [("agent.jsonl", agent), ("settlement.csv", SETTLEMENT)];
+    let (report, stderr, code, paths) = scan(&files(&no_end), &["--strict"]);
+    let input = &report["inputs"][0];
+    assert_eq!(
+        (
+            &input["lines"],
+            &input["events"],
+            &input["ignored"],
+            &input["skipped"]
+        ),
+        (&json!(4), &json!(2), &json!(1), &json!(1)),
+        "{input}"
+    );
+    let reason = "tool span `issue_refund` has no endTimeUnixNano, so it is taken as an instant";
+    assert_eq!(input["problems"][0]["line"], 2, "{input}");
+    assert!(
+        input["problems"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with(reason),
+        "{input}"
+    );
+    let shown = format!("{}:2: skipped: {reason}", paths[0]);
+    assert!(stderr.contains(&shown), "{stderr}");
+    assert_eq!(code, Some(2), "--strict: a span was skipped");
+    let attempts = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["rule"] == "duplicate-effect" && f["cause"] == "client-retry");
+    assert!(
+        attempts,
+        "the requests below it are still its attempts: {report:#}"
+    );
+
+    let whole = format!("\n{AGENT}");
+    let (report, stderr, _, _) = scan(&files(&whole), &["--strict"]);
+    let input = &report["inputs"][0];
+    assert_eq!(
+        (&input["skipped"], &input["events"]),
+        (&json!(0), &json!(3)),
+        "{input}"
+    );
+    assert!(!stderr.contains("skipped"), "{stderr}");
 }
 
 /// The agent's trace with its first request answered `status` instead of timing out, and

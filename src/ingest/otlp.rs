@@ -8,9 +8,10 @@
 //! snake_case field names, typed attribute values including arrays and kvlists.
 //!
 //! Accounting is per span, not per line (one line holds a whole batch): every span counts
-//! once, as `events` when linking turned it into events and `ignored` otherwise; blank lines
-//! and documents without spans are `ignored`, broken documents and spans `skipped`, so that
-//! `lines = events + ignored + skipped` still holds.
+//! once, as `skipped` when linking could not use it whole (a tool span with unusable
+//! times), else `events` when linking turned it into events and `ignored` otherwise; blank
+//! lines and documents without spans are `ignored`, broken documents and spans `skipped`, so
+//! that `lines = events + ignored + skipped` still holds.
 
 pub mod conventions;
 pub mod link;
@@ -45,6 +46,9 @@ pub struct Span {
     pub kind: SpanKind,
     pub start: Timestamp,
     pub end: Timestamp,
+    /// What was wrong with the span's times when its interval is not what it wrote (a time
+    /// missing, or an end before the start): it is then an instant ([`interval`]).
+    pub bad_time: Option<&'static str>,
     /// Status `ERROR`.
     pub error: bool,
     pub status_message: String,
@@ -234,7 +238,7 @@ fn read_span(raw: Value, loc: Loc, resource: &Arc<str>) -> Result<Span, String> 
     let trace_id = id(&obj, "traceId", "trace_id", 16).ok_or("span without traceId")?;
     let span_id = id(&obj, "spanId", "span_id", 8).ok_or("span without spanId")?;
     let parent_id = id(&obj, "parentSpanId", "parent_span_id", 8);
-    let (start, end) = interval(&obj)?;
+    let (start, end, bad_time) = interval(&obj)?;
     let kind = match field(&obj, "kind", "kind") {
         Some(Value::Number(n)) => span_kind_number(n.as_i64().unwrap_or(0)),
         Some(Value::String(s)) => span_kind_name(s),
@@ -287,6 +291,7 @@ fn read_span(raw: Value, loc: Loc, resource: &Arc<str>) -> Result<Span, String> 
         kind,
         start: Timestamp(start),
         end: Timestamp(end),
+        bad_time,
         error,
         status_message,
         attrs,
@@ -295,15 +300,24 @@ fn read_span(raw: Value, loc: Loc, resource: &Arc<str>) -> Result<Span, String> 
     })
 }
 
-/// The span's start and end. A span missing one of them is taken as an instant at the
-/// other (either way round: an exporter that drops one drops either), and an end before the
-/// start as the start; only a span with neither has no time at all.
-fn interval(obj: &Map<String, Value>) -> Result<(i64, i64), &'static str> {
-    let start = field(obj, "startTimeUnixNano", "start_time_unix_nano").and_then(int_of);
-    let end = field(obj, "endTimeUnixNano", "end_time_unix_nano").and_then(int_of);
+/// The span's start and end, and what was wrong with them when they are not as written. A
+/// span missing one of them is taken as an instant at the other (either way round: an
+/// exporter that drops one drops either), and an end before the start as the start; only a
+/// span with neither has no time at all. A time of 0 is protobuf's unset value (the JSON
+/// mapping leaves it out), not 1970: as good as missing.
+fn interval(obj: &Map<String, Value>) -> Result<(i64, i64, Option<&'static str>), &'static str> {
+    let time = |camel, snake| {
+        field(obj, camel, snake)
+            .and_then(int_of)
+            .filter(|&t| t != 0)
+    };
+    let start = time("startTimeUnixNano", "start_time_unix_nano");
+    let end = time("endTimeUnixNano", "end_time_unix_nano");
     match (start, end) {
-        (Some(start), end) => Ok((start, end.unwrap_or(start).max(start))),
-        (None, Some(end)) => Ok((end, end)),
+        (Some(start), Some(end)) if end >= start => Ok((start, end, None)),
+        (Some(start), Some(_)) => Ok((start, start, Some("ends before it starts"))),
+        (Some(start), None) => Ok((start, start, Some("has no endTimeUnixNano"))),
+        (None, Some(end)) => Ok((end, end, Some("has no startTimeUnixNano"))),
         (None, None) => Err("span without startTimeUnixNano or endTimeUnixNano"),
     }
 }
@@ -487,6 +501,8 @@ impl<'a> Locator<'a> {
 
 #[cfg(test)]
 mod batch_tests;
+#[cfg(test)]
+mod by_time_tests;
 #[cfg(test)]
 mod kept_tests;
 #[cfg(test)]

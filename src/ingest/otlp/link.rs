@@ -21,6 +21,9 @@ use rustc_hash::FxHashMap;
 pub struct Linked {
     pub events: Vec<(usize, Event)>,
     pub used: Vec<bool>,
+    /// Spans that could not be used whole: counted skipped (even where some of their events
+    /// were kept), each reported with why and what would mend it.
+    pub problems: Vec<(usize, String)>,
 }
 
 /// Ancestor walks stop here, so that a cycle of parent ids cannot hang the audit.
@@ -57,6 +60,7 @@ pub fn link(spans: &[Span]) -> Linked {
     let mut out = Linked {
         events: Vec::new(),
         used: vec![false; spans.len()],
+        problems: Vec::new(),
     };
     let calls = g.tool_calls();
     let attempts = g.attempts(&calls);
@@ -66,6 +70,9 @@ pub fn link(spans: &[Span]) -> Linked {
             run: g.run_of(t).into(),
             step: steps[c],
         };
+        if let Some(why) = spans[t].bad_time {
+            out.problems.push((t, without_interval(&spans[t], why)));
+        }
         g.emit_tool(t, &call, &mut out);
         let mut mine: Vec<usize> = attempts
             .iter()
@@ -78,6 +85,18 @@ pub fn link(spans: &[Span]) -> Linked {
         }
     }
     out
+}
+
+/// Why a tool span whose times are unusable is counted skipped though it is still a call:
+/// requests that are not below it by parent id cannot be matched to it by time.
+fn without_interval(s: &Span, why: &str) -> String {
+    format!(
+        "tool span `{}` {why}, so it is taken as an instant and no request can be matched to \
+         it by time: HTTP spans that are not its children may be missing from its call or \
+         counted in another; export it with both times, or propagate trace context into the \
+         tool's HTTP client",
+        tool_name(s)
+    )
 }
 
 /// Spans of each resource (`service.instance.id`, else its attributes).
@@ -205,7 +224,7 @@ impl Graph<'_> {
             .get(&*s.resource)?
             .iter()
             .copied()
-            .filter(|&t| holds(t))
+            .filter(|&t| self.spans[t].bad_time.is_none() && holds(t))
             .max_by_key(|&t| (self.spans[t].start, std::cmp::Reverse(self.spans[t].end)))?;
         let asked_a_model = by_resource.llms.get(&*s.resource).is_some_and(|llms| {
             llms.iter()

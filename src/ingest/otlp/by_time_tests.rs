@@ -1,0 +1,164 @@
+//! What linking by time cannot settle is said, never guessed at in silence: a tool span
+//! whose times are unusable holds no request by time and is reported.
+
+use super::Span;
+use super::link::Linked;
+use super::tests::{TR, batch, kv, linked, s, span};
+use serde_json::{Value, json};
+
+/// A tool span named `name`, as OpenInference marks it, from `start` to `end` ms.
+fn tool(id: &str, parent: Option<&str>, name: &str, start: i64, end: i64) -> Value {
+    let attrs = kv(&[
+        ("openinference.span.kind", s("TOOL")),
+        ("tool.name", s(name)),
+    ]);
+    span(TR, id, parent, name, 1, start, end, attrs)
+}
+
+/// A POST answered 201, of trace `trace`.
+fn post(trace: &str, id: &str, parent: Option<&str>, start: i64, end: i64) -> Value {
+    let attrs = kv(&[
+        ("http.request.method", s("POST")),
+        ("http.response.status_code", json!({"intValue": "201"})),
+    ]);
+    span(trace, id, parent, "POST", 3, start, end, attrs)
+}
+
+/// A request left as the root of a trace of its own (OpenInference's HTTP spans).
+fn root_post(trace: &str, id: &str, start: i64, end: i64) -> Value {
+    post(trace, id, None, start, end)
+}
+
+/// The tool call each attempt went to, by span ids: `(attempt, tool)`, in the order made.
+fn owners(spans: &[Span], l: &Linked) -> Vec<(String, String)> {
+    let mut tool_of_call = Vec::new();
+    let mut got = Vec::new();
+    for (i, e) in &l.events {
+        match &e.kind {
+            crate::event::EventKind::ToolCall(t) => {
+                tool_of_call.push((t.call.clone(), spans[*i].span_id.clone()))
+            }
+            crate::event::EventKind::Attempt(a) => {
+                let call = a.call.as_ref().unwrap();
+                let (_, t) = tool_of_call.iter().find(|(c, _)| c == call).unwrap();
+                got.push((spans[*i].span_id.clone(), t.clone()));
+            }
+            _ => {}
+        }
+    }
+    got
+}
+
+fn without(mut v: Value, key: &str) -> Value {
+    v.as_object_mut().unwrap().remove(key);
+    v
+}
+
+fn pair(a: &str, b: &str) -> (String, String) {
+    (a.to_string(), b.to_string())
+}
+
+/// A tool span without its end (or its start, or ending before it starts, or with a time of
+/// 0, protobuf's unset value) is still a call and keeps the requests below it by parent id,
+/// but holds no request by time: it is reported, with what to fix. The same tool with both
+/// times holds the root request and nothing is reported.
+#[test]
+fn a_tool_span_with_unusable_times_is_reported_and_keeps_its_children() {
+    const T: &str = "a100000000000001";
+    let child = post(TR, "a100000000000002", Some(T), 100, 200);
+    let root = root_post(
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "a100000000000003",
+        300,
+        400,
+    );
+    // An instant at the tool's start: an instant tool there would hold it, were it let.
+    let instant = without(
+        root_post(
+            "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+            "a100000000000004",
+            0,
+            50,
+        ),
+        "endTimeUnixNano",
+    );
+    let good = tool(T, None, "issue_refund", 0, 1000);
+    let requests = [child, root, instant];
+    let (spans, l) = linked(&[&batch(
+        "p",
+        [vec![good.clone()], requests.to_vec()].concat(),
+    )]);
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+    assert_eq!(
+        owners(&spans, &l),
+        [
+            pair("a100000000000004", T),
+            pair("a100000000000002", T),
+            pair("a100000000000003", T)
+        ]
+    );
+    let backwards = tool(T, None, "issue_refund", 1000, 0);
+    let mut zero_end = good.clone();
+    zero_end["endTimeUnixNano"] = json!("0");
+    let mut zero_start = good.clone();
+    zero_start["startTimeUnixNano"] = json!("0");
+    for (broken, why) in [
+        (
+            without(good.clone(), "endTimeUnixNano"),
+            "has no endTimeUnixNano",
+        ),
+        (
+            without(good.clone(), "startTimeUnixNano"),
+            "has no startTimeUnixNano",
+        ),
+        (backwards, "ends before it starts"),
+        (zero_end, "has no endTimeUnixNano"),
+        (zero_start, "has no startTimeUnixNano"),
+    ] {
+        let (spans, l) = linked(&[&batch("p", [vec![broken], requests.to_vec()].concat())]);
+        assert_eq!(l.problems.len(), 1, "{why}: {:?}", l.problems);
+        let (span, reason) = &l.problems[0];
+        assert_eq!(spans[*span].span_id, T);
+        assert!(
+            reason.starts_with(&format!("tool span `issue_refund` {why}, ")),
+            "{reason}"
+        );
+        assert!(reason.contains("propagate trace context"), "{reason}");
+        assert_eq!(
+            owners(&spans, &l),
+            [pair("a100000000000002", T)],
+            "{why}: the child by its parent id, the root by time not at all"
+        );
+    }
+}
+
+/// Only a tool span's times are reported: a request or any other span with one time
+/// missing is an instant at the other, used as it is.
+#[test]
+fn other_spans_with_one_time_missing_are_not_reported() {
+    const T: &str = "a200000000000001";
+    let chain = without(
+        span(TR, "a200000000000009", None, "agent", 1, 0, 2000, kv(&[])),
+        "endTimeUnixNano",
+    );
+    let child = without(
+        post(TR, "a200000000000002", Some(T), 100, 200),
+        "endTimeUnixNano",
+    );
+    let root = without(
+        root_post(
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "a200000000000003",
+            300,
+            400,
+        ),
+        "startTimeUnixNano",
+    );
+    let t = tool(T, Some("a200000000000009"), "issue_refund", 0, 1000);
+    let (spans, l) = linked(&[&batch("p", vec![chain, t, child, root])]);
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+    assert_eq!(
+        owners(&spans, &l),
+        [pair("a200000000000002", T), pair("a200000000000003", T)]
+    );
+}
