@@ -113,6 +113,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
             ignored: 0,
             skipped: 0,
             problems: Vec::new(),
+            warned: 0,
+            warnings: Vec::new(),
             note: None,
         };
         formats.push(match &outcome {
@@ -212,7 +214,8 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
 /// OTLP spans from every input become events only now: a trace's spans are spread over lines
 /// and files, children before parents. Each span counts once for its input: as skipped when
 /// linking could not use it whole (reported with why, as a parser reports a broken line),
-/// else as events when it became some and as ignored otherwise.
+/// else as events when it became some and as ignored otherwise. A request given to a tool
+/// call by a choice the trace does not settle is used, and reported as a warning.
 fn link_spans(spans: &[Span], reports: &mut [InputReport]) -> Vec<Event> {
     if spans.is_empty() {
         return Vec::new();
@@ -244,10 +247,30 @@ fn link_spans(spans: &[Span], reports: &mut [InputReport]) -> Vec<Event> {
             }
         }
     }
+    for a in &linked.ambiguous {
+        let loc = spans[a.request].loc;
+        let place = |s: &Span| {
+            let path = reports
+                .get(s.loc.input as usize)
+                .map_or("", |r| r.path.as_str());
+            format!("{path}:{}", s.loc.line)
+        };
+        let reason = a.describe(spans, place);
+        if let Some(r) = reports.get_mut(loc.input as usize) {
+            r.warned += 1;
+            r.warnings.push(ProblemReport {
+                line: loc.line,
+                reason,
+            });
+            touched[loc.input as usize] = true;
+        }
+    }
     // The parser's problems and linking's in the order of their lines, the first few kept.
     for (r, _) in reports.iter_mut().zip(touched).filter(|(_, t)| *t) {
         r.problems.sort_by_key(|p| p.line);
         r.problems.truncate(MAX_PROBLEMS_KEPT);
+        r.warnings.sort_by_key(|p| p.line);
+        r.warnings.truncate(MAX_PROBLEMS_KEPT);
     }
     linked.events.into_iter().map(|(_, e)| e).collect()
 }

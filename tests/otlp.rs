@@ -365,6 +365,97 @@ fn a_tool_span_without_its_end_is_reported_skipped_and_its_requests_kept() {
     assert!(!stderr.contains("skipped"), "{stderr}");
 }
 
+/// One export batch of the agent's process holding `span`, on a line of its own.
+fn agent_line(span: Value) -> String {
+    json!({"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.instance.id", "value": {"stringValue": "agent"}}]},
+        "scopeSpans": [{"spans": [span]}]
+    }]})
+    .to_string()
+}
+
+/// A span of `trace` from `start` to `end` seconds after 2026-12-02T16:00:00Z.
+fn timed(trace: &str, id: &str, parent: Option<&str>, start: u64, end: u64, attrs: Value) -> Value {
+    let at = |s: u64| ((1_796_227_200 + s) * 1_000_000_000).to_string();
+    let mut span = json!({"traceId": trace, "spanId": id, "name": id, "kind": 1,
+        "startTimeUnixNano": at(start), "endTimeUnixNano": at(end), "attributes": attrs});
+    if let Some(p) = parent {
+        span["parentSpanId"] = json!(p);
+    }
+    span
+}
+
+/// Two tool calls of one process from 1 s to 10 s and from `lookup` s on (the second below
+/// the first in the trace when `nested`), and a request left as the root of its own trace
+/// from 6 s to 7 s, in the time of both.
+fn two_tools_and_a_request(lookup: (u64, u64), nested: bool) -> String {
+    let tool = |name: &str| {
+        json!([{"key": "openinference.span.kind", "value": {"stringValue": "TOOL"}},
+               {"key": "tool.name", "value": {"stringValue": name}}])
+    };
+    let (parent, trace) = if nested {
+        (Some("a"), "t1")
+    } else {
+        (None, "t2")
+    };
+    let post = json!([{"key": "http.method", "value": {"stringValue": "POST"}},
+                      {"key": "http.status_code", "value": {"intValue": "201"}}]);
+    [
+        timed("t1", "a", None, 1, 10, tool("issue_refund")),
+        timed(trace, "b", parent, lookup.0, lookup.1, tool("lookup")),
+        timed("t3", "h", None, 6, 7, post),
+    ]
+    .map(agent_line)
+    .join("\n")
+}
+
+/// A request two tools running side by side could have made is still an attempt (counted
+/// in `events`), of the later to start, and is reported as a warning naming the file and
+/// line of the request and of both tools; a warning alone fails no `--strict`. A tool nested
+/// in the other in the trace holds it with no warning.
+#[test]
+fn a_request_two_tools_could_have_made_is_kept_and_reported_as_a_warning() {
+    let side_by_side = two_tools_and_a_request((5, 12), false);
+    let (report, stderr, code, paths) = scan(&[("trace.jsonl", &side_by_side)], &["--strict"]);
+    let input = &report["inputs"][0];
+    assert_eq!(
+        (
+            &input["lines"],
+            &input["events"],
+            &input["ignored"],
+            &input["skipped"]
+        ),
+        (&json!(3), &json!(3), &json!(0), &json!(0)),
+        "{input}"
+    );
+    let p = &paths[0];
+    let why = format!(
+        "HTTP span lies in the time of two tool calls of one process, neither below the other \
+         in the trace: counted as an attempt of `lookup` at {p}:2 (the later to start), not of \
+         `issue_refund` at {p}:1; propagate trace context"
+    );
+    assert_eq!(input["warned"], 1, "{input}");
+    assert_eq!(input["warnings"][0]["line"], 3, "{input}");
+    let reason = input["warnings"][0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with(&why), "{reason}");
+    assert!(
+        stderr.contains(&format!("{p}:3: warning: {why}")),
+        "{stderr}"
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+
+    let nested = two_tools_and_a_request((5, 9), true);
+    let (report, stderr, code, _) = scan(&[("trace.jsonl", &nested)], &["--strict"]);
+    let input = &report["inputs"][0];
+    assert_eq!(input["events"], 3, "{input}");
+    assert!(
+        input.get("warned").is_none() && input.get("warnings").is_none(),
+        "{input}"
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
 /// The agent's trace with its first request answered `status` instead of timing out, and
 /// the one refund its second request made.
 fn first_answered(status: &str) -> [(&'static str, String); 2] {

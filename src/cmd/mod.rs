@@ -46,7 +46,8 @@ pub fn emit_with(
     }
 }
 
-/// Prints each skipped line as `path:line: why` on standard error.
+/// Prints each skipped line as `path:line: skipped: why`, and each record used by a choice
+/// the input does not settle as `path:line: warning: why`, on standard error.
 pub fn print_problems(audit: &crate::audit::Audit) {
     let mut err = io::stderr().lock();
     for input in &audit.inputs {
@@ -56,6 +57,13 @@ pub fn print_problems(audit: &crate::audit::Audit) {
         let more = input.skipped.saturating_sub(input.problems.len() as u64);
         if more > 0 {
             let _ = writeln!(err, "{}: {more} more lines skipped", input.path);
+        }
+        for w in &input.warnings {
+            let _ = writeln!(err, "{}:{}: warning: {}", input.path, w.line, w.reason);
+        }
+        let more = input.warned.saturating_sub(input.warnings.len() as u64);
+        if more > 0 {
+            let _ = writeln!(err, "{}: {more} more warnings", input.path);
         }
         if let Some(note) = &input.note {
             let _ = writeln!(err, "{}: {note}", input.path);

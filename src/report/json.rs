@@ -153,6 +153,8 @@ mod tests {
                 line: 3,
                 reason: "no timestamp".into(),
             }],
+            warned: 0,
+            warnings: Vec::new(),
             note: None,
         };
         for count in [0, 2, 4096 * 2 + 3] {

@@ -36,9 +36,19 @@ pub struct InputReport {
     /// The first skipped lines, with why.
     #[serde(default)]
     pub problems: Vec<ProblemReport>,
+    /// How many records were used by a choice the input does not settle (an OTLP request
+    /// two tool calls could have made), and the first of them, with why.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warned: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<ProblemReport>,
     /// Why the input was passed over or could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

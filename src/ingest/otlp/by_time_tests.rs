@@ -1,5 +1,6 @@
 //! What linking by time cannot settle is said, never guessed at in silence: a tool span
-//! whose times are unusable holds no request by time and is reported.
+//! whose times are unusable holds no request by time and is reported; a request two tool
+//! calls running side by side could have made goes to one, by a stated rule, and is reported.
 
 use super::Span;
 use super::link::Linked;
@@ -161,4 +162,132 @@ fn other_spans_with_one_time_missing_are_not_reported() {
         owners(&spans, &l),
         [pair("a200000000000002", T), pair("a200000000000003", T)]
     );
+}
+
+/// What linking reported as ambiguous, by span ids: `(request, chosen, other)`.
+fn ambiguous(spans: &[Span], l: &Linked) -> Vec<(String, String, String)> {
+    let id = |i: usize| spans[i].span_id.clone();
+    l.ambiguous
+        .iter()
+        .map(|a| (id(a.request), id(a.chosen), id(a.other)))
+        .collect()
+}
+
+fn triple(a: &str, b: &str, c: &str) -> (String, String, String) {
+    (a.to_string(), b.to_string(), c.to_string())
+}
+
+const A: &str = "b100000000000001";
+const B: &str = "b100000000000002";
+const IN_BOTH: &str = "b1000000000000a1";
+
+/// Two tool calls of one process running side by side, each the root of its trace, and
+/// three requests left as roots: one in the first's time only, one in the second's only,
+/// one in both.
+fn side_by_side(a: (i64, i64), b: (i64, i64), both: (i64, i64)) -> Vec<Value> {
+    let mut b_tool = tool(B, None, "lookup", b.0, b.1);
+    b_tool["traceId"] = json!("cccccccccccccccccccccccccccccccc");
+    vec![
+        tool(A, None, "issue_refund", a.0, a.1),
+        b_tool,
+        root_post(
+            "dddddddddddddddddddddddddddddd01",
+            "b1000000000000a0",
+            a.0 + 1,
+            a.0 + 2,
+        ),
+        root_post("dddddddddddddddddddddddddddddd02", IN_BOTH, both.0, both.1),
+        root_post(
+            "dddddddddddddddddddddddddddddd03",
+            "b1000000000000a2",
+            b.1 - 2,
+            b.1 - 1,
+        ),
+    ]
+}
+
+/// A request in the time of two tool calls that overlap, neither inside the other in the
+/// trace, goes to the later to start, and is reported naming both; requests in one call's
+/// time only are not. Whether the intervals merely overlap or one lies within the other in
+/// time, the trace does not say which tool made the request (within, every request in the
+/// inner one's time is in both).
+#[test]
+fn a_request_two_side_by_side_tools_could_have_made_is_reported() {
+    let overlapping = ((0, 1000), (500, 1500), (600, 700), vec![IN_BOTH]);
+    let within = (
+        (0, 1000),
+        (200, 800),
+        (300, 400),
+        vec![IN_BOTH, "b1000000000000a2"],
+    );
+    for (a, b, both, reported) in [overlapping, within] {
+        let (spans, l) = linked(&[&batch("p", side_by_side(a, b, both))]);
+        assert_eq!(
+            owners(&spans, &l),
+            [
+                pair("b1000000000000a0", A),
+                pair(IN_BOTH, B),
+                pair("b1000000000000a2", B)
+            ],
+            "{b:?}: not dropped, the later to start's"
+        );
+        let want: Vec<_> = reported.iter().map(|h| triple(h, B, A)).collect();
+        assert_eq!(ambiguous(&spans, &l), want, "{b:?}");
+        let place = |s: &Span| format!("trace.jsonl:{}", s.loc.line + 10);
+        let why = l.ambiguous[0].describe(&spans, place);
+        assert!(
+            why.contains("of `lookup` at trace.jsonl:11 (the later to start), not of `issue_refund` at trace.jsonl:11;"),
+            "{why}"
+        );
+        assert!(why.contains("propagate trace context"), "{why}");
+    }
+}
+
+/// At equal starts the first to end holds the request, whichever was written first; at
+/// equal intervals the first read.
+#[test]
+fn at_equal_starts_the_first_to_end_then_the_first_read_holds_the_request() {
+    let in_both = |spans: &[Span], l: &Linked| {
+        let all = ambiguous(spans, l);
+        all.into_iter().find(|(h, _, _)| h == IN_BOTH)
+    };
+    for (b, first, other) in [((0, 800), B, A), ((0, 1000), A, B)] {
+        let mut written = side_by_side((0, 1000), b, (300, 400));
+        let (spans, l) = linked(&[&batch("p", written.clone())]);
+        assert_eq!(
+            in_both(&spans, &l),
+            Some(triple(IN_BOTH, first, other)),
+            "{b:?}"
+        );
+        if b == (0, 800) {
+            written.swap(0, 1);
+            let (spans, l) = linked(&[&batch("p", written)]);
+            assert_eq!(
+                in_both(&spans, &l),
+                Some(triple(IN_BOTH, first, other)),
+                "{b:?}"
+            );
+        }
+    }
+}
+
+/// A tool call inside another in the trace (an agent used as a tool, its own tool below it)
+/// holds the requests made in its time: the innermost, as written, and nothing is reported.
+#[test]
+fn a_request_in_a_tool_nested_in_the_trace_is_not_reported() {
+    for b in [(200, 800), (500, 1500)] {
+        let mut spans = side_by_side((0, 1000), b, (600, 700));
+        spans[1] = tool(B, Some(A), "lookup", b.0, b.1);
+        let (spans, l) = linked(&[&batch("p", spans)]);
+        assert!(l.ambiguous.is_empty(), "{b:?}: {:?}", l.ambiguous);
+        assert_eq!(
+            owners(&spans, &l),
+            [
+                pair("b1000000000000a0", A),
+                pair(IN_BOTH, B),
+                pair("b1000000000000a2", B)
+            ],
+            "{b:?}"
+        );
+    }
 }

@@ -14,6 +14,7 @@ use crate::event::{
 };
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
 
 /// The events linking produced, each with the index of the span it came from, and which
 /// spans were used (the others are counted as ignored).
@@ -24,6 +25,34 @@ pub struct Linked {
     /// Spans that could not be used whole: counted skipped (even where some of their events
     /// were kept), each reported with why and what would mend it.
     pub problems: Vec<(usize, String)>,
+    /// Requests given to a tool call by a choice the trace does not settle: still attempts,
+    /// each reported as a warning.
+    pub ambiguous: Vec<Ambiguous>,
+}
+
+/// A request matched by time, in the same process, to two tool calls neither of which is
+/// below the other in the trace (tools running side by side, their requests roots of their
+/// own traces): it went to `chosen`, `other` could have made it as well.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ambiguous {
+    pub request: usize,
+    pub chosen: usize,
+    pub other: usize,
+}
+
+impl Ambiguous {
+    /// What to tell the user, the spans named by `place` (`path:line`).
+    pub fn describe(&self, spans: &[Span], place: impl Fn(&Span) -> String) -> String {
+        let tool = |t: usize| format!("`{}` at {}", tool_name(&spans[t]), place(&spans[t]));
+        format!(
+            "HTTP span lies in the time of two tool calls of one process, neither below the \
+             other in the trace: counted as an attempt of {} (the later to start), not of {}; \
+             propagate trace context into the tools' HTTP client so that each request is \
+             below its tool span",
+            tool(self.chosen),
+            tool(self.other),
+        )
+    }
 }
 
 /// Ancestor walks stop here, so that a cycle of parent ids cannot hang the audit.
@@ -61,9 +90,10 @@ pub fn link(spans: &[Span]) -> Linked {
         events: Vec::new(),
         used: vec![false; spans.len()],
         problems: Vec::new(),
+        ambiguous: Vec::new(),
     };
     let calls = g.tool_calls();
-    let attempts = g.attempts(&calls);
+    let attempts = g.attempts(&calls, &mut out.ambiguous);
     let steps = g.steps(&calls);
     for (c, &t) in calls.iter().enumerate() {
         let call = CallRef {
@@ -136,7 +166,7 @@ impl Graph<'_> {
     }
 
     /// The call (index into `calls`) each attempt span belongs to.
-    fn attempts(&self, calls: &[usize]) -> Vec<(usize, usize)> {
+    fn attempts(&self, calls: &[usize], ambiguous: &mut Vec<Ambiguous>) -> Vec<(usize, usize)> {
         let call_of: FxHashMap<usize, usize> =
             calls.iter().enumerate().map(|(c, &t)| (t, c)).collect();
         let http: Vec<usize> = (0..self.spans.len())
@@ -196,10 +226,18 @@ impl Graph<'_> {
                 }
                 only_http &= is_http_client(s);
             }
-            if owner.is_none() && only_http {
-                owner = self
-                    .enclosing_call(h, &by_resource)
-                    .and_then(|t| call_of.get(&t).copied());
+            if owner.is_none()
+                && only_http
+                && let Some((tool, other)) = self.enclosing_call(h, &by_resource)
+            {
+                owner = call_of.get(&tool).copied();
+                if let Some(other) = other {
+                    ambiguous.push(Ambiguous {
+                        request: h,
+                        chosen: tool,
+                        other,
+                    });
+                }
             }
             if let Some(c) = owner {
                 out.push((h, c));
@@ -213,24 +251,47 @@ impl Graph<'_> {
     /// asked inside the tool (an agent used as a tool, whose model client's spans are roots
     /// too) is the model's. Only LLM spans below the tool count: another run's model call in
     /// the same process says nothing of this tool's requests.
-    fn enclosing_call(&self, h: usize, by_resource: &Resourced) -> Option<usize> {
+    ///
+    /// Innermost is the latest to start, at equal starts the first to end, at equal
+    /// intervals the first read: a tool call nested in another in the trace starts within
+    /// it. Beside the tool, another that holds the span and is not its ancestor in the trace
+    /// (two tools running side by side), which could have made the request as well.
+    fn enclosing_call(&self, h: usize, by_resource: &Resourced) -> Option<(usize, Option<usize>)> {
         let s = &self.spans[h];
         let holds = |t: usize| {
             let t = &self.spans[t];
             t.start <= s.start && s.end <= t.end
         };
-        let tool = by_resource
+        let inner = |t: &usize| {
+            let span = &self.spans[*t];
+            (
+                span.start,
+                Reverse(span.end),
+                Reverse(span.loc),
+                Reverse(*t),
+            )
+        };
+        let mut holders: Vec<usize> = by_resource
             .calls
             .get(&*s.resource)?
             .iter()
             .copied()
             .filter(|&t| self.spans[t].bad_time.is_none() && holds(t))
-            .max_by_key(|&t| (self.spans[t].start, std::cmp::Reverse(self.spans[t].end)))?;
+            .collect();
+        holders.sort_by_key(|t| Reverse(inner(t)));
+        let (&tool, others) = holders.split_first()?;
         let asked_a_model = by_resource.llms.get(&*s.resource).is_some_and(|llms| {
             llms.iter()
                 .any(|&l| holds(l) && self.lineage(l).skip(1).any(|a| a == tool))
         });
-        (!asked_a_model).then_some(tool)
+        if asked_a_model {
+            return None;
+        }
+        let other = others
+            .iter()
+            .copied()
+            .find(|&o| !self.lineage(tool).skip(1).any(|a| a == o));
+        Some((tool, other))
     }
 
     /// The first run attribute on the span or its ancestors, else the trace id.
