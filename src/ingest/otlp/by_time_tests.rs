@@ -291,3 +291,98 @@ fn a_request_in_a_tool_nested_in_the_trace_is_not_reported() {
         );
     }
 }
+
+/// The SERVER span of the web request an agent answers (`POST /v1/chat`), or an
+/// application's own span (kind INTERNAL), as the root of the agent's trace.
+fn handler(id: &str, kind: i64) -> Value {
+    let attrs = match kind {
+        2 => kv(&[("http.request.method", s("POST"))]),
+        _ => kv(&[]),
+    };
+    span(TR, id, None, "POST /v1/chat", kind, 0, 3000, attrs)
+}
+
+/// An agent answering a web request, traced by OpenInference (as
+/// fixtures/otlp-langgraph-openinference-served, from the real SDK): the tool's span is
+/// never current, so its two requests are children of the span that was, the request's
+/// SERVER span (or the application's own span), like the graph's spans. They are the
+/// tool's attempts, as they are when they are roots of their own traces.
+#[test]
+fn requests_under_the_web_request_the_agent_answers_are_its_tools_attempts() {
+    const H: &str = "c100000000000001";
+    const T: &str = "c100000000000003";
+    for kind in [2, 1] {
+        let graph = span(
+            TR,
+            "c100000000000002",
+            Some(H),
+            "LangGraph",
+            1,
+            5,
+            2990,
+            kv(&[("openinference.span.kind", s("CHAIN"))]),
+        );
+        let spans = vec![
+            handler(H, kind),
+            graph,
+            tool(T, Some("c100000000000002"), "issue_refund", 100, 2500),
+            post(TR, "c1000000000000a1", Some(H), 200, 1200),
+            post(TR, "c1000000000000a2", Some(H), 1500, 1600),
+            // After the tool: the agent's, not the tool's.
+            post(TR, "c1000000000000a3", Some(H), 2600, 2700),
+        ];
+        let (spans, l) = linked(&[&batch("p", spans)]);
+        assert_eq!(
+            owners(&spans, &l),
+            [pair("c1000000000000a1", T), pair("c1000000000000a2", T)],
+            "kind {kind}"
+        );
+        assert!(l.ambiguous.is_empty() && l.problems.is_empty());
+    }
+}
+
+/// A request made under a span no tool runs below is no tool's attempt, even in a tool's
+/// time in the same process: a guardrail's beside the tool, or a service's own request under
+/// the SERVER span that took a request (its trace context lost, so that span is a root).
+#[test]
+fn a_request_under_a_span_no_tool_runs_below_is_no_attempt() {
+    const H: &str = "c200000000000001";
+    const T: &str = "c200000000000003";
+    let guardrail = span(
+        TR,
+        "c200000000000004",
+        Some(H),
+        "guardrail",
+        1,
+        150,
+        1300,
+        kv(&[]),
+    );
+    let service = span(
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+        "c200000000000005",
+        None,
+        "POST /v1/refunds",
+        2,
+        300,
+        900,
+        kv(&[("http.request.method", s("POST"))]),
+    );
+    let spans = vec![
+        handler(H, 2),
+        tool(T, Some(H), "issue_refund", 100, 2500),
+        guardrail,
+        post(TR, "c2000000000000a1", Some("c200000000000004"), 200, 1200),
+        service,
+        post(
+            "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+            "c2000000000000a2",
+            Some("c200000000000005"),
+            400,
+            800,
+        ),
+        post(TR, "c2000000000000a3", Some(H), 1500, 1600),
+    ];
+    let (spans, l) = linked(&[&batch("p", spans)]);
+    assert_eq!(owners(&spans, &l), [pair("c2000000000000a3", T)]);
+}

@@ -187,8 +187,7 @@ impl Graph<'_> {
                 wrapper[a] = true;
             }
         }
-        // Tool calls, and LLM calls, per resource, for HTTP spans left as roots of their own
-        // traces.
+        // Tool calls, and LLM calls, per resource, for HTTP spans below no tool span.
         let per_resource = |spans: &mut dyn Iterator<Item = usize>| {
             let mut by: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
             for t in spans {
@@ -205,30 +204,37 @@ impl Graph<'_> {
         let mut out = Vec::new();
         for &h in http.iter().filter(|&&h| !wrapper[h]) {
             let mut owner = None;
-            let mut only_http = true;
+            let mut by_time = true;
+            // The span the request was made under, past its HTTP wrappers; none for a
+            // request that is the root of a trace of its own.
+            let mut under = None;
             for a in self.lineage(h).skip(1) {
                 let s = &self.spans[a];
+                if under.is_none() && !is_http_client(s) {
+                    under = Some(a);
+                }
                 // A request made while serving one (a payments service calling its
-                // provider) is that service's, not an attempt of the tool that called it.
+                // provider) is that service's, not an attempt of the tool that called it:
+                // only a tool running below the server span (an agent answering a web
+                // request) can have made it.
                 if is_server(s) {
-                    only_http = false;
                     break;
                 }
                 if is_tool(s) {
                     owner = self.lineage(a).find_map(|x| call_of.get(&x).copied());
+                    by_time = false;
                     break;
                 }
                 // A request an LLM call inside the tool made (a summariser, an agent used as
                 // a tool) is the model's, not an attempt of the tool's.
                 if is_llm(s) {
-                    only_http = false;
+                    by_time = false;
                     break;
                 }
-                only_http &= is_http_client(s);
             }
             if owner.is_none()
-                && only_http
-                && let Some((tool, other)) = self.enclosing_call(h, &by_resource)
+                && by_time
+                && let Some((tool, other)) = self.enclosing_call(h, under, &by_resource)
             {
                 owner = call_of.get(&tool).copied();
                 if let Some(other) = other {
@@ -246,17 +252,30 @@ impl Graph<'_> {
         out
     }
 
-    /// The innermost tool call of the same resource whose interval holds the span's, unless
+    /// The innermost tool call of the same resource whose interval holds the span's, and
+    /// which runs below `under`, the span the request was made under, if any, unless
     /// an LLM call inside that tool's span holds it too: a request made while a model was
     /// asked inside the tool (an agent used as a tool, whose model client's spans are roots
     /// too) is the model's. Only LLM spans below the tool count: another run's model call in
     /// the same process says nothing of this tool's requests.
     ///
+    /// A request below no tool span was made by a tool whose span was never made current
+    /// (OpenInference's, LangSmith's): it is a root of its own trace, or, where the
+    /// application had a span current (the SERVER span of the web request an agent
+    /// answers), a child of that span, below which the tool's span was made too. A tool
+    /// elsewhere in the trace did not make it: not the caller's tool for a service's own
+    /// request under its server span, nor a tool running beside a guardrail's request.
+    ///
     /// Innermost is the latest to start, at equal starts the first to end, at equal
     /// intervals the first read: a tool call nested in another in the trace starts within
     /// it. Beside the tool, another that holds the span and is not its ancestor in the trace
     /// (two tools running side by side), which could have made the request as well.
-    fn enclosing_call(&self, h: usize, by_resource: &Resourced) -> Option<(usize, Option<usize>)> {
+    fn enclosing_call(
+        &self,
+        h: usize,
+        under: Option<usize>,
+        by_resource: &Resourced,
+    ) -> Option<(usize, Option<usize>)> {
         let s = &self.spans[h];
         let holds = |t: usize| {
             let t = &self.spans[t];
@@ -277,6 +296,7 @@ impl Graph<'_> {
             .iter()
             .copied()
             .filter(|&t| self.spans[t].bad_time.is_none() && holds(t))
+            .filter(|&t| under.is_none_or(|u| self.lineage(t).skip(1).any(|a| a == u)))
             .collect();
         holders.sort_by_key(|t| Reverse(inner(t)));
         let (&tool, others) = holders.split_first()?;
