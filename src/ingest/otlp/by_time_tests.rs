@@ -259,6 +259,17 @@ fn at_equal_starts_the_first_to_end_then_the_first_read_holds_the_request() {
             Some(triple(IN_BOTH, first, other)),
             "{b:?}"
         );
+        let a = l
+            .ambiguous
+            .iter()
+            .find(|a| spans[a.request].span_id == IN_BOTH);
+        let why = a.unwrap().describe(&spans, |_| String::new());
+        let rule = if b == (0, 800) {
+            "(the first to end)"
+        } else {
+            "(the first read)"
+        };
+        assert!(why.contains(rule), "{why}");
         if b == (0, 800) {
             written.swap(0, 1);
             let (spans, l) = linked(&[&batch("p", written)]);

@@ -44,11 +44,19 @@ impl Ambiguous {
     /// What to tell the user, the spans named by `place` (`path:line`).
     pub fn describe(&self, spans: &[Span], place: impl Fn(&Span) -> String) -> String {
         let tool = |t: usize| format!("`{}` at {}", tool_name(&spans[t]), place(&spans[t]));
+        let (chosen, other) = (&spans[self.chosen], &spans[self.other]);
+        let rule = if chosen.start != other.start {
+            "the later to start"
+        } else if chosen.end != other.end {
+            "the first to end"
+        } else {
+            "the first read"
+        };
         format!(
             "HTTP span lies in the time of two tool calls of one process, neither below the \
-             other in the trace: counted as an attempt of {} (the later to start), not of {}; \
-             propagate trace context into the tools' HTTP client so that each request is \
-             below its tool span",
+             other in the trace: counted as an attempt of {} ({rule}), not of {}; propagate \
+             trace context into the tools' HTTP client so that each request is below its tool \
+             span",
             tool(self.chosen),
             tool(self.other),
         )
