@@ -764,6 +764,20 @@ fn effect_line(
         return Ok(None);
     };
     let (kind, id) = (&first[..sp], first[sp + 1..].trim_ascii());
+    // `Refund created  ...`, as a message written for people starts: a known kind only.
+    let lowered;
+    let kind = match kind.split_first() {
+        Some((first, rest))
+            if first.is_ascii_uppercase() && rest.iter().all(u8::is_ascii_lowercase) =>
+        {
+            lowered = kind.to_ascii_lowercase();
+            if !crate::event::is_effect_kind(&text(&lowered)) {
+                return Ok(None);
+            }
+            &lowered[..]
+        }
+        _ => kind,
+    };
     if kind.is_empty()
         || !kind.iter().all(u8::is_ascii_lowercase)
         || id.is_empty()
@@ -809,6 +823,14 @@ fn effect_line(
     // `refund created  refund_id=rf_1 ...`: the word after the kind says what happened and
     // the id is a token. Read as the id, every such line of a month would be one refund.
     let event_word = is_event_word(id).then_some(id);
+    // `refund received  order_id=A-1  amount=45.00`: with neither of the SPEC's fields (`order
+    // ORDER`, `4500p`), a word after the kind is what the service did, not an id (ids have
+    // digits). Read as one, a request's line became a refund beside the real one: a
+    // duplicate that never happened.
+    let spelt_as_the_spec = order.is_some() || amount.is_some();
+    if event_word.is_none() && !spelt_as_the_spec && !id.iter().any(u8::is_ascii_digit) {
+        return Ok(None);
+    }
     let named_id = event_word.and_then(|_| {
         (EFFECT_ID_TOKENS.iter().chain(&["id"]))
             .find_map(|t| f.token(t.as_bytes()).filter(|v| !v.is_empty()))

@@ -30,7 +30,7 @@ pub(super) fn without_level(msg: &[u8]) -> &[u8] {
     let rest = without_level_field(msg);
     if rest.len() == msg.len() {
         return match may_start_with_level(msg) {
-            true => logging_prefix(msg).unwrap_or(msg),
+            true => (logging_prefix(msg).or_else(|| java_prefix(msg))).unwrap_or(msg),
             false => msg,
         };
     }
@@ -105,6 +105,49 @@ fn logging_prefix(msg: &[u8]) -> Option<&[u8]> {
     (!message.is_empty()).then_some(message)
 }
 
+/// The message after the Java loggers' default layouts: Logback's and Log4j 2's `[main]
+/// INFO  c.e.payments.RefundService - msg` (`[%thread] %-5level %logger{36} - %msg`) and
+/// Spring Boot's `INFO 12345 --- [           main] c.e.p.RefundService   : msg` (a process
+/// id, `---`, an application's and a thread's names in brackets). Read item by item: names
+/// in brackets, one level, a process id after it, `---`, then one logger's name and the
+/// separator ` - ` or ` : `; anything else leaves the message as it is.
+#[cold]
+fn java_prefix(msg: &[u8]) -> Option<&[u8]> {
+    let (mut level, mut logger) = (false, false);
+    let mut rest = msg;
+    for _ in 0..8 {
+        rest = rest.trim_ascii_start();
+        if let Some(sep) = rest
+            .strip_prefix(b"- ")
+            .or_else(|| rest.strip_prefix(b": "))
+        {
+            let message = sep.trim_ascii_start();
+            return (level && logger && !message.is_empty()).then_some(message);
+        }
+        if let Some(inner) = rest.strip_prefix(b"[") {
+            let end = inner.iter().position(|&b| b == b']')?;
+            rest = &inner[end + 1..];
+            continue;
+        }
+        let end = rest.iter().position(|&b| b == b' ' || b == b'\t')?;
+        let word = &rest[..end];
+        if logger {
+            return None;
+        }
+        if !level && LEVELS.iter().any(|l| l.eq_ignore_ascii_case(word)) {
+            level = true;
+        } else if level && (word == b"---" || word.iter().all(u8::is_ascii_digit)) {
+            // Spring Boot's process id and its separator.
+        } else if level && is_logger_name(word) {
+            logger = true;
+        } else {
+            return None;
+        }
+        rest = &rest[end..];
+    }
+    None
+}
+
 /// `msg` without a leading level field.
 #[inline]
 fn without_level_field(msg: &[u8]) -> &[u8] {
@@ -130,6 +173,33 @@ fn without_level_field(msg: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::without_level;
+
+    #[test]
+    fn java_layouts_are_read_past() {
+        for line in [
+            "[main] INFO  c.e.payments.RefundService - refund rf_1  order A-1  4500p",
+            "[http-nio-8080-exec-1] ERROR com.example.Refunds - refund rf_1  order A-1  4500p",
+            "INFO 12345 --- [           main] c.e.p.RefundService              : refund rf_1  order A-1  4500p",
+            "WARN 7 --- [payments] [  exec-2] c.e.p.RefundService : refund rf_1  order A-1  4500p",
+        ] {
+            assert_eq!(
+                without_level(line.as_bytes()),
+                b"refund rf_1  order A-1  4500p",
+                "{line}"
+            );
+        }
+        // Not such a layout: a level and a sentence, brackets and no level, two names.
+        for line in [
+            "INFO refund rf_1 - order A-1",
+            "[main] refunds - refund rf_1",
+            "[main] INFO a.b c.d - refund rf_1",
+            "INFO  - refund rf_1",
+            "[main] INFO  c.e.RefundService -",
+        ] {
+            let got = without_level(line.as_bytes());
+            assert!(!got.starts_with(b"refund rf_1"), "{line}");
+        }
+    }
 
     #[test]
     fn levels_are_read_past() {

@@ -1195,6 +1195,43 @@ fn effect_lines_with_tokens_and_event_words() {
     assert_eq!(p.stats.ignored, 3);
 }
 
+/// Services whose loggers use Java's default layouts, or write the message for people
+/// (`Refund created`, one blank apart), log effects too; a line about a request (`refund
+/// received  order_id=...  amount=...`) is none: the word after the kind is no id.
+#[test]
+fn effects_in_java_layouts_and_sentences() {
+    let p = run(
+        "2026-11-03 14:02:11.501 [main] INFO  c.e.payments.RefundService - Refund created refund_id=rf_1 order_id=A-1 amount=45.00 currency=GBP\n\
+         2026-11-03T14:02:12.501Z  INFO 12345 --- [           main] c.e.p.RefundService   : refund rf_2  order A-2  4500p\n\
+         2026-11-03T14:02:13.501Z  refund received  order_id=A-3  amount=45.00  currency=GBP\n\
+         2026-11-03T14:02:14.501Z  refund queued  order_id=A-3  amount_p=4500\n\
+         2026-11-03T14:02:15.501Z  Order created order_id=A-4 amount=45.00 currency=GBP id=ord_1\n\
+         2026-11-03T14:02:16.501Z  refund abc  order A-7  4500p\n",
+    );
+    let effects: Vec<(String, String, Option<String>)> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some((
+                x.kind.to_string(),
+                x.id.to_string(),
+                x.order.as_ref().map(|o| o.to_string()),
+            )),
+            _ => None,
+        })
+        .collect();
+    let e = |id: &str, order: &str| {
+        (
+            "refund".to_string(),
+            id.to_string(),
+            Some(order.to_string()),
+        )
+    };
+    assert_eq!(
+        effects,
+        [e("rf_1", "A-1"), e("rf_2", "A-2"), e("abc", "A-7")]
+    );
+    assert_eq!((p.stats.ignored, p.stats.skipped), (3, 0));
+}
+
 /// A ledger's sign on one of two spellings of an effect's amount is no disagreement: the
 /// amounts are compared as the sizes correlation reads.
 #[test]
