@@ -339,6 +339,12 @@ impl TextParser {
                 effect = effect_line(&respaced, at, &mut self.dates, self.zone)?;
             }
         }
+        if effect.is_none() {
+            // An object after the message: its members are the tokens.
+            if let Some(with_payload) = f.with_payload() {
+                effect = effect_line(&with_payload, at, &mut self.dates, self.zone)?;
+            }
+        }
         Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
     }
 
@@ -1074,6 +1080,7 @@ fn small(b: &[u8]) -> Text {
 mod fields;
 mod idle;
 mod level;
+mod payload;
 mod plain;
 #[cfg(test)]
 mod tests;

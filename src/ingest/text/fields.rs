@@ -119,6 +119,36 @@ impl<'a> Fields<'a> {
         Some(out)
     }
 
+    /// The fields of a line with an object logged after its message (`refund created:
+    /// {"refund_id": "rf_1", ...}`, see [`super::payload`]): the message before the object
+    /// (without its `:`) is the first field, the object's members are tokens. `None` when
+    /// no field holds such an object, or the message names no effect kind.
+    pub(super) fn with_payload(&self) -> Option<Fields<'a>> {
+        let (i, open) = (self.plain.iter().enumerate())
+            .find_map(|(i, f)| Some((i, f.iter().position(|&b| b == b'{')?)))?;
+        let field = self.plain[i];
+        let head = field[..open].trim_ascii();
+        let head = head.strip_suffix(b":").unwrap_or(head).trim_ascii();
+        // A message about anything else (`user created: {...}`) is the application's.
+        let kind = head.split(|&b| b == b' ').next().unwrap_or_default();
+        let kind = String::from_utf8_lossy(kind).to_ascii_lowercase();
+        if !head.is_empty() && !crate::event::is_effect_kind(&kind) {
+            return None;
+        }
+        let mut out = Fields::empty();
+        for (j, &other) in self.plain.iter().enumerate() {
+            match j == i {
+                true => out.push(head),
+                false => out.push(other),
+            }
+        }
+        for &t in self.tokens.iter() {
+            out.tokens.push(t);
+        }
+        let tokens = &mut out.tokens;
+        super::payload::members(&field[open..], |n, v| tokens.push((n, v))).then_some(out)
+    }
+
     pub(super) fn token(&self, name: &[u8]) -> Option<&'a [u8]> {
         self.tokens
             .iter()

@@ -30,7 +30,9 @@ pub(super) fn without_level(msg: &[u8]) -> &[u8] {
     let rest = without_level_field(msg);
     if rest.len() == msg.len() {
         return match may_start_with_level(msg) {
-            true => (logging_prefix(msg).or_else(|| java_prefix(msg))).unwrap_or(msg),
+            true => (logging_prefix(msg).or_else(|| java_prefix(msg)))
+                .or_else(|| upper_case_level(msg))
+                .unwrap_or(msg),
             false => msg,
         };
     }
@@ -148,6 +150,19 @@ fn java_prefix(msg: &[u8]) -> Option<&[u8]> {
     None
 }
 
+/// The message after a level in capitals and one blank (`%(levelname)s %(message)s`:
+/// `INFO refund created: {...}`). Capitals only: a message may start with a word such as
+/// `Error` or `notice` (a level's spelling in any case needs the field's two blanks).
+#[cold]
+fn upper_case_level(msg: &[u8]) -> Option<&[u8]> {
+    let (word, after) = first_field(msg)?;
+    let word = (word.strip_prefix(b"[").and_then(|w| w.strip_suffix(b"]"))).unwrap_or(word);
+    let capitals = word.iter().all(u8::is_ascii_uppercase);
+    let message = after.strip_prefix(b" ")?;
+    let level = capitals && LEVELS.contains(&word);
+    (level && !message.is_empty() && !message.starts_with(b" ")).then_some(message)
+}
+
 /// `msg` without a leading level field.
 #[inline]
 fn without_level_field(msg: &[u8]) -> &[u8] {
@@ -175,6 +190,23 @@ mod tests {
     use super::without_level;
 
     #[test]
+    fn a_level_in_capitals_and_one_blank_is_read_past() {
+        for line in [
+            "INFO refund rf_1  order A-1  4500p",
+            "[WARN] refund rf_1  order A-1  4500p",
+        ] {
+            assert_eq!(
+                without_level(line.as_bytes()),
+                b"refund rf_1  order A-1  4500p",
+                "{line}"
+            );
+        }
+        for line in ["Error refund rf_1", "info refund rf_1", "INFOS refund rf_1"] {
+            assert_eq!(without_level(line.as_bytes()), line.as_bytes(), "{line}");
+        }
+    }
+
+    #[test]
     fn java_layouts_are_read_past() {
         for line in [
             "[main] INFO  c.e.payments.RefundService - refund rf_1  order A-1  4500p",
@@ -190,7 +222,7 @@ mod tests {
         }
         // Not such a layout: a level and a sentence, brackets and no level, two names.
         for line in [
-            "INFO refund rf_1 - order A-1",
+            "info refund rf_1 - order A-1",
             "[main] refunds - refund rf_1",
             "[main] INFO a.b c.d - refund rf_1",
             "INFO  - refund rf_1",
@@ -277,12 +309,14 @@ mod tests {
                 "POST https://pay/v1/refunds",
             ),
             // Not a logger: an exception's class, a message, no blank after the colon.
+            // (The level in capitals and one blank is read past alone.)
             (
                 "ERROR requests.exceptions.ConnectionError: refused",
-                "ERROR requests.exceptions.ConnectionError: refused",
+                "requests.exceptions.ConnectionError: refused",
             ),
-            ("INFO order A-1: refunded", "INFO order A-1: refunded"),
-            ("INFO payments.refunds:x", "INFO payments.refunds:x"),
+            ("INFO order A-1: refunded", "order A-1: refunded"),
+            ("info order A-1: refunded", "info order A-1: refunded"),
+            ("INFO payments.refunds:x", "payments.refunds:x"),
             ("INFORMATION payments: x", "INFORMATION payments: x"),
         ] {
             assert_eq!(without_level(line.as_bytes()), message.as_bytes(), "{line}");
@@ -297,7 +331,7 @@ mod tests {
             "ConnectionError: refused",
             "INFO",
             "INFO  ",
-            "INFO message after one space",
+            "info message after one space",
             "Error: something  else",
             "charge ch_1  order A-1  4500p  captured",
             "information  is not a level",
