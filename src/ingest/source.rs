@@ -364,13 +364,26 @@ fn read_one(
         Ok(r) => r,
         Err(e) => return Outcome::Unreadable(e.to_string()),
     };
-    let rereadable = !compressed && matches!(input.origin, Origin::File(_));
+    let mut rereadable = !compressed && matches!(input.origin, Origin::File(_));
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     if let Err(e) = (&mut reader)
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
     {
         return Outcome::Unreadable(e.to_string());
+    }
+    // A container runtime's wrapper around each line: taken off, and the lines inside are
+    // what is detected and parsed (no longer read again at an offset).
+    if let Some(wrapper) = super::container::wrapper_of(&head) {
+        let wrapped = Cursor::new(std::mem::take(&mut head)).chain(reader);
+        reader = Box::new(super::container::Unwrapped::new(wrapped, wrapper));
+        rereadable = false;
+        if let Err(e) = (&mut reader)
+            .take(SNIFF_BYTES as u64)
+            .read_to_end(&mut head)
+        {
+            return Outcome::Unreadable(e.to_string());
+        }
     }
     let format = match forced.or_else(|| detect(&head, &opts.csv_map)) {
         Some(f) => f,

@@ -1,0 +1,242 @@
+//! Logs as container runtimes store them, each line of the application's wrapped in one of
+//! the runtime's: the CRI format of containerd and CRI-O (Kubernetes' `/var/log/pods`),
+//! `2026-11-03T14:02:11.501234567Z stdout F <line>`, and Docker's `json-file` driver,
+//! `{"log":"<line>\n","stream":"stdout","time":"2026-11-03T14:02:11.501234567Z"}`. The
+//! wrapper is taken off as the file is read, so the application's lines are detected and
+//! parsed in their own format; a line the runtime split (CRI's `P`, Docker's entry without
+//! a newline) is joined to the rest of it, and each physical line still gives one line, so
+//! that `path:line` points where it did (the parts before the last are left blank). A line
+//! of the application without a timestamp takes the runtime's.
+
+use std::io::{self, BufRead, BufReader, Read};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wrapper {
+    Cri,
+    DockerJson,
+}
+
+/// The wrapper of a file whose first line of content (in `head`) is a container runtime's.
+pub fn wrapper_of(head: &[u8]) -> Option<Wrapper> {
+    let line = head
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .find(|l| !l.is_empty())?;
+    if cri_parts(line).is_some() {
+        Some(Wrapper::Cri)
+    } else if line.starts_with(b"{\"log\":") && docker_entry(line).is_some() {
+        Some(Wrapper::DockerJson)
+    } else {
+        None
+    }
+}
+
+/// `TIME STREAM TAG MESSAGE` (the tag `F` for a full line, `P` for a part): time, whether
+/// full, message.
+fn cri_parts(line: &[u8]) -> Option<(&[u8], bool, &[u8])> {
+    let mut parts = line.splitn(4, |&b| b == b' ');
+    let (time, stream, tag) = (parts.next()?, parts.next()?, parts.next()?);
+    let message = parts.next().unwrap_or_default();
+    let dated = time.len() >= 20 && crate::ingest::starts_with_timestamp(time) && time[10] == b'T';
+    let stream_ok = stream == b"stdout" || stream == b"stderr";
+    let full = match tag {
+        b"F" => true,
+        b"P" => false,
+        _ => return None,
+    };
+    (dated && stream_ok).then_some((time, full, message))
+}
+
+#[derive(serde::Deserialize)]
+struct DockerEntry {
+    log: String,
+    #[serde(default)]
+    time: String,
+}
+
+fn docker_entry(line: &[u8]) -> Option<DockerEntry> {
+    serde_json::from_slice(line).ok()
+}
+
+/// The application's lines of a wrapped file, as bytes to read.
+pub struct Unwrapped<R> {
+    inner: BufReader<R>,
+    wrapper: Wrapper,
+    line: Vec<u8>,
+    /// The parts of a split line read so far.
+    partial: Vec<u8>,
+    out: Vec<u8>,
+    at: usize,
+}
+
+impl<R: Read> Unwrapped<R> {
+    pub fn new(inner: R, wrapper: Wrapper) -> Self {
+        Unwrapped {
+            inner: BufReader::with_capacity(256 * 1024, inner),
+            wrapper,
+            line: Vec::new(),
+            partial: Vec::new(),
+            out: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// Unwraps lines into `out` until it holds some or the input ends.
+    fn refill(&mut self) -> io::Result<()> {
+        self.out.clear();
+        self.at = 0;
+        while self.out.len() < 64 * 1024 {
+            self.line.clear();
+            if self.inner.read_until(b'\n', &mut self.line)? == 0 {
+                if !self.partial.is_empty() {
+                    // A split line the file ends inside: what there is of it.
+                    self.out.append(&mut self.partial);
+                    self.out.push(b'\n');
+                }
+                return Ok(());
+            }
+            // Only the newline: a part's blanks are the line's own.
+            let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+            match self.wrapper {
+                Wrapper::Cri => match cri_parts(line) {
+                    Some((time, true, message)) => {
+                        self.partial.extend_from_slice(message);
+                        emit(&mut self.out, time, &self.partial);
+                        self.partial.clear();
+                    }
+                    Some((_, false, message)) => self.partial.extend_from_slice(message),
+                    // Not the runtime's: left as it is, for the parser to say why.
+                    None => self.out.extend_from_slice(line),
+                },
+                Wrapper::DockerJson => match docker_entry(line) {
+                    Some(entry) => match entry.log.strip_suffix('\n') {
+                        Some(whole) => {
+                            self.partial.extend_from_slice(whole.as_bytes());
+                            emit(&mut self.out, entry.time.as_bytes(), &self.partial);
+                            self.partial.clear();
+                        }
+                        None => self.partial.extend_from_slice(entry.log.as_bytes()),
+                    },
+                    None => self.out.extend_from_slice(line),
+                },
+            }
+            self.out.push(b'\n');
+        }
+        Ok(())
+    }
+}
+
+/// The application's `line`, given the runtime's `time` when it carries none of its own.
+fn emit(out: &mut Vec<u8>, time: &[u8], line: &[u8]) {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.trim_ascii().is_empty() {
+        return;
+    }
+    if line.starts_with(b"{") {
+        const STAMPS: [&[u8]; 5] = [
+            b"\"ts\"",
+            b"\"timestamp\"",
+            b"\"@timestamp\"",
+            b"\"time\"",
+            b"\"@t\"",
+        ];
+        let stamped = STAMPS
+            .iter()
+            .any(|s| memchr::memmem::find(line, s).is_some());
+        if !stamped && !time.is_empty() {
+            out.extend_from_slice(b"{\"ts\":\"");
+            out.extend_from_slice(time);
+            out.extend_from_slice(b"\",");
+            out.extend_from_slice(line[1..].trim_ascii_start());
+            return;
+        }
+    } else if !crate::ingest::starts_with_timestamp(line) && !time.is_empty() {
+        let start = out.len();
+        // logfmt without a stamp takes it as a pair; anything else as a text line's.
+        out.extend_from_slice(b"time=");
+        out.extend_from_slice(time);
+        out.push(b' ');
+        out.extend_from_slice(line);
+        if !crate::ingest::logfmt::looks_like_logfmt(&out[start..]) {
+            out.truncate(start);
+            out.extend_from_slice(time);
+            out.extend_from_slice(b"  ");
+            out.extend_from_slice(line);
+        }
+        return;
+    }
+    out.extend_from_slice(line);
+}
+
+impl<R: Read> Read for Unwrapped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.out.len() {
+            self.refill()?;
+        }
+        let n = buf.len().min(self.out.len() - self.at);
+        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unwrap(text: &str) -> String {
+        let wrapper = wrapper_of(text.as_bytes()).expect("a wrapper");
+        let mut out = String::new();
+        Unwrapped::new(text.as_bytes(), wrapper)
+            .read_to_string(&mut out)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn cri_lines_are_unwrapped_and_split_lines_joined_in_place() {
+        let text = "2026-11-03T14:02:11.501234567Z stdout F 2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n\
+                    2026-11-03T14:02:12.000000000Z stdout P refund rf_2  \n\
+                    2026-11-03T14:02:12.000000001Z stdout F order A-2  4500p\n\
+                    2026-11-03T14:02:13.000000000Z stderr F {\"type\":\"effect\",\"effect_id\":\"rf_3\"}\n\
+                    garbage\n";
+        assert_eq!(
+            unwrap(text),
+            "2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n\
+             \n\
+             2026-11-03T14:02:12.000000001Z  refund rf_2  order A-2  4500p\n\
+             {\"ts\":\"2026-11-03T14:02:13.000000000Z\",\"type\":\"effect\",\"effect_id\":\"rf_3\"}\n\
+             garbage\n"
+        );
+    }
+
+    #[test]
+    fn docker_entries_are_unwrapped() {
+        let text = concat!(
+            r#"{"log":"2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n","stream":"stdout","time":"2026-11-03T14:02:11.501234Z"}"#,
+            "\n",
+            r#"{"log":"{\"event\":\"refund created\",","stream":"stdout","time":"2026-11-03T14:02:12Z"}"#,
+            "\n",
+            r#"{"log":"\"refund_id\":\"rf_2\"}\n","stream":"stdout","time":"2026-11-03T14:02:12Z"}"#,
+            "\n",
+        );
+        assert_eq!(
+            unwrap(text),
+            "2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n\
+             \n\
+             {\"ts\":\"2026-11-03T14:02:12Z\",\"event\":\"refund created\",\"refund_id\":\"rf_2\"}\n"
+        );
+    }
+
+    #[test]
+    fn other_logs_are_not_wrapped() {
+        for head in [
+            "2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n",
+            "2026-11-03T14:02:11.501Z stdout X message\n",
+            "{\"ts\":\"2026-11-03T14:02:11Z\",\"type\":\"effect\"}\n",
+            "{\"log\":42}\n",
+        ] {
+            assert_eq!(wrapper_of(head.as_bytes()), None, "{head}");
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Logs as container runtimes keep them (`src/ingest/container.rs`): the payments service's
+//! lines of the A-88214 incident wrapped by containerd (CRI) and by Docker's `json-file`
+//! driver give the same duplicate as the bare log, with the service's JSON lines detected
+//! inside the wrapper; a wrapped file's bad line is cited on its own line.
+
+use idem_audit::report::Report;
+
+mod common;
+use common::{duplicate, fixture, report};
+
+/// The structlog fixture's service lines.
+fn service_lines() -> Vec<String> {
+    let text = std::fs::read_to_string(fixture("service-structlog/payments.jsonl")).unwrap();
+    text.lines().map(str::to_string).collect()
+}
+
+fn scan_with(service_name: &str, service: &str) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = fixture("service-structlog/trace.log");
+    let wrapped = dir.path().join(service_name);
+    std::fs::write(&wrapped, service).unwrap();
+    report(&[&trace, &wrapped], &[])
+}
+
+/// The report's entry for the wrapped file.
+fn wrapped(r: &Report) -> &idem_audit::report::InputReport {
+    (r.inputs.iter())
+        .find(|i| !i.path.contains("trace.log"))
+        .expect("the wrapped file")
+}
+
+fn essentials(r: &Report) -> (Option<String>, Vec<String>, Option<i128>) {
+    let d = duplicate(r);
+    (d.cause.clone(), d.effects.clone(), d.excess_minor)
+}
+
+#[test]
+fn a_cri_log_of_json_lines_gives_the_bare_logs_duplicate() {
+    let bare = essentials(&report(
+        &[
+            &fixture("service-structlog/trace.log"),
+            &fixture("service-structlog/payments.jsonl"),
+        ],
+        &[],
+    ));
+    assert_eq!(bare.0.as_deref(), Some("client-retry"));
+    // The runtime's own stamp; the first line split in two parts.
+    let mut cri = String::new();
+    for (i, line) in service_lines().iter().enumerate() {
+        let at = format!("2026-11-03T14:02:{:02}.000000000Z", 10 + i);
+        if i == 1 {
+            let (a, b) = line.split_at(40);
+            cri += &format!("{at} stdout P {a}\n{at} stdout F {b}\n");
+        } else {
+            cri += &format!("{at} stdout F {line}\n");
+        }
+    }
+    let r = scan_with("payments-0.log", &cri);
+    assert_eq!(wrapped(&r).format.as_deref(), Some("jsonl"));
+    assert_eq!(essentials(&r), bare);
+    // Docker's json-file driver, each line a JSON string of the application's.
+    let mut docker = String::new();
+    for line in service_lines() {
+        let entry = serde_json::json!({"log": format!("{line}\n"), "stream": "stdout", "time": "2026-11-03T14:02:50.000Z"});
+        docker += &format!("{entry}\n");
+    }
+    docker += "not an entry\n";
+    let r = scan_with("payments-json.log", &docker);
+    assert_eq!(essentials(&r), bare);
+    let problems: Vec<u32> = wrapped(&r).problems.iter().map(|p| p.line).collect();
+    assert_eq!(problems, [8]);
+}
+
+/// A line that is not the runtime's, first in the file, leaves the file as it is: an
+/// ordinary text log whose lines say `stdout` is not unwrapped.
+#[test]
+fn a_log_that_only_mentions_stdout_is_not_unwrapped() {
+    let text = "2026-11-03T14:02:11.501Z  refund rf_8XM1  order A-88214  4500p\n\
+                2026-11-03T14:02:23.088Z stdout F refund rf_9KQ2  order A-88214  4500p\n";
+    let r = scan_with("payments.log", text);
+    assert_eq!(wrapped(&r).format.as_deref(), Some("text"));
+    assert_eq!(wrapped(&r).events, 1);
+}
