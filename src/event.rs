@@ -175,7 +175,17 @@ pub const NOT_HAPPENED_STATES: &[&str] = &[
     "cancelled",
     "voided",
     "reversed_before_settlement",
+    "refused",
+    "denied",
+    "expired",
+    "errored",
+    "error",
+    "aborted",
 ];
+
+/// Endings of states that say so too (`processor_declined`, `gateway_rejected`,
+/// `REFUND_FAILED`), any case.
+const NOT_HAPPENED_ENDINGS: &[&str] = &["_failed", "_declined", "_rejected", "_denied"];
 
 /// Effect kinds recognised in tool names, URL paths and service lines, singular.
 pub const EFFECT_KINDS: &[&str] = &[
@@ -188,12 +198,13 @@ pub fn is_effect_kind(word: &str) -> bool {
 }
 
 /// The words a service writes after an effect's kind to say what happened to it (`refund
-/// created`, `refund failed`), lower case.
-pub const EVENT_WORDS: [&str; 24] = [
+/// created`, `refund failed`), lower case, and `updated` (a later state, `refund updated
+/// refund_id=rf_1  status=failed`, as Stripe names the event). Not `requested` nor
+/// `submitted`: a request for a refund is no refund (`refund requested  id=req_1`).
+pub const EVENT_WORDS: [&str; 23] = [
     "created",
     "issued",
     "initiated",
-    "requested",
     "processed",
     "completed",
     "succeeded",
@@ -211,9 +222,9 @@ pub const EVENT_WORDS: [&str; 24] = [
     "reversed",
     "approved",
     "posted",
-    "submitted",
     "accepted",
     "done",
+    "updated",
 ];
 
 /// Whether `word` is one of [`EVENT_WORDS`].
@@ -221,13 +232,41 @@ pub fn is_event_word(word: &[u8]) -> bool {
     EVENT_WORDS.iter().any(|w| w.as_bytes() == word)
 }
 
-/// Whether a state says the effect did not happen ([`NOT_HAPPENED_STATES`], any case).
+/// Whether a state is one on the way to a final one (`pending`, `created`, `updated`...),
+/// which a final state replaces whenever it was written.
+pub fn is_state_on_the_way(state: &str) -> bool {
+    const ON_THE_WAY: [&str; 12] = [
+        "created",
+        "pending",
+        "initiated",
+        "processing",
+        "requested",
+        "submitted",
+        "accepted",
+        "approved",
+        "updated",
+        "issued",
+        "queued",
+        "received",
+    ];
+    let state = state.trim();
+    ON_THE_WAY.iter().any(|s| s.eq_ignore_ascii_case(state))
+}
+
+/// Whether a state says the effect did not happen ([`NOT_HAPPENED_STATES`], or one of
+/// [`NOT_HAPPENED_ENDINGS`], any case).
 pub fn state_means_not_happened(state: &str) -> bool {
     // Trimmed once: every service line of a month asks.
     let state = state.trim();
+    let ends = |end: &str| {
+        state.len() > end.len()
+            && state.is_char_boundary(state.len() - end.len())
+            && state[state.len() - end.len()..].eq_ignore_ascii_case(end)
+    };
     NOT_HAPPENED_STATES
         .iter()
         .any(|s| s.eq_ignore_ascii_case(state))
+        || (state.contains('_') && NOT_HAPPENED_ENDINGS.iter().any(|e| ends(e)))
 }
 
 impl EventKind {
@@ -296,5 +335,34 @@ mod tests {
         };
         assert_eq!(end.payload(), std::ptr::from_ref::<StepEnd>(boxed).cast());
         assert_ne!(end.payload(), std::ptr::from_ref(&end).cast());
+    }
+
+    #[test]
+    fn states_that_say_the_effect_did_not_happen() {
+        for state in [
+            "failed",
+            "Declined",
+            "refused",
+            "error",
+            "expired",
+            "processor_declined",
+            "gateway_rejected",
+            "REFUND_FAILED",
+            "reversed_before_settlement",
+        ] {
+            assert!(state_means_not_happened(state), "{state}");
+        }
+        for state in [
+            "succeeded",
+            "settled",
+            "pending",
+            "failed2",
+            "_failed",
+            "rejected_later",
+        ] {
+            assert!(!state_means_not_happened(state), "{state}");
+        }
+        assert!(is_state_on_the_way("Pending") && is_state_on_the_way("updated"));
+        assert!(!is_state_on_the_way("settled") && !is_state_on_the_way("failed"));
     }
 }

@@ -410,6 +410,28 @@ impl<'o> Builder<'o> {
     }
 
     fn add_effect(&mut self, e: crate::event::Effect, at: Timestamp, loc: Loc) {
+        /// Whether a later line's state replaces the one kept: the later reached, by the
+        /// times written with them, or the line read later; but a state saying the effect
+        /// did not happen always replaces one on the way (`pending`, `created`), and is
+        /// never replaced by one (an export's `failed` row against a log's `created` line,
+        /// whichever is read first).
+        fn state_overrides(
+            kept: &crate::correlate::EffectRec,
+            state: &str,
+            happened: bool,
+            state_at: Option<Timestamp>,
+        ) -> bool {
+            let on_the_way = crate::event::is_state_on_the_way;
+            let kept_on_the_way = kept.state.as_deref().is_none_or(on_the_way);
+            if !happened && kept.happened && kept_on_the_way {
+                return true;
+            }
+            if !kept.happened && happened && on_the_way(state) {
+                return false;
+            }
+            kept.state_at.is_none() || state_at > kept.state_at
+        }
+
         let amount = e.amount.map(Money::size);
         let hash = hash_effect(&e.kind, &e.id);
         let effects = &self.model.effects;
@@ -425,7 +447,9 @@ impl<'o> Builder<'o> {
             rec.order = rec.order.take().or(e.order.map(fresh));
             rec.amount = rec.amount.or(amount);
             rec.key = rec.key.take().or(e.key.map(fresh));
-            if e.state.is_some() && (rec.state_at.is_none() || e.state_at > rec.state_at) {
+            let overrides = (e.state.as_deref())
+                .is_some_and(|state| state_overrides(rec, state, e.happened, e.state_at));
+            if overrides {
                 rec.state = e.state.map(fresh);
                 rec.state_at = e.state_at;
                 rec.happened = e.happened;

@@ -325,7 +325,13 @@ impl State {
             kind: kind.to_ascii_lowercase().into(),
             happened: !state.as_deref().is_some_and(state_means_not_happened),
             id,
-            order: f.id("order")?.or(f.id("order_id")?),
+            order: match f.id("order")?.or(f.id("order_id")?) {
+                Some(order) => Some(order),
+                // A logger's line holds its every field: `orderId`, a logged object's
+                // `metadata.order_id`.
+                None if said.is_some() => logged::order(f),
+                None => None,
+            },
             amount: f.money()?,
             key: f
                 .string("idempotency_key")?
@@ -421,16 +427,15 @@ impl<'a> Raw<'a> {
 
 /// Fields that only the events of SPEC §3.2 have: a line without `type` that holds one is
 /// an event that lost its type, not a logger's own line.
-const EVENT_ONLY: [&str; 11] = [
+/// Not `error`, `idempotency_key` or `amount_minor`: an application's own lines carry
+/// them too (structlog's `error` beside its `event`).
+const EVENT_ONLY: [&str; 8] = [
     "run",
     "step",
     "tool",
     "attempt",
-    "error",
     "effect_id",
-    "idempotency_key",
     "replayed",
-    "amount_minor",
     "settled_at",
     "state_at",
 ];

@@ -837,17 +837,29 @@ fn effect_line(
     if event_word.is_none() && !spelt_as_the_spec && !id.iter().any(u8::is_ascii_digit) {
         return Ok(None);
     }
+    // `notification created  id=ntf_1 ...`: what happened to something else.
+    if event_word.is_some() && !crate::event::is_effect_kind(&text(kind)) {
+        return Ok(None);
+    }
+    // The kind's own id token, else `effect_id=`, else `id=`: never another object's
+    // (`refund created  id=re_1  charge_id=ch_77` is refund `re_1`).
     let named_id = event_word.and_then(|_| {
-        (EFFECT_ID_TOKENS.iter().chain(&["id"]))
-            .find_map(|t| f.token(t.as_bytes()).filter(|v| !v.is_empty()))
+        let own = [kind, b"_id"].concat();
+        [&own[..], b"effect_id", b"id"]
+            .into_iter()
+            .find_map(|t| f.token(t).filter(|v| !v.is_empty()))
     });
     // An effect names its order as a field or its amount; or says what happened and names
     // its id. A line that only mentions an order (`refund skipped  order_id=A-1`, `webhook
     // received  id=evt_1  order_id=A-1`) is no effect.
     // A line naming only the effect and a state that says it did not happen (`refund rf_1
     // failed 14:02:15`) is an update: merged with the effect's other lines, it settles it.
-    let update =
-        state.is_some_and(|(w, _)| state_means_not_happened(&text(w))) && names_an_effect(kind, id);
+    // The state may be a token too (`refund rf_1  status=failed`).
+    let failed_token = (STATE_TOKENS.iter())
+        .find_map(|t| f.token(t))
+        .is_some_and(|v| state_means_not_happened(&text(v)));
+    let update = (state.is_some_and(|(w, _)| state_means_not_happened(&text(w))) || failed_token)
+        && names_an_effect(kind, id);
     if order.is_none() && amount.is_none() && !has_amount_token(f) && named_id.is_none() && !update
     {
         return Ok(None);
@@ -907,7 +919,8 @@ fn effect_line(
 }
 
 /// Tokens that give an effect line's order when no `order ORDER` field does.
-const ORDER_TOKENS: [&[u8]; 2] = [b"order", b"order_id"];
+/// `orderId`, `order_ref`: as services in other languages name it (compared in any case).
+const ORDER_TOKENS: [&[u8]; 4] = [b"order", b"order_id", b"orderId", b"order_ref"];
 
 /// Tokens that give an effect line's state when no `STATE TIME` field does.
 const STATE_TOKENS: [&[u8]; 2] = [b"status", b"state"];

@@ -38,7 +38,8 @@ fn said(message: &str) -> Option<Said> {
     Some(Said { kind, word })
 }
 
-/// The effect's id: `<kind>_id`, else `effect_id`, else `id`, a string or a number. `f`
+/// The effect's id: `<kind>_id` or `<kind>Id`, else `effect_id`, else `id`, a string or a
+/// number. `f`
 /// must hold the line's every field.
 pub(super) fn effect_id(f: &Fields, kind: &str) -> Result<Text, String> {
     let named = format!("{kind}_id");
@@ -47,13 +48,34 @@ pub(super) fn effect_id(f: &Fields, kind: &str) -> Result<Text, String> {
             .find(|(k, _)| k == name)
             .and_then(|(_, v)| scalar(v))
     };
+    // JavaScript's spelling too (pino, winston): `refundId`.
+    let camel = format!("{kind}Id");
     extra(&named)
+        .or_else(|| extra(&camel))
         .or_else(|| f.id("effect_id").ok().flatten())
         .or_else(|| extra("id"))
         .filter(|id| !id.is_empty())
         .ok_or_else(|| {
             format!("a logged {kind} without an id: give it `{named}`, `effect_id` or `id`")
         })
+}
+
+/// The order a logger's line names other than as `order`/`order_id`: `orderId`,
+/// `order_ref`, `orderRef`, or `order_id` in a logged object's `metadata` (Stripe's).
+pub(super) fn order(f: &Fields) -> Option<Text> {
+    let extra = |name: &str| (f.0.extra.iter()).find(|(k, _)| k == name).map(|(_, v)| *v);
+    if let Some(order) = ["orderId", "order_ref", "orderRef"]
+        .iter()
+        .find_map(|k| scalar(extra(k)?))
+    {
+        return Some(order);
+    }
+    let metadata: serde_json::Value = serde_json::from_str(extra("metadata")?).ok()?;
+    match metadata.get("order_id")? {
+        serde_json::Value::String(s) => Some(Text::from(s.as_str())),
+        serde_json::Value::Number(n) => Some(Text::from(n.to_string().as_str())),
+        _ => None,
+    }
 }
 
 /// A string's text, or a number as written.

@@ -29,6 +29,9 @@ const LEVELS: &[&[u8]] = &[
 pub(super) fn without_level(msg: &[u8]) -> &[u8] {
     let rest = without_level_field(msg);
     if rest.len() == msg.len() {
+        if msg.starts_with(b"- ") {
+            return java_prefix(msg).unwrap_or(msg);
+        }
         return match may_start_with_level(msg) {
             true => (logging_prefix(msg).or_else(|| java_prefix(msg)))
                 .or_else(|| upper_case_level(msg))
@@ -110,9 +113,11 @@ fn logging_prefix(msg: &[u8]) -> Option<&[u8]> {
 /// The message after the Java loggers' default layouts: Logback's and Log4j 2's `[main]
 /// INFO  c.e.payments.RefundService - msg` (`[%thread] %-5level %logger{36} - %msg`) and
 /// Spring Boot's `INFO 12345 --- [           main] c.e.p.RefundService   : msg` (a process
-/// id, `---`, an application's and a thread's names in brackets). Read item by item: names
-/// in brackets, one level, a process id after it, `---`, then one logger's name and the
-/// separator ` - ` or ` : `; anything else leaves the message as it is.
+/// id, `---`, an application's and a thread's names in brackets), and Python's cookbook
+/// layout, `- payments.refunds - INFO - msg`. Read item by item: names in brackets, one
+/// level, a process id after it, `---`, one logger's name (before or after the level), `- `
+/// between them, and the separator ` - ` or ` : ` once both were read; anything else
+/// leaves the message as it is.
 #[cold]
 fn java_prefix(msg: &[u8]) -> Option<&[u8]> {
     let (mut level, mut logger) = (false, false);
@@ -124,7 +129,15 @@ fn java_prefix(msg: &[u8]) -> Option<&[u8]> {
             .or_else(|| rest.strip_prefix(b": "))
         {
             let message = sep.trim_ascii_start();
-            return (level && logger && !message.is_empty()).then_some(message);
+            if level && logger {
+                return (!message.is_empty()).then_some(message);
+            }
+            // Between the items of Python's `%(name)s - %(levelname)s - %(message)s`.
+            if rest.starts_with(b"- ") {
+                rest = message;
+                continue;
+            }
+            return None;
         }
         if let Some(inner) = rest.strip_prefix(b"[") {
             let end = inner.iter().position(|&b| b == b']')?;
@@ -133,14 +146,11 @@ fn java_prefix(msg: &[u8]) -> Option<&[u8]> {
         }
         let end = rest.iter().position(|&b| b == b' ' || b == b'\t')?;
         let word = &rest[..end];
-        if logger {
-            return None;
-        }
         if !level && LEVELS.iter().any(|l| l.eq_ignore_ascii_case(word)) {
             level = true;
-        } else if level && (word == b"---" || word.iter().all(u8::is_ascii_digit)) {
+        } else if level && !logger && (word == b"---" || word.iter().all(u8::is_ascii_digit)) {
             // Spring Boot's process id and its separator.
-        } else if level && is_logger_name(word) {
+        } else if !logger && is_logger_name(word) {
             logger = true;
         } else {
             return None;
@@ -157,10 +167,27 @@ fn java_prefix(msg: &[u8]) -> Option<&[u8]> {
 fn upper_case_level(msg: &[u8]) -> Option<&[u8]> {
     let (word, after) = first_field(msg)?;
     let word = (word.strip_prefix(b"[").and_then(|w| w.strip_suffix(b"]"))).unwrap_or(word);
+    let word = word.strip_suffix(b":").unwrap_or(word);
     let capitals = word.iter().all(u8::is_ascii_uppercase);
     let message = after.strip_prefix(b" ")?;
     let level = capitals && LEVELS.contains(&word);
-    (level && !message.is_empty() && !message.starts_with(b" ")).then_some(message)
+    if !level || message.is_empty() || message.starts_with(b" ") {
+        return None;
+    }
+    // `INFO payments.refunds refund created ...` (`%(levelname)s %(name)s %(message)s`): a
+    // module's dotted path before the message, which no message starts with.
+    match first_field(message) {
+        Some((name, after))
+            if name.contains(&b'.')
+                && is_logger_name(name)
+                && !name.iter().any(u8::is_ascii_uppercase)
+                && after.starts_with(b" ")
+                && !after.starts_with(b"  ") =>
+        {
+            Some(&after[1..])
+        }
+        _ => Some(message),
+    }
 }
 
 /// `msg` without a leading level field.
@@ -194,6 +221,9 @@ mod tests {
         for line in [
             "INFO refund rf_1  order A-1  4500p",
             "[WARN] refund rf_1  order A-1  4500p",
+            "INFO: refund rf_1  order A-1  4500p",
+            "INFO payments.refunds refund rf_1  order A-1  4500p",
+            "- payments.refunds - INFO - refund rf_1  order A-1  4500p",
         ] {
             assert_eq!(
                 without_level(line.as_bytes()),
@@ -201,7 +231,12 @@ mod tests {
                 "{line}"
             );
         }
-        for line in ["Error refund rf_1", "info refund rf_1", "INFOS refund rf_1"] {
+        for line in [
+            "Error refund rf_1",
+            "info refund rf_1",
+            "INFOS refund rf_1",
+            "- refund rf_1 - order A-1",
+        ] {
             assert_eq!(without_level(line.as_bytes()), line.as_bytes(), "{line}");
         }
     }
