@@ -227,6 +227,17 @@ fn group_thousands(digits: &str) -> String {
     out
 }
 
+/// Whether a major-unit `amount` is a bare integer in a currency with decimals (`4500`
+/// GBP): Stripe, Adyen and Square write minor units so, a spreadsheet or a JavaScript
+/// logger may write whole pounds so, and 4500 is then 45.00 or 4,500.00. Such an amount is
+/// read as unknown rather than guessed: a guess is wrong a hundredfold one way or the other.
+pub fn ambiguous_whole_amount(written: &str, currency: Currency) -> bool {
+    let digits = written.trim().trim_start_matches(['-', '+']);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && currency.exponent().is_some_and(|e| e > 0)
+}
+
 /// Parses a decimal major-unit amount (`45.00`, `-3.5`, `1200`, `1,200.50`) into minor
 /// units by the currency's exponent. Refuses amounts with more decimals than the currency
 /// has, and amounts that overflow `i64`. Commas are read only as thousands separators
@@ -289,6 +300,17 @@ pub use written::{in_currency, parse_written};
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_whole_amount_in_a_currency_with_decimals_is_ambiguous() {
+        let gbp = Currency::GBP;
+        let jpy = Currency::parse("JPY").unwrap();
+        assert!(ambiguous_whole_amount("4500", gbp));
+        assert!(ambiguous_whole_amount(" -45 ", gbp));
+        assert!(!ambiguous_whole_amount("45.00", gbp));
+        assert!(!ambiguous_whole_amount("4500", jpy));
+        assert!(!ambiguous_whole_amount("£45", gbp));
+    }
+
     use super::*;
 
     #[test]

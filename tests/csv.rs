@@ -88,6 +88,8 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("order", "order_id (metadata)"),
     ("order", "metadata[order_id]"),
     ("amount", "amount"),
+    ("amount_minor", "amount_cents"),
+    ("amount_minor", "amount_in_cents"),
     ("amount_minor", "amount_minor"),
     ("amount_minor", "amount_p"),
     ("currency", "currency"),

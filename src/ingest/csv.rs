@@ -31,7 +31,15 @@ pub const FIELDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("amount", &["amount"]),
-    ("amount_minor", &["amount_minor", "amount_p"]),
+    (
+        "amount_minor",
+        &[
+            "amount_minor",
+            "amount_p",
+            "amount_cents",
+            "amount_in_cents",
+        ],
+    ),
     ("currency", &["currency"]),
     // `Created date (UTC)`: Stripe's payments export.
     (
@@ -385,6 +393,9 @@ fn amount(
     };
     if api_style && !t.contains('.') {
         return Ok(Some(Money::new(integer(t)?, cur)));
+    }
+    if crate::money::ambiguous_whole_amount(t, cur) {
+        return Ok(None);
     }
     if cur.exponent().is_none() {
         return Err(format!(

@@ -713,6 +713,7 @@ impl<'a> Fields<'_, 'a> {
             Currency::parse(&code).ok_or_else(|| format!("`{code}` is not a currency code"))?;
         let minor = match minor {
             Some(m) => m,
+            None if crate::money::ambiguous_whole_amount(&major()?, currency) => return Ok(None),
             None => crate::money::in_currency(&major()?, currency)?,
         };
         Ok(Some(Money::new(minor, currency)))

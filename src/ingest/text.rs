@@ -1020,6 +1020,7 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
         .ok_or_else(|| format!("`currency={}` is not a currency code", text(code)))?;
     let minor = match name {
         "amount_minor" => integer_amount(name, written)?,
+        _ if crate::money::ambiguous_whole_amount(&text(written), currency) => return Ok(None),
         _ => crate::money::parse_major(&text(written), currency)?,
     };
     Ok(Some(Money::new(minor, currency)))
