@@ -2,7 +2,7 @@
 //! correlate → run the rules. Commands decide what to render from the result.
 
 use crate::config::{AuditConfig, Period};
-use crate::correlate::{Model, correlate_parts_adding};
+use crate::correlate::{AttemptRec, EffectRec, MatchedBy, Model, correlate_parts_adding};
 use crate::event::Event;
 use crate::finding::Finding;
 use crate::ingest::MAX_PROBLEMS_KEPT;
@@ -14,7 +14,7 @@ use crate::relevance::{self, Dropped};
 use crate::report::{InputReport, Metrics, ProblemReport};
 use crate::rules;
 use crate::stages::Stages;
-use crate::time::Timestamp;
+use crate::time::{Duration, Timestamp};
 
 /// Everything an audit produced.
 #[derive(Debug)]
@@ -47,6 +47,23 @@ impl Audit {
     pub fn dateless_beside_dated(&self) -> bool {
         self.span()
             .is_some_and(|(first, last)| first.is_dateless() && !last.is_dateless())
+    }
+
+    /// The most an effect named in an attempt's answer was created before that attempt was
+    /// sent, when that is more than half what `--max-skew` allows for: the agent's clock
+    /// runs ahead of the service's by at least that much (likely more: this is one effect's
+    /// lead), and effects matched by order and time alone may be missed. With the effect
+    /// and the attempt.
+    pub fn clock_lead(&self) -> Option<(Duration, &EffectRec, &AttemptRec)> {
+        let m = &self.model;
+        let lead = (m.effects.iter())
+            .filter(|e| e.matched_by == Some(MatchedBy::EffectId))
+            .filter_map(|e| {
+                let attempt = m.attempt(e.matched?);
+                (!attempt.unlogged).then(|| (attempt.at.since(e.created), e, attempt))
+            })
+            .max_by_key(|(lead, e, _)| (*lead, std::cmp::Reverse(e.created)))?;
+        (lead.0.0.saturating_mul(2) > m.max_skew.0).then_some(lead)
     }
 
     /// A period was asked for and some times had no date to place in it.

@@ -127,3 +127,45 @@ fn the_client_span_of_unattributed_effect_is_widened_by_the_skew() {
     assert_eq!(unattributed("2s"), [["rf_X"]]);
     assert_eq!(unattributed("0s"), Vec::<Vec<String>>::new());
 }
+
+/// The agent's clock 3 s ahead of the service's: the refund named in attempt 2's answer
+/// was created 1.8 s before attempt 2 was sent, which only skew explains. The scan says
+/// so and what `--max-skew` would cover it; given that, the incident is a delivery
+/// duplicate again. Clocks in step (the incident) give no such warning.
+#[test]
+fn an_effect_created_before_its_attempt_warns_of_the_clocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, service) = (dir.path().join("agent.log"), dir.path().join("service.log"));
+    std::fs::write(
+        &agent,
+        "# date: 2026-11-03\n\
+         14:02:14.402  agent run 7f3a  step 4  tool=issue_refund  args={\"order\":\"A-88214\",\"amount_p\":4500}\n\
+         14:02:14.418  POST https://payments.internal/v1/refunds  (attempt 1)\n\
+         14:02:24.418  urllib3.exceptions.ReadTimeoutError: read timeout=10\n\
+         14:02:24.930  POST https://payments.internal/v1/refunds  (attempt 2)\n\
+         14:02:26.107  201 Created  refund_id=rf_9KQ2  amount_p=4500\n\
+         14:02:26.109  agent run 7f3a  step 4  ok\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &service,
+        "# date: 2026-11-03\n\
+         14:02:11.501  refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884\n\
+         14:02:23.088  refund rf_9KQ2  order A-88214  4500p  settled 14:02:34.010\n",
+    )
+    .unwrap();
+    let paths = [agent.to_str().unwrap(), service.to_str().unwrap()];
+    let (_, _, stderr) = scan(&paths);
+    assert!(
+        stderr.contains("refund rf_9KQ2 was created 1.8 s before")
+            && stderr.contains("--max-skew 4s"),
+        "{stderr}"
+    );
+    let (_, _, stderr) = scan(&[paths[0], paths[1], "--max-skew", "4s"]);
+    assert!(!stderr.contains("clock"), "{stderr}");
+    let r = report(dir.path(), "4s");
+    assert_eq!(of(&r, "duplicate-effect").len(), 1);
+    let incident = common::fixture("incident-a88214");
+    let (_, _, stderr) = scan(&[incident.to_str().unwrap()]);
+    assert!(!stderr.contains("clock"), "{stderr}");
+}

@@ -69,6 +69,29 @@ pub fn print_problems(audit: &crate::audit::Audit) {
             let _ = writeln!(err, "{}: {note}", input.path);
         }
     }
+    if let Some((lead, effect, attempt)) = audit.clock_lead() {
+        let at = |input: u32, line: u32| {
+            let path = audit
+                .inputs
+                .get(input as usize)
+                .map_or("?", |i| i.path.as_str());
+            format!("{path}:{line}")
+        };
+        // Twice the lead, in whole seconds: this one effect's lead is the least the clocks
+        // differ by.
+        let skew = lead.0.saturating_mul(2).div_euclid(1_000_000_000) + 1;
+        let _ = writeln!(
+            err,
+            "idem-audit: warning: {} {} was created {} before the attempt whose answer names it \
+             was sent ({}): the agent's clock is ahead of the service's by at least that, near \
+             or past what --max-skew allows, so effects matched by order and time may be \
+             missed; run again with --max-skew {skew}s",
+            effect.kind,
+            effect.id,
+            lead.display_secs(),
+            at(attempt.loc.input, attempt.loc.line),
+        );
+    }
     const GIVE_A_DATE: &str = "give --date YYYY-MM-DD, or a `# date: YYYY-MM-DD` line in each \
                                time-only file";
     if audit.dateless_beside_dated() {
