@@ -284,6 +284,10 @@ pub enum MatchedBy {
     EffectId,
     Key,
     OrderAndTime,
+    /// A copy (a gateway's retry, a queue's redelivery) of an effect of the same kind,
+    /// order and amount matched to the attempt by one of the others, created within
+    /// `--max-skew` plus [`DELIVERY_SLACK`] of it: see `correlate/copies.rs`.
+    DeliveryCopy,
 }
 
 #[derive(Clone, Debug)]
@@ -380,12 +384,14 @@ impl Model {
 
 mod build;
 mod call_args;
+mod copies;
 mod kinds;
 mod matching;
 mod merge;
 mod nearly_sorted;
 mod ready;
 
+pub use copies::DELIVERY_SLACK;
 pub use kinds::{effect_kind_of, order_and_amount};
 pub use merge::{correlate, correlate_parts, correlate_parts_adding};
 

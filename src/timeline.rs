@@ -249,6 +249,22 @@ fn dispatch_entries(model: &Model, d: &Dispatch, out: &mut Vec<Entry>) {
     }
 }
 
+/// The effect that effect `i`, a delivery copy, copies: the nearest in time of those of its
+/// kind, order and amount matched to its attempt otherwise than as a copy.
+fn copied(model: &Model, i: usize) -> Option<&str> {
+    let e = &model.effects[i];
+    model
+        .effects
+        .iter()
+        .filter(|o| {
+            o.matched == e.matched
+                && o.matched_by != Some(MatchedBy::DeliveryCopy)
+                && (&o.kind, &o.order, o.amount) == (&e.kind, &e.order, e.amount)
+        })
+        .min_by_key(|o| (o.created.0.abs_diff(e.created.0), o.created))
+        .map(|o| o.id.as_str())
+}
+
 fn effect_entries(model: &Model, i: usize, out: &mut Vec<Entry>) {
     let e = &model.effects[i];
     let Some(&loc) = e.locs.first() else { return };
@@ -263,9 +279,13 @@ fn effect_entries(model: &Model, i: usize, out: &mut Vec<Entry>) {
     if let (Some(m), Some(by)) = (e.matched, e.matched_by) {
         let d = &model.dispatches[m.dispatch()];
         let by = match by {
-            MatchedBy::EffectId => "effect id",
-            MatchedBy::Key => "key",
-            MatchedBy::OrderAndTime => "order and time",
+            MatchedBy::EffectId => "by effect id".to_string(),
+            MatchedBy::Key => "by key".to_string(),
+            MatchedBy::OrderAndTime => "by order and time".to_string(),
+            MatchedBy::DeliveryCopy => match copied(model, i) {
+                Some(o) => format!("a delivery copy of {o}"),
+                None => "a delivery copy".to_string(),
+            },
         };
         let attempt = model.attempt(m);
         let which = if attempt.unlogged {
@@ -274,7 +294,7 @@ fn effect_entries(model: &Model, i: usize, out: &mut Vec<Entry>) {
             format!(" attempt {}", attempt.number)
         };
         text.push_str(&format!(
-            "  (run {} step {}{which}, by {by})",
+            "  (run {} step {}{which}, {by})",
             d.call.run, d.call.step
         ));
     } else {

@@ -292,3 +292,26 @@ fn an_otlp_attempt_shows_its_request() {
         "{out}"
     );
 }
+
+/// A refund no attempt accounts for, copying the call's 3.1 s after the answer, is shown
+/// matched to the call's attempt as a copy of the refund it repeats.
+#[test]
+fn a_delivery_copy_names_the_effect_it_copies() {
+    let (_, out) = timeline(&["fixtures/gateway-copy-after-answer", "--order", "A-88214"]);
+    let copy = out
+        .lines()
+        .find(|l| l.contains("refund rf_9KQ2 created"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        copy.contains("(run 7f3a step 4 attempt 1, a delivery copy of rf_8XM1)"),
+        "{copy}"
+    );
+    let original = out
+        .lines()
+        .find(|l| l.contains("refund rf_8XM1 created"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        original.contains("(run 7f3a step 4 attempt 1, by effect id)"),
+        "{original}"
+    );
+}

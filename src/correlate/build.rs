@@ -2,6 +2,7 @@
 //! merged by (kind, id) from the service's. Matching comes after, in [`super::matching`].
 
 use super::call_args::CallArgs;
+use super::copies::attach_delivery_copies;
 use super::kinds::effect_kind_of;
 use super::matching::{join_renumbered, match_effects};
 use super::ready::{Ready, fresh};
@@ -490,6 +491,7 @@ impl<'o> Builder<'o> {
         }
         imply_unlogged_requests(&mut self.model);
         match_effects(&mut self.model);
+        attach_delivery_copies(&mut self.model);
         join_renumbered(&mut self.model);
         self.model
     }

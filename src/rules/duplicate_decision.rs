@@ -2,7 +2,7 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, clusters, did, dispatch_evidence, groups_by_key, set_effects,
+    DELIVERY_SLACK, amount_text, clusters, did, dispatch_evidence, groups_by_key, set_effects,
     sort_by_creation, span_text,
 };
 use super::{Rule, Settings, Shared};
@@ -19,7 +19,9 @@ pub static RULE: Rule = Rule {
     explanation: r#"## What it does
 Finds effects of the same kind, order and amount that come from different logical calls
 (two runs, or two steps of one run that are neither a resume nor a step retry), or from
-untraced effects further apart than `--max-skew` plus a few seconds, created within
+untraced effects further apart than `--max-skew` plus a few seconds (closer, an untraced
+effect is a delivery copy: of the call's effect it copies, else of the untraced one, and
+`duplicate-effect` reports it), created within
 `--decision-window` (default 24h) of each other. One finding per cluster, listing the
 first effect of each decision. Effects on one order further apart than the window are
 legitimate repeats, and effects of different amounts are partial refunds: neither is
@@ -87,7 +89,7 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
             e.happened && e.order.is_some() && e.amount.is_some()
         })
         .collect();
-    let delivery_gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
+    let delivery_gap = Duration(settings.max_skew.0.saturating_add(DELIVERY_SLACK.0));
     // A bucket of one effect is one decision: only the others, in key order.
     for mut effects in groups_by_key(&bucketed, bucket) {
         sort_by_creation(model, &mut effects);
@@ -293,5 +295,35 @@ mod tests {
         let delivery = tr.of("duplicate-effect");
         assert_eq!(delivery.len(), 1);
         assert_eq!(delivery[0].step, Some(2));
+    }
+
+    /// A traced refund, and an untraced one of the same order and amount `later`, with the
+    /// keys the service logged on each.
+    fn traced_then_untraced(later: &str, keys: [Option<&str>; 2]) -> Trace {
+        let mut tr = Trace::default();
+        let args = r#"{"order":"A-1","amount_p":700}"#;
+        tr.tool_call(t(0, "09:00:00"), "r", 2, "issue_refund", args)
+            .attempt(t(0, "09:00:00.010"), "r", 2, 1, Some("k1"))
+            .refund(t(0, "09:00:00.100"), "rf_1", "A-1", 700, keys[0])
+            .created(t(0, "09:00:00.400"), "r", 2, "rf_1", false)
+            .step_end(t(0, "09:00:00.410"), "r", 2, None)
+            .refund(t(0, later), "rf_2", "A-1", 700, keys[1]);
+        tr
+    }
+
+    #[test]
+    fn an_untraced_refund_close_to_a_traced_one_is_its_copy_unless_far_apart() {
+        // Its copy (the service logs no keys): the call's delivery duplicate, no decision.
+        let tr = traced_then_untraced("09:00:03.500", [None, None]);
+        assert_eq!(tr.of("duplicate-decision"), vec![]);
+        assert_eq!(tr.of("duplicate-effect").len(), 1);
+        // Further apart than the delivery gap: a decision.
+        let found = traced_then_untraced("09:00:30", [None, None]).of("duplicate-decision");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].message.contains("then an untraced call refunded"),
+            "{}",
+            found[0].message
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! `duplicate-effect`: one logical call (or one key) produced two or more effects.
 
 use super::support::{
-    SERVICE_ONLY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, groups_by_key,
+    DELIVERY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, groups_by_key,
     how_it_ended, set_effects, state_predicate,
 };
 use super::{Rule, Settings, Shared};
@@ -21,8 +21,12 @@ pub static RULE: Rule = Rule {
 Finds logical calls (run, step, tool, canonical arguments) that the service performed more
 than once: two or more effects of the same kind matched to the attempts of one call, or
 carrying one idempotency key. A call that a resume re-issued under another step number
-(`renumbered-step`) and a step the framework re-invoked count as the same call. Effects that no client trace covers are also reported when two
-of the same kind, order and amount were created within `--max-skew` plus a few seconds.
+(`renumbered-step`) and a step the framework re-invoked count as the same call. An effect
+that no attempt accounts for, created within `--max-skew` plus a few seconds of one of the
+call's effects of the same kind, order and amount, is a copy of it (a gateway's retry, a
+queue's redelivery) and counts as the call's. Effects that no client trace covers are also
+reported when two of the same kind, order and amount were created within `--max-skew` plus a
+few seconds.
 
 Each finding carries a cause, a property of the call:
 - `resume`: effects on both sides of a resume of the run (the call was re-issued after it);
@@ -441,7 +445,7 @@ fn after_failure(e: &EffectRec, a: &AttemptRec) -> String {
 
 /// Effects no client trace accounts for: one key, or one kind/order/amount close in time.
 fn check_service_only(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
-    let gap = Duration(settings.max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
+    let gap = Duration(settings.max_skew.0.saturating_add(DELIVERY_SLACK.0));
     for group in shared.service_only_groups() {
         let kind = model.effects[group.effects[0]].kind.clone();
         let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
@@ -693,5 +697,36 @@ mod tests {
         let f = dup(&tr);
         assert_eq!(ids(&f), ["rf_1", "rf_2"]);
         assert_eq!(f.cause, Some(Cause::ClientRetry), "{}", f.message);
+    }
+
+    /// One attempt, answered 201 naming rf_8XM1; a second refund of the order and amount
+    /// lands 3.1 s after the answer (a gateway's retry or a queue's redelivery the client
+    /// never saw). Closed by its answer, the attempt no longer matched it by time, and
+    /// every rule passed it over; it is the call's delivery duplicate.
+    fn copy_after_answer(copy_at: &str) -> Trace {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "14:02:11.402"), "7f3a", 4, "issue_refund", ARGS)
+            .attempt(t(0, "14:02:11.418"), "7f3a", 4, 1, Some("9f1c0a"))
+            .refund(t(0, "14:02:11.501"), "rf_8XM1", "A-88214", 4500, None)
+            .created(t(0, "14:02:12.107"), "7f3a", 4, "rf_8XM1", false)
+            .step_end(t(0, "14:02:12.109"), "7f3a", 4, None)
+            .refund(t(0, copy_at), "rf_9KQ2", "A-88214", 4500, None);
+        tr
+    }
+
+    #[test]
+    fn a_copy_just_after_the_answer_is_the_calls_gateway_retry() {
+        let tr = copy_after_answer("14:02:14.600");
+        let f = dup(&tr);
+        assert_eq!(ids(&f), ["rf_8XM1", "rf_9KQ2"]);
+        assert_eq!(f.cause, Some(Cause::GatewayRetry), "{}", f.message);
+        assert_eq!((f.run.as_deref(), f.step), (Some("7f3a"), Some(4)));
+        assert_eq!(f.excess_minor, Some(4500));
+        assert!(tr.of("duplicate-decision").is_empty());
+        assert!(tr.of("unattributed-effect").is_empty());
+        // Half a minute later it may as well be another decision: SPEC §4.6's window.
+        let tr = copy_after_answer("14:02:41.600");
+        assert!(tr.of("duplicate-effect").is_empty());
+        assert_eq!(tr.of("duplicate-decision").len(), 1);
     }
 }

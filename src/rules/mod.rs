@@ -27,7 +27,7 @@ pub mod support;
 /// What `metrics` counts as a conflict is what this rule reports.
 pub(crate) use key_payload_mismatch::rejects_key;
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};

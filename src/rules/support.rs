@@ -171,15 +171,17 @@ pub fn and_list(items: &[String]) -> String {
 
 /// Effects no client attempt accounts for that are one delivery (SPEC §4.6): those that
 /// share a key, and those of one kind, order and known amount created within `--max-skew`
-/// plus [`SERVICE_ONLY_SLACK`] of each other. Only groups of two or more, in a fixed order.
+/// plus [`DELIVERY_SLACK`] of each other. Only groups of two or more, in a fixed order.
 pub struct ServiceGroup {
     pub effects: Vec<usize>,
     /// Set when the group is the effects carrying this key.
     pub key: Option<String>,
 }
 
-/// How close (beyond the skew) untraced effects must be to count as one delivery.
-pub const SERVICE_ONLY_SLACK: Duration = Duration(5 * 1_000_000_000);
+/// How close (beyond the skew) untraced effects must be to count as one delivery: the
+/// window correlation matches a traced effect's delivery copies in, so that one traced and
+/// one untraced effect are judged as two untraced ones are.
+pub use crate::correlate::DELIVERY_SLACK;
 
 pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGroup> {
     let unmatched: Vec<usize> = (0..model.effects.len())
@@ -211,7 +213,7 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
         let m = e.amount.expect("filtered on amounts");
         (e.kind.as_str(), e.order.as_deref(), (m.currency, m.minor))
     };
-    let gap = Duration(max_skew.0.saturating_add(SERVICE_ONLY_SLACK.0));
+    let gap = Duration(max_skew.0.saturating_add(DELIVERY_SLACK.0));
     for mut effects in groups_by_key(&ungrouped, order_and_amount) {
         sort_by_creation(model, &mut effects);
         for cluster in clusters(model, &effects, gap) {

@@ -182,6 +182,19 @@ impl Trace {
         )
     }
 
+    /// A refund on `order` whose amount the service did not log.
+    pub fn refund_unpriced(&mut self, ms: i64, id: &str, order: &str) -> &mut Self {
+        self.refund(ms, id, order, 0, None);
+        if let Some(Event {
+            kind: EventKind::Effect(e),
+            ..
+        }) = self.events.last_mut()
+        {
+            e.amount = None;
+        }
+        self
+    }
+
     /// A row of the service's idempotency records, created at `ms`.
     pub fn record(
         &mut self,
