@@ -21,7 +21,7 @@ Finds effects of the same kind, order and amount that come from different logica
 (two runs, or two steps of one run that are neither a resume nor a step retry), or from
 untraced effects further apart than `--max-skew` plus a few seconds (closer, an untraced
 effect is a delivery copy: of the call's effect it copies, else of the untraced one, and
-`duplicate-effect` reports it), created within
+`duplicate-effect` reports it; one under another key is a decision), created within
 `--decision-window` (default 24h) of each other. One finding per cluster, listing the
 first effect of each decision. Effects on one order further apart than the window are
 legitimate repeats, and effects of different amounts are partial refunds: neither is
@@ -107,8 +107,10 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
 }
 
 /// The first effect of each source in a bucket (sorted by creation), in creation order.
-/// An untraced effect within the delivery gap of an earlier decision is a delivery copy of
-/// it (reported by `duplicate-effect` or `unattributed-effect`), not a decision of its own.
+/// An untraced effect within the delivery gap of an earlier untraced decision is a delivery
+/// copy of it, not a decision of its own. One within the gap of a call's effect that
+/// correlation did not take as that call's delivery copy (it carries another key: another
+/// request) is a decision: folded into the call's, it was reported by no rule.
 fn decisions(
     model: &Model,
     sorted: &[usize],
@@ -124,6 +126,7 @@ fn decisions(
         }
         if matches!(src, Source::Service(_))
             && let Some(&prev) = out.last()
+            && matches!(source[prev], Source::Service(_))
             && model.effects[i].created.since(model.effects[prev].created) <= delivery_gap
         {
             source[i] = source[prev];
@@ -312,11 +315,22 @@ mod tests {
     }
 
     #[test]
-    fn an_untraced_refund_close_to_a_traced_one_is_its_copy_unless_far_apart() {
+    fn an_untraced_refund_close_to_a_traced_one_is_its_copy_unless_another_request() {
         // Its copy (the service logs no keys): the call's delivery duplicate, no decision.
         let tr = traced_then_untraced("09:00:03.500", [None, None]);
         assert_eq!(tr.of("duplicate-decision"), vec![]);
         assert_eq!(tr.of("duplicate-effect").len(), 1);
+        // Another key, or none where the service logged the call's: another request, a
+        // second decision 3.4 s later. Taken for a delivery copy of rf_1 here while no rule
+        // reported it, it was lost.
+        for keys in [[None, Some("k2")], [Some("k1"), None]] {
+            let tr = traced_then_untraced("09:00:03.500", keys);
+            assert_eq!(tr.of("duplicate-effect"), vec![], "{keys:?}");
+            let found = tr.of("duplicate-decision");
+            assert_eq!(found.len(), 1, "{found:#?}");
+            assert_eq!(ids(&found[0]), ["rf_1", "rf_2"]);
+            assert_eq!(found[0].excess_minor, Some(700));
+        }
         // Further apart than the delivery gap: a decision.
         let found = traced_then_untraced("09:00:30", [None, None]).of("duplicate-decision");
         assert_eq!(found.len(), 1, "{found:#?}");
