@@ -113,6 +113,35 @@ pub struct Attempt {
     pub key: Option<Text>,
 }
 
+/// Whether two requests' URLs name one target: the same path and query, and the same host
+/// and port (any case; a scheme's own port written or not) where both name a host. A URL
+/// that is only a path (urllib3's retry line names no host) is the same as a full URL with
+/// that path. A fragment is never sent, so never compared.
+pub fn same_url(a: &str, b: &str) -> bool {
+    let ((host_a, path_a), (host_b, path_b)) = (url_parts(a), url_parts(b));
+    path_a == path_b && (host_a.is_none() || host_b.is_none() || host_a == host_b)
+}
+
+/// A URL's host and port in lower case (`None` for a path), the scheme's own port left
+/// out, and its path and query, from the `/` on, without a fragment.
+pub fn url_parts(url: &str) -> (Option<String>, &str) {
+    let url = url.split_once('#').map_or(url, |(u, _)| u);
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return (None, url);
+    };
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let mut authority = rest[..end].to_ascii_lowercase();
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "https" => ":443",
+        "http" => ":80",
+        _ => "",
+    };
+    if !default_port.is_empty() && authority.ends_with(default_port) {
+        authority.truncate(authority.len() - default_port.len());
+    }
+    (Some(authority), &rest[end..])
+}
+
 /// An attempt that got no response: an exception or a client-side error code.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Failure {
@@ -310,6 +339,54 @@ impl EventKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_name_one_target_by_path_query_host_and_port() {
+        for (a, b) in [
+            (
+                "https://pay.internal/v1/refunds",
+                "https://pay.internal/v1/refunds",
+            ),
+            (
+                "https://Pay.Internal:443/v1/refunds",
+                "https://pay.internal/v1/refunds",
+            ),
+            (
+                "http://pay.internal:80/v1/refunds",
+                "HTTP://pay.internal/v1/refunds",
+            ),
+            ("/v1/refunds", "https://pay.internal/v1/refunds"),
+            ("https://pay.internal/v1/refunds#top", "/v1/refunds"),
+            ("https://pay.internal/v1/refunds?x=1", "/v1/refunds?x=1"),
+            ("https://pay.internal", "https://pay.internal"),
+        ] {
+            assert!(same_url(a, b), "{a} {b}");
+            assert!(same_url(b, a), "{b} {a}");
+        }
+        for (a, b) in [
+            (
+                "https://pay.internal/v1/refunds",
+                "https://pay.internal/v1/orders/A-1",
+            ),
+            (
+                "https://pay.internal/v1/refunds",
+                "https://other.internal/v1/refunds",
+            ),
+            (
+                "https://pay.internal:8443/v1/refunds",
+                "https://pay.internal/v1/refunds",
+            ),
+            (
+                "https://pay.internal/v1/refunds?x=1",
+                "https://pay.internal/v1/refunds?x=2",
+            ),
+            ("/v1/refunds", "/v1/refunds/"),
+            ("/v1/Refunds", "/v1/refunds"),
+        ] {
+            assert!(!same_url(a, b), "{a} {b}");
+            assert!(!same_url(b, a), "{b} {a}");
+        }
+    }
 
     /// The payload is the boxed fields themselves, not the box's place in the event.
     #[test]

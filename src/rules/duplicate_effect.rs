@@ -2,7 +2,7 @@
 
 use super::support::{
     DELIVERY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, groups_by_key,
-    how_it_ended, set_effects, state_predicate,
+    how_it_ended, retries, set_effects, state_predicate,
 };
 use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
@@ -32,7 +32,9 @@ Each finding carries a cause, a property of the call:
 - `resume`: effects on both sides of a resume of the run (the call was re-issued after it);
 - `step-retry`: the framework dispatched the same step twice in one segment of the run and
   both dispatches reached the service (often with a fresh reasoning trace);
-- `client-retry`: the call was retried after an ambiguous failure (timeout, reset, 502...);
+- `client-retry`: the call was retried after an ambiguous failure (timeout, reset, 502...):
+  one request (method and URL) reached the service twice, whether the tool's code or its
+  HTTP client (urllib3's `Retry`) sent it again;
 - `gateway-retry`: the call sent one attempt only (that reached the service), so something
   between client and service replayed it;
 - `unknown`: no client trace covers the effects, or the call that made them logged no
@@ -266,12 +268,15 @@ impl<'m> Evidence<'m> {
         None
     }
 
-    /// A producing dispatch that sent two or more attempts that reached the service.
+    /// A producing dispatch that sent one request two or more times, each reaching the
+    /// service (two different requests of one call, a refund and an email, are no retry).
     fn client_retried(&self) -> Option<usize> {
-        self.producing
-            .iter()
-            .copied()
-            .find(|&d| reaching(&self.model.dispatches[d]) > 1)
+        self.producing.iter().copied().find(|&d| {
+            let reached: Vec<&AttemptRec> = (self.model.dispatches[d].attempts.iter())
+                .filter(|a| reached(a))
+                .collect();
+            retries(&reached).next().is_some()
+        })
     }
 
     /// One sentence on what happened, e.g. "attempt 1 timed out after 10.0 s but its refund
@@ -626,6 +631,30 @@ mod tests {
             Some(Cause::GatewayRetry),
             "a refused connection reached nothing"
         );
+    }
+
+    /// A refund and the email telling the customer, both POSTs of one call, are two
+    /// requests: two refunds with one refund request sent are a gateway's replay, not the
+    /// client's retry. The refund sent twice is.
+    #[test]
+    fn two_different_requests_of_a_call_are_no_client_retry() {
+        let refunds = "https://payments.internal/v1/refunds";
+        let with_second = |url: &str| {
+            let mut tr = Trace::default();
+            tr.tool_call(t(0, "09:00:00"), "e", 3, "issue_refund", ARGS)
+                .request(t(0, "09:00:00.010"), "e", 3, 1, "POST", refunds)
+                .refund(t(0, "09:00:00.100"), "rf_1", "A-88214", 4500, None)
+                .refund(t(0, "09:00:00.300"), "rf_2", "A-88214", 4500, None)
+                .response(t(0, "09:00:00.400"), "e", 3, 201, "Created")
+                .request(t(0, "09:00:00.500"), "e", 3, 2, "POST", url)
+                .response(t(0, "09:00:00.600"), "e", 3, 200, "OK");
+            dup(&tr).cause
+        };
+        assert_eq!(
+            with_second("https://mail.internal/v1/emails"),
+            Some(Cause::GatewayRetry)
+        );
+        assert_eq!(with_second(refunds), Some(Cause::ClientRetry));
     }
 
     /// A keyed refund of step 4, a crash and a resume at 09:01:00, then step 4 dispatched,

@@ -1,7 +1,7 @@
 //! `retry-non-retryable`: a request sent again after a permanent failure (400, 401, 403, 404,
 //! 422), which will fail the same way.
 
-use super::support::{attempt_evidence, call_finding};
+use super::support::{attempt_evidence, call_attempts, call_finding, retries};
 use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
 use crate::correlate::Model;
@@ -15,8 +15,9 @@ pub static RULE: Rule = Rule {
     explanation: r#"## What it does
 Reports a logical call with an attempt that ended in a permanent failure (400, 401, 403,
 404, 422, or another 4xx other than 409 and 429: the one classification every rule uses)
-followed by another attempt of the same call, whether the HTTP client or the framework (a
-step retry) sent it. One finding per call.
+followed by the same request (method and URL) sent again in the same call, whether the HTTP
+client or the framework (a step retry) sent it. One finding per call. A different request of
+the call (the refund after a lookup of the order's refunds answered 404) is no retry.
 
 ## Why is this bad
 A permanent failure says the request itself is wrong: it will fail identically however
@@ -43,13 +44,9 @@ retry `safe` failures freely, `ambiguous` ones only with an idempotency key, bac
 fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for call in &model.calls {
         let mut f: Option<Finding> = None;
-        let mut retries = 0;
-        let mut attempts = call
-            .dispatches
-            .iter()
-            .flat_map(|&d| &model.dispatches[d].attempts)
-            .peekable();
-        while let (Some(failed), Some(&retry)) = (attempts.next(), attempts.peek()) {
+        let mut sent_again = 0;
+        let attempts = call_attempts(model, call);
+        for (failed, retry) in retries(&attempts) {
             let Some(o) = failed
                 .outcome
                 .as_ref()
@@ -57,7 +54,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             else {
                 continue;
             };
-            retries += 1;
+            sent_again += 1;
             let finding = f.get_or_insert_with(|| {
                 let message = format!(
                     "attempt {} got {}, a permanent failure, and attempt {} was sent anyway: it fails the same way",
@@ -71,9 +68,9 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             attempt_evidence(retry, &mut finding.evidence);
         }
         if let Some(mut f) = f {
-            if retries > 1 {
+            if sent_again > 1 {
                 f.message
-                    .push_str(&format!(" ({retries} retries after permanent failures)"));
+                    .push_str(&format!(" ({sent_again} retries after permanent failures)"));
             }
             out.push(f);
         }
@@ -123,6 +120,48 @@ mod tests {
             .tool_call(5000, "r", 1, "issue_refund", ARGS)
             .attempt(5010, "r", 1, 1, None);
         assert_eq!(t.check(&RULE).len(), 1);
+    }
+
+    /// A lookup answered 404 (no refunds yet) and the refund after it are two requests.
+    #[test]
+    fn another_request_after_a_permanent_failure_is_no_retry() {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 1, "issue_refund", ARGS)
+            .request(
+                10,
+                "r",
+                1,
+                1,
+                "GET",
+                "https://payments.internal/v1/orders/A-1/refunds",
+            )
+            .response(100, "r", 1, 404, "Not Found")
+            .request(
+                200,
+                "r",
+                1,
+                2,
+                "POST",
+                "https://payments.internal/v1/refunds",
+            )
+            .response(300, "r", 1, 201, "Created");
+        assert!(t.check(&RULE).is_empty());
+        // The same request sent again after the other is still reported.
+        t.request(
+            400,
+            "r",
+            1,
+            3,
+            "GET",
+            "https://payments.internal/v1/orders/A-1/refunds",
+        );
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("attempt 3 was sent"),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]

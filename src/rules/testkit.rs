@@ -273,6 +273,28 @@ impl Trace {
         )
     }
 
+    /// Attempt `n` sending `method url`, without a key.
+    pub fn request(
+        &mut self,
+        ms: i64,
+        run: &str,
+        step: u32,
+        n: u32,
+        method: &str,
+        url: &str,
+    ) -> &mut Self {
+        self.push(
+            ms,
+            EventKind::Attempt(Box::new(Attempt {
+                call: Some(call(run, step)),
+                number: n,
+                method: Some(method.into()),
+                url: Some(url.into()),
+                key: None,
+            })),
+        )
+    }
+
     /// A read: a GET of the order, which can have no effect.
     pub fn get(&mut self, ms: i64, run: &str, step: u32) -> &mut Self {
         self.push(
