@@ -51,6 +51,9 @@ pub use idle::reread;
 /// What a line turned out to be.
 enum Verdict {
     Event(Timestamp, EventKind),
+    /// One line that stands for several events: an HTTP client's line for a request and its
+    /// answer ([`client`]). Counted as one line that became events.
+    Events(Vec<(Timestamp, EventKind)>),
     Ignored,
     Skipped(String),
     /// Part of an idle call, counted when the call is settled ([`idle`]).
@@ -72,8 +75,12 @@ struct TextParser {
     first_tod: Option<i64>,
     current_call: Option<CallRef>,
     last_attempt: FxHashMap<CallRef, u32>,
+    /// The time of the line being read.
+    line_at: Timestamp,
     /// Attempts' URLs: a service's few endpoints, one copy each.
     urls: SharedTexts,
+    /// The current dispatch's requests as its HTTP client logged them ([`client`]).
+    client: client::ClientLog,
     idle: idle::IdleCall,
     /// Lines after the current line that were read with it ([`TextParser::line`]).
     read_ahead: usize,
@@ -101,7 +108,9 @@ impl TextParser {
             first_tod: None,
             current_call: None,
             last_attempt: FxHashMap::default(),
+            line_at: Timestamp::default(),
             urls: SharedTexts::default(),
+            client: client::ClientLog::default(),
             idle: idle::IdleCall::default(),
             read_ahead: 0,
             place: None,
@@ -149,6 +158,17 @@ impl TextParser {
                     kind,
                 };
                 self.out.push_placed(event, self.place.clone());
+            }
+            Verdict::Events(events) => {
+                self.out.stats.events += 1;
+                let loc = Loc {
+                    input: self.input,
+                    line: n,
+                };
+                for (at, kind) in events {
+                    let event = Event { at, loc, kind };
+                    self.out.push_placed(event, self.place.clone());
+                }
             }
             Verdict::Ignored => self.out.stats.ignored += 1,
             Verdict::Skipped(why) => self.out.stats.skip(n, why),
@@ -207,6 +227,7 @@ impl TextParser {
             return Verdict::Skipped("no parsable timestamp at the start of the line".into());
         }
         let at = self.place(stamp);
+        self.line_at = at;
         // The offset of the line's local time from UTC, for dating a time-only settlement.
         let shift = match stamp {
             Stamp::TimeOfDay(_) if !self.dated => 0,
@@ -274,6 +295,13 @@ impl TextParser {
         if let Some(verdict) = held {
             return verdict;
         }
+        // An HTTP client library's own line (`HTTP Request: POST ...`): one byte turns
+        // away nearly every other line that gets here.
+        if client::may_be_client_line(msg)
+            && let Some(verdict) = self.client_line(at, msg)
+        {
+            return verdict;
+        }
         match self.classify(&fields, local) {
             Ok(Some(kind)) => Verdict::Event(at, kind),
             Ok(None) => Verdict::Ignored,
@@ -315,7 +343,7 @@ impl TextParser {
             return Ok(None);
         };
         if let Some(run) = first.strip_prefix(b"agent run ") {
-            return self.agent_line(run.trim_ascii(), f);
+            return self.agent_line(run.trim_ascii(), f, at.at);
         }
         if first == b"agent run" {
             return Err("`agent run` without a run id".into());
@@ -349,7 +377,12 @@ impl TextParser {
     }
 
     /// `agent run ID  step N  tool=...  args=...`, `... step N  ok|failed`, `... started`.
-    fn agent_line(&mut self, run: &[u8], f: &Fields) -> Result<Option<EventKind>, String> {
+    fn agent_line(
+        &mut self,
+        run: &[u8],
+        f: &Fields,
+        at: Timestamp,
+    ) -> Result<Option<EventKind>, String> {
         if run.is_empty() || run.contains(&b' ') {
             return Err("`agent run` without a run id".into());
         }
@@ -372,7 +405,7 @@ impl TextParser {
         let step = parse_u32(step.trim_ascii()).ok_or("step is not a number")?;
         let call = CallRef { run, step };
         if let Some(tool) = f.token(b"tool") {
-            return self.tool_call(call, tool, f.token(b"args")).map(Some);
+            return self.tool_call(call, tool, f.token(b"args"), at).map(Some);
         }
         let ok = match f.plain.get(2).copied() {
             Some(b"ok") => true,
@@ -385,15 +418,20 @@ impl TextParser {
     fn step_end(&mut self, call: CallRef, ok: bool, error: Option<Text>) -> EventKind {
         // The step is over: a month of calls must not pile up here.
         self.last_attempt.remove(&call);
+        if self.current_call.as_ref() == Some(&call) {
+            // Its HTTP client's later lines are not its requests.
+            self.client.end_dispatch();
+        }
         EventKind::StepEnd(Box::new(StepEnd { call, ok, error }))
     }
 
-    /// A tool call of `call`, with its tool and its arguments as written.
+    /// A tool call of `call` at `at`, with its tool and its arguments as written.
     fn tool_call(
         &mut self,
         call: CallRef,
         tool: &[u8],
         raw: Option<&[u8]>,
+        at: Timestamp,
     ) -> Result<EventKind, String> {
         if tool.is_empty() {
             return Err("tool call with an empty `tool=`".into());
@@ -408,6 +446,7 @@ impl TextParser {
         }
         self.current_call = Some(call.clone());
         self.last_attempt.remove(&call);
+        self.client.new_dispatch(at);
         Ok(EventKind::ToolCall(Box::new(ToolCall {
             call,
             tool: small(tool),
@@ -507,7 +546,7 @@ impl TextParser {
 
     /// The answer `status` to `call`'s latest attempt.
     fn response(
-        &self,
+        &mut self,
         call: Option<CallRef>,
         status: u16,
         effect_id: Option<&[u8]>,
@@ -515,8 +554,12 @@ impl TextParser {
         amount: Option<Money>,
         message: Text,
     ) -> EventKind {
+        let attempt = self.current_attempt(&call);
+        if attempt.is_none() {
+            self.note_outcome_without_attempt(&call);
+        }
         EventKind::Response(Box::new(Response {
-            attempt: self.current_attempt(&call),
+            attempt,
             call,
             status,
             class: classify_status(status),
@@ -548,8 +591,12 @@ impl TextParser {
             }
             message = joined.into();
         }
+        let attempt = self.current_attempt(&call);
+        if attempt.is_none() {
+            self.note_outcome_without_attempt(&call);
+        }
         Ok(EventKind::Failure(Box::new(Failure {
-            attempt: self.current_attempt(&call),
+            attempt,
             call,
             class: classify_failure(&error, &message),
             error,
@@ -1091,6 +1138,7 @@ fn small(b: &[u8]) -> Text {
     }
 }
 
+mod client;
 mod fields;
 mod idle;
 mod level;

@@ -266,7 +266,7 @@ impl TextParser {
             run: small(call.run),
             step: call.step,
         };
-        match self.tool_call(call_ref, call.tool, Some(call.args)) {
+        match self.tool_call(call_ref, call.tool, Some(call.args), l.at.at) {
             Ok(kind) => Verdict::Event(l.at.at, kind),
             Err(why) => Verdict::Skipped(why),
         }
@@ -590,7 +590,9 @@ impl TextParser {
         let lines = std::mem::take(&mut self.idle.lines);
         // The line being read, which made the call replay, is counted after these.
         let reading = self.place.take();
+        let reading_at = self.line_at;
         for h in &lines {
+            self.line_at = h.at.at;
             let fields = Fields::split(&raw[h.msg.clone()]);
             let verdict = match self.classify(&fields, h.at) {
                 Ok(Some(kind)) => Verdict::Event(h.at.at, kind),
@@ -601,12 +603,15 @@ impl TextParser {
             self.count(h.n, verdict);
         }
         self.place = reading;
+        self.line_at = reading_at;
         self.idle.raw = raw;
         self.idle.lines = lines;
     }
 
-    /// The ordinary path makes a tool call the current call; so does a held one.
+    /// The ordinary path makes a tool call the current call; so does a held one, settled
+    /// when its step ended.
     fn set_current_call(&mut self) {
+        self.client.end_dispatch();
         let idle = &self.idle;
         match &mut self.current_call {
             Some(c) => {

@@ -1,0 +1,285 @@
+//! The lines Python's HTTP clients log of their own requests, read as the attempts they
+//! stand for. An agent's trace is often its logging output and nothing more: the tool-call
+//! lines it writes, and what `httpx` and `urllib3` (under `requests`) log beside them:
+//!
+//! - `HTTP Request: POST https://host/v1/refunds "HTTP/1.1 201 Created"` (httpx, INFO), and
+//!   `https://host:443 "POST /v1/refunds HTTP/1.1" 201 57` (urllib3, DEBUG): a request and
+//!   its answer, logged once the answer came: an attempt and its response;
+//! - `Retrying (Retry(total=2, ...)) after connection broken by 'ReadTimeoutError("...")':
+//!   /v1/refunds` (urllib3, WARNING): the request to that path failed (no answer: urllib3
+//!   never logs such a request itself) and is being sent again, unchanged: a failure of
+//!   that attempt and a new attempt with its method, URL and key;
+//! - `Starting new HTTPS connection (1): host:443` (urllib3, DEBUG): no event, but the
+//!   earliest a request not yet logged can have been sent.
+//!
+//! They carry no run, step or number: each belongs to the current tool call (the latest
+//! `agent run R  step N  tool=...` line) while its step is open, and is that dispatch's next
+//! attempt, numbered on from its others. The model's own calls and telemetry an agent
+//! sends while a tool runs ([`agents_own`]) are no attempts of the tool. Where the agent
+//! numbers its attempts itself (`(attempt N)` lines), the client's lines of that dispatch
+//! repeat them and are ignored.
+//!
+//! Off the hot path: only lines that reach the general classification are looked at, and
+//! one byte turns away nearly all of those ([`may_be_client_line`]).
+
+use super::{TextParser, Verdict, as_text, small};
+use crate::classify::{classify_failure, classify_status};
+use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url};
+use crate::time::Timestamp;
+use shapes::{ClientLine, agents_own, read};
+
+/// What the parser knows of the current dispatch's requests from its client's lines.
+#[derive(Default)]
+pub(super) struct ClientLog {
+    /// The current dispatch's step has ended (or there is none): client lines now are not
+    /// its requests.
+    over: bool,
+    /// The earliest a request not yet logged can have been sent: the latest line of the
+    /// dispatch (its tool call, a client line).
+    since: Timestamp,
+    /// `https://host[:port]` of the latest connection urllib3 opened for the dispatch.
+    origin: String,
+    /// Requests read from client lines, oldest first (at most [`ClientLog::KEPT`]).
+    sent: Vec<Sent>,
+    /// The number of the latest of them, to tell the agent's own numbering from it.
+    last_number: Option<u32>,
+    /// Outcomes read with no attempt before them: correlation implies one for each.
+    implied: u32,
+}
+
+/// A request read from a client's line.
+struct Sent {
+    number: u32,
+    method: Option<Text>,
+    url: Text,
+    key: Option<Text>,
+    /// It has an outcome: a later line cannot be its answer.
+    answered: bool,
+}
+
+impl ClientLog {
+    /// A runaway loop's requests are not all kept: a retry follows its request closely.
+    const KEPT: usize = 16;
+
+    /// A tool call at `at` opened a dispatch.
+    pub(super) fn new_dispatch(&mut self, at: Timestamp) {
+        self.over = false;
+        self.since = at;
+        self.clear();
+    }
+
+    /// The current dispatch's step ended.
+    pub(super) fn end_dispatch(&mut self) {
+        self.over = true;
+        self.clear();
+    }
+
+    fn clear(&mut self) {
+        self.origin.clear();
+        self.sent.clear();
+        self.last_number = None;
+        self.implied = 0;
+    }
+
+    fn record(&mut self, sent: Sent) {
+        if self.sent.len() == Self::KEPT {
+            self.sent.remove(0);
+        }
+        self.last_number = Some(sent.number);
+        self.sent.push(sent);
+    }
+
+    /// The latest request to `target` (a URL, or a path when that is all a line gives).
+    fn latest_to(&mut self, target: &[u8]) -> Option<&mut Sent> {
+        let target = as_text(target)?;
+        (self.sent.iter_mut()).rfind(|s| same_url(&s.url, target))
+    }
+}
+
+/// Whether `msg` may be a client's line: the first byte of each shape. Inlined into the
+/// general path; what passes goes to [`TextParser::client_line`].
+#[inline]
+pub(super) fn may_be_client_line(msg: &[u8]) -> bool {
+    matches!(msg.first(), Some(b'H' | b'h' | b'R' | b'S'))
+}
+
+impl TextParser {
+    /// A client library's line at `at` (see the module's doc): its events, or ignored when
+    /// it is no request of the current dispatch; `None` when the message is no such line.
+    #[cold]
+    pub(super) fn client_line(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
+        let line = read(msg)?;
+        let call = match &self.current_call {
+            Some(call) if !self.client.over => call.clone(),
+            _ => return Some(Verdict::Ignored),
+        };
+        // The agent numbered this dispatch's attempts itself (`(attempt N)` lines): these
+        // lines repeat them.
+        let last = self.last_attempt.get(&call).copied();
+        if last.is_some() && last != self.client.last_number {
+            return Some(Verdict::Ignored);
+        }
+        let since = self.client.since.min(at);
+        let verdict = match line {
+            ClientLine::Connecting { origin } => {
+                if !agents_own(origin.as_bytes()) {
+                    self.client.origin = origin;
+                    self.client.since = at;
+                }
+                return Some(Verdict::Ignored);
+            }
+            ClientLine::Answered {
+                method,
+                url,
+                status,
+                reason,
+            } => {
+                if agents_own(url.as_bytes()) {
+                    return Some(Verdict::Ignored);
+                }
+                let mut events = Vec::with_capacity(2);
+                // The answer to a request urllib3 said it was sending again.
+                let resent = (self.client.latest_to(url.as_bytes())).filter(|s| {
+                    !s.answered && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
+                });
+                let number = match resent {
+                    Some(s) => {
+                        s.answered = true;
+                        s.number
+                    }
+                    None => {
+                        let number = self.next_attempt(&call);
+                        let url = self.urls.get(&url);
+                        let method = Some(small(method));
+                        let sent = Sent {
+                            number,
+                            method,
+                            url,
+                            key: None,
+                            answered: true,
+                        };
+                        events.push((since, self.client_attempt(&call, &sent)));
+                        self.client.record(sent);
+                        number
+                    }
+                };
+                let response = Response {
+                    call: Some(call),
+                    attempt: Some(number),
+                    status,
+                    class: classify_status(status),
+                    effect_id: None,
+                    replayed: false,
+                    amount: None,
+                    message: small(reason),
+                };
+                events.push((at, EventKind::Response(Box::new(response))));
+                Verdict::Events(events)
+            }
+            ClientLine::Retrying {
+                error,
+                message,
+                path,
+                origin,
+            } => {
+                let origin = origin.or_else(|| {
+                    let known = &self.client.origin;
+                    (!known.is_empty()).then(|| known.clone())
+                });
+                let url = match &origin {
+                    Some(o) if path.starts_with(b"/") => format!("{o}{}", as_text(path)?),
+                    _ => as_text(path)?.to_string(),
+                };
+                if agents_own(url.as_bytes()) {
+                    return Some(Verdict::Ignored);
+                }
+                let mut events = Vec::with_capacity(3);
+                let failed = match self.client.latest_to(url.as_bytes()) {
+                    Some(s) if !s.answered => {
+                        s.answered = true;
+                        Sent {
+                            number: s.number,
+                            method: s.method.clone(),
+                            url: s.url.clone(),
+                            key: s.key.clone(),
+                            answered: true,
+                        }
+                    }
+                    // urllib3 logs a request once answered: the one that failed is in no
+                    // line. Its method and key are not known.
+                    _ => {
+                        let sent = Sent {
+                            number: self.next_attempt(&call),
+                            method: None,
+                            url: self.urls.get(&url),
+                            key: None,
+                            answered: true,
+                        };
+                        events.push((since, self.client_attempt(&call, &sent)));
+                        sent
+                    }
+                };
+                let error = match error.contains(&b'.') {
+                    true => small(error),
+                    false => Text::from(format!("urllib3.exceptions.{}", as_text(error)?)),
+                };
+                let message = small(message);
+                let failure = Failure {
+                    call: Some(call.clone()),
+                    attempt: Some(failed.number),
+                    class: classify_failure(&error, &message),
+                    error,
+                    message,
+                };
+                events.push((at, EventKind::Failure(Box::new(failure))));
+                // Sent again as it was: the same method, URL and headers (no key stays none).
+                let again = Sent {
+                    number: self.next_attempt(&call),
+                    answered: false,
+                    ..failed
+                };
+                events.push((at, self.client_attempt(&call, &again)));
+                self.client.record(again);
+                Verdict::Events(events)
+            }
+        };
+        self.client.since = at;
+        Some(verdict)
+    }
+
+    /// The dispatch's next attempt number: after its latest, and after those correlation
+    /// implies for outcomes read without one (else its attempt 1 would read as a new
+    /// dispatch).
+    fn next_attempt(&self, call: &CallRef) -> u32 {
+        let last = self.last_attempt.get(call).copied().unwrap_or(0);
+        last.max(self.client.implied).saturating_add(1)
+    }
+
+    /// The attempt event of a request read from a client's line; it is the dispatch's
+    /// latest.
+    fn client_attempt(&mut self, call: &CallRef, sent: &Sent) -> EventKind {
+        self.last_attempt.insert(call.clone(), sent.number);
+        self.client.last_number = Some(sent.number);
+        EventKind::Attempt(Box::new(Attempt {
+            call: Some(call.clone()),
+            number: sent.number,
+            method: sent.method.clone(),
+            url: Some(sent.url.clone()),
+            key: sent.key.clone(),
+        }))
+    }
+
+    /// A failure or answer read with no attempt before it: correlation implies one, which
+    /// the client's next attempt must be numbered after, and sent after.
+    #[cold]
+    pub(super) fn note_outcome_without_attempt(&mut self, call: &Option<CallRef>) {
+        if !self.client.over && call.is_some() && *call == self.current_call {
+            self.client.implied += 1;
+            self.client.since = self.client.since.max(self.line_at);
+        }
+    }
+}
+
+mod shapes;
+#[cfg(test)]
+mod tests;
