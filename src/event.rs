@@ -169,6 +169,23 @@ pub struct Response {
     pub message: Text,
 }
 
+impl Response {
+    /// An answer known only by its status (a span's, an HTTP client's log line): no effect
+    /// id, amount or replay named.
+    pub fn status_only(call: CallRef, attempt: u32, status: u16, message: Text) -> Self {
+        Response {
+            call: Some(call),
+            attempt: Some(attempt),
+            status,
+            class: crate::classify::classify_status(status),
+            effect_id: None,
+            replayed: false,
+            amount: None,
+            message,
+        }
+    }
+}
+
 /// What the service recorded as done (or refused). The event's `at` is its creation time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Effect {

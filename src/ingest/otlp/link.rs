@@ -8,7 +8,7 @@ use super::conventions::{
     METHOD, STATUS, URL, describe, failure_of, idempotency_key, is_http_client, is_llm, is_server,
     is_tool, run_attr, step_attr, string_of, tool_args, tool_name,
 };
-use crate::classify::{FailureClass, classify_failure, classify_status};
+use crate::classify::{FailureClass, classify_failure};
 use crate::event::{
     Attempt, CallRef, Event, EventKind, Failure, Response, StepEnd, Text, ToolCall,
 };
@@ -410,16 +410,12 @@ impl Graph<'_> {
                 self.spans,
                 h,
                 s.end,
-                EventKind::Response(Box::new(Response {
-                    call: Some(call.clone()),
-                    attempt: Some(number),
+                EventKind::Response(Box::new(Response::status_only(
+                    call.clone(),
+                    number,
                     status,
-                    class: classify_status(status),
-                    effect_id: None,
-                    replayed: false,
-                    amount: None,
-                    message: Text::default(),
-                })),
+                    Text::default(),
+                ))),
             ),
             Some(Outcome::Failed(error, message)) => {
                 let class: FailureClass = classify_failure(&error, &message);

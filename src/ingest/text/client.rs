@@ -23,7 +23,7 @@
 //! one byte turns away nearly all of those ([`may_be_client_line`]).
 
 use super::{TextParser, Verdict, as_text, small};
-use crate::classify::{classify_failure, classify_status};
+use crate::classify::classify_failure;
 use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url};
 use crate::time::Timestamp;
 use shapes::{ClientLine, agents_own, read};
@@ -163,16 +163,7 @@ impl TextParser {
                         number
                     }
                 };
-                let response = Response {
-                    call: Some(call),
-                    attempt: Some(number),
-                    status,
-                    class: classify_status(status),
-                    effect_id: None,
-                    replayed: false,
-                    amount: None,
-                    message: small(reason),
-                };
+                let response = Response::status_only(call, number, status, small(reason));
                 events.push((at, EventKind::Response(Box::new(response))));
                 Verdict::Events(events)
             }
