@@ -384,6 +384,7 @@ impl<'o> Builder<'o> {
     ) {
         let call = call.unwrap_or_else(|| orphan_call(loc));
         let d = self.dispatch_for(&call, outcome.at);
+        let dispatch_at = self.model.dispatches[d].at;
         let attempts = &mut self.model.dispatches[d].attempts;
         let slot = match attempt {
             Some(n) => attempts.iter().rposition(|a| a.number == n),
@@ -394,11 +395,18 @@ impl<'o> Builder<'o> {
             Some(i) if attempts[i].outcome.is_none() => attempts[i].outcome = Some(outcome),
             _ => {
                 // An outcome with no attempt logged: imply the attempt, so the outcome is
-                // still evidence (its time is the best guess of when it was sent).
+                // still evidence. It was sent at the earliest after the dispatch's latest
+                // line before it (its tool call, the previous attempt's outcome): placed
+                // there, as a request a client logs with its answer is, the effect it made
+                // before its failure was logged (a timeout's, ten seconds on) is still its.
                 let number = attempt.unwrap_or(attempts.len() as u32 + 1);
+                let previous = attempts
+                    .last()
+                    .map(|a| a.outcome.as_ref().map_or(a.at, |o| o.at));
+                let earliest = previous.or(dispatch_at).filter(|&t| t <= outcome.at);
                 attempts.push(AttemptRec {
                     number,
-                    at: outcome.at,
+                    at: earliest.unwrap_or(outcome.at),
                     loc: outcome.loc,
                     method: None,
                     url: None,
