@@ -47,3 +47,43 @@ fn an_implied_attempt_is_placed_at_the_earliest_it_was_sent() {
         [("duplicate-decision".to_string(), String::new())]
     );
 }
+
+/// tenacity, retrying the tool's function, logs the exception it caught: the incident again.
+#[test]
+fn a_tenacity_retry_line_is_the_failure_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, payments) = (
+        dir.path().join("agent.log"),
+        dir.path().join("payments.log"),
+    );
+    let tenacity = AGENT.replace(
+        "httpx.ReadTimeout: The read operation timed out",
+        "WARNING agent.tools: Retrying agent.tools.issue_refund in 2.0 seconds as it raised \
+         ReadTimeout: The read operation timed out.",
+    );
+    std::fs::write(&agent, tenacity).unwrap();
+    std::fs::write(
+        &payments,
+        "2026-11-03T14:02:12.000Z  refund rf_1  order A-1  4500p\n\
+         2026-11-03T14:02:23.000Z  refund rf_2  order A-1  4500p\n",
+    )
+    .unwrap();
+    let r = report(&[&agent, &payments], &[]);
+    let rules: Vec<&str> = r.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(
+        rules,
+        ["duplicate-effect", "unkeyed-retry", "effect-after-timeout"]
+    );
+    // A tenacity line for a result, not an exception, is no failure.
+    let returned = AGENT.replace(
+        "httpx.ReadTimeout: The read operation timed out",
+        "Retrying agent.tools.issue_refund in 2.0 seconds as it returned None.",
+    );
+    std::fs::write(&agent, returned).unwrap();
+    let r = report(&[&agent, &payments], &[]);
+    assert!(
+        r.findings.iter().all(|f| f.rule != "unkeyed-retry"),
+        "{:?}",
+        r.findings
+    );
+}

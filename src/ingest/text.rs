@@ -360,6 +360,9 @@ impl TextParser {
         if let Some(message) = go_request_error(first) {
             return self.failure_line(b"url.Error", message, f).map(Some);
         }
+        if let Some((class, message)) = tenacity_raised(first).and_then(exception_line) {
+            return self.failure_line(class, message, f).map(Some);
+        }
         let mut effect = effect_line(f, at, &mut self.dates, self.zone)?;
         if effect.is_none() {
             // One blank between tokens: read again with each word a field.
@@ -729,6 +732,18 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let ruby_path = class.contains(&b':')
         && (class.starts_with(b"Errno::") || path.split('.').any(|seg| error_like(seg.as_bytes())));
     (named_like_error || dotted_class || ruby_path).then_some((class, message))
+}
+
+/// tenacity's `before_sleep_log` line for a function it will call again: `Retrying
+/// agent.tools.issue_refund in 2.0 seconds as it raised ReadTimeout: The read operation
+/// timed out.`: the exception, as a failure of the call's latest request (the request
+/// itself logged by no one when its client is httpx).
+fn tenacity_raised(field: &[u8]) -> Option<&[u8]> {
+    const RAISED: &[u8] = b" as it raised ";
+    let rest = field.strip_prefix(b"Retrying ")?;
+    let at = memchr::memmem::find(rest, RAISED)?;
+    let raised = rest[at + RAISED.len()..].trim_ascii();
+    Some(raised.strip_suffix(b".").unwrap_or(raised))
 }
 
 /// Go's HTTP client fails a request as `Post "https://...": context deadline exceeded`
