@@ -63,13 +63,29 @@ impl Trace {
         n: u32,
         key: Option<&str>,
     ) -> &mut Self {
+        let refunds = "https://payments.internal/v1/refunds";
+        self.sent(ms, run, step, n, "POST", refunds, key)
+    }
+
+    /// Attempt `n` of `run`/`step`: `method url` with `key`.
+    #[allow(clippy::too_many_arguments)]
+    fn sent(
+        &mut self,
+        ms: i64,
+        run: &str,
+        step: u32,
+        n: u32,
+        method: &str,
+        url: &str,
+        key: Option<&str>,
+    ) -> &mut Self {
         self.push(
             ms,
             EventKind::Attempt(Box::new(Attempt {
                 call: Some(call(run, step)),
                 number: n,
-                method: Some("POST".into()),
-                url: Some("https://payments.internal/v1/refunds".into()),
+                method: Some(method.into()),
+                url: Some(url.into()),
                 key: key.map(Into::into),
             })),
         )
@@ -283,29 +299,19 @@ impl Trace {
         method: &str,
         url: &str,
     ) -> &mut Self {
-        self.push(
-            ms,
-            EventKind::Attempt(Box::new(Attempt {
-                call: Some(call(run, step)),
-                number: n,
-                method: Some(method.into()),
-                url: Some(url.into()),
-                key: None,
-            })),
-        )
+        self.sent(ms, run, step, n, method, url, None)
     }
 
     /// A read: a GET of the order, which can have no effect.
     pub fn get(&mut self, ms: i64, run: &str, step: u32) -> &mut Self {
-        self.push(
+        self.sent(
             ms,
-            EventKind::Attempt(Box::new(Attempt {
-                call: Some(call(run, step)),
-                number: 1,
-                method: Some("GET".into()),
-                url: Some("https://orders.internal/v1/orders".into()),
-                key: None,
-            })),
+            run,
+            step,
+            1,
+            "GET",
+            "https://orders.internal/v1/orders",
+            None,
         )
     }
 
