@@ -1,9 +1,9 @@
 //! `key-per-attempt`: the attempts of one logical call carry different idempotency keys, so
 //! the key is minted inside the retry loop and deduplicates nothing.
 
-use super::support::{and_list, attempt_evidence, call_finding};
+use super::support::{and_list, attempt_evidence, call_finding, same_request};
 use super::{Rule, Settings, Shared};
-use crate::correlate::{LogicalCall, Model};
+use crate::correlate::{AttemptRec, LogicalCall, Model};
 use crate::finding::{Finding, Severity};
 use std::collections::BTreeMap;
 
@@ -13,9 +13,11 @@ pub static RULE: Rule = Rule {
     default_enabled: true,
     summary: "attempts of one logical call carry different idempotency keys: the key is minted inside the retry loop",
     explanation: r#"## What it does
-Finds logical calls (run, step, tool, canonical arguments) whose attempts carry two or more
-different `Idempotency-Key` values between two resumes of the run (a key that changes across
-a resume is `resume-key-drift`). Reported even when the call produced only one effect: the
+Finds logical calls (run, step, tool, canonical arguments) whose attempts of one request
+(the same method and URL, where both are logged) carry two or more different
+`Idempotency-Key` values between two resumes of the run (a key that changes across a resume
+is `resume-key-drift`). Two requests of one call (create a customer, then refund) may each
+have their own key. Reported even when the call produced only one effect: the
 habit is the defect, and the next timeout turns it into a duplicate.
 
 ## Why is this bad
@@ -57,46 +59,72 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 .push(d);
         }
         for dispatches in by_segment.values() {
-            let keyed: Vec<_> = dispatches
+            let keyed = dispatches
                 .iter()
                 .flat_map(|&d| &model.dispatches[d].attempts)
-                .filter(|a| a.key.is_some())
-                .collect();
-            let mut keys: Vec<&str> = Vec::new();
-            for a in &keyed {
-                let k = a.key.as_deref().unwrap_or_default();
-                if !keys.contains(&k) {
-                    keys.push(k);
-                }
+                .filter(|a| a.key.is_some());
+            for request in by_request(keyed) {
+                report_keys(model, call, dispatches, request, out);
             }
-            if keys.len() < 2 {
-                continue;
-            }
-            let mut shown: Vec<String> = keys
-                .iter()
-                .take(KEYS_SHOWN)
-                .map(|k| k.to_string())
-                .collect();
-            if keys.len() > KEYS_SHOWN {
-                shown.push(format!("{} more", keys.len() - KEYS_SHOWN));
-            }
-            let message = format!(
-                "{} attempts of one call carried {} different keys ({}): the key is minted per attempt, so every retry is a new request to the service",
-                keyed.len(),
-                keys.len(),
-                and_list(&shown)
-            );
-            let mut f = call_finding(&RULE, model, call, message);
-            f.key = Some(keys[0].to_string());
-            for &d in dispatches {
-                f.evidence.extend(model.dispatches[d].loc);
-            }
-            for a in keyed {
-                attempt_evidence(a, &mut f.evidence);
-            }
-            out.push(f);
         }
     }
+}
+
+/// The keyed attempts of one segment, grouped by the request they send ([`same_request`]):
+/// a tool that creates a customer and then refunds sends two requests, each with its own
+/// key, and neither is a retry of the other. An attempt joins the latest group it matches.
+fn by_request<'m>(keyed: impl Iterator<Item = &'m AttemptRec>) -> Vec<Vec<&'m AttemptRec>> {
+    let mut groups: Vec<Vec<&AttemptRec>> = Vec::new();
+    for a in keyed {
+        match groups.iter_mut().rev().find(|g| same_request(g[0], a)) {
+            Some(group) => group.push(a),
+            None => groups.push(vec![a]),
+        }
+    }
+    groups
+}
+
+/// One finding when the attempts of one request carried two or more keys.
+fn report_keys(
+    model: &Model,
+    call: &LogicalCall,
+    dispatches: &[usize],
+    keyed: Vec<&AttemptRec>,
+    out: &mut Vec<Finding>,
+) {
+    let mut keys: Vec<&str> = Vec::new();
+    for a in &keyed {
+        let k = a.key.as_deref().unwrap_or_default();
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    if keys.len() < 2 {
+        return;
+    }
+    let mut shown: Vec<String> = keys
+        .iter()
+        .take(KEYS_SHOWN)
+        .map(|k| k.to_string())
+        .collect();
+    if keys.len() > KEYS_SHOWN {
+        shown.push(format!("{} more", keys.len() - KEYS_SHOWN));
+    }
+    let message = format!(
+        "{} attempts of one call carried {} different keys ({}): the key is minted per attempt, so every retry is a new request to the service",
+        keyed.len(),
+        keys.len(),
+        and_list(&shown)
+    );
+    let mut f = call_finding(&RULE, model, call, message);
+    f.key = Some(keys[0].to_string());
+    for &d in dispatches {
+        f.evidence.extend(model.dispatches[d].loc);
+    }
+    for a in keyed {
+        attempt_evidence(a, &mut f.evidence);
+    }
+    out.push(f);
 }
 
 /// A cheap first look, without allocating: does any segment see two different keys?
@@ -157,6 +185,39 @@ mod tests {
             .tool_call(30_100, "r", 4, "issue_refund", ARGS)
             .attempt(30_200, "r", 4, 1, Some("k2"));
         assert!(t.check(&RULE).is_empty());
+    }
+
+    #[test]
+    fn two_requests_of_one_call_may_each_have_their_own_key() {
+        let mut t = Trace::new();
+        let customers = "https://payments.internal/v1/customers";
+        let refunds = "https://payments.internal/v1/refunds";
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .sent(10, "r", 4, 1, "POST", customers, Some("cust-key"))
+            .sent(500, "r", 4, 2, "POST", refunds, Some("refund-key"))
+            .timeout(10_500, "r", 4)
+            .sent(11_000, "r", 4, 3, "POST", refunds, Some("refund-key"));
+        assert!(t.check(&RULE).is_empty());
+
+        // The refund sent again with a fresh key is still found, beside the other request.
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .sent(10, "r", 4, 1, "POST", customers, Some("cust-key"))
+            .sent(500, "r", 4, 2, "POST", refunds, Some("k1"))
+            .timeout(10_500, "r", 4)
+            .sent(11_000, "r", 4, 3, "POST", refunds, Some("k2"));
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("k1 and k2"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            !found[0].message.contains("cust-key"),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]

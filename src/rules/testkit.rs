@@ -69,7 +69,7 @@ impl Trace {
 
     /// Attempt `n` of `run`/`step`: `method url` with `key`.
     #[allow(clippy::too_many_arguments)]
-    fn sent(
+    pub fn sent(
         &mut self,
         ms: i64,
         run: &str,
