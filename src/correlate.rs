@@ -390,6 +390,7 @@ mod matching;
 mod merge;
 mod nearly_sorted;
 mod ready;
+mod restated;
 
 pub use copies::DELIVERY_SLACK;
 pub use kinds::{effect_kind_of, order_and_amount};

@@ -6,6 +6,7 @@ use super::copies::attach_delivery_copies;
 use super::kinds::effect_kind_of;
 use super::matching::{join_renumbered, match_effects};
 use super::ready::{Ready, fresh};
+use super::restated::absorb;
 use super::*;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, Text};
 use crate::time::{NANOS_PER_SEC, Timestamp};
@@ -391,8 +392,17 @@ impl<'o> Builder<'o> {
             None => attempts.iter().rposition(|a| a.outcome.is_none()),
         }
         .or(attempts.len().checked_sub(1));
+        let last = attempts.len().checked_sub(1);
         match slot {
             Some(i) if attempts[i].outcome.is_none() => attempts[i].outcome = Some(outcome),
+            // The answer of the latest attempt, which the line named, told again.
+            Some(i)
+                if attempt.is_some()
+                    && Some(i) == last
+                    && attempts[i]
+                        .outcome
+                        .as_mut()
+                        .is_some_and(|kept| absorb(kept, &outcome)) => {}
             _ => {
                 // An outcome with no attempt logged: imply the attempt, so the outcome is
                 // still evidence. It was sent at the earliest after the dispatch's latest

@@ -558,9 +558,7 @@ impl TextParser {
         message: Text,
     ) -> EventKind {
         let attempt = self.current_attempt(&call);
-        if attempt.is_none() {
-            self.note_outcome_without_attempt(&call);
-        }
+        self.note_outcome(&call, attempt.is_none());
         EventKind::Response(Box::new(Response {
             attempt,
             call,
@@ -595,9 +593,7 @@ impl TextParser {
             message = joined.into();
         }
         let attempt = self.current_attempt(&call);
-        if attempt.is_none() {
-            self.note_outcome_without_attempt(&call);
-        }
+        self.note_outcome(&call, attempt.is_none());
         Ok(EventKind::Failure(Box::new(Failure {
             attempt,
             call,

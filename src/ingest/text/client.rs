@@ -260,12 +260,13 @@ impl TextParser {
         }))
     }
 
-    /// A failure or answer read with no attempt before it: correlation implies one, which
-    /// the client's next attempt must be numbered after, and sent after.
-    #[cold]
-    pub(super) fn note_outcome_without_attempt(&mut self, call: &Option<CallRef>) {
+    /// A failure or answer of the agent's own: the client's next request was sent after
+    /// it (else an exception the agent logs of an answer, read after that request, would
+    /// be the request's failure). Read with no attempt before it (`implied`), correlation
+    /// implies one, which the client's next attempt must be numbered after.
+    pub(super) fn note_outcome(&mut self, call: &Option<CallRef>, implied: bool) {
         if !self.client.over && call.is_some() && *call == self.current_call {
-            self.client.implied += 1;
+            self.client.implied += u32::from(implied);
             self.client.since = self.client.since.max(self.line_at);
         }
     }

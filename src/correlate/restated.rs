@@ -1,0 +1,183 @@
+//! A second outcome logged for an attempt that has one: often the same outcome told twice.
+//! An agent whose HTTP client logs its own requests (httpx's `HTTP Request: POST ...
+//! "HTTP/1.1 503 Service Unavailable"`) usually logs the answer again in its own words: a
+//! `201 Created  refund_id=...` line, or the exception `raise_for_status` made of it
+//! (`httpx.HTTPStatusError: Server error '503 Service Unavailable' for url ...`). Read as a
+//! second outcome, each implied a request nobody sent, and the exception turned a plain 503
+//! into a failure that the next request's effect was pinned on.
+
+use super::{Outcome, OutcomeKind};
+use crate::time::Duration;
+
+/// How soon after the first an outcome must be logged to be read as the same one told
+/// again: a program restating an answer does so at once, while a request sent again after
+/// a failure waits for its client's back-off.
+const RESTATED_WITHIN: Duration = Duration(1_000_000_000);
+
+/// Whether `new` tells `kept` again; if so, what it adds (an effect id the first did not
+/// name) is merged into `kept`.
+pub(super) fn absorb(kept: &mut Outcome, new: &Outcome) -> bool {
+    let gap = new.at.0.saturating_sub(kept.at.0);
+    if !(0..=RESTATED_WITHIN.0).contains(&gap) {
+        return false;
+    }
+    match (&mut kept.kind, &new.kind) {
+        (
+            OutcomeKind::Response {
+                status,
+                effect_id,
+                replayed,
+                ..
+            },
+            OutcomeKind::Response {
+                status: again,
+                effect_id: named,
+                replayed: replayed_again,
+                ..
+            },
+        ) if status == again => {
+            if effect_id.is_none() {
+                effect_id.clone_from(named);
+            }
+            *replayed |= *replayed_again;
+            true
+        }
+        (OutcomeKind::Response { status, .. }, OutcomeKind::Failure { error, message, .. }) => {
+            names_status(error, *status) || names_status(message, *status)
+        }
+        (OutcomeKind::Failure { class, .. }, OutcomeKind::Failure { class: again, .. }) => {
+            class == again
+        }
+        _ => false,
+    }
+}
+
+/// Whether `text` names `status` as a number of its own (`'503 Service Unavailable'`,
+/// `503 Server Error`), not as part of a longer one (`15030`, a port).
+fn names_status(text: &str, status: u16) -> bool {
+    let digits = status.to_string();
+    let bytes = text.as_bytes();
+    text.match_indices(&digits).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + digits.len()).copied();
+        !before.is_some_and(|b| b.is_ascii_digit() || b == b':')
+            && !after.is_some_and(|b| b.is_ascii_digit())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::FailureClass;
+    use crate::event::Loc;
+    use crate::time::Timestamp;
+
+    fn response(ms: i64, status: u16, effect_id: Option<&str>) -> Outcome {
+        Outcome {
+            at: Timestamp(ms * 1_000_000),
+            loc: Loc { input: 0, line: 1 },
+            kind: OutcomeKind::Response {
+                class: FailureClass::Ambiguous,
+                status,
+                effect_id: effect_id.map(Into::into),
+                replayed: false,
+                message: "".into(),
+            },
+        }
+    }
+
+    fn failure(ms: i64, class: FailureClass, message: &str) -> Outcome {
+        Outcome {
+            at: Timestamp(ms * 1_000_000),
+            loc: Loc { input: 0, line: 1 },
+            kind: OutcomeKind::Failure {
+                class,
+                error: "httpx.HTTPStatusError".into(),
+                message: message.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn the_same_answer_told_again_at_once_is_one_answer_with_its_effect_id() {
+        let mut kept = response(0, 201, None);
+        assert!(absorb(&mut kept, &response(2, 201, Some("rf_1"))));
+        assert!(matches!(
+            &kept.kind,
+            OutcomeKind::Response { effect_id: Some(id), .. } if id.as_str() == "rf_1"
+        ));
+    }
+
+    #[test]
+    fn the_exception_made_of_an_answer_is_that_answer() {
+        let mut kept = response(0, 503, None);
+        let raised =
+            "Server error '503 Service Unavailable' for url 'https://p.internal/v1/refunds'";
+        assert!(absorb(
+            &mut kept,
+            &failure(1, FailureClass::Ambiguous, raised)
+        ));
+        assert!(kept.status() == Some(503));
+        let mut kept = response(0, 503, None);
+        let timeout = "HTTPSConnectionPool(host='p.internal', port=15030): Read timed out.";
+        assert!(!absorb(
+            &mut kept,
+            &failure(1, FailureClass::Ambiguous, timeout)
+        ));
+    }
+
+    /// The real httpx log (fixture `client-log-agent-restates`) and the same with the
+    /// agent's answer naming the refund: two attempts, the first answered 503 and nothing
+    /// more, the refund made by the second.
+    #[test]
+    fn an_agent_restating_its_clients_lines_adds_no_attempt() {
+        let agent = include_str!("../../fixtures/client-log-agent-restates/agent.log");
+        let service = include_str!("../../fixtures/client-log-agent-restates/service.log");
+        let named = agent.replace(
+            "INFO agent: 201 Created\n",
+            "INFO agent: 201 Created  refund_id=rf_0001\n",
+        );
+        assert_ne!(named, agent);
+        for agent in [agent.to_string(), named] {
+            let opts = crate::ingest::ParseOptions::default();
+            let events = |text: &str, input| {
+                crate::ingest::text::parse(&mut text.as_bytes(), input, &opts)
+                    .unwrap()
+                    .events
+            };
+            let model = super::super::correlate_parts(
+                vec![events(&agent, 0), events(service, 1)],
+                &super::super::CorrelateOptions::default(),
+            );
+            let attempts = &model.dispatches[0].attempts;
+            assert_eq!(attempts.len(), 2, "{attempts:#?}");
+            assert_eq!(
+                attempts[0].outcome.as_ref().and_then(Outcome::status),
+                Some(503)
+            );
+            assert_eq!(
+                attempts[1].outcome.as_ref().and_then(Outcome::status),
+                Some(201)
+            );
+            let refund = &model.effects[0];
+            assert_eq!(refund.matched.map(|m| m.index()), Some(1), "{refund:#?}");
+        }
+    }
+
+    #[test]
+    fn another_answer_or_a_late_one_is_an_outcome_of_its_own() {
+        let mut kept = response(0, 503, None);
+        assert!(!absorb(&mut kept, &response(5, 201, Some("rf_1"))));
+        assert!(!absorb(&mut kept, &response(1_500, 503, None)));
+        let mut kept = failure(0, FailureClass::Ambiguous, "read timeout=10");
+        assert!(!absorb(&mut kept, &response(5, 201, None)));
+        assert!(!absorb(
+            &mut kept,
+            &failure(5, FailureClass::Safe, "Connection refused")
+        ));
+        assert!(absorb(
+            &mut kept,
+            &failure(5, FailureClass::Ambiguous, "Read timed out.")
+        ));
+    }
+}
