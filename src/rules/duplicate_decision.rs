@@ -183,9 +183,21 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
             e.id
         ));
     }
+    // Only calls the trace shows deciding are known to be decisions: an untraced effect
+    // may be a person's, another system's, or a retry nobody logged.
+    let reading = if cluster.iter().all(|&e| model.effects[e].matched.is_some()) {
+        format!(
+            "{} separate decisions, not a delivery retry, so a planning defect",
+            cluster.len()
+        )
+    } else {
+        format!(
+            "{} requests too far apart to be one request delivered again; no trace shows who made the untraced ones (another decision, a person, or a retry nobody logged)",
+            cluster.len()
+        )
+    };
     f.message = format!(
-        "{text}: {} separate decisions, not a delivery retry, so a planning defect; check the order's ledger before deciding, excess {}",
-        cluster.len(),
+        "{text}: {reading}; check the order's ledger before deciding, excess {}",
         amount_text(f.excess())
     );
     f
@@ -267,11 +279,11 @@ mod tests {
         // rf_3 is a delivery copy of rf_2, not a third decision.
         assert_eq!(ids(&decision[0]), ["rf_1", "rf_2"]);
         assert_eq!(decision[0].excess_minor, Some(2000));
-        assert!(
-            decision[0].message.contains("an untraced call"),
-            "{}",
-            decision[0].message
-        );
+        let message = &decision[0].message;
+        assert!(message.contains("an untraced call"), "{message}");
+        // No trace shows a decision: the message does not say there were two.
+        assert!(!message.contains("planning defect"), "{message}");
+        assert!(message.contains("no trace shows who made"), "{message}");
         let delivery = tr.of("duplicate-effect");
         assert_eq!(delivery.len(), 1, "{delivery:#?}");
         assert_eq!(ids(&delivery[0]), ["rf_2", "rf_3"]);
