@@ -138,6 +138,10 @@ pub struct AttemptRec {
     /// its effects are still matched to it. Rules do not read its absent method or key as
     /// evidence.
     pub unlogged: bool,
+    /// Which deliberate sending of its request this is, from 0: one more than the attempt
+    /// it repeats when that one succeeded (see `generations`). Effects of different
+    /// sendings are no copies of each other. (Two bytes fit in the record's padding.)
+    pub generation: u16,
 }
 
 impl AttemptRec {
@@ -385,6 +389,7 @@ impl Model {
 mod build;
 mod call_args;
 mod copies;
+mod generations;
 mod kinds;
 mod matching;
 mod merge;
@@ -393,6 +398,7 @@ mod ready;
 mod restated;
 
 pub use copies::DELIVERY_SLACK;
+pub use generations::same_request;
 pub use kinds::{effect_kind_of, order_and_amount};
 pub use merge::{correlate, correlate_parts, correlate_parts_adding};
 
@@ -415,6 +421,7 @@ mod tests {
             key: None,
             outcome: None,
             unlogged: false,
+            generation: 0,
         };
         for safe in ["GET", "get", "Head", "OPTIONS", "options"] {
             assert!(!attempt(Some(safe)).may_cause_effects(), "{safe}");

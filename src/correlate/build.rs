@@ -3,6 +3,7 @@
 
 use super::call_args::CallArgs;
 use super::copies::attach_delivery_copies;
+use super::generations::number_generations;
 use super::kinds::effect_kind_of;
 use super::matching::{join_renumbered, match_effects};
 use super::ready::{Ready, fresh};
@@ -129,6 +130,7 @@ impl<'o> Builder<'o> {
                     key: a.key,
                     outcome: None,
                     unlogged: false,
+                    generation: 0,
                 });
             }
             EventKind::Failure(f) => {
@@ -423,6 +425,7 @@ impl<'o> Builder<'o> {
                     key: None,
                     outcome: Some(outcome),
                     unlogged: false,
+                    generation: 0,
                 });
             }
         }
@@ -508,6 +511,7 @@ impl<'o> Builder<'o> {
             e.locs.sort();
         }
         imply_unlogged_requests(&mut self.model);
+        number_generations(&mut self.model);
         match_effects(&mut self.model);
         attach_delivery_copies(&mut self.model);
         join_renumbered(&mut self.model);
@@ -557,6 +561,7 @@ fn imply_unlogged_requests(model: &mut Model) {
                 key: None,
                 outcome: None,
                 unlogged: true,
+                generation: 0,
             });
         }
     }

@@ -40,7 +40,7 @@ pub(super) fn match_effects(model: &mut Model) {
                             let limit = created.plus(skew);
                             by_order.latest_at_or_before(m, (&e.kind, order), limit, fits)
                         })
-                        .map(|id| (id, MatchedBy::OrderAndTime))
+                        .map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime))
                 })
         })
         .collect();
@@ -324,6 +324,42 @@ fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
         _ => attempt.at.plus(LATE_EFFECT_HORIZON),
     };
     e.created <= open_until.plus(model.max_skew)
+}
+
+/// The attempt before `id` in its dispatch, when it was answered 2xx no earlier than the
+/// effect was created and `id` was sent no earlier than that answer: a request answered
+/// that it succeeded made its effect before answering. The attempt after it, placed at the
+/// answer (the earliest a request logged only with its own answer, as httpx logs them, can
+/// have been sent), was otherwise the latest for the order at that instant, and took the
+/// first refund of a call that refunds two items one after the other. An answer naming
+/// another effect keeps `id`.
+fn answered_before(model: &Model, id: AttemptId, e: &EffectRec) -> AttemptId {
+    let Some(prev) = id.index().checked_sub(1) else {
+        return id;
+    };
+    let attempts = &model.dispatches[id.dispatch()].attempts;
+    let Some(Outcome {
+        at: answered,
+        kind: OutcomeKind::Response {
+            status, effect_id, ..
+        },
+        ..
+    }) = &attempts[prev].outcome
+    else {
+        return id;
+    };
+    let earlier = AttemptId::new(id.dispatch(), prev);
+    let names_other = effect_id.as_ref().is_some_and(|named| *named != e.id);
+    if (200..300).contains(status)
+        && !names_other
+        && e.created <= *answered
+        && attempts[id.index()].at >= *answered
+        && attempt_fits(model, earlier, e)
+    {
+        earlier
+    } else {
+        id
+    }
 }
 
 /// A creation time written to the second (a settlement export's `Created (UTC)`) stands for

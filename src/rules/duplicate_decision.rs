@@ -51,11 +51,13 @@ Two runs refunded the same order the same amount 98 minutes apart.
     check,
 };
 
-/// Who decided on an effect: a client call's duplicate group, or (for untraced effects)
-/// the first effect of its service-side delivery group.
+/// Who decided on an effect: a client call's duplicate group and which of its deliberate
+/// sendings of the request (`AttemptRec::generation`: one sent again after it succeeded is
+/// another decision), or (for untraced effects) the first effect of its service-side
+/// delivery group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Source {
-    Call(usize),
+    Call(usize, u16),
     Service(usize),
 }
 
@@ -65,7 +67,10 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
         .iter()
         .enumerate()
         .map(|(i, e)| match e.matched {
-            Some(m) => Source::Call(model.calls[model.dispatches[m.dispatch()].logical()].group()),
+            Some(m) => Source::Call(
+                model.calls[model.dispatches[m.dispatch()].logical()].group(),
+                model.attempt(m).generation,
+            ),
             None => Source::Service(i),
         })
         .collect();
@@ -185,7 +190,18 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
     }
     // Only calls the trace shows deciding are known to be decisions: an untraced effect
     // may be a person's, another system's, or a retry nobody logged.
-    let reading = if cluster.iter().all(|&e| model.effects[e].matched.is_some()) {
+    let group_of = |e: usize| {
+        let m = model.effects[e].matched?;
+        Some(model.calls[model.dispatches[m.dispatch()].logical()].group())
+    };
+    let one_call = group_of(cluster[0]).is_some()
+        && cluster.iter().all(|&e| group_of(e) == group_of(cluster[0]));
+    let reading = if one_call {
+        format!(
+            "{} requests the call sent one after the other, each after the last succeeded: not a retry, so a second decision (a loop over items, or a planning defect)",
+            cluster.len()
+        )
+    } else if cluster.iter().all(|&e| model.effects[e].matched.is_some()) {
         format!(
             "{} separate decisions, not a delivery retry, so a planning defect",
             cluster.len()

@@ -19,8 +19,11 @@ pub static RULE: Rule = Rule {
     summary: "one logical call (or one key) produced two or more effects",
     explanation: r#"## What it does
 Finds logical calls (run, step, tool, canonical arguments) that the service performed more
-than once: two or more effects of the same kind matched to the attempts of one call, or
-carrying one idempotency key. A call that a resume re-issued under another step number
+than once: two or more effects of the same kind and amount matched to the attempts of one
+call, or carrying one idempotency key. A request the call sent again after it was answered
+2xx (under another key or none) is sent on purpose, not retried: its effects are not
+copies of the first's (a tool refunding two charges of an order, or two line items; two of
+one amount are `duplicate-decision`'s). A call that a resume re-issued under another step number
 (`renumbered-step`) and a step the framework re-invoked count as the same call. An effect
 that no attempt accounts for, created within `--max-skew` plus a few seconds of one of the
 call's effects of the same kind, order and amount, is a copy of it (a gateway's retry, a
@@ -73,17 +76,19 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
     let matched: Vec<usize> = (0..model.effects.len())
         .filter(|&i| model.effects[i].happened && model.effects[i].matched.is_some())
         .collect();
+    // One call's one request (sent again after it succeeded, it is another request).
     let group_and_kind = |i: usize| {
         let e = &model.effects[i];
         let m = e.matched.expect("filtered on matched");
         let group = model.calls[model.dispatches[m.dispatch()].logical()].group();
-        (group, e.kind.as_str())
+        (group, model.attempt(m).generation, e.kind.as_str())
     };
     // Most calls made one effect: the groups of two or more, in key order.
     let by_group: Vec<(usize, &str, Vec<usize>)> = groups_by_key(&matched, group_and_kind)
         .into_iter()
+        .flat_map(|effects| by_amount(model, effects))
         .map(|effects| {
-            let (group, kind) = group_and_kind(effects[0]);
+            let (group, _, kind) = group_and_kind(effects[0]);
             (group, kind, effects)
         })
         .collect();
@@ -101,6 +106,26 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
         let dispatches = members.get(&group).cloned().unwrap_or_default();
         out.push(call_finding(model, group, kind, effects, dispatches));
     }
+}
+
+/// A call's effects, apart where their amounts differ: one request sent again is made for
+/// the same amount, so effects of other amounts (the two charges of a split payment,
+/// refunded in one call) are no copies of each other. Effects whose amount is not known go
+/// with the others when these agree on one, else apart. Groups of one are dropped.
+fn by_amount(model: &Model, effects: Vec<usize>) -> Vec<Vec<usize>> {
+    let amount = |i: usize| model.effects[i].amount;
+    let mut known: Vec<_> = effects.iter().filter_map(|&i| amount(i)).collect();
+    known.sort_unstable_by_key(|m| (m.currency, m.minor));
+    known.dedup();
+    if known.len() < 2 {
+        return vec![effects];
+    }
+    let mut split: BTreeMap<Option<(crate::money::Currency, i64)>, Vec<usize>> = BTreeMap::new();
+    for i in effects {
+        let key = amount(i).map(|m| (m.currency, m.minor));
+        split.entry(key).or_default().push(i);
+    }
+    split.into_values().filter(|g| g.len() > 1).collect()
 }
 
 fn call_finding(

@@ -72,13 +72,22 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
 
 /// The keyed attempts of one segment, grouped by the request they send ([`same_request`]):
 /// a tool that creates a customer and then refunds sends two requests, each with its own
-/// key, and neither is a retry of the other. An attempt joins the latest group it matches.
+/// key, and neither is a retry of the other. An attempt joins the latest group it matches,
+/// unless that group's latest attempt succeeded (2xx): a request sent again after an
+/// answer that it succeeded is sent on purpose (two charges refunded one by one), not
+/// retried (`AttemptRec::generation`).
 fn by_request<'m>(keyed: impl Iterator<Item = &'m AttemptRec>) -> Vec<Vec<&'m AttemptRec>> {
+    let succeeded = |a: &AttemptRec| {
+        (a.outcome.as_ref())
+            .and_then(|o| o.status())
+            .is_some_and(|s| (200..300).contains(&s))
+    };
     let mut groups: Vec<Vec<&AttemptRec>> = Vec::new();
     for a in keyed {
-        match groups.iter_mut().rev().find(|g| same_request(g[0], a)) {
-            Some(group) => group.push(a),
-            None => groups.push(vec![a]),
+        let open = groups.iter_mut().rev().find(|g| same_request(g[0], a));
+        match open {
+            Some(group) if !group.last().is_some_and(|&last| succeeded(last)) => group.push(a),
+            _ => groups.push(vec![a]),
         }
     }
     groups
@@ -218,6 +227,27 @@ mod tests {
             "{}",
             found[0].message
         );
+    }
+
+    /// Two charges of one order refunded one after the other, each with its own key: the
+    /// second POST follows the first's 201, so it is sent on purpose, not retried.
+    #[test]
+    fn a_request_sent_again_after_it_succeeded_may_have_its_own_key() {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .attempt(10, "r", 4, 1, Some("k1"))
+            .created(300, "r", 4, "rf_1", false)
+            .attempt(400, "r", 4, 2, Some("k2"))
+            .created(700, "r", 4, "rf_2", false);
+        assert!(t.check(&RULE).is_empty());
+        // After a timeout, the fresh key is a key minted per attempt.
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 4, "issue_refund", ARGS)
+            .attempt(10, "r", 4, 1, Some("k1"))
+            .timeout(10_010, "r", 4)
+            .attempt(10_400, "r", 4, 2, Some("k2"))
+            .created(10_700, "r", 4, "rf_2", false);
+        assert_eq!(t.check(&RULE).len(), 1);
     }
 
     #[test]

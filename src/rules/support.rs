@@ -5,7 +5,7 @@ use crate::classify::FailureClass;
 use crate::correlate::{
     AttemptId, AttemptRec, Dispatch, EffectRec, LogicalCall, Model, OutcomeKind, RecordRec,
 };
-use crate::event::{Lifecycle, Loc, same_url};
+use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
 use crate::money::Total;
 use crate::time::{Duration, Timestamp};
@@ -70,22 +70,7 @@ pub fn amount_text(amount: Option<impl Into<Total>>) -> String {
     amount.map_or_else(|| "an unknown amount".to_string(), |m| m.into().display())
 }
 
-/// Do two attempts send the same request: the same method and URL ([`same_url`]) where
-/// both are known? A call's attempts are usually one request sent again, but a tool that
-/// looks the order up (`GET /v1/orders/A-1`) and then refunds it sends two requests, and the
-/// second is no retry of the first. An unknown method or URL (an attempt implied by its
-/// outcome, urllib3's unlogged request) is taken as the same, as every attempt was before.
-pub fn same_request(a: &AttemptRec, b: &AttemptRec) -> bool {
-    let method = match (a.method.as_deref(), b.method.as_deref()) {
-        (Some(x), Some(y)) => x.eq_ignore_ascii_case(y),
-        _ => true,
-    };
-    let url = match (a.url.as_deref(), b.url.as_deref()) {
-        (Some(x), Some(y)) => same_url(x, y),
-        _ => true,
-    };
-    method && url
-}
+pub use crate::correlate::same_request;
 
 /// The attempts that were sent again: each with the latest earlier attempt in `attempts`
 /// of the same request ([`same_request`]), which it retried.
