@@ -345,7 +345,9 @@ impl State {
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
         let found = STAMP_NAMES.iter().find_map(|&k| Some((k, f.get(k)?)));
         match found {
-            None => Err("no `ts` field (nor `timestamp`, `@timestamp`, `time` or `@t`)".into()),
+            None => Err(
+                "no `ts` field (nor `timestamp`, `@timestamp`, `time`, `@t` or `asctime`)".into(),
+            ),
             Some((k, t)) if t.starts_with('"') => {
                 let s = f.str(k)?.unwrap_or_default();
                 self.clock.parse(s.as_bytes(), opts, false)
@@ -442,10 +444,11 @@ const EVENT_ONLY: [&str; 8] = [
 
 /// Where a line's time is, first found first: SPEC §3.2's `ts`, then the spellings other
 /// structured loggers use (Serilog's compact format, CLEF, writes `@t`).
-pub(crate) const STAMP_NAMES: [&str; 5] = ["ts", "timestamp", "@timestamp", "time", "@t"];
+pub(crate) const STAMP_NAMES: [&str; 6] =
+    ["ts", "timestamp", "@timestamp", "time", "@t", "asctime"];
 
 /// Every field name the audit reads; `Raw::known` holds them in this order.
-const KNOWN: [&str; 33] = [
+const KNOWN: [&str; 34] = [
     "ts",
     "type",
     "run",
@@ -483,9 +486,11 @@ const KNOWN: [&str; 33] = [
     "msg",
     "@m",
     "@mt",
-    // Serilog's CLEF stamp (ISO 8601 with seven decimals and an offset): last of the
-    // stamp's spellings.
+    // Serilog's CLEF stamp (ISO 8601 with seven decimals and an offset).
     "@t",
+    // python-json-logger's stamp with the usual format (`%(asctime)s %(levelname)s ...`):
+    // Python's `2026-12-05 22:46:09,340`, local time (`--tz`). Last of the spellings.
+    "asctime",
 ];
 
 /// Where `name` is in [`KNOWN`]. Asked for every field of every line: its length and first
@@ -502,6 +507,7 @@ fn slot(name: &str) -> Option<usize> {
         (4, b's') => 3,
         (4, b't') => 4,
         (4, b'a') => 5,
+        (7, b'a') if b[1] == b's' => 33,
         (7, b'a') => 6,
         (6, b'a') => 28,
         (6, b'm') => 7,
@@ -1205,7 +1211,7 @@ mod tests {
         assert_eq!(reasons[2], "no `type` field");
         assert_eq!(
             reasons[3],
-            "no `ts` field (nor `timestamp`, `@timestamp`, `time` or `@t`)"
+            "no `ts` field (nor `timestamp`, `@timestamp`, `time`, `@t` or `asctime`)"
         );
         assert_eq!(reasons[4], "`step` is not a non-negative integer");
         assert_eq!(reasons[5], "`amount_minor` without `currency`");
