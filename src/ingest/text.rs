@@ -60,6 +60,9 @@ enum Verdict {
     Held,
 }
 
+/// Why a line without a timestamp is skipped (unless it continues a record: [`tail`]).
+const NO_STAMP: &str = "no parsable timestamp at the start of the line";
+
 struct TextParser {
     input: u32,
     zone: Zone,
@@ -89,6 +92,8 @@ struct TextParser {
     place: Option<Range<u64>>,
     rereadable: bool,
     dates: DateCache,
+    /// Where the lines after a stamped one stand ([`tail`]).
+    tail: tail::Tail,
     out: Parsed,
 }
 
@@ -116,6 +121,7 @@ impl TextParser {
             place: None,
             rereadable,
             dates: DateCache::default(),
+            tail: tail::Tail::default(),
             out: Parsed::new(opts),
         }
     }
@@ -138,7 +144,10 @@ impl TextParser {
             self.day_offset = 0;
             Verdict::Ignored
         } else {
-            self.message_line(n, &span, line, ahead)
+            match self.message_line(n, &span, line, ahead) {
+                Verdict::Skipped(why) if why == NO_STAMP => self.record_tail(raw, line, why),
+                verdict => verdict,
+            }
         };
         self.count(n, verdict);
         self.place = None;
@@ -220,12 +229,13 @@ impl TextParser {
             .parse_stamp(line, self.zone)
             .or_else(|| self.bracketed_stamp(line));
         let Some((stamp, used)) = stamped else {
-            return Verdict::Skipped("no parsable timestamp at the start of the line".into());
+            return Verdict::Skipped(NO_STAMP.into());
         };
         let rest = &line[used..];
         if !rest.is_empty() && !rest[0].is_ascii_whitespace() {
-            return Verdict::Skipped("no parsable timestamp at the start of the line".into());
+            return Verdict::Skipped(NO_STAMP.into());
         }
+        self.tail = tail::Tail::AfterRecord { failed: false };
         let at = self.place(stamp);
         self.line_at = at;
         // The offset of the line's local time from UTC, for dating a time-only settlement.
@@ -306,6 +316,30 @@ impl TextParser {
             Ok(Some(kind)) => Verdict::Event(at, kind),
             Ok(None) => Verdict::Ignored,
             Err(why) => Verdict::Skipped(why),
+        }
+    }
+
+    /// A line without a timestamp ([`tail`]): part of the record above it (ignored, or the
+    /// failure its traceback names, at the record's time), else skipped for `why`.
+    #[cold]
+    fn record_tail(&mut self, raw: &[u8], line: &[u8], why: String) -> Verdict {
+        match self.tail.continues(raw, line) {
+            tail::Continued::No => Verdict::Skipped(why),
+            tail::Continued::Yes => Verdict::Ignored,
+            // A held idle call's lines are read in order when it is settled: not here.
+            tail::Continued::Failure if self.idle.is_active() => Verdict::Ignored,
+            tail::Continued::Failure => {
+                let mut fields = Fields::empty();
+                fields.fill(line);
+                let local = Local {
+                    at: self.line_at,
+                    shift: 0,
+                };
+                match self.classify(&fields, local) {
+                    Ok(Some(kind @ EventKind::Failure(_))) => Verdict::Event(self.line_at, kind),
+                    _ => Verdict::Ignored,
+                }
+            }
         }
     }
 
@@ -594,6 +628,7 @@ impl TextParser {
         }
         let attempt = self.current_attempt(&call);
         self.note_outcome(&call, attempt.is_none());
+        self.tail.record_failed();
         Ok(EventKind::Failure(Box::new(Failure {
             attempt,
             call,
@@ -1155,6 +1190,7 @@ mod idle;
 mod level;
 mod payload;
 mod plain;
+mod tail;
 #[cfg(test)]
 mod tests;
 
