@@ -410,6 +410,14 @@ impl TextParser {
                 effect = effect_line(&with_payload, at, &mut self.dates, self.zone)?;
             }
         }
+        if effect.is_none()
+            && let Some(line) = prose::effect_of_sentence(first)
+        {
+            // A sentence (`Refund re_1 created for order A-1: 45.00 GBP`): its effect line.
+            let mut rewritten = Fields::empty();
+            rewritten.fill(&line);
+            effect = effect_line(&rewritten, at, &mut self.dates, self.zone)?;
+        }
         Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
     }
 
@@ -1190,6 +1198,7 @@ mod idle;
 mod level;
 mod payload;
 mod plain;
+mod prose;
 mod tail;
 #[cfg(test)]
 mod tests;
