@@ -38,8 +38,10 @@ Each finding carries a cause, a property of the call:
 - `client-retry`: the call was retried after an ambiguous failure (timeout, reset, 502...):
   one request (method and URL) reached the service twice, whether the tool's code or its
   HTTP client (urllib3's `Retry`) sent it again;
-- `gateway-retry`: the call sent one attempt only (that reached the service), so something
-  between client and service replayed it;
+- `gateway-retry`: the call sent one attempt only as far as its trace shows (one that
+  reached the service), so something below the traced request replayed it: a gateway or a
+  queue, or the HTTP library's own retry where the trace records one span per call of the
+  library (OpenTelemetry's `requests` instrumentation does not see urllib3's `Retry`);
 - `unknown`: no client trace covers the effects, or the call that made them logged no
   request (a trace of tool calls without the HTTP client's lines or spans).
 
@@ -318,7 +320,7 @@ impl<'m> Evidence<'m> {
             Cause::StepRetry => self.step_retry_story(kind, first, &others),
             Cause::ClientRetry => self.client_retry_story(kind, first, &others),
             Cause::GatewayRetry => format!(
-                "the client sent one attempt but the service {did} {} times ({}, {others}): something between them replayed the request",
+                "the client sent one attempt as far as its trace shows but the service {did} {} times ({}, {others}): something below the traced request replayed it (the HTTP library's own retry, such as urllib3's Retry under a requests span, or a gateway or queue)",
                 f.effects.len(),
                 first.id
             ),
