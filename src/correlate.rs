@@ -142,6 +142,9 @@ pub struct AttemptRec {
     /// it repeats when that one succeeded (see `generations`). Effects of different
     /// sendings are no copies of each other. (Two bytes fit in the record's padding.)
     pub generation: u16,
+    /// The input could not show the request's headers ([`crate::event::Attempt`]): a
+    /// `None` key is unknown, not absent. So is an implied attempt's.
+    pub key_unseen: bool,
 }
 
 impl AttemptRec {
@@ -422,6 +425,7 @@ mod tests {
             outcome: None,
             unlogged: false,
             generation: 0,
+            key_unseen: false,
         };
         for safe in ["GET", "get", "Head", "OPTIONS", "options"] {
             assert!(!attempt(Some(safe)).may_cause_effects(), "{safe}");

@@ -111,6 +111,10 @@ pub struct Attempt {
     pub method: Option<Text>,
     pub url: Option<Text>,
     pub key: Option<Text>,
+    /// The input cannot show the request's headers (an HTTP client's own log line, an
+    /// OpenTelemetry HTTP span with no request header captured): a `None` key is unknown,
+    /// not absent.
+    pub key_unseen: bool,
 }
 
 /// Whether two requests' URLs name one target: the same path and query, and the same host

@@ -457,7 +457,7 @@ fn a_request_two_tools_could_have_made_is_kept_and_reported_as_a_warning() {
 }
 
 /// The agent's trace with its first request answered `status` instead of timing out, and
-/// the one refund its second request made.
+/// the one refund its second request made; its HTTP spans record a request header.
 fn first_answered(status: &str) -> [(&'static str, String); 2] {
     let timed_out = r#"https://pay/v1/refunds"}}],"status":{"code":2},"events":[{"name":"exception","attributes":[{"key":"exception.type","value":{"stringValue":"requests.exceptions.ReadTimeout"}}]}]}"#;
     let answered = format!(
@@ -466,8 +466,18 @@ fn first_answered(status: &str) -> [(&'static str, String); 2] {
     assert!(AGENT.contains(timed_out));
     let settlement =
         "id,amount,currency,created_at,order_id\nre_2,45.00,GBP,2026-12-02T16:00:03Z,A-1\n";
+    // The instrumentation captured the request's headers (the content type, no key): a
+    // missing key is known to be missing.
+    let url = r#""key":"url.full","value":{"stringValue":"https://pay/v1/refunds"}}"#;
+    let captured = format!(
+        r#"{url},{{"key":"http.request.header.content-type","value":{{"arrayValue":{{"values":[{{"stringValue":"application/json"}}]}}}}}}"#
+    );
+    let agent = AGENT
+        .replacen(timed_out, &answered, 1)
+        .replace(url, &captured);
+    assert_eq!(agent.matches("http.request.header.content-type").count(), 2);
     [
-        ("agent.jsonl", AGENT.replacen(timed_out, &answered, 1)),
+        ("agent.jsonl", agent),
         ("settlement.csv", settlement.to_string()),
     ]
 }

@@ -131,6 +131,7 @@ impl<'o> Builder<'o> {
                     outcome: None,
                     unlogged: false,
                     generation: 0,
+                    key_unseen: a.key_unseen,
                 });
             }
             EventKind::Failure(f) => {
@@ -426,6 +427,7 @@ impl<'o> Builder<'o> {
                     outcome: Some(outcome),
                     unlogged: false,
                     generation: 0,
+                    key_unseen: true,
                 });
             }
         }
@@ -562,6 +564,7 @@ fn imply_unlogged_requests(model: &mut Model) {
                 outcome: None,
                 unlogged: true,
                 generation: 0,
+                key_unseen: true,
             });
         }
     }

@@ -85,6 +85,7 @@ mod tests {
             }),
             unlogged: false,
             generation: 0,
+            key_unseen: false,
         }
     }
 

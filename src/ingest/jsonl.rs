@@ -208,6 +208,7 @@ impl State {
                 key: f
                     .string("idempotency_key")?
                     .filter(|k| super::is_key_value(k.as_bytes())),
+                key_unseen: false,
             })),
             "failure" => {
                 let error = f.string("error")?.unwrap_or_default();

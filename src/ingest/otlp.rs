@@ -55,6 +55,9 @@ pub struct Span {
     /// Attribute values as plain JSON (`{"stringValue":"x"}` → `"x"`).
     pub attrs: Vec<(String, Value)>,
     pub events: Vec<SpanEvent>,
+    /// It recorded a request header (`http.request.header.*`), kept when the headers
+    /// themselves are dropped: a key missing from such a span is known to be missing.
+    pub headers_captured: bool,
     /// The resource that emitted it: `service.instance.id`, else all its attributes.
     pub resource: Arc<str>,
 }
@@ -294,6 +297,7 @@ fn read_span(raw: Value, loc: Loc, resource: &Arc<str>) -> Result<Span, String> 
         bad_time,
         error,
         status_message,
+        headers_captured: false,
         attrs,
         events,
         resource: resource.clone(),

@@ -558,6 +558,7 @@ impl TextParser {
                 None => small(url),
             }),
             key: key.map(small),
+            key_unseen: false,
         }))
     }
 

@@ -157,6 +157,7 @@ impl Deferred {
                     method: p.method,
                     url: p.url,
                     key: None,
+                    key_unseen: false,
                 })),
             ),
             ev(

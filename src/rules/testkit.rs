@@ -87,6 +87,7 @@ impl Trace {
                 method: Some(method.into()),
                 url: Some(url.into()),
                 key: key.map(Into::into),
+                key_unseen: false,
             })),
         )
     }
@@ -199,6 +200,19 @@ impl Trace {
     }
 
     /// A refund on `order` whose amount the service did not log.
+    /// The attempt just added came from a line or span that shows no headers: its missing
+    /// key is unknown ([`crate::event::Attempt::key_unseen`]).
+    pub fn headers_unseen(&mut self) -> &mut Self {
+        if let Some(Event {
+            kind: EventKind::Attempt(a),
+            ..
+        }) = self.events.last_mut()
+        {
+            a.key_unseen = true;
+        }
+        self
+    }
+
     pub fn refund_unpriced(&mut self, ms: i64, id: &str, order: &str) -> &mut Self {
         self.refund(ms, id, order, 0, None);
         if let Some(Event {

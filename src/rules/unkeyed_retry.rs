@@ -1,8 +1,10 @@
 //! `unkeyed-retry`: a non-idempotent request retried after an ambiguous failure without a key.
 
-use super::support::{attempt_evidence, ended_ambiguous, how_it_ended, retries};
+use super::support::{
+    attempt_evidence, effects_by_dispatch, ended_ambiguous, how_it_ended, retries,
+};
 use super::{Rule, Settings, Shared};
-use crate::correlate::{AttemptRec, Model};
+use crate::correlate::{AttemptId, AttemptRec, Model};
 use crate::finding::{Finding, Severity};
 
 pub static RULE: Rule = Rule {
@@ -14,7 +16,10 @@ pub static RULE: Rule = Rule {
 Finds calls where an attempt ended ambiguously (read timeout, connection reset mid-response,
 502, 503, 504) and the same request (method and URL) was sent again as a POST or PATCH
 without an `Idempotency-Key`. One finding per call. A different request of the call (the
-refund after a lookup that got a 503) is no retry.
+refund after a lookup that got a 503) is no retry. Where the input cannot show headers (an
+HTTP client's own log line, an OpenTelemetry span recording no request header), a missing
+key is unknown: such a retry is reported only when its dispatch made two or more effects
+and the service logged no key on the retry's.
 
 ## Why is this bad
 An ambiguous failure says nothing about whether the effect happened. Retrying it without a
@@ -40,8 +45,12 @@ Attempt 2 carries no key after attempt 1 timed out.
 };
 
 fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
+    // Calls whose every such retry's key the input could not show: judged by their effects.
+    let mut unseen: Vec<(Finding, Vec<AttemptId>)> = Vec::new();
     for call in &model.calls {
         let mut f: Option<Finding> = None;
+        let mut unseen_retries: Vec<AttemptId> = Vec::new();
+        let mut seen = false;
         for &d in &call.dispatches {
             let disp = &model.dispatches[d];
             let attempts: Vec<&AttemptRec> = disp.attempts.iter().collect();
@@ -69,10 +78,51 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 });
                 attempt_evidence(failed, &mut finding.evidence);
                 attempt_evidence(retry, &mut finding.evidence);
+                if retry.key_unseen {
+                    let index = disp.attempts.iter().position(|a| std::ptr::eq(a, retry));
+                    unseen_retries.push(AttemptId::new(d, index.unwrap_or_default()));
+                } else {
+                    seen = true;
+                }
             }
         }
-        out.extend(f);
+        match f {
+            Some(f) if seen => out.push(f),
+            Some(f) => unseen.push((f, unseen_retries)),
+            None => {}
+        }
     }
+    out.extend(keyless_by_their_effects(model, unseen));
+}
+
+/// Calls whose retries' keys no line or span could show (an HTTP client's own log line,
+/// an OpenTelemetry span without captured request headers): a missing key there is
+/// unknown, not absent, and reporting every such retry blamed clients that sent one. The
+/// effects say what the trace cannot: a retry whose effect the service logged with a key
+/// was sent with it; a dispatch that made two or more effects was not deduplicated, keyed
+/// or not. Reported are the calls with a retry of such a dispatch whose effects show no key.
+fn keyless_by_their_effects(model: &Model, unseen: Vec<(Finding, Vec<AttemptId>)>) -> Vec<Finding> {
+    if unseen.is_empty() {
+        return Vec::new();
+    }
+    let dispatches = unseen
+        .iter()
+        .flat_map(|(_, r)| r.iter().map(|a| a.dispatch()));
+    let by_dispatch = effects_by_dispatch(model, dispatches);
+    let keyless = |retry: &AttemptId| {
+        let effects = by_dispatch
+            .get(&retry.dispatch())
+            .map_or(&[][..], Vec::as_slice);
+        let keyed = effects
+            .iter()
+            .any(|&e| model.effects[e].matched == Some(*retry) && model.effects[e].key.is_some());
+        effects.len() >= 2 && !keyed
+    };
+    unseen
+        .into_iter()
+        .filter(|(_, retries)| retries.iter().any(keyless))
+        .map(|(f, _)| f)
+        .collect()
 }
 
 #[cfg(test)]
@@ -100,6 +150,40 @@ mod tests {
             .request(300, "r", 1, 2, "POST", REFUNDS)
             .response(400, "r", 1, 201, "Created");
         assert!(t.check(&RULE).is_empty());
+    }
+
+    /// A retry whose headers the input cannot show (an HTTP client's own line, a span
+    /// without captured headers) is reported only when its effects show no key was
+    /// honoured: two refunds with none logged on the retry's.
+    #[test]
+    fn a_retry_whose_key_is_unseen_is_judged_by_its_effects() {
+        let trace = |second: bool, key: Option<&str>| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .request(10, "r", 1, 1, "POST", REFUNDS)
+                .headers_unseen()
+                .refund(500, "rf_1", "A-1", 4500, key)
+                .timeout(10_010, "r", 1)
+                .request(10_300, "r", 1, 2, "POST", REFUNDS)
+                .headers_unseen();
+            if second {
+                t.refund(10_400, "rf_2", "A-1", 4500, None);
+            }
+            t.response(10_500, "r", 1, 201, "Created");
+            t.check(&RULE)
+        };
+        // One refund (the service replayed the keyed retry): nothing shows a missing key.
+        assert!(trace(false, None).is_empty());
+        // Two refunds, no key on either: the retry went without one.
+        assert_eq!(trace(true, None).len(), 1);
+        // The same retry in the SPEC's shape, where a line without a key has none: reported
+        // with one refund.
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 1, "issue_refund", ARGS)
+            .request(10, "r", 1, 1, "POST", REFUNDS)
+            .timeout(10_010, "r", 1)
+            .request(10_300, "r", 1, 2, "POST", REFUNDS);
+        assert_eq!(t.check(&RULE).len(), 1);
     }
 
     /// The refund sent again after a read-back between: still a retry of the refund.

@@ -81,6 +81,7 @@ fn is_read_of_any_span(key: &str) -> bool {
 /// and model outputs, kilobytes a span, made that memory grow with the text the model read.
 pub fn keep_what_is_read(s: &mut Span) {
     let tool = is_tool(s);
+    s.headers_captured |= (s.attrs.iter()).any(|(k, _)| k.starts_with("http.request.header."));
     s.attrs
         .retain(|(k, _)| is_read_of_any_span(k) || (tool && ARGUMENTS.contains(&k.as_str())));
     s.attrs.shrink_to_fit();
@@ -255,6 +256,13 @@ fn metadata(s: &Span) -> Option<serde_json::Map<String, Value>> {
         Value::Object(m) => Some(m.clone()),
         _ => None,
     }
+}
+
+/// Whether the span records any request header (`http.request.header.*`): the
+/// instrumentations capture none unless told which (`OTEL_INSTRUMENTATION_HTTP_CAPTURE_
+/// HEADERS_CLIENT_REQUEST`): a span that records none says nothing of the key.
+pub fn captures_request_headers(s: &Span) -> bool {
+    s.headers_captured || (s.attrs.iter()).any(|(k, _)| k.starts_with("http.request.header."))
 }
 
 /// The captured `Idempotency-Key` request header: a string array under the conventions'

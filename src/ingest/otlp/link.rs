@@ -5,8 +5,9 @@
 
 use super::Span;
 use super::conventions::{
-    METHOD, STATUS, URL, describe, failure_of, idempotency_key, is_http_client, is_llm, is_server,
-    is_tool, run_attr, step_attr, string_of, tool_args, tool_name,
+    METHOD, STATUS, URL, captures_request_headers, describe, failure_of, idempotency_key,
+    is_http_client, is_llm, is_server, is_tool, run_attr, step_attr, string_of, tool_args,
+    tool_name,
 };
 use crate::classify::{FailureClass, classify_failure};
 use crate::event::{
@@ -400,6 +401,7 @@ impl Graph<'_> {
                 number,
                 method: first_str(METHOD).map(Text::from),
                 url: first_str(URL).map(Text::from),
+                key_unseen: key.is_none() && !chain.iter().any(|a| captures_request_headers(a)),
                 key: key.map(Text::from),
             })),
         );

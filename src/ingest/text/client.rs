@@ -257,6 +257,8 @@ impl TextParser {
             method: sent.method.clone(),
             url: Some(sent.url.clone()),
             key: sent.key.clone(),
+            // No client line shows a header.
+            key_unseen: sent.key.is_none(),
         }))
     }
 
