@@ -89,6 +89,12 @@ pub struct InputArgs {
     #[arg(long, value_name = "OFFSET|ZONE")]
     pub tz: Option<String>,
 
+    /// The offset or zone of one input's timestamps that carry none, where it differs from
+    /// `--tz` (a service logging local time beside an agent logging UTC): the input's path
+    /// as given or its file name, `=`, then as for `--tz`. Repeatable.
+    #[arg(long, value_name = "INPUT=OFFSET|ZONE")]
+    pub input_tz: Vec<String>,
+
     /// Client/server clock difference tolerated by every time window used for matching
     /// [default: 2s].
     #[arg(long, value_name = "DURATION")]

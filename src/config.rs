@@ -162,6 +162,19 @@ impl AuditConfig {
                 )
             })?,
         };
+        let input_tz = (a.input_tz.iter())
+            .map(|given| {
+                let parsed = given
+                    .rsplit_once('=')
+                    .filter(|(name, _)| !name.is_empty())
+                    .and_then(|(name, zone)| Some((name.to_string(), Zone::parse(zone)?)));
+                parsed.ok_or_else(|| {
+                    format!(
+                        "--input-tz {given}: expected INPUT=ZONE, an input's path or file name and an offset or zone as for --tz (service.log=Europe/Berlin)"
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         if a.threads == Some(0) {
             return Err("--threads 0: expected at least 1".into());
         }
@@ -214,6 +227,7 @@ impl AuditConfig {
             parse: ParseOptions {
                 date,
                 tz,
+                input_tz,
                 csv_map,
                 relevance: (!a.keep_idle_calls).then(|| Relevance {
                     tool_kinds: tool_kinds.clone(),

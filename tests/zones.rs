@@ -88,3 +88,43 @@ fn an_unknown_zone_is_a_usage_error() {
         "{stderr}"
     );
 }
+
+/// An agent logging UTC without an offset beside the same Berlin service: `--tz` would
+/// move both logs; `--input-tz` moves the one it names.
+#[test]
+fn one_inputs_zone_is_given_apart_from_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, service) = (
+        dir.path().join("agent.log"),
+        dir.path().join("payments.log"),
+    );
+    let offset_less = AGENT.replace("Z  ", "  ");
+    assert_eq!(offset_less.matches("Z  ").count(), 0);
+    std::fs::write(&agent, offset_less).unwrap();
+    std::fs::write(&service, SERVICE).unwrap();
+    let with = |args: &[&str]| causes(&report(&[&agent, &service], args));
+    let both = [
+        ("A-1".into(), "client-retry".into()),
+        ("A-2".into(), "client-retry".into()),
+    ];
+    assert_eq!(with(&["--input-tz", "payments.log=Europe/Berlin"]), both);
+    let path = service.to_str().unwrap();
+    assert_eq!(
+        with(&["--input-tz", &format!("{path}=Europe/Berlin")]),
+        both
+    );
+    // The service's times read as UTC, or every log's as Berlin's: no refund meets its call.
+    for args in [
+        &["--input-tz", "agent.log.1=Europe/Berlin"][..],
+        &["--tz", "Europe/Berlin"][..],
+    ] {
+        let found = with(args);
+        assert!(
+            found.iter().all(|(_, cause)| cause != "client-retry"),
+            "{args:?}: {found:?}"
+        );
+    }
+    let (code, _, stderr) = scan(&[path, "--input-tz", "Europe/Berlin"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("expected INPUT=ZONE"), "{stderr}");
+}

@@ -60,6 +60,9 @@ pub struct ParseOptions {
     pub date: Option<NaiveDate>,
     /// The zone of timestamps that carry no offset (`--tz`); UTC by default.
     pub tz: Zone,
+    /// `--input-tz NAME=ZONE`: the zone of one input's offset-less timestamps, where it
+    /// differs from the others' (a service logging local time beside an agent in UTC).
+    pub input_tz: Vec<(String, Zone)>,
     /// `--csv-map field=Column` entries.
     pub csv_map: Vec<(String, String)>,
     /// Drop the events of calls no rule needs as they are read ([`crate::relevance`]);
@@ -71,11 +74,29 @@ pub struct ParseOptions {
     pub keep_attrs: bool,
 }
 
+impl ParseOptions {
+    /// The options for the input shown as `display`: its own zone where `--input-tz` names
+    /// it (the path as given, or its last components: `service.log`, `logs/service.log`).
+    pub fn for_input(&self, display: &str) -> std::borrow::Cow<'_, ParseOptions> {
+        let names_it = |name: &str| {
+            display == name
+                || display
+                    .strip_suffix(name)
+                    .is_some_and(|head| head.ends_with('/') || head.ends_with('\\'))
+        };
+        match self.input_tz.iter().rev().find(|(name, _)| names_it(name)) {
+            Some(&(_, tz)) => std::borrow::Cow::Owned(ParseOptions { tz, ..self.clone() }),
+            None => std::borrow::Cow::Borrowed(self),
+        }
+    }
+}
+
 impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
             date: None,
             tz: Zone::default(),
+            input_tz: Vec::new(),
             csv_map: Vec::new(),
             relevance: None,
             keep_attrs: true,

@@ -266,7 +266,8 @@ pub fn reread_deferred(
         let result = File::open(path).and_then(|mut file| {
             for (_, d) in group {
                 read(&mut file, d, &mut buf)?;
-                let read = read_again(&buf, input, d.first_line, opts);
+                let opts = opts.for_input(&inputs[input as usize].display);
+                let read = read_again(&buf, input, d.first_line, &opts);
                 events.extend(of_first_call(read));
             }
             Ok(())
@@ -353,6 +354,7 @@ fn read_one(
     opts: &ParseOptions,
     read: &AtomicU64,
 ) -> Outcome {
+    let opts = &*opts.for_input(&input.display);
     let raw: Box<dyn Read + Send + '_> = match &input.origin {
         Origin::Stdin => Box::new(io::stdin()),
         Origin::File(p) => match File::open(p) {
