@@ -16,6 +16,8 @@ use crate::rules;
 use crate::stages::Stages;
 use crate::time::{Duration, Timestamp};
 
+pub mod zone_gap;
+
 /// Everything an audit produced.
 #[derive(Debug)]
 pub struct Audit {
@@ -64,6 +66,11 @@ impl Audit {
             })
             .max_by_key(|(lead, e, _)| (*lead, std::cmp::Reverse(e.created)))?;
         (lead.0.0.saturating_mul(2) > m.max_skew.0).then_some(lead)
+    }
+
+    /// An input whose effects sit whole hours from their orders' calls ([`zone_gap`]).
+    pub fn zone_gap(&self) -> Option<zone_gap::ZoneGap<'_>> {
+        zone_gap::zone_gap(&self.model)
     }
 
     /// A period was asked for and some times had no date to place in it.

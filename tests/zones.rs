@@ -127,4 +127,14 @@ fn one_inputs_zone_is_given_apart_from_the_others() {
     let (code, _, stderr) = scan(&[path, "--input-tz", "Europe/Berlin"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("expected INPUT=ZONE"), "{stderr}");
+    // Without it, the gap itself is the clue: a warning names the input and the flag.
+    let agent_path = agent.to_str().unwrap();
+    let (_, _, stderr) = scan(&[agent_path, path]);
+    assert!(
+        stderr.contains("sit about +1 h from a call of their order")
+            && stderr.contains("give --input-tz payments.log=ZONE"),
+        "{stderr}"
+    );
+    let (_, _, stderr) = scan(&[agent_path, path, "--input-tz", "payments.log=Europe/Berlin"]);
+    assert!(!stderr.contains("--input-tz payments.log"), "{stderr}");
 }

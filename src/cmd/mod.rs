@@ -92,6 +92,22 @@ pub fn print_problems(audit: &crate::audit::Audit) {
             at(attempt.loc.input, attempt.loc.line),
         );
     }
+    if let Some(gap) = audit.zone_gap() {
+        let path = (audit.inputs.get(gap.input as usize)).map_or("?", |i| i.path.as_str());
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let _ = writeln!(
+            err,
+            "idem-audit: warning: {path}: {} effect(s) sit about {} from a \
+             call of their order ({} {} created {}, the call at {}): if {path} logs local time \
+             without an offset, give --input-tz {name}=ZONE (or --tz when every input does)",
+            gap.effects,
+            crate::audit::zone_gap::describe(gap.half_hours),
+            gap.example.kind,
+            gap.example.id,
+            gap.example.created,
+            gap.call_at,
+        );
+    }
     const GIVE_A_DATE: &str = "give --date YYYY-MM-DD, or a `# date: YYYY-MM-DD` line in each \
                                time-only file";
     if audit.dateless_beside_dated() {
