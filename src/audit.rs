@@ -5,9 +5,9 @@ use crate::config::{AuditConfig, Period};
 use crate::correlate::{AttemptRec, EffectRec, MatchedBy, Model, correlate_parts_adding};
 use crate::event::Event;
 use crate::finding::Finding;
-use crate::ingest::MAX_PROBLEMS_KEPT;
 use crate::ingest::otlp::{Span, link};
 use crate::ingest::source::{self, InputError, Outcome};
+use crate::ingest::{MAX_PROBLEMS_KEPT, ParseOptions};
 use crate::period;
 use crate::progress::Progress;
 use crate::relevance::{self, Dropped};
@@ -30,6 +30,8 @@ pub struct Audit {
     pub period: Period,
     /// Totals within the period, computed beside the rules.
     metrics: Metrics,
+    /// `--input-tz` names that named no input (a typo would otherwise change nothing, quietly).
+    pub unused_input_tz: Vec<String>,
 }
 
 impl Audit {
@@ -225,6 +227,10 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     let findings = period::filter(findings, &model, &cfg.period);
     stages.mark("rules");
     progress.finish();
+    let unused_input_tz = (cfg.parse.input_tz.iter())
+        .filter(|(name, _)| !reports.iter().any(|r| ParseOptions::names(name, &r.path)))
+        .map(|(name, _)| name.clone())
+        .collect();
     Ok(Audit {
         inputs: reports,
         model,
@@ -232,6 +238,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         unreadable,
         period: cfg.period,
         metrics,
+        unused_input_tz,
     })
 }
 

@@ -137,4 +137,11 @@ fn one_inputs_zone_is_given_apart_from_the_others() {
     );
     let (_, _, stderr) = scan(&[agent_path, path, "--input-tz", "payments.log=Europe/Berlin"]);
     assert!(!stderr.contains("--input-tz payments.log"), "{stderr}");
+    assert!(!stderr.contains("no input is"), "{stderr}");
+    // A name that names no input is said, not silently unused.
+    let (_, _, stderr) = scan(&[agent_path, path, "--input-tz", "payment.log=Europe/Berlin"]);
+    assert!(
+        stderr.contains("--input-tz payment.log=...: no input is payment.log"),
+        "{stderr}"
+    );
 }

@@ -92,6 +92,13 @@ pub fn print_problems(audit: &crate::audit::Audit) {
             at(attempt.loc.input, attempt.loc.line),
         );
     }
+    for name in &audit.unused_input_tz {
+        let _ = writeln!(
+            err,
+            "idem-audit: warning: --input-tz {name}=...: no input is {name} (give an input's path as \
+             shown in the report, or its file name)"
+        );
+    }
     if let Some(gap) = audit.zone_gap() {
         let path = (audit.inputs.get(gap.input as usize)).map_or("?", |i| i.path.as_str());
         let name = path.rsplit(['/', '\\']).next().unwrap_or(path);

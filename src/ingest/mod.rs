@@ -75,16 +75,18 @@ pub struct ParseOptions {
 }
 
 impl ParseOptions {
+    /// Whether an `--input-tz` name names the input shown as `display`.
+    pub fn names(name: &str, display: &str) -> bool {
+        display == name
+            || display
+                .strip_suffix(name)
+                .is_some_and(|head| head.ends_with('/') || head.ends_with('\\'))
+    }
+
     /// The options for the input shown as `display`: its own zone where `--input-tz` names
     /// it (the path as given, or its last components: `service.log`, `logs/service.log`).
     pub fn for_input(&self, display: &str) -> std::borrow::Cow<'_, ParseOptions> {
-        let names_it = |name: &str| {
-            display == name
-                || display
-                    .strip_suffix(name)
-                    .is_some_and(|head| head.ends_with('/') || head.ends_with('\\'))
-        };
-        match self.input_tz.iter().rev().find(|(name, _)| names_it(name)) {
+        match (self.input_tz.iter().rev()).find(|(name, _)| Self::names(name, display)) {
             Some(&(_, tz)) => std::borrow::Cow::Owned(ParseOptions { tz, ..self.clone() }),
             None => std::borrow::Cow::Borrowed(self),
         }
