@@ -70,24 +70,19 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
     }
 }
 
-/// The keyed attempts of one segment, grouped by the request they send ([`same_request`]):
-/// a tool that creates a customer and then refunds sends two requests, each with its own
-/// key, and neither is a retry of the other. An attempt joins the latest group it matches,
-/// unless that group's latest attempt succeeded (2xx): a request sent again after an
-/// answer that it succeeded is sent on purpose (two charges refunded one by one), not
-/// retried (`AttemptRec::generation`).
+/// The keyed attempts of one segment, grouped by the request they send ([`same_request`])
+/// and the sending of it they belong to (`AttemptRec::generation`): a tool that creates a
+/// customer and then refunds sends two requests, each with its own key, and one that
+/// refunds two charges one by one sends the second on purpose after the first succeeded;
+/// neither is a retry. An attempt joins the latest group it matches.
 fn by_request<'m>(keyed: impl Iterator<Item = &'m AttemptRec>) -> Vec<Vec<&'m AttemptRec>> {
-    let succeeded = |a: &AttemptRec| {
-        (a.outcome.as_ref())
-            .and_then(|o| o.status())
-            .is_some_and(|s| (200..300).contains(&s))
-    };
     let mut groups: Vec<Vec<&AttemptRec>> = Vec::new();
     for a in keyed {
-        let open = groups.iter_mut().rev().find(|g| same_request(g[0], a));
-        match open {
-            Some(group) if !group.last().is_some_and(|&last| succeeded(last)) => group.push(a),
-            _ => groups.push(vec![a]),
+        let same =
+            |g: &&mut Vec<&AttemptRec>| same_request(g[0], a) && g[0].generation == a.generation;
+        match groups.iter_mut().rev().find(same) {
+            Some(group) => group.push(a),
+            None => groups.push(vec![a]),
         }
     }
     groups
