@@ -11,6 +11,7 @@ pub mod otlp;
 #[cfg(test)]
 mod prop_tests;
 pub mod records;
+pub mod rotated;
 pub mod selfcheck;
 pub mod source;
 pub mod stamp;

@@ -53,11 +53,12 @@ impl std::fmt::Display for InputError {
 }
 
 /// Expands the command line's paths into inputs, in a deterministic order: sorted by the
-/// path shown (so the order of paths on the command line does not change the report), each
+/// path shown (so the order of paths on the command line does not change the report), a
+/// rotated log's files oldest first ([`super::rotated::order`]), each
 /// input once (a file named twice, or named and inside a folder named, is read once).
 pub fn resolve(paths: &[String], excludes: &[String]) -> Result<Vec<Input>, InputError> {
     let mut out = resolve_in_order(paths, excludes)?;
-    out.sort_by(|a, b| a.display.cmp(&b.display));
+    out.sort_by(|a, b| super::rotated::order(&a.display).cmp(&super::rotated::order(&b.display)));
     out.dedup_by(|later, kept| {
         let same = later.display == kept.display;
         if same {
@@ -309,16 +310,27 @@ pub fn read_all_counting(
 ) -> Vec<Outcome> {
     // Largest first, each thread taking the next input when it is free: rayon's split of a
     // slice gave one of two threads three of a month's four agent logs (2.9 s against 1.2).
-    let mut order: Vec<usize> = (0..inputs.len()).collect();
-    order.sort_by_cached_key(|&i| std::cmp::Reverse(inputs[i].size_hint()));
+    // A rotated log's files are one job, read in order ([`super::rotated`]).
+    let mut jobs = super::rotated::groups(inputs);
+    jobs.sort_by_cached_key(|job| {
+        std::cmp::Reverse(job.iter().map(|&i| inputs[i].size_hint()).sum::<u64>())
+    });
     let next = AtomicUsize::new(0);
     let done: Vec<Mutex<Option<Outcome>>> = inputs.iter().map(|_| Mutex::new(None)).collect();
+    let keep =
+        |i: usize, outcome| *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
     rayon::scope(|s| {
-        for _ in 0..rayon::current_num_threads().min(inputs.len()) {
+        for _ in 0..rayon::current_num_threads().min(jobs.len()) {
             s.spawn(|_| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let outcome = read_one(&inputs[i], i as u32, forced, opts, read);
-                    *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let [i] = job[..] {
+                        keep(i, read_one(&inputs[i], i as u32, forced, opts, read));
+                    } else {
+                        let outcomes = super::rotated::read_group(inputs, job, forced, opts, read);
+                        outcomes
+                            .into_iter()
+                            .for_each(|(i, outcome)| keep(i, outcome));
+                    }
                 }
             });
         }
@@ -355,49 +367,77 @@ fn read_one(
     read: &AtomicU64,
 ) -> Outcome {
     let opts = &*opts.for_input(&input.display);
-    let raw: Box<dyn Read + Send + '_> = match &input.origin {
+    let opened = match open(input, forced, opts, read) {
+        Ok(opened) => opened,
+        Err(outcome) => return outcome,
+    };
+    let mut all = Cursor::new(opened.head).chain(opened.rest);
+    match super::parse_input(opened.format, &mut all, index, opts, opened.rereadable) {
+        Ok(parsed) => Outcome::Parsed(opened.format, Box::new(parsed)),
+        Err(e) => Outcome::Unreadable(e.to_string()),
+    }
+}
+
+/// An input opened, decompressed and unwrapped, with its format detected from `head`, the
+/// bytes read so far; `rest` reads the others.
+pub(super) struct Opened<'a> {
+    pub format: Format,
+    pub head: Vec<u8>,
+    pub rest: Reader<'a>,
+    /// A plain file, whose bytes can be read again at an offset.
+    pub rereadable: bool,
+}
+
+/// Opens an input and detects its format; what to report instead when it cannot be read
+/// or is no log.
+pub(super) fn open<'a>(
+    input: &Input,
+    forced: Option<Format>,
+    opts: &ParseOptions,
+    read: &'a AtomicU64,
+) -> Result<Opened<'a>, Outcome> {
+    let raw: Reader<'a> = match &input.origin {
         Origin::Stdin => Box::new(io::stdin()),
         Origin::File(p) => match File::open(p) {
             Ok(f) => Box::new(Counting { inner: f, read }),
-            Err(e) => return Outcome::Unreadable(io_reason(&e)),
+            Err(e) => return Err(Outcome::Unreadable(io_reason(&e))),
         },
     };
-    let (mut reader, compressed) = match decompressing(raw) {
-        Ok(r) => r,
-        Err(e) => return Outcome::Unreadable(e.to_string()),
-    };
+    let (mut reader, compressed) =
+        decompressing(raw).map_err(|e| Outcome::Unreadable(e.to_string()))?;
     let mut rereadable = !compressed && matches!(input.origin, Origin::File(_));
     let mut head = Vec::with_capacity(SNIFF_BYTES);
-    if let Err(e) = (&mut reader)
+    (&mut reader)
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
-    {
-        return Outcome::Unreadable(e.to_string());
-    }
+        .map_err(|e| Outcome::Unreadable(e.to_string()))?;
     // A container runtime's wrapper around each line: taken off, and the lines inside are
     // what is detected and parsed (no longer read again at an offset).
     if let Some(wrapper) = super::container::wrapper_of(&head) {
         let wrapped = Cursor::new(std::mem::take(&mut head)).chain(reader);
         reader = Box::new(super::container::Unwrapped::new(wrapped, wrapper));
         rereadable = false;
-        if let Err(e) = (&mut reader)
+        (&mut reader)
             .take(SNIFF_BYTES as u64)
             .read_to_end(&mut head)
-        {
-            return Outcome::Unreadable(e.to_string());
-        }
+            .map_err(|e| Outcome::Unreadable(e.to_string()))?;
     }
     let format = match forced.or_else(|| detect(&head, &opts.csv_map)) {
         Some(f) => f,
         // Named on the command line: parsed anyway, so every line says why it is no event.
         None if input.explicit => fallback(&head),
-        None => return Outcome::NotALog("not a recognised log format; passed over".into()),
+        None => {
+            return Err(Outcome::NotALog(
+                "not a recognised log format; passed over".into(),
+            ));
+        }
     };
-    let mut all = Cursor::new(head).chain(reader);
-    match super::parse_input(format, &mut all, index, opts, rereadable) {
-        Ok(parsed) => Outcome::Parsed(format, Box::new(parsed)),
-        Err(e) => Outcome::Unreadable(e.to_string()),
-    }
+    Ok(Opened {
+        format,
+        head,
+        rest: reader,
+        rereadable,
+    })
 }
 
 type Reader<'a> = Box<dyn Read + Send + 'a>;

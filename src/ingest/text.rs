@@ -46,6 +46,8 @@ pub fn parse_input(
     Ok(p.out)
 }
 
+pub use rotated::Rotated;
+
 pub use idle::reread;
 
 /// What a line turned out to be.
@@ -1200,6 +1202,7 @@ mod level;
 mod payload;
 mod plain;
 mod prose;
+mod rotated;
 mod tail;
 #[cfg(test)]
 mod tests;
