@@ -169,3 +169,20 @@ fn an_effect_created_before_its_attempt_warns_of_the_clocks() {
     let (_, _, stderr) = scan(&[incident.to_str().unwrap()]);
     assert!(!stderr.contains("clock"), "{stderr}");
 }
+
+/// A keyed retry answered 200 from the service's record names a refund made before it was
+/// sent: the first attempt under that key made it, and no clock is out of step.
+#[test]
+fn a_keyed_replay_naming_an_earlier_refund_is_no_clock_skew() {
+    let replay = common::fixture("client-log-keyed-replay");
+    let (_, _, stderr) = scan(&[replay.to_str().unwrap()]);
+    assert!(!stderr.contains("clock"), "{stderr}");
+    let r = report(&replay, "1s");
+    let after = of(&r, "effect-after-timeout");
+    assert_eq!(after.len(), 1, "{:#?}", r.findings);
+    assert!(
+        after[0].message.contains("attempt 1"),
+        "{}",
+        after[0].message
+    );
+}

@@ -25,7 +25,10 @@ pub(super) fn match_effects(model: &mut Model) {
         .map(|e| {
             by_effect_id
                 .get(m, &e.id)
-                .map(|id| (id, MatchedBy::EffectId))
+                .map(|id| match replayed_from(m, &by_key, id, e) {
+                    Some(origin) => (origin, MatchedBy::Key),
+                    None => (id, MatchedBy::EffectId),
+                })
                 .or_else(|| {
                     let id = by_key.get(m, e.key.as_deref()?)?;
                     Some((id, MatchedBy::Key))
@@ -359,6 +362,37 @@ fn answered_before(model: &Model, id: AttemptId, e: &EffectRec) -> AttemptId {
         earlier
     } else {
         id
+    }
+}
+
+/// The attempt that made an effect named in the answer to `id`, when that answer is a
+/// keyed retry's replay: `id` was sent after the effect was created, under a key an earlier
+/// attempt was sent with before it (a replay needs no clocks out of step to explain it). The latest
+/// such attempt of `id`'s dispatch, else the first sent with the key (a resumed run's).
+/// Taken as the answer's own, the effect was made by a request not yet sent: a false
+/// clock warning, and no `effect-after-timeout` for the attempt that timed out.
+fn replayed_from(
+    model: &Model,
+    by_key: &KeyIndex,
+    id: AttemptId,
+    e: &EffectRec,
+) -> Option<AttemptId> {
+    let attempt = model.attempt(id);
+    let key = attempt.key.as_deref()?;
+    if e.key.as_deref().is_some_and(|logged| logged != key) {
+        return None;
+    }
+    let created = latest_instant(e.created, model.max_skew);
+    if attempt.at <= created {
+        return None;
+    }
+    let sent_before = |a: &AttemptRec| a.key.as_deref() == Some(key) && a.at <= created;
+    let attempts = &model.dispatches[id.dispatch()].attempts[..id.index()];
+    match attempts.iter().rposition(sent_before) {
+        Some(i) => Some(AttemptId::new(id.dispatch(), i)),
+        None => by_key
+            .get(model, key)
+            .filter(|&first| first != id && sent_before(model.attempt(first))),
     }
 }
 
