@@ -211,7 +211,9 @@ impl State {
                 key_unseen: false,
             })),
             "failure" => {
-                let error = f.string("error")?.unwrap_or_default();
+                // A code may be a number (a DOMException's `code`, 23 for a timeout): the
+                // message then says what happened.
+                let error = f.id("error")?.unwrap_or_default();
                 let message = f.string("message")?.unwrap_or_default();
                 if error.is_empty() && message.is_empty() {
                     return Err("a failure needs `error` or `message`".into());
@@ -928,6 +930,26 @@ mod tests {
         let none = run(&line(r#""when":"2026-11-03T14:02:11.402Z""#));
         assert_eq!(none.stats.skipped, 1);
         assert!(none.stats.problems[0].reason.contains("`ts`"));
+    }
+
+    /// A failure's `error` may be a numeric code; its message says what happened. An
+    /// object is no code.
+    #[test]
+    fn a_failure_with_a_numeric_code() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:21.418Z","type":"failure","run":"r","step":4,"attempt":1,"error":23,"message":"The operation was aborted due to timeout"}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:22Z","type":"failure","run":"r","step":4,"attempt":2,"error":{"code":23}}"#,
+            "\n",
+        ));
+        assert_eq!(p.stats.skipped, 1, "{:?}", p.stats.problems);
+        let EventKind::Failure(f) = &p.events[0].kind else {
+            panic!("{:?}", p.events)
+        };
+        assert_eq!(
+            (f.error.as_str(), f.class),
+            ("23", crate::classify::FailureClass::Ambiguous)
+        );
     }
 
     #[test]

@@ -399,6 +399,9 @@ impl TextParser {
         if let Some((class, message)) = tenacity_raised(first).and_then(exception_line) {
             return self.failure_line(class, message, f).map(Some);
         }
+        if let Some((class, message)) = prefixed_exception(first) {
+            return self.failure_line(class, message, f).map(Some);
+        }
         let mut effect = effect_line(f, at, &mut self.dates, self.zone)?;
         if effect.is_none() {
             // One blank between tokens: read again with each word a field.
@@ -786,6 +789,28 @@ fn tenacity_raised(field: &[u8]) -> Option<&[u8]> {
     let at = memchr::memmem::find(rest, RAISED)?;
     let raised = rest[at + RAISED.len()..].trim_ascii();
     Some(raised.strip_suffix(b".").unwrap_or(raised))
+}
+
+/// An exception after the program's own words about a failure, as `console.error(prefix,
+/// err)` and `log.error("...: %s", e)` write it: `refund attempt 1 failed: RequestError:
+/// Timeout awaiting 'request' for 1000ms`. The words must say something failed, and the
+/// class must be named as an error is (`...Error`, `...Exception`, `...Timeout`).
+fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
+    const SAYS_FAILED: [&str; 4] = ["fail", "error", "exception", "gave up"];
+    let cut = memchr::memmem::find(field, b": ")?;
+    let words = String::from_utf8_lossy(&field[..cut]).to_ascii_lowercase();
+    if !SAYS_FAILED.iter().any(|w| words.contains(w)) {
+        return None;
+    }
+    let (class, message) = exception_line(field[cut + 2..].trim_ascii())?;
+    let name = class
+        .rsplit(|&b| b == b'.' || b == b':')
+        .next()
+        .unwrap_or(class);
+    let named_as_error = [&b"Error"[..], b"Exception", b"Timeout"]
+        .iter()
+        .any(|s| name.ends_with(s) && name.len() > s.len());
+    named_as_error.then_some((class, message))
 }
 
 /// Go's HTTP client fails a request as `Post "https://...": context deadline exceeded`

@@ -301,6 +301,35 @@ fn responses_failures_and_step_ends() {
     assert!(r.replayed);
 }
 
+/// `console.error("refund attempt 1 failed:", err)`: the exception after the program's
+/// words about a failure is the request's failure; words that say nothing failed, or a
+/// class not named as an error, are no failure.
+#[test]
+fn an_exception_after_words_about_a_failure() {
+    let p = run(
+        "10:00:00  agent run r  step 2  tool=issue_refund  args={\"a\":1}\n10:00:01  POST https://x/v1/refunds  (attempt 1)\n\
+         10:00:02  refund attempt 1 failed: RequestError: Timeout awaiting 'request' for 1000ms\n\
+         10:00:03  POST https://x/v1/refunds  (attempt 2)\n\
+         10:00:04  refund error: ConnectionRefusedError: [Errno 111] Connection refused\n\
+         10:00:05  refund created: RefundRecord: re_1\n\
+         10:00:06  refund failed: see the dashboard: it is down\n\
+         10:00:07  sync done: IndexError: nothing to do\n",
+    );
+    let failures: Vec<(&str, FailureClass)> = (kinds(&p).into_iter())
+        .filter_map(|k| match k {
+            EventKind::Failure(f) => Some((f.error.as_str(), f.class)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            ("RequestError", FailureClass::Ambiguous),
+            ("ConnectionRefusedError", FailureClass::Safe)
+        ]
+    );
+}
+
 #[test]
 fn broken_lines_are_skipped_with_a_reason_and_others_ignored() {
     let p = run(
