@@ -274,6 +274,9 @@ pub struct EffectRec {
     pub id: Text,
     pub order: Option<Text>,
     pub amount: Option<Money>,
+    /// The bare whole number an unknown amount was written as ([`crate::event::Effect::whole`]),
+    /// until correlation learns its unit (`correlate/whole_amounts.rs`).
+    pub whole: Option<Money>,
     pub key: Option<Text>,
     pub created: Timestamp,
     pub state: Option<Text>,
@@ -284,6 +287,19 @@ pub struct EffectRec {
     pub locs: Box<[Loc]>,
     pub matched: Option<AttemptId>,
     pub matched_by: Option<MatchedBy>,
+}
+
+impl EffectRec {
+    /// What the effect's amount is compared by: its amount, else the whole number it was
+    /// written as (`whole`: equal numbers are equal amounts, whichever the unit), never
+    /// equal to a known amount.
+    pub fn amount_key(&self) -> Option<(crate::money::Currency, i64, bool)> {
+        match (self.amount, self.whole) {
+            (Some(m), _) => Some((m.currency, m.minor, true)),
+            (None, Some(w)) => Some((w.currency, w.minor, false)),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -399,6 +415,7 @@ mod merge;
 mod nearly_sorted;
 mod ready;
 mod restated;
+mod whole_amounts;
 
 pub use copies::DELIVERY_SLACK;
 pub use generations::same_request;

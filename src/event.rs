@@ -198,6 +198,10 @@ pub struct Effect {
     pub id: Text,
     pub order: Option<Text>,
     pub amount: Option<Money>,
+    /// When `amount` is unknown because it was written as a bare whole number in a currency
+    /// with decimals (`"amount": 4500` GBP: 45.00 or 4,500.00), that number, as if minor
+    /// units ([`crate::money::whole_amount`]).
+    pub whole: Option<Money>,
     pub key: Option<Text>,
     /// The last state the input gives (`settled`, `pending`, `rejected`...).
     pub state: Option<Text>,

@@ -238,6 +238,15 @@ pub fn ambiguous_whole_amount(written: &str, currency: Currency) -> bool {
         && currency.exponent().is_some_and(|e| e > 0)
 }
 
+/// The bare whole number of an [`ambiguous_whole_amount`], as if it were minor units: kept
+/// beside an unknown amount, so that effects written with the same number (the same
+/// amount in whichever unit) are compared, and correlation can learn the unit from a call.
+pub fn whole_amount(written: &str, currency: Currency) -> Option<Money> {
+    let t = written.trim();
+    let n = t.strip_prefix('+').unwrap_or(t).parse::<i64>().ok()?;
+    ambiguous_whole_amount(written, currency).then(|| Money::new(n, currency))
+}
+
 /// Parses a decimal major-unit amount (`45.00`, `-3.5`, `1200`, `1,200.50`) into minor
 /// units by the currency's exponent. Refuses amounts with more decimals than the currency
 /// has, and amounts that overflow `i64`. Commas are read only as thousands separators

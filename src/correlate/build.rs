@@ -8,6 +8,7 @@ use super::kinds::effect_kind_of;
 use super::matching::{join_renumbered, match_effects};
 use super::ready::{Ready, fresh};
 use super::restated::absorb;
+use super::whole_amounts::learn_whole_amounts;
 use super::*;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, Text};
 use crate::time::{NANOS_PER_SEC, Timestamp};
@@ -470,6 +471,7 @@ impl<'o> Builder<'o> {
             rec.created = merged_created(rec.created, at);
             rec.order = rec.order.take().or(e.order.map(fresh));
             rec.amount = rec.amount.or(amount);
+            rec.whole = rec.whole.or(e.whole.map(Money::size));
             rec.key = rec.key.take().or(e.key.map(fresh));
             let overrides = (e.state.as_deref())
                 .is_some_and(|state| state_overrides(rec, state, e.happened, e.state_at));
@@ -493,6 +495,7 @@ impl<'o> Builder<'o> {
             id: fresh(e.id),
             order: e.order.map(fresh),
             amount,
+            whole: e.whole.map(Money::size),
             key: e.key.map(fresh),
             created: at,
             state: e.state.map(fresh),
@@ -515,6 +518,7 @@ impl<'o> Builder<'o> {
         imply_unlogged_requests(&mut self.model);
         number_generations(&mut self.model);
         match_effects(&mut self.model);
+        learn_whole_amounts(&mut self.model);
         attach_delivery_copies(&mut self.model);
         join_renumbered(&mut self.model);
         self.model

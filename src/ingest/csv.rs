@@ -352,6 +352,9 @@ fn effect(
             happened: !state.as_deref().is_some_and(state_means_not_happened),
             id: id.into(),
             order: field("order").map(Text::from),
+            whole: (amount.is_none() && field("amount_minor").is_none())
+                .then(|| crate::money::whole_amount(&field("amount")?, currency?))
+                .flatten(),
             amount,
             key: (field("idempotency_key"))
                 .filter(|k| super::is_key_value(k.as_bytes()))

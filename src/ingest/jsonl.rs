@@ -336,6 +336,7 @@ impl State {
                 None => None,
             },
             amount: f.money()?,
+            whole: f.whole_money(),
             key: f
                 .string("idempotency_key")?
                 .filter(|k| super::is_key_value(k.as_bytes())),
@@ -682,6 +683,20 @@ impl<'a> Fields<'_, 'a> {
     /// `amount` in major units with `currency` (a number or a string, `45.00`), converted
     /// exactly by the currency's exponent. Minor units may be a string of an integer
     /// (`"4500"`), as protobuf's JSON mapping writes every 64-bit integer.
+    /// An `amount` written as a bare whole number with a `currency` of decimals, which
+    /// [`Self::money`] reads as unknown ([`crate::money::whole_amount`]).
+    fn whole_money(&self) -> Option<Money> {
+        if self.get("amount_minor").is_some() || self.get("amount_p").is_some() {
+            return None;
+        }
+        let written = match self.get("amount")? {
+            t if t.starts_with('"') => self.str("amount").ok()??.into_owned(),
+            t => t.to_string(),
+        };
+        let currency = Currency::parse(&self.str("currency").ok()??)?;
+        crate::money::whole_amount(&written, currency)
+    }
+
     fn money(&self) -> Result<Option<Money>, String> {
         let int = |k: &str| -> Result<Option<i64>, String> {
             let bad = || format!("`{k}` is not an integer number of minor units");

@@ -855,6 +855,7 @@ fn effect_of(e: EffectLine, created: Local, dates: &mut DateCache, zone: Zone) -
         id: small(e.id),
         order: Some(small(e.order)),
         amount: Some(Money::new(e.pence, Currency::GBP)),
+        whole: None,
         key: e.key.map(small),
         state_at: reached_at(e.state_time, created, dates, zone),
         happened: !state_means_not_happened(&state),
@@ -1036,6 +1037,7 @@ fn effect_line(
         kind: small(kind),
         id: small(id),
         order,
+        whole: amount.is_none().then(|| whole_amount_of(f)).flatten(),
         amount,
         // A service writes the key it was sent as `key=`, or as the client spelt it.
         key: (f.token(b"key").filter(|k| crate::ingest::is_key_value(k)))
@@ -1153,6 +1155,16 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
         _ => crate::money::parse_major(&text(written), currency)?,
     };
     Ok(Some(Money::new(minor, currency)))
+}
+
+/// An `amount=` written as a bare whole number beside a `currency=` of decimals, which
+/// [`amount_of`] reads as unknown ([`crate::money::whole_amount`]).
+fn whole_amount_of(f: &Fields) -> Option<Money> {
+    if f.token(b"amount_p").is_some() || f.token(b"amount_minor").is_some() {
+        return None;
+    }
+    let currency = Currency::parse(&text(f.token(b"currency")?))?;
+    crate::money::whole_amount(&text(f.token(b"amount")?), currency)
 }
 
 /// `amount_p=`: pence.

@@ -94,14 +94,17 @@ fn summary(report: &Report, out: &mut String) {
         "delivery duplicates (duplicate-effect): {} {}, excess {}",
         s.duplicate_effects,
         plural(s.duplicate_effects, "effect"),
-        amounts(&s.excess)
+        excess(&s.excess, unknown_excess(report, "duplicate-effect"))
     );
     let _ = writeln!(
         out,
         "decision duplicates (duplicate-decision): {} {}, excess {}",
         s.decision_duplicates,
         plural(s.decision_duplicates, "effect"),
-        amounts(&s.decision_excess)
+        excess(
+            &s.decision_excess,
+            unknown_excess(report, "duplicate-decision")
+        )
     );
     if s.baselined > 0 {
         let _ = writeln!(
@@ -118,6 +121,23 @@ fn plural(n: u64, word: &str) -> String {
         word.to_string()
     } else {
         format!("{word}s")
+    }
+}
+
+/// Findings of `rule` whose excess is unknown (amounts not logged, or written as bare whole
+/// numbers whose unit no call told): the totals leave them out, and say so.
+fn unknown_excess(r: &Report, rule: &str) -> u64 {
+    (r.findings.iter())
+        .filter(|f| f.rule == rule && f.excess_minor.is_none())
+        .count() as u64
+}
+
+fn excess(list: &[CurrencyAmount], unknown: u64) -> String {
+    let findings = plural(unknown, "finding");
+    match (list.is_empty(), unknown) {
+        (_, 0) => amounts(list),
+        (true, n) => format!("unknown ({n} {findings} without amounts)"),
+        (false, n) => format!("{}, and unknown in {n} {findings}", amounts(list)),
     }
 }
 

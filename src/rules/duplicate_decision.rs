@@ -83,15 +83,16 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
             .for_each(|&i| source[i] = Source::Service(head));
     }
     // Effects by (kind, order, amount): partial refunds of other amounts are other buckets.
+    // An amount written as a bare whole number, its unit unknown, is compared by that
+    // number: equal numbers are one amount, whichever the unit.
     let bucket = |i: usize| {
         let e = &model.effects[i];
-        let m = e.amount.expect("bucketed effects have amounts");
-        (e.kind.as_str(), e.order.as_deref(), m.currency, m.minor)
+        (e.kind.as_str(), e.order.as_deref(), e.amount_key())
     };
     let bucketed: Vec<usize> = (0..model.effects.len())
         .filter(|&i| {
             let e = &model.effects[i];
-            e.happened && e.order.is_some() && e.amount.is_some()
+            e.happened && e.order.is_some() && e.amount_key().is_some()
         })
         .collect();
     let delivery_gap = Duration(settings.max_skew.0.saturating_add(DELIVERY_SLACK.0));
@@ -102,7 +103,7 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
         if decisions.len() < 2 {
             continue;
         }
-        let (kind, order, _, _) = bucket(effects[0]);
+        let (kind, order, _) = bucket(effects[0]);
         let order = order.unwrap_or_default();
         // Decisions each created within the window of the previous one, two or more.
         for cluster in clusters(model, &decisions, settings.decision_window) {

@@ -34,9 +34,10 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
         (a.created, &a.id).cmp(&(b.created, &b.id))
     });
     effects.dedup();
-    let first_currency = effects
-        .iter()
-        .find_map(|&i| model.effects[i].amount.map(|m| m.currency));
+    // A whole number written without its unit still names its currency.
+    let first_currency = (effects.iter())
+        .find_map(|&i| model.effects[i].amount.map(|m| m.currency))
+        .or_else(|| (effects.iter()).find_map(|&i| model.effects[i].whole.map(|m| m.currency)));
     f.currency = first_currency;
     if let Some(cur) = first_currency {
         // Exact: i128 holds any sum of i64 amounts, so nothing saturates or wraps. When no
@@ -223,12 +224,11 @@ pub fn service_only_groups(model: &Model, max_skew: Duration) -> Vec<ServiceGrou
     let ungrouped: Vec<usize> = unmatched
         .into_iter()
         .filter(|&i| !grouped[i])
-        .filter(|&i| model.effects[i].order.is_some() && model.effects[i].amount.is_some())
+        .filter(|&i| model.effects[i].order.is_some() && model.effects[i].amount_key().is_some())
         .collect();
     let order_and_amount = |i: usize| {
         let e = &model.effects[i];
-        let m = e.amount.expect("filtered on amounts");
-        (e.kind.as_str(), e.order.as_deref(), (m.currency, m.minor))
+        (e.kind.as_str(), e.order.as_deref(), e.amount_key())
     };
     let gap = Duration(max_skew.0.saturating_add(DELIVERY_SLACK.0));
     for mut effects in groups_by_key(&ungrouped, order_and_amount) {

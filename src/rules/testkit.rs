@@ -191,6 +191,7 @@ impl Trace {
                 id: id.into(),
                 order: Some(order.into()),
                 amount: Some(Money::new(pence, Currency::GBP)),
+                whole: None,
                 key: key.map(Into::into),
                 state: Some("settled".into()),
                 state_at: None,

@@ -1,0 +1,148 @@
+//! Amounts written as bare whole numbers (`"amount": 4500` in GBP): Stripe's convention
+//! and a JavaScript logger's `45` for 45.00 look alike, so the parsers keep the number and
+//! leave the amount unknown. A service writes every amount one way, and a call it matched
+//! says which: the call asked for 4500 minor units, and the service wrote 4500 (minor
+//! units) or 45 (major units). Once one input's matched effects agree on the unit, every
+//! whole number it wrote is read in that unit; an input whose effects disagree, or match
+//! no call with an amount, keeps them unknown. A guess stays out: read the wrong way, an
+//! amount is off a hundredfold.
+
+use super::{EffectRec, Model};
+use crate::money::Money;
+use std::collections::BTreeMap;
+
+/// How an input writes its whole numbers, as far as its matched effects tell.
+#[derive(Clone, Copy, Default)]
+struct Seen {
+    minor: bool,
+    major: bool,
+}
+
+/// Gives each effect written as a whole number its amount, where its input's matched
+/// effects say in which unit that input writes them.
+pub(super) fn learn_whole_amounts(model: &mut Model) {
+    let mut seen: BTreeMap<u32, Seen> = BTreeMap::new();
+    for e in model.effects.iter().filter(|e| e.amount.is_none()) {
+        let (Some(whole), Some(id)) = (e.whole, e.matched) else {
+            continue;
+        };
+        let Some(asked) = model.dispatches[id.dispatch()].amount.map(Money::size) else {
+            continue;
+        };
+        let unit = seen.entry(input_of(e)).or_default();
+        if as_minor(whole) == Some(asked) {
+            unit.minor = true;
+        } else if as_major(whole) == Some(asked) {
+            unit.major = true;
+        }
+    }
+    if seen.is_empty() {
+        return;
+    }
+    for e in model.effects.iter_mut().filter(|e| e.amount.is_none()) {
+        let Some(whole) = e.whole else {
+            continue;
+        };
+        e.amount = match seen.get(&input_of(e)) {
+            Some(Seen {
+                minor: true,
+                major: false,
+            }) => as_minor(whole),
+            Some(Seen {
+                minor: false,
+                major: true,
+            }) => as_major(whole),
+            _ => None,
+        };
+    }
+}
+
+fn input_of(e: &EffectRec) -> u32 {
+    e.locs.first().map_or(u32::MAX, |l| l.input)
+}
+
+fn as_minor(whole: Money) -> Option<Money> {
+    Some(whole)
+}
+
+/// The whole number as major units, in minor units (45 GBP is 4500).
+fn as_major(whole: Money) -> Option<Money> {
+    let exp = whole.currency.exponent()?;
+    let minor = whole.minor.checked_mul(10i64.checked_pow(exp)?)?;
+    Some(Money::new(minor, whole.currency))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::correlate::{CorrelateOptions, correlate};
+    use crate::ingest::{ParseOptions, text};
+
+    /// The amounts the effects of a text trace end with, by id.
+    fn amounts(trace: &str) -> Vec<(String, Option<i64>)> {
+        let parsed = text::parse(&mut trace.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        let model = correlate(parsed.events, &CorrelateOptions::default());
+        let mut out: Vec<_> = (model.effects.iter())
+            .map(|e| (e.id.to_string(), e.amount.map(|m| m.minor)))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// A call asking for 4500 pence, its refund logged as `amount=WRITTEN`, and an
+    /// untraced refund of another order logged as `amount=OTHER` by the same service.
+    fn trace(written: &str, other: &str) -> String {
+        format!(
+            "# date: 2026-11-03\n\
+             14:02:11.402  agent run r  step 4  tool=issue_refund  args={{\"order\":\"A-1\",\"amount_p\":4500}}\n\
+             14:02:11.418  POST https://payments.internal/v1/refunds  (attempt 1)\n\
+             14:02:12.107  201 Created  refund_id=re_1\n\
+             14:02:12.109  agent run r  step 4  ok\n\
+             --- payments ---\n\
+             14:02:11.501  refund re_1  order A-1  amount={written}  currency=GBP\n\
+             14:30:00.000  refund re_2  order B-2  amount={other}  currency=GBP\n"
+        )
+    }
+
+    #[test]
+    fn the_call_an_effect_matched_tells_the_unit_its_input_writes() {
+        // Minor units: 4500 is what the call asked for.
+        let minor = amounts(&trace("4500", "1250"));
+        assert_eq!(
+            minor,
+            [("re_1".into(), Some(4500)), ("re_2".into(), Some(1250))]
+        );
+        // Major units: 45 pounds is 4500 pence.
+        let major = amounts(&trace("45", "12"));
+        assert_eq!(
+            major,
+            [("re_1".into(), Some(4500)), ("re_2".into(), Some(1200))]
+        );
+        // Neither: the number says nothing of the unit, and stays unknown.
+        let neither = amounts(&trace("99", "12"));
+        assert_eq!(neither, [("re_1".into(), None), ("re_2".into(), None)]);
+        // A decimal amount is no whole number: read as written, teaching nothing.
+        let decimal = amounts(&trace("45.00", "12"));
+        assert_eq!(
+            decimal,
+            [("re_1".into(), Some(4500)), ("re_2".into(), None)]
+        );
+    }
+
+    #[test]
+    fn an_input_whose_effects_disagree_on_the_unit_keeps_them_unknown() {
+        let trace = "# date: 2026-11-03\n\
+            14:02:11.402  agent run r  step 4  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}\n\
+            14:02:11.418  POST https://payments.internal/v1/refunds  (attempt 1)\n\
+            14:02:12.107  201 Created  refund_id=re_1\n\
+            14:05:11.402  agent run r  step 5  tool=issue_refund  args={\"order\":\"A-2\",\"amount_p\":4500}\n\
+            14:05:11.418  POST https://payments.internal/v1/refunds  (attempt 1)\n\
+            14:05:12.107  201 Created  refund_id=re_2\n\
+            --- payments ---\n\
+            14:02:11.501  refund re_1  order A-1  amount=4500  currency=GBP\n\
+            14:05:11.501  refund re_2  order A-2  amount=45  currency=GBP\n";
+        assert_eq!(
+            amounts(trace),
+            [("re_1".into(), None), ("re_2".into(), None)]
+        );
+    }
+}
