@@ -150,7 +150,15 @@ impl State {
             if let Some(said) = logged::effect_message(&f) {
                 let raw = read_raw(text, true)?;
                 let f = Fields(&raw, Cell::new(0));
-                let id = logged::effect_id(&f, said.kind)?;
+                let id = match logged::effect_id(&f, said.kind) {
+                    Ok(id) => id,
+                    // pino's `logger.info({ refund }, "refund created")`: the effect is the
+                    // logged object, read as if its members were the line's.
+                    Err(why) => match logged::unnested(text, said.kind) {
+                        Some(flat) => return self.text_line(&flat, opts),
+                        None => return Err(why),
+                    },
+                };
                 let (at, kind) = self.effect(&f, opts, id, said.kind, Some(said.word))?;
                 let attrs = if opts.keep_attrs {
                     f.attrs()
@@ -945,6 +953,28 @@ mod tests {
         let none = run(&line(r#""when":"2026-11-03T14:02:11.402Z""#));
         assert_eq!(none.stats.skipped, 1);
         assert!(none.stats.problems[0].reason.contains("`ts`"));
+    }
+
+    /// pino's `logger.info({ refund }, "refund created")`: the effect is the logged object;
+    /// one without an `id` is still a refund without an id.
+    #[test]
+    fn an_effect_logged_as_an_object_under_its_kind() {
+        let p = run(concat!(
+            r#"{"level":30,"time":1796517702261,"refund":{"id":"re_1","object":"refund","order_id":"P-77","amount":"45.00","currency":"gbp","status":"succeeded"},"msg":"refund created"}"#,
+            "\n",
+            r#"{"level":30,"time":1796517702262,"refund":{"order_id":"P-77","amount":"45.00","currency":"gbp"},"msg":"refund created"}"#,
+            "\n",
+        ));
+        assert_eq!(p.stats.skipped, 1, "{:?}", p.stats.problems);
+        assert!(p.stats.problems[0].reason.contains("without an id"));
+        let EventKind::Effect(e) = &p.events[0].kind else {
+            panic!("{:?}", p.events)
+        };
+        assert_eq!(
+            (e.id.as_str(), e.order.as_deref(), e.amount.map(|m| m.minor)),
+            ("re_1", Some("P-77"), Some(4500))
+        );
+        assert_eq!(e.state.as_deref(), Some("succeeded"));
     }
 
     /// A failure's `error` may be a numeric code; its message says what happened. An
