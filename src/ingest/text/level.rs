@@ -165,7 +165,7 @@ fn java_prefix(msg: &[u8]) -> Option<&[u8]> {
 /// `Error` or `notice` (a level's spelling in any case needs the field's two blanks).
 #[cold]
 fn upper_case_level(msg: &[u8]) -> Option<&[u8]> {
-    let (word, after) = first_field(msg)?;
+    let (word, after) = bracketed_level(msg).or_else(|| first_field(msg))?;
     let word = (word.strip_prefix(b"[").and_then(|w| w.strip_suffix(b"]"))).unwrap_or(word);
     let word = word.strip_suffix(b":").unwrap_or(word);
     let capitals = word.iter().all(u8::is_ascii_uppercase);
@@ -175,12 +175,13 @@ fn upper_case_level(msg: &[u8]) -> Option<&[u8]> {
         return None;
     }
     // `INFO payments.refunds refund created ...` (`%(levelname)s %(name)s %(message)s`): a
-    // module's dotted path before the message, which no message starts with.
+    // module's dotted path before the message, which no message starts with; or a Java
+    // class's (`INFO com.acme.agent.RefundTool agent run ...`, JUL's `%4$s %3$s %5$s`).
     match first_field(message) {
         Some((name, after))
             if name.contains(&b'.')
                 && is_logger_name(name)
-                && !name.iter().any(u8::is_ascii_uppercase)
+                && (!name.iter().any(u8::is_ascii_uppercase) || is_java_class(name))
                 && after.starts_with(b" ")
                 && !after.starts_with(b"  ") =>
         {
@@ -188,6 +189,28 @@ fn upper_case_level(msg: &[u8]) -> Option<&[u8]> {
         }
         _ => Some(message),
     }
+}
+
+/// `com.acme.agent.RefundTool`: packages in lower case, then a class's name in capitals
+/// that is no exception's (`java.net.SocketTimeoutException` starts a failure's line).
+fn is_java_class(name: &[u8]) -> bool {
+    let mut parts = name.rsplit(|&b| b == b'.');
+    let class = parts.next().unwrap_or_default();
+    let named_as_failure = [&b"Error"[..], b"Exception", b"Timeout", b"Throwable"]
+        .iter()
+        .any(|s| class.ends_with(s));
+    class.first().is_some_and(u8::is_ascii_uppercase)
+        && !named_as_failure
+        && parts.all(|p| !p.is_empty() && !p.iter().any(u8::is_ascii_uppercase))
+}
+
+/// `[INFO   ] msg`: a level padded inside its brackets (JUL's `[%4$-7s]`), as the word
+/// `INFO` and what follows the bracket.
+fn bracketed_level(msg: &[u8]) -> Option<(&[u8], &[u8])> {
+    let inner = msg.strip_prefix(b"[")?;
+    let end = inner.iter().take(12).position(|&b| b == b']')?;
+    let word = inner[..end].trim_ascii();
+    (end > word.len()).then_some((word, &inner[end + 1..]))
 }
 
 /// `msg` without a leading level field.
@@ -223,6 +246,9 @@ mod tests {
             "[WARN] refund rf_1  order A-1  4500p",
             "INFO: refund rf_1  order A-1  4500p",
             "INFO payments.refunds refund rf_1  order A-1  4500p",
+            "INFO com.acme.payments.Refunds refund rf_1  order A-1  4500p",
+            "[INFO   ] refund rf_1  order A-1  4500p",
+            "[WARNING] refund rf_1  order A-1  4500p",
             "- payments.refunds - INFO - refund rf_1  order A-1  4500p",
         ] {
             assert_eq!(
@@ -236,8 +262,19 @@ mod tests {
             "info refund rf_1",
             "INFOS refund rf_1",
             "- refund rf_1 - order A-1",
+            "[main   ] refund rf_1",
         ] {
             assert_eq!(without_level(line.as_bytes()), line.as_bytes(), "{line}");
+        }
+        // An exception's class is no logger's name: it stays the message's start.
+        for (line, message) in [
+            (
+                "ERROR java.net.SocketTimeoutException Read timed out",
+                "java.net.SocketTimeoutException Read timed out",
+            ),
+            ("INFO Com.acme.Refunds refund rf_1", "Com.acme.Refunds refund rf_1"),
+        ] {
+            assert_eq!(without_level(line.as_bytes()), message.as_bytes(), "{line}");
         }
     }
 
