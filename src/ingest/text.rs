@@ -96,6 +96,8 @@ struct TextParser {
     dates: DateCache,
     /// Where the lines after a stamped one stand ([`tail`]).
     tail: tail::Tail,
+    /// The time of the java.util.logging header just read, for its message line ([`jul`]).
+    jul_time: Option<String>,
     out: Parsed,
 }
 
@@ -124,6 +126,7 @@ impl TextParser {
             rereadable,
             dates: DateCache::default(),
             tail: tail::Tail::default(),
+            jul_time: None,
             out: Parsed::new(opts),
         }
     }
@@ -147,7 +150,9 @@ impl TextParser {
             Verdict::Ignored
         } else {
             match self.message_line(n, &span, line, ahead) {
-                Verdict::Skipped(why) if why == NO_STAMP => self.record_tail(raw, line, why),
+                Verdict::Skipped(why) if why == NO_STAMP => {
+                    self.unstamped(n, &span, raw, line, why)
+                }
                 verdict => verdict,
             }
         };
@@ -319,6 +324,31 @@ impl TextParser {
             Ok(None) => Verdict::Ignored,
             Err(why) => Verdict::Skipped(why),
         }
+    }
+
+    /// A line without a timestamp at its start: a java.util.logging record's two lines
+    /// ([`jul`]), else part of the record above it ([`Self::record_tail`]).
+    #[cold]
+    fn unstamped(
+        &mut self,
+        n: u32,
+        span: &Range<u64>,
+        raw: &[u8],
+        line: &[u8],
+        why: String,
+    ) -> Verdict {
+        if let Some(time) = jul::header_time(line) {
+            self.jul_time = Some(time);
+            return Verdict::Ignored;
+        }
+        if let Some(time) = self.jul_time.take() {
+            if let Some((_, message)) = jul::message_line(line) {
+                let stamped = [time.as_bytes(), b"  ", message].concat();
+                return self.message_line(n, span, &stamped, Ahead::new(&[], &[]));
+            }
+            self.jul_time = Some(time);
+        }
+        self.record_tail(raw, line, why)
     }
 
     /// A line without a timestamp ([`tail`]): part of the record above it (ignored, or the
@@ -1235,6 +1265,7 @@ fn small(b: &[u8]) -> Text {
 mod client;
 mod fields;
 mod idle;
+pub(crate) mod jul;
 mod level;
 mod payload;
 mod plain;

@@ -272,7 +272,10 @@ mod tests {
                 "ERROR java.net.SocketTimeoutException Read timed out",
                 "java.net.SocketTimeoutException Read timed out",
             ),
-            ("INFO Com.acme.Refunds refund rf_1", "Com.acme.Refunds refund rf_1"),
+            (
+                "INFO Com.acme.Refunds refund rf_1",
+                "Com.acme.Refunds refund rf_1",
+            ),
         ] {
             assert_eq!(without_level(line.as_bytes()), message.as_bytes(), "{line}");
         }

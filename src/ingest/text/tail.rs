@@ -69,6 +69,8 @@ fn opens_trace(raw: &[u8], line: &[u8]) -> bool {
     let indented = raw.first().is_some_and(|c| matches!(c, b' ' | b'\t'));
     line.starts_with(b"Traceback (most recent call last):")
         || line.starts_with(b"Caused by: ")
+        // The JVM's report of an exception that ended a thread (`main`, when it escaped).
+        || line.starts_with(b"Exception in thread \"")
         || (indented && (line.starts_with(b"at ") || line.starts_with(b"File \"")))
         || is_exception_header(line)
 }
@@ -161,6 +163,15 @@ mod tests {
             reads(&["\tat com.acme.Refunds.issue(Refunds.java:40)"]),
             [true]
         );
+        // The JVM's report of an exception that ended a thread: part of the record, no
+        // request's failure of its own.
+        let ended = [
+            "Exception in thread \"main\" java.lang.RuntimeException: gave up",
+            "\tat com.acme.Agent.main(Agent.java:12)",
+            "Caused by: java.net.http.HttpTimeoutException: request timed out",
+        ];
+        let read = read_after(Tail::AfterRecord { failed: true }, &ended);
+        assert_eq!(read, [Continued::Yes, Continued::Yes, Continued::Yes]);
     }
 
     #[test]
