@@ -205,3 +205,43 @@ fn a_log_cut_anywhere_reads_as_the_whole() {
         }
     }
 }
+
+/// `--input-tz agent.log=ZONE` names the rotated log, so its older files take the zone too.
+#[test]
+fn an_input_zone_named_for_a_rotated_log_holds_for_its_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = |text: &str| {
+        text.replace("2026-11-03T14:", "2026-11-03T19:")
+            .replace("Z  ", "  ")
+    };
+    std::fs::write(dir.path().join("agent.log.1"), local(BEFORE_CUT)).unwrap();
+    std::fs::write(dir.path().join("agent.log"), local(AFTER_CUT)).unwrap();
+    std::fs::write(dir.path().join("payments.log"), SERVICE).unwrap();
+    let r = report(&[dir.path()], &["--input-tz", "agent.log=+05:00"]);
+    assert_eq!(duplicate_causes(&r), ["client-retry"], "{:#?}", r.findings);
+}
+
+/// A file under a rotated name that is no text log (an `.xz` this tool does not unpack,
+/// bytes) is passed over as it would be under any name, not read as broken text lines.
+#[test]
+fn a_rotated_file_that_is_no_log_is_passed_over() {
+    for name in ["agent.log.1.xz", "agent.log.1"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("agent.log.2"), BEFORE_CUT).unwrap();
+        std::fs::write(
+            dir.path().join(name),
+            [0xfdu8, 0x37, 0x7a, 0x58, 0x5a, 0, 1, 2],
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("agent.log"), AFTER_CUT).unwrap();
+        std::fs::write(dir.path().join("payments.log"), SERVICE).unwrap();
+        let r = report(&[dir.path()], &["--strict"]);
+        let junk = (r.inputs.iter()).find(|i| i.path.ends_with(name)).unwrap();
+        assert_eq!(
+            (junk.format.as_deref(), junk.skipped),
+            (None, 0),
+            "{name}: {junk:?}"
+        );
+        assert_eq!(duplicate_causes(&r), ["client-retry"], "{name}");
+    }
+}

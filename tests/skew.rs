@@ -170,6 +170,34 @@ fn an_effect_created_before_its_attempt_warns_of_the_clocks() {
     assert!(!stderr.contains("clock"), "{stderr}");
 }
 
+/// Two calls sharing one key (a run's id as the key: another defect) each answered with
+/// their own refund: the second call's refund, logged a little before its request by a
+/// clock behind, is not the first call's for sharing its key.
+#[test]
+fn a_key_shared_by_two_calls_moves_no_refund_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("agent.log"),
+        "2026-11-03T14:00:00.000Z  agent run 7f3a  step 4  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}\n\
+         2026-11-03T14:00:00.100Z  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=run-7f3a\n\
+         2026-11-03T14:00:00.600Z  201 Created  refund_id=rf_A\n\
+         2026-11-03T14:00:00.601Z  agent run 7f3a  step 4  ok\n\
+         2026-11-03T14:05:00.000Z  agent run 7f3a  step 5  tool=issue_refund  args={\"order\":\"B-2\",\"amount_p\":4500}\n\
+         2026-11-03T14:05:00.100Z  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=run-7f3a\n\
+         2026-11-03T14:05:00.600Z  201 Created  refund_id=rf_B\n\
+         2026-11-03T14:05:00.601Z  agent run 7f3a  step 5  ok\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("service.log"),
+        "2026-11-03T14:00:00.050Z  refund rf_A  order A-1  4500p  settled  key=run-7f3a\n\
+         2026-11-03T14:05:00.050Z  refund rf_B  order B-2  4500p  settled  key=run-7f3a\n",
+    )
+    .unwrap();
+    let r = report(dir.path(), "2s");
+    assert!(of(&r, "duplicate-effect").is_empty(), "{:#?}", r.findings);
+}
+
 /// A keyed retry answered 200 from the service's record names a refund made before it was
 /// sent: the first attempt under that key made it, and no clock is out of step.
 #[test]

@@ -25,7 +25,7 @@ pub(super) fn match_effects(model: &mut Model) {
         .map(|e| {
             by_effect_id
                 .get(m, &e.id)
-                .map(|id| match replayed_from(m, &by_key, id, e) {
+                .map(|id| match replayed_from(m, id, e) {
                     Some(origin) => (origin, MatchedBy::Key),
                     None => (id, MatchedBy::EffectId),
                 })
@@ -367,16 +367,13 @@ fn answered_before(model: &Model, id: AttemptId, e: &EffectRec) -> AttemptId {
 
 /// The attempt that made an effect named in the answer to `id`, when that answer is a
 /// keyed retry's replay: `id` was sent after the effect was created, under a key an earlier
-/// attempt was sent with before it (a replay needs no clocks out of step to explain it). The latest
-/// such attempt of `id`'s dispatch, else the first sent with the key (a resumed run's).
+/// attempt of its dispatch was sent with before it (a replay needs no clocks out of step to
+/// explain it). Only its dispatch's: another call sharing the key (another order, a
+/// resumed run) is not taken for the maker on the strength of the key alone. The latest
+/// such attempt that may have reached the service.
 /// Taken as the answer's own, the effect was made by a request not yet sent: a false
 /// clock warning, and no `effect-after-timeout` for the attempt that timed out.
-fn replayed_from(
-    model: &Model,
-    by_key: &KeyIndex,
-    id: AttemptId,
-    e: &EffectRec,
-) -> Option<AttemptId> {
+fn replayed_from(model: &Model, id: AttemptId, e: &EffectRec) -> Option<AttemptId> {
     let attempt = model.attempt(id);
     let key = attempt.key.as_deref()?;
     if e.key.as_deref().is_some_and(|logged| logged != key) {
@@ -386,14 +383,17 @@ fn replayed_from(
     if attempt.at <= created {
         return None;
     }
-    let sent_before = |a: &AttemptRec| a.key.as_deref() == Some(key) && a.at <= created;
+    // An attempt whose failure says it never reached the service (refused) made nothing.
+    let may_have_made = |a: &AttemptRec| {
+        a.key.as_deref() == Some(key)
+            && a.at <= created
+            && a.outcome
+                .as_ref()
+                .is_none_or(|o| o.class() != FailureClass::Safe)
+    };
     let attempts = &model.dispatches[id.dispatch()].attempts[..id.index()];
-    match attempts.iter().rposition(sent_before) {
-        Some(i) => Some(AttemptId::new(id.dispatch(), i)),
-        None => by_key
-            .get(model, key)
-            .filter(|&first| first != id && sent_before(model.attempt(first))),
-    }
+    let i = attempts.iter().rposition(may_have_made)?;
+    Some(AttemptId::new(id.dispatch(), i))
 }
 
 /// A creation time written to the second (a settlement export's `Created (UTC)`) stands for

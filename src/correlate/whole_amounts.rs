@@ -2,10 +2,11 @@
 //! and a JavaScript logger's `45` for 45.00 look alike, so the parsers keep the number and
 //! leave the amount unknown. A service writes every amount one way, and a call it matched
 //! says which: the call asked for 4500 minor units, and the service wrote 4500 (minor
-//! units) or 45 (major units). Once one input's matched effects agree on the unit, every
-//! whole number it wrote is read in that unit; an input whose effects disagree, or match
-//! no call with an amount, keeps them unknown. A guess stays out: read the wrong way, an
-//! amount is off a hundredfold.
+//! units) or 45 (major units). When every input's matched effects agree on the unit, every
+//! whole number is read in it (a rotated or split log's files learn together); else each
+//! input whose matched effects agree reads its own so. An input whose effects disagree, or
+//! (inputs disagreeing) match no call with an amount, keeps them unknown. A guess stays
+//! out: read the wrong way, an amount is off a hundredfold.
 
 use super::{EffectRec, Model};
 use crate::money::Money;
@@ -39,11 +40,21 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
     if seen.is_empty() {
         return;
     }
+    let all = seen.values().fold(Seen::default(), |a, s| Seen {
+        minor: a.minor || s.minor,
+        major: a.major || s.major,
+    });
+    let agreed = all.minor != all.major;
     for e in model.effects.iter_mut().filter(|e| e.amount.is_none()) {
         let Some(whole) = e.whole else {
             continue;
         };
-        e.amount = match seen.get(&input_of(e)) {
+        let unit = if agreed {
+            Some(&all)
+        } else {
+            seen.get(&input_of(e))
+        };
+        e.amount = match unit {
             Some(Seen {
                 minor: true,
                 major: false,
@@ -126,6 +137,31 @@ mod tests {
             decimal,
             [("re_1".into(), Some(4500)), ("re_2".into(), None)]
         );
+    }
+
+    /// A rotated service log: one file's matched refund teaches the other file's unit.
+    #[test]
+    fn inputs_that_agree_learn_together() {
+        let agent = "# date: 2026-11-03\n\
+            14:02:11.402  agent run r  step 4  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}\n\
+            14:02:11.418  POST https://payments.internal/v1/refunds  (attempt 1)\n\
+            14:02:12.107  201 Created  refund_id=re_1\n";
+        let older =
+            "# date: 2026-11-03\n14:02:11.501  refund re_1  order A-1  amount=45  currency=GBP\n";
+        let newer =
+            "# date: 2026-11-03\n14:40:00.000  refund re_2  order B-2  amount=12  currency=GBP\n";
+        let opts = ParseOptions::default();
+        let mut events = Vec::new();
+        for (input, text) in [agent, older, newer].into_iter().enumerate() {
+            let parsed = text::parse(&mut text.as_bytes(), input as u32, &opts).unwrap();
+            events.extend(parsed.events);
+        }
+        events.sort_by_key(|e| (e.at, e.loc));
+        let model = correlate(events, &CorrelateOptions::default());
+        let amounts: Vec<_> = (model.effects.iter())
+            .map(|e| (e.id.as_str(), e.amount.map(|m| m.minor)))
+            .collect();
+        assert_eq!(amounts, [("re_1", Some(4500)), ("re_2", Some(1200))]);
     }
 
     #[test]

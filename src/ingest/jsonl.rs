@@ -687,10 +687,6 @@ impl<'a> Fields<'_, 'a> {
         }
     }
 
-    /// `amount_minor` with `currency`, `amount_p` (GBP pence, as in text traces), or
-    /// `amount` in major units with `currency` (a number or a string, `45.00`), converted
-    /// exactly by the currency's exponent. Minor units may be a string of an integer
-    /// (`"4500"`), as protobuf's JSON mapping writes every 64-bit integer.
     /// An `amount` written as a bare whole number with a `currency` of decimals, which
     /// [`Self::money`] reads as unknown ([`crate::money::whole_amount`]).
     fn whole_money(&self) -> Option<Money> {
@@ -705,6 +701,10 @@ impl<'a> Fields<'_, 'a> {
         crate::money::whole_amount(&written, currency)
     }
 
+    /// `amount_minor` with `currency`, `amount_p` (GBP pence, as in text traces), or
+    /// `amount` in major units with `currency` (a number or a string, `45.00`), converted
+    /// exactly by the currency's exponent. Minor units may be a string of an integer
+    /// (`"4500"`), as protobuf's JSON mapping writes every 64-bit integer.
     fn money(&self) -> Result<Option<Money>, String> {
         let int = |k: &str| -> Result<Option<i64>, String> {
             let bad = || format!("`{k}` is not an integer number of minor units");

@@ -76,12 +76,16 @@ pub struct ParseOptions {
 }
 
 impl ParseOptions {
-    /// Whether an `--input-tz` name names the input shown as `display`.
+    /// Whether an `--input-tz` name names the input shown as `display`, or the rotated log
+    /// it is a file of (`agent.log` names `agent.log.1` too: [`rotated`]).
     pub fn names(name: &str, display: &str) -> bool {
-        display == name
-            || display
-                .strip_suffix(name)
-                .is_some_and(|head| head.ends_with('/') || head.ends_with('\\'))
+        let is = |display: &str| {
+            display == name
+                || display
+                    .strip_suffix(name)
+                    .is_some_and(|head| head.ends_with('/') || head.ends_with('\\'))
+        };
+        is(display) || is(rotated::order(display).0)
     }
 
     /// The options for the input shown as `display`: its own zone where `--input-tz` names

@@ -28,7 +28,7 @@ pub enum Age {
 /// rotated one (`agent.log.1`, `agent.log.2.gz`, `agent.log-20261130.gz`,
 /// `agent.log.2026-11-30`). Any other name is its own log, `Current`.
 pub fn rotation_of(name: &str) -> (&str, Age) {
-    let bare = [".gz", ".zst", ".bz2", ".xz"]
+    let bare = [".gz", ".zst"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
         .unwrap_or(name);
@@ -116,14 +116,23 @@ pub fn read_group(
     let mut parser: Option<Rotated> = None;
     let mut outcomes: Vec<(usize, Outcome)> = Vec::with_capacity(group.len());
     let mut last_text = None;
+    let uncounted = AtomicU64::new(0);
     for &i in group {
         let input = &inputs[i];
         let opts = &*opts.for_input(&input.display);
         let mut opened = open(input, forced, opts, read);
         if parser.is_some() && matches!(opened, Err(Outcome::NotALog(_))) {
             // A file cut inside a record (`copytruncate` cuts anywhere) starts with the
-            // record's last lines, not a timestamp: the log it continues is text.
-            opened = open(input, Some(Format::Text), opts, read);
+            // record's last lines, not a timestamp: the log it continues is text, if a
+            // stamped line follows. Its first bytes were counted once already.
+            let again = open(input, Some(Format::Text), opts, &uncounted);
+            let stamped = |o: &Opened| {
+                (o.head.split(|&b| b == b'\n'))
+                    .any(|l| super::starts_with_timestamp(l.trim_ascii()))
+            };
+            if again.as_ref().is_ok_and(stamped) {
+                opened = again;
+            }
         }
         let outcome = match opened {
             Err(outcome) => outcome,

@@ -823,13 +823,18 @@ fn tenacity_raised(field: &[u8]) -> Option<&[u8]> {
 
 /// An exception after the program's own words about a failure, as `console.error(prefix,
 /// err)` and `log.error("...: %s", e)` write it: `refund attempt 1 failed: RequestError:
-/// Timeout awaiting 'request' for 1000ms`. The words must say something failed, and the
-/// class must be named as an error is (`...Error`, `...Exception`, `...Timeout`).
+/// Timeout awaiting 'request' for 1000ms`. The words must say a request (an attempt, a
+/// call) failed, and the class must be named as an error is (`...Error`, `...Exception`,
+/// `...Timeout`).
 fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
     const SAYS_FAILED: [&str; 4] = ["fail", "error", "exception", "gave up"];
+    // About a request: `receipt email failed: SMTPException` is another failure.
+    const OF_A_REQUEST: [&str; 5] = ["attempt", "request", "call", "retry", "http"];
     let cut = memchr::memmem::find(field, b": ")?;
     let words = String::from_utf8_lossy(&field[..cut]).to_ascii_lowercase();
-    if !SAYS_FAILED.iter().any(|w| words.contains(w)) {
+    if !SAYS_FAILED.iter().any(|w| words.contains(w))
+        || !OF_A_REQUEST.iter().any(|w| words.contains(w))
+    {
         return None;
     }
     let (class, message) = exception_line(field[cut + 2..].trim_ascii())?;

@@ -310,7 +310,8 @@ fn an_exception_after_words_about_a_failure() {
         "10:00:00  agent run r  step 2  tool=issue_refund  args={\"a\":1}\n10:00:01  POST https://x/v1/refunds  (attempt 1)\n\
          10:00:02  refund attempt 1 failed: RequestError: Timeout awaiting 'request' for 1000ms\n\
          10:00:03  POST https://x/v1/refunds  (attempt 2)\n\
-         10:00:04  refund error: ConnectionRefusedError: [Errno 111] Connection refused\n\
+         10:00:04  refund request error: ConnectionRefusedError: [Errno 111] Connection refused\n\
+         10:00:04  receipt email failed: SMTPException: 421 try later\n\
          10:00:05  refund created: RefundRecord: re_1\n\
          10:00:06  refund failed: see the dashboard: it is down\n\
          10:00:07  sync done: IndexError: nothing to do\n",
