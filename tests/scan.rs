@@ -244,3 +244,30 @@ fn time_only_lines_beside_dated_ones_are_warned_about() {
         "2026-11-03"
     ]));
 }
+
+/// A named file whose lines are mostly skipped and none an event is most likely a layout
+/// the tool does not read: said once, beside "No findings". A log with events, or with
+/// only a few broken lines, is not.
+#[test]
+fn an_input_read_as_nothing_but_skipped_lines_is_pointed_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("agent.xml.log");
+    std::fs::write(
+        &xml,
+        "<?xml version=\"1.0\"?>\n<log>\n<record>\n  <message>refund re_1 created</message>\n</record>\n</log>\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = scan(&[xml.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stderr.contains("no line was read as an event and 6 of its 6 lines were skipped"),
+        "{stderr}"
+    );
+    let trace = fixture("incident-a88214/trace.log");
+    let (_, _, stderr) = scan(&[trace.to_str().unwrap()]);
+    assert!(!stderr.contains("no line was read"), "{stderr}");
+    let one_broken = dir.path().join("mostly.log");
+    std::fs::write(&one_broken, "garbage\n# comment\n\n# date: 2026-11-03\n").unwrap();
+    let (_, _, stderr) = scan(&[one_broken.to_str().unwrap()]);
+    assert!(!stderr.contains("no line was read"), "{stderr}");
+}

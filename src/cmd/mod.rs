@@ -48,6 +48,15 @@ pub fn emit_with(
 
 /// Prints each skipped line as `path:line: skipped: why`, and each record used by a choice
 /// the input does not settle as `path:line: warning: why`, on standard error.
+/// An input that gave no event and was mostly skipped lines: most likely a layout this
+/// tool does not read (a report of "No findings" alone would hide that).
+fn reads_as_another_format(input: &crate::report::InputReport) -> bool {
+    input.format.is_some()
+        && input.events == 0
+        && input.skipped > 0
+        && 2 * input.skipped >= input.lines
+}
+
 pub fn print_problems(audit: &crate::audit::Audit) {
     let mut err = io::stderr().lock();
     for input in &audit.inputs {
@@ -67,6 +76,14 @@ pub fn print_problems(audit: &crate::audit::Audit) {
         }
         if let Some(note) = &input.note {
             let _ = writeln!(err, "{}: {note}", input.path);
+        }
+        if reads_as_another_format(input) {
+            let _ = writeln!(
+                err,
+                "{}: warning: no line was read as an event and {} of its {} lines were skipped: \
+                 is it a layout idem-audit reads? (README, Inputs; --input-format forces one)",
+                input.path, input.skipped, input.lines
+            );
         }
     }
     if let Some((lead, effect, attempt)) = audit.clock_lead() {
