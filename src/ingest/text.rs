@@ -408,6 +408,26 @@ impl TextParser {
         let Some(first) = f.plain.first().copied() else {
             return Ok(None);
         };
+        // Four words or more in the first field (or three and a token), and nothing after
+        // it: perhaps a line written with one blank between its fields ([`one_blank`]).
+        let blanks = || first.iter().filter(|&&b| b == b' ').count();
+        if f.plain.len() == 1
+            && (blanks() >= 3 || (blanks() == 2 && memchr::memchr(b'=', first).is_some()))
+            && let Some(spaced) = one_blank::respaced(first)
+        {
+            return self.classify(&Fields::split(&spaced), at);
+        }
+        // Node's `util.inspect` marks an error object that refers to itself: `<ref *1>
+        // AxiosError: timeout of 1000ms exceeded`.
+        if let Some(marked) = first.strip_prefix(b"<ref *")
+            && let Some(end) = memchr::memmem::find(marked, b"> ")
+            && marked[..end].iter().all(u8::is_ascii_digit)
+        {
+            let rest = &marked[end + 2..];
+            let mut fields = Fields::empty();
+            fields.fill(rest);
+            return self.classify(&fields, at);
+        }
         if let Some(run) = first.strip_prefix(b"agent run ") {
             return self.agent_line(run.trim_ascii(), f, at.at);
         }
@@ -1272,6 +1292,7 @@ mod fields;
 mod idle;
 pub(crate) mod jul;
 mod level;
+mod one_blank;
 mod payload;
 mod plain;
 mod prose;

@@ -301,6 +301,46 @@ fn responses_failures_and_step_ends() {
     assert!(r.replayed);
 }
 
+/// `console.log(stamp, 'agent run', run, 'step', step, ...)`: SPEC §3.1's lines with one
+/// blank between fields, and Node's `<ref *1>` before an error that refers to itself, read
+/// as their two-blank spelling is.
+#[test]
+fn console_logs_one_blank_lines() {
+    let p = run(concat!(
+        "2026-12-06T00:38:51.296Z agent run r4 step 4 tool=issue_refund args={\"order_id\":\"A-1\",\"amount_minor\":4500,\"currency\":\"GBP\"}\n",
+        "2026-12-06T00:38:51.456Z POST http://127.0.0.1:42385/v1/refunds (attempt 1) \n",
+        "2026-12-06T00:38:52.482Z <ref *1> AxiosError: timeout of 1000ms exceeded\n",
+        "2026-12-06T00:38:52.690Z POST http://127.0.0.1:42385/v1/refunds (attempt 2) \n",
+        "2026-12-06T00:38:52.710Z 201 Created refund_id=re_86a1db284821\n",
+        "2026-12-06T00:38:52.711Z agent run r4 step 4 ok\n",
+    ));
+    assert_eq!(
+        (p.stats.events, p.stats.skipped),
+        (6, 0),
+        "{:?}",
+        p.stats.problems
+    );
+    let k = kinds(&p);
+    let EventKind::ToolCall(t) = k[0] else {
+        panic!("{k:?}")
+    };
+    assert_eq!((t.call.run.as_str(), t.call.step), ("r4", 4));
+    let EventKind::Failure(f) = k[2] else {
+        panic!("{k:?}")
+    };
+    assert_eq!(
+        (f.error.as_str(), f.class),
+        ("AxiosError", FailureClass::Ambiguous)
+    );
+    let EventKind::Response(r) = k[4] else {
+        panic!("{k:?}")
+    };
+    assert_eq!(
+        (r.status, r.effect_id.as_deref()),
+        (201, Some("re_86a1db284821"))
+    );
+}
+
 /// `console.error("refund attempt 1 failed:", err)`: the exception after the program's
 /// words about a failure is the request's failure; words that say nothing failed, or a
 /// class not named as an error, are no failure.
