@@ -5,6 +5,7 @@
 
 mod logged;
 mod object;
+pub(crate) mod winston;
 
 use super::lines::{for_each_line_at, for_each_line_in};
 use super::stamp::Clock;
@@ -137,6 +138,9 @@ impl State {
     fn text_line(&mut self, text: &str, opts: &ParseOptions) -> Result<Line, String> {
         // A struct deserializes from an array too: only an object is an event.
         if !text.trim_start().starts_with('{') {
+            if let Some(object) = winston::as_object(text) {
+                return self.text_line(&object, opts);
+            }
             return Err(match serde_json::from_str::<IgnoredAny>(text) {
                 Ok(_) => "not a JSON object".into(),
                 Err(e) => format!("not JSON: {e}"),

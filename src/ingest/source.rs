@@ -589,6 +589,10 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
         if let Some(f) = super::detect_csv_header(line, csv_map) {
             return Some(f);
         }
+        // winston's `format.simple()`: `info: refund created {...}`.
+        if super::jsonl::winston::as_object(line).is_some_and(|o| super::looks_like_jsonl(&o)) {
+            return Some(Format::Jsonl);
+        }
         if super::looks_like_text_log(head) {
             return Some(Format::Text);
         }
