@@ -320,6 +320,10 @@ impl TextParser {
             return verdict;
         }
         match self.classify(&fields, local) {
+            Ok(Some(EventKind::Failure(mut failure))) => {
+                failure_of_cause(&mut failure, &ahead);
+                Verdict::Event(at, EventKind::Failure(failure))
+            }
             Ok(Some(kind)) => Verdict::Event(at, kind),
             Ok(None) => Verdict::Ignored,
             Err(why) => Verdict::Skipped(why),
@@ -866,6 +870,36 @@ fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
         .iter()
         .any(|s| name.ends_with(s) && name.len() > s.len());
     named_as_error.then_some((class, message))
+}
+
+/// undici's `TypeError: fetch failed` (Node's `fetch`) says nothing of what failed; the
+/// `[cause]:` Node prints in the error's dump below it does (`Error: connect ECONNREFUSED
+/// 127.0.0.1:8443`: never sent, safe to send again). Read from the lines the reader holds
+/// after the failure's, up to the next stamped line; without one, the wrapper's class
+/// (ambiguous) stands.
+fn failure_of_cause(failure: &mut Failure, ahead: &Ahead) {
+    if !(failure.error.as_str() == "TypeError" && failure.message.as_str() == "fetch failed") {
+        return;
+    }
+    let bytes = ahead.bytes();
+    let mut start = 0;
+    for k in 0..64 {
+        let Some(end) = ahead.line_end(k) else {
+            return;
+        };
+        let line = bytes[start..end].trim_ascii();
+        if super::starts_with_timestamp(line) {
+            return;
+        }
+        if let Some((class, message)) = line.strip_prefix(b"[cause]: ").and_then(exception_line) {
+            failure.class = classify_failure(&text(class), &text(message));
+            failure.message = format!("fetch failed (cause: {}: {})", text(class), text(message))
+                .as_str()
+                .into();
+            return;
+        }
+        start = end + 1;
+    }
 }
 
 /// Go's HTTP client fails a request as `Post "https://...": context deadline exceeded`

@@ -341,6 +341,28 @@ fn console_logs_one_blank_lines() {
     );
 }
 
+/// Node's `fetch` fails every request as `TypeError: fetch failed`; the `[cause]:` in the
+/// error's dump says what failed. Without one before the next stamped line, the wrapper
+/// (ambiguous) stands.
+#[test]
+fn fetch_failed_is_classed_by_its_cause() {
+    let classes = |text: &str| -> Vec<FailureClass> {
+        (kinds(&run(text)).into_iter())
+            .filter_map(|k| match k {
+                EventKind::Failure(f) => Some(f.class),
+                _ => None,
+            })
+            .collect()
+    };
+    let refused = "10:00:00  POST https://x/v1/refunds  (attempt 1)\n\
+        10:00:01  TypeError: fetch failed\n    at node:internal/deps/undici/undici:14976:13\n  \
+        [cause]: Error: connect ECONNREFUSED 127.0.0.1:47433\n      at TCPConnectWrap.afterConnect\n}\n";
+    assert_eq!(classes(refused), [FailureClass::Safe]);
+    let bare = "10:00:00  POST https://x/v1/refunds  (attempt 1)\n10:00:01  TypeError: fetch failed\n\
+        10:00:02  POST https://x/v1/refunds  (attempt 2)\n  [cause]: Error: connect ECONNREFUSED x\n";
+    assert_eq!(classes(bare), [FailureClass::Ambiguous]);
+}
+
 /// `console.error("refund attempt 1 failed:", err)`: the exception after the program's
 /// words about a failure is the request's failure; words that say nothing failed, or a
 /// class not named as an error, are no failure.
