@@ -436,18 +436,23 @@ impl<'m> Evidence<'m> {
         let Some(a) = attempt.filter(told) else {
             return format!("the call was retried and {did} again ({others})");
         };
-        let retry = self
-            .effects
-            .iter()
-            .skip(1)
+        let mut retries: Vec<u32> = (self.effects.iter().skip(1))
             .filter_map(|e| e.matched.map(|m| self.model.attempt(m).number))
-            .find(|&n| n != a.number);
-        let again = match retry {
-            Some(n) => format!("attempt {n} {did} again"),
+            .filter(|&n| n != a.number)
+            .collect();
+        retries.sort_unstable();
+        retries.dedup();
+        let again = match retries.as_slice() {
+            [n] => format!("attempt {n} {did} again"),
+            // Each retry that made one: `attempts 2 and 3 refunded again`.
+            [earlier @ .., last] => {
+                let earlier: Vec<String> = earlier.iter().map(u32::to_string).collect();
+                format!("attempts {} and {last} {did} again", earlier.join(", "))
+            }
             // The other effects were matched to this attempt too (the service's clock or
             // its missing ids cannot tell the attempts apart): say no more than is known.
-            None if a.key.is_some() => format!("a retry with the same key {did} again"),
-            None => format!("a retry {did} again"),
+            [] if a.key.is_some() => format!("a retry with the same key {did} again"),
+            [] => format!("a retry {did} again"),
         };
         format!(
             "attempt {} {} but its {kind} {} {}; {again} ({others})",
@@ -549,6 +554,34 @@ mod tests {
             f.message,
             "attempt 1 timed out after 10.0 s but its refund rf_8XM1 settled 1.5 s later; \
              attempt 2 refunded again (rf_9KQ2): 2 refunds for one call, excess GBP 45.00"
+        );
+    }
+
+    /// Two retries, each making a refund: both are named, not the first alone.
+    #[test]
+    fn each_retry_that_refunded_again_is_named() {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "14:02:11.402"), "7f3a", 4, "issue_refund", ARGS)
+            .attempt(t(0, "14:02:11.418"), "7f3a", 4, 1, None)
+            .timeout(t(0, "14:02:21.418"), "7f3a", 4)
+            .attempt(t(0, "14:02:21.930"), "7f3a", 4, 2, None)
+            .timeout(t(0, "14:02:31.930"), "7f3a", 4)
+            .attempt(t(0, "14:02:32.100"), "7f3a", 4, 3, None)
+            .created(t(0, "14:02:33.107"), "7f3a", 4, "rf_3", false)
+            .step_end(t(0, "14:02:33.109"), "7f3a", 4, None);
+        for (created, id) in [
+            ("14:02:11.501", "rf_1"),
+            ("14:02:22.001", "rf_2"),
+            ("14:02:33.088", "rf_3"),
+        ] {
+            tr.refund_settled(t(0, created), id, "A-88214", 4500, t(0, "14:02:40.000"));
+        }
+        let f = dup(&tr);
+        assert!(
+            f.message
+                .contains("; attempts 2 and 3 refunded again (rf_2, rf_3)"),
+            "{}",
+            f.message
         );
     }
 
