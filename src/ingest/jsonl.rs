@@ -177,7 +177,14 @@ impl State {
             // `error` beside its `message`), or no message, an event lost its type.
             let has = |names: &[&str]| names.iter().any(|k| f.get(k).is_some());
             if has(&["message", "msg", "event", "@m", "@mt"]) && !has(&EVENT_ONLY) {
-                return Ok(None);
+                // Unless the message is a sentence about an effect, as a text log's can be.
+                if !logged::may_name_an_effect(&f) {
+                    return Ok(None);
+                }
+                return match logged::effect_of_sentence(text) {
+                    Some(fields) => self.text_line(&fields, opts),
+                    None => Ok(None),
+                };
             }
             return Err("no `type` field".into());
         };
@@ -979,6 +986,35 @@ mod tests {
             ("re_1", Some("P-77"), Some(4500))
         );
         assert_eq!(e.state.as_deref(), Some("succeeded"));
+    }
+
+    /// A message that is a sentence about an effect (pino's `msg`), read as a text log's
+    /// sentence is; a sentence about a refund that names none is the application's line.
+    #[test]
+    fn an_effect_logged_as_a_sentence() {
+        let p = run(concat!(
+            r#"{"level":30,"time":1796517702262,"msg":"Refund re_1a2b3c created for order P-77: 45.00 GBP"}"#,
+            "\n",
+            r#"{"level":30,"time":1796517702263,"msg":"Refund requested for order P-77"}"#,
+            "\n",
+            r#"{"level":30,"time":1796517702264,"msg":"user signed in"}"#,
+            "\n",
+        ));
+        assert_eq!(
+            (p.stats.events, p.stats.ignored, p.stats.skipped),
+            (1, 2, 0)
+        );
+        let EventKind::Effect(e) = &p.events[0].kind else {
+            panic!("{:?}", p.events)
+        };
+        assert_eq!(
+            (e.kind.as_str(), e.id.as_str(), e.order.as_deref()),
+            ("refund", "re_1a2b3c", Some("P-77"))
+        );
+        assert_eq!(
+            e.amount.map(|m| (m.minor, m.currency.as_str().to_string())),
+            Some((4500, "GBP".into()))
+        );
     }
 
     /// A failure's `error` may be a numeric code; its message says what happened. An

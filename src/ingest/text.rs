@@ -1329,7 +1329,7 @@ mod level;
 mod one_blank;
 mod payload;
 mod plain;
-mod prose;
+pub(crate) mod prose;
 mod rotated;
 mod tail;
 #[cfg(test)]

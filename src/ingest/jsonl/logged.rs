@@ -81,6 +81,53 @@ pub(super) fn unnested(line: &str, kind: &str) -> Option<String> {
     serde_json::to_string(&top).ok()
 }
 
+/// Whether the line's message has an effect's kind among its first two words (`Refund
+/// re_1 created ...`, `Created refund re_1 ...`): only then is it read as a sentence,
+/// which takes the whole line apart again.
+pub(super) fn may_name_an_effect(f: &Fields) -> bool {
+    let Some(message) = MESSAGE_NAMES.iter().find_map(|k| f.str(k).ok().flatten()) else {
+        return false;
+    };
+    (message.split_ascii_whitespace().take(2))
+        .any(|w| crate::event::is_effect_kind(&w.to_ascii_lowercase()))
+}
+
+/// The line with a message that is a sentence about an effect (`"msg": "Refund re_1 created
+/// for order P-77: 45.00 GBP"`, read as a text log's sentence is:
+/// [`crate::ingest::text::prose`]) written as the fields a logged effect has: `msg` the
+/// kind and what happened, `<kind>_id`, `order_id`, `amount` as written (with its
+/// currency), and the sentence's `key=value` words; the line's other members kept.
+pub(super) fn effect_of_sentence(line: &str) -> Option<String> {
+    use serde_json::Value;
+    let Ok(Value::Object(mut top)) = serde_json::from_str::<Value>(line) else {
+        return None;
+    };
+    let name = *MESSAGE_NAMES
+        .iter()
+        .find(|k| top.get(**k).is_some_and(Value::is_string))?;
+    let message = top.get(name)?.as_str()?.to_string();
+    let said = crate::ingest::text::prose::read_sentence(message.as_bytes())?;
+    let text = |b: &[u8]| Value::String(String::from_utf8_lossy(b).into_owned());
+    let kind = String::from_utf8_lossy(&said.kind).into_owned();
+    top.remove(name);
+    let event = String::from_utf8_lossy(&said.event);
+    top.insert("msg".into(), Value::String(format!("{kind} {event}")));
+    top.insert(format!("{kind}_id"), text(said.id));
+    if let Some(order) = said.order {
+        top.insert("order_id".into(), text(order));
+    }
+    if let Some(amount) = &said.amount {
+        top.insert("amount".into(), text(amount));
+    }
+    for t in said.tokens {
+        if let Some((k, v)) = String::from_utf8_lossy(t).split_once('=') {
+            top.entry(k.to_string())
+                .or_insert(Value::String(v.to_string()));
+        }
+    }
+    serde_json::to_string(&top).ok()
+}
+
 /// The order a logger's line names other than as `order`/`order_id`: `orderId`,
 /// `order_ref`, `orderRef`, or `order_id` in a logged object's `metadata` (Stripe's).
 pub(super) fn order(f: &Fields) -> Option<Text> {

@@ -12,8 +12,51 @@ use crate::event::{is_effect_kind, is_event_word};
 /// Words a sentence puts between an effect's parts; passed over.
 const FILLER: [&[u8]; 6] = [b"for", b"of", b"on", b"to", b"with", b"amount"];
 
+/// What a sentence about an effect says.
+pub(crate) struct Sentence<'a> {
+    /// The kind, in lower case (`refund`).
+    pub kind: Vec<u8>,
+    pub id: &'a [u8],
+    pub order: Option<&'a [u8]>,
+    /// As written, with its currency (`45.00 GBP`, `£45.00`).
+    pub amount: Option<Vec<u8>>,
+    /// What happened, in lower case (`created`).
+    pub event: Vec<u8>,
+    /// `key=value` words, as written.
+    pub tokens: Vec<&'a [u8]>,
+}
+
 /// The effect line `sentence` stands for, fields two blanks apart, or `None`.
 pub(super) fn effect_of_sentence(sentence: &[u8]) -> Option<Vec<u8>> {
+    let Sentence {
+        kind,
+        id,
+        order,
+        amount,
+        event,
+        tokens,
+    } = read_sentence(sentence)?;
+    let mut line = [&kind[..], b" ", id].concat();
+    if let Some(o) = order {
+        line.extend_from_slice(b"  order ");
+        line.extend_from_slice(o);
+    }
+    if let Some(a) = amount {
+        line.extend_from_slice(b"  ");
+        line.extend_from_slice(&a);
+    }
+    line.extend_from_slice(b"  ");
+    line.extend_from_slice(&event);
+    for t in tokens {
+        line.extend_from_slice(b"  ");
+        line.extend_from_slice(t);
+    }
+    Some(line)
+}
+
+/// The effect a sentence names, when it names a known kind, an id with a digit, a word
+/// saying what happened and an order, and nothing but a few filler words besides.
+pub(crate) fn read_sentence(sentence: &[u8]) -> Option<Sentence<'_>> {
     let words: Vec<&[u8]> = sentence
         .split(|c| c.is_ascii_whitespace())
         .map(bare)
@@ -62,28 +105,18 @@ pub(super) fn effect_of_sentence(sentence: &[u8]) -> Option<Vec<u8>> {
         }
         i += 1;
     }
-    let id = id?;
-    let event = event?;
     let has_order = order.is_some() || tokens.iter().any(|t| t.starts_with(b"order"));
     if !has_order {
         return None;
     }
-    let mut line = [&kind[..], b" ", id].concat();
-    if let Some(o) = order {
-        line.extend_from_slice(b"  order ");
-        line.extend_from_slice(o);
-    }
-    if let Some(a) = amount {
-        line.extend_from_slice(b"  ");
-        line.extend_from_slice(&a);
-    }
-    line.extend_from_slice(b"  ");
-    line.extend_from_slice(&event);
-    for t in tokens {
-        line.extend_from_slice(b"  ");
-        line.extend_from_slice(t);
-    }
-    Some(line)
+    Some(Sentence {
+        kind,
+        id: id?,
+        order,
+        amount,
+        event: event?,
+        tokens,
+    })
 }
 
 /// A word without the punctuation a sentence puts around it (`A-88214:`, `(45.00`, `GBP)`).
