@@ -71,13 +71,39 @@ fn opens_trace(raw: &[u8], line: &[u8]) -> bool {
         || line.starts_with(b"Caused by: ")
         // The JVM's report of an exception that ended a thread (`main`, when it escaped).
         || line.starts_with(b"Exception in thread \"")
+        || node_crash_site(line)
         || (indented && (line.starts_with(b"at ") || line.starts_with(b"File \"")))
         || is_exception_header(line)
 }
 
+/// Where Node says an uncaught error was thrown, the first line of its crash report:
+/// `node:internal/process/promises:391`, `/app/src/refund.js:42`, `file:///app/x.mjs:7`.
+fn node_crash_site(line: &[u8]) -> bool {
+    let Some(colon) = line.iter().rposition(|&b| b == b':') else {
+        return false;
+    };
+    let (file, number) = (&line[..colon], &line[colon + 1..]);
+    let script = [&b".js"[..], b".mjs", b".cjs", b".ts"]
+        .iter()
+        .any(|e| file.ends_with(e));
+    !number.is_empty()
+        && number.iter().all(u8::is_ascii_digit)
+        && !file.contains(&b' ')
+        && (file.starts_with(b"node:")
+            || ((file.starts_with(b"/") || file.starts_with(b"file://")) && script))
+}
+
 /// `java.net.SocketTimeoutException: Read timed out`, `httpx.ReadTimeout: timed out`,
-/// `KeyError`: a dotted name ending in a word exceptions end in, alone or before `: `.
+/// `KeyError`: a dotted name ending in a word exceptions end in, alone or before `: `;
+/// after Node's `<ref *1>`, which marks an error object that refers to itself.
 fn is_exception_header(line: &[u8]) -> bool {
+    let line = match line.strip_prefix(b"<ref *") {
+        Some(marked) => match memchr::memmem::find(marked, b"> ") {
+            Some(end) if marked[..end].iter().all(u8::is_ascii_digit) => &marked[end + 2..],
+            _ => line,
+        },
+        None => line,
+    };
     let name_end = line.iter().position(|&c| c == b':').unwrap_or(line.len());
     let name = &line[..name_end];
     let after = &line[name_end..];
@@ -172,6 +198,29 @@ mod tests {
         ];
         let read = read_after(Tail::AfterRecord { failed: true }, &ended);
         assert_eq!(read, [Continued::Yes, Continued::Yes, Continued::Yes]);
+    }
+
+    /// Node's report of an uncaught error: where it was thrown, the source line and its
+    /// caret, then the error (after `<ref *1>` when it refers to itself) and its dump.
+    #[test]
+    fn a_node_crash_report_belongs_to_its_record() {
+        let lines = [
+            "node:internal/process/promises:391",
+            "    triggerUncaughtException(err, true /* fromPromise */);",
+            "    ^",
+            "<ref *1> AxiosError: timeout of 1000ms exceeded",
+            "    at RedirectableRequest.handleRequestTimeout (/app/node_modules/axios/lib/adapters/http.js:1:1)",
+            "  code: 'ECONNABORTED',",
+            "}",
+            "Node.js v20.20.2",
+        ];
+        let read = read_after(Tail::AfterRecord { failed: false }, &lines);
+        assert_eq!(read[3], Continued::Failure, "{read:?}");
+        assert!(read.iter().all(|c| *c != Continued::No), "{read:?}");
+        assert_eq!(reads(&["/app/src/refund.js:42"]), [true]);
+        for other in ["/etc/hosts:12", "node: 12", "refunds.js:12 failed"] {
+            assert_eq!(reads(&[other]), [false], "{other}");
+        }
     }
 
     #[test]
