@@ -421,6 +421,14 @@ impl TextParser {
         {
             return self.classify(&Fields::split(&spaced), at);
         }
+        // Java's `HttpRequest` and `HttpResponse` as they print (`URL METHOD`, `(METHOD URL)
+        // STATUS`), inside a program's own words ([`java_http`]).
+        if http_request(first).is_none()
+            && memchr::memmem::find(first, b"://").is_some()
+            && let Some(spaced) = java_http::respaced(first)
+        {
+            return self.classify(&Fields::split(&spaced), at);
+        }
         // Node's `util.inspect` marks an error object that refers to itself: `<ref *1>
         // AxiosError: timeout of 1000ms exceeded`.
         if let Some(marked) = first.strip_prefix(b"<ref *")
@@ -1324,6 +1332,7 @@ fn small(b: &[u8]) -> Text {
 mod client;
 mod fields;
 mod idle;
+mod java_http;
 pub(crate) mod jul;
 mod level;
 mod one_blank;
