@@ -421,14 +421,6 @@ impl TextParser {
         {
             return self.classify(&Fields::split(&spaced), at);
         }
-        // Java's `HttpRequest` and `HttpResponse` as they print (`URL METHOD`, `(METHOD URL)
-        // STATUS`), inside a program's own words ([`java_http`]).
-        if http_request(first).is_none()
-            && memchr::memmem::find(first, b"://").is_some()
-            && let Some(spaced) = java_http::respaced(first)
-        {
-            return self.classify(&Fields::split(&spaced), at);
-        }
         // Node's `util.inspect` marks an error object that refers to itself: `<ref *1>
         // AxiosError: timeout of 1000ms exceeded`.
         if let Some(marked) = first.strip_prefix(b"<ref *")
@@ -451,6 +443,13 @@ impl TextParser {
         }
         if let Some((status, text)) = status_line(first) {
             return self.response_line(status, text, f).map(Some);
+        }
+        // Java's `HttpRequest` and `HttpResponse` as they print (`URL METHOD`, `(METHOD URL)
+        // STATUS`), inside a program's own words ([`java_http`]).
+        if memchr::memmem::find(first, b"://").is_some()
+            && let Some(spaced) = java_http::respaced(first)
+        {
+            return self.classify(&Fields::split(&spaced), at);
         }
         if let Some((class, message)) = exception_line(first) {
             return self.failure_line(class, message, f).map(Some);
