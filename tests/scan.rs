@@ -271,3 +271,21 @@ fn an_input_read_as_nothing_but_skipped_lines_is_pointed_out() {
     let (_, _, stderr) = scan(&[one_broken.to_str().unwrap()]);
     assert!(!stderr.contains("no line was read"), "{stderr}");
 }
+
+/// Refunds written as a bare whole number, its unit unknown: the message says what was
+/// written and both readings, rather than "an unknown amount".
+#[test]
+fn a_whole_number_of_unknown_unit_is_shown_with_both_readings() {
+    let folder = fixture("service-whole-amount-untraced");
+    let (_, stdout, _) = scan(&[folder.to_str().unwrap(), "--format", "json"]);
+    let report: Report = serde_json::from_str(&stdout).unwrap();
+    let message = &report.findings[0].message;
+    assert!(
+        message.contains("2 refunds of 4500 GBP without its unit: GBP 45.00 or GBP 4,500.00"),
+        "{message}"
+    );
+    // An amount of known unit is written as before.
+    let known = fixture("service-whole-amount-major");
+    let (_, stdout, _) = scan(&[known.to_str().unwrap(), "--format", "json"]);
+    assert!(!stdout.contains("without its unit"), "{stdout}");
+}

@@ -2,8 +2,8 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    DELIVERY_SLACK, amount_text, clusters, did, dispatch_evidence, groups_by_key, set_effects,
-    sort_by_creation, span_text,
+    DELIVERY_SLACK, amount_text, clusters, did, dispatch_evidence, effect_amount_text,
+    groups_by_key, set_effects, sort_by_creation, span_text,
 };
 use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
@@ -176,7 +176,7 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
     let mut text = format!(
         "{} {did} {} on order {order} ({} at {})",
         who(model, cluster[0]),
-        amount_text(first.amount),
+        effect_amount_text(first),
         first.id,
         first.created
     );

@@ -1,8 +1,8 @@
 //! `duplicate-effect`: one logical call (or one key) produced two or more effects.
 
 use super::support::{
-    DELIVERY_SLACK, amount_text, did, dispatch_evidence, ended_ambiguous, groups_by_key,
-    how_it_ended, retries, set_effects, state_predicate,
+    DELIVERY_SLACK, amount_text, did, dispatch_evidence, effect_amount_text, ended_ambiguous,
+    groups_by_key, how_it_ended, retries, set_effects, state_predicate,
 };
 use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
@@ -498,7 +498,7 @@ fn check_service_only(model: &Model, settings: &Settings, shared: &Shared, out: 
             None => format!(
                 "{} {kind}s of {} on one order within {} of each other and no client trace covers them, excess {}",
                 f.effects.len(),
-                amount_text(f.effects[0].amount),
+                effect_amount_text(&model.effects[group.effects[0]]),
                 gap.display_secs(),
                 amount_text(f.excess())
             ),

@@ -71,6 +71,30 @@ pub fn amount_text(amount: Option<impl Into<Total>>) -> String {
     amount.map_or_else(|| "an unknown amount".to_string(), |m| m.into().display())
 }
 
+/// An effect's amount for a message: `GBP 45.00`; for a bare whole number whose unit is
+/// unknown, what was written and both readings (`4500 GBP without its unit: GBP 45.00 or
+/// GBP 4,500.00`); else `an unknown amount`.
+pub fn effect_amount_text(e: &EffectRec) -> String {
+    match (e.amount, e.whole) {
+        (None, Some(w)) => {
+            let major = (w.currency.exponent())
+                .and_then(|exp| w.minor.checked_mul(10i64.checked_pow(exp)?))
+                .map(|m| crate::money::Money::new(m, w.currency));
+            match major {
+                Some(major) => format!(
+                    "{} {} without its unit: {} or {}",
+                    w.minor,
+                    w.currency,
+                    amount_text(Some(w)),
+                    amount_text(Some(major))
+                ),
+                None => amount_text(None::<crate::money::Money>),
+            }
+        }
+        (amount, _) => amount_text(amount),
+    }
+}
+
 pub use crate::correlate::same_request;
 
 /// The attempts that were sent again: each with the latest earlier attempt in `attempts`
