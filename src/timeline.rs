@@ -259,7 +259,7 @@ fn copied(model: &Model, i: usize) -> Option<&str> {
         .filter(|o| {
             o.matched == e.matched
                 && o.matched_by != Some(MatchedBy::DeliveryCopy)
-                && (&o.kind, &o.order, o.amount) == (&e.kind, &e.order, e.amount)
+                && (&o.kind, &o.order, o.amount()) == (&e.kind, &e.order, e.amount())
         })
         .min_by_key(|o| (o.created.0.abs_diff(e.created.0), o.created))
         .map(|o| o.id.as_str())
@@ -272,7 +272,7 @@ fn effect_entries(model: &Model, i: usize, out: &mut Vec<Entry>) {
     if let Some(o) = &e.order {
         text.push_str(&format!("  order {o}"));
     }
-    text.push_str(&format!("  {}", amount_text(e.amount)));
+    text.push_str(&format!("  {}", amount_text(e.amount())));
     if let Some(k) = &e.key {
         text.push_str(&format!("  key {k}"));
     }

@@ -457,7 +457,7 @@ impl<'o> Builder<'o> {
             kept.state_at.is_none() || state_at > kept.state_at
         }
 
-        let amount = e.amount.map(Money::size);
+        let written = WrittenAmount::of(e.amount.map(Money::size), e.whole.map(Money::size));
         let hash = hash_effect(&e.kind, &e.id);
         let effects = &self.model.effects;
         let found = self.effect_index.find(hash, |&i| {
@@ -470,8 +470,12 @@ impl<'o> Builder<'o> {
             let rec = &mut self.model.effects[i];
             rec.created = merged_created(rec.created, at);
             rec.order = rec.order.take().or(e.order.map(fresh));
-            rec.amount = rec.amount.or(amount);
-            rec.whole = rec.whole.or(e.whole.map(Money::size));
+            // A known amount wins over a whole number of unknown unit, whichever came first.
+            if rec.amount().is_none()
+                && written.is_some_and(|w| w.unit_known() || rec.written.is_none())
+            {
+                rec.written = written;
+            }
             rec.key = rec.key.take().or(e.key.map(fresh));
             let overrides = (e.state.as_deref())
                 .is_some_and(|state| state_overrides(rec, state, e.happened, e.state_at));
@@ -494,8 +498,7 @@ impl<'o> Builder<'o> {
             kind: fresh(e.kind),
             id: fresh(e.id),
             order: e.order.map(fresh),
-            amount,
-            whole: e.whole.map(Money::size),
+            written,
             key: e.key.map(fresh),
             created: at,
             state: e.state.map(fresh),

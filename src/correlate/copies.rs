@@ -29,7 +29,7 @@ pub const DELIVERY_SLACK: Duration = Duration(5 * 1_000_000_000);
 /// carries its key), nor one created before that original's request was sent.
 pub(super) fn attach_delivery_copies(model: &mut Model) {
     let gap = Duration(model.max_skew.0.saturating_add(DELIVERY_SLACK.0));
-    let candidate = |e: &EffectRec| e.happened && e.order.is_some() && e.amount.is_some();
+    let candidate = |e: &EffectRec| e.happened && e.order.is_some() && e.amount().is_some();
     // Most effects are matched: the buckets are only those an unmatched effect is in.
     let mut buckets: FxHashMap<(&str, &str, Money), Vec<usize>> = FxHashMap::default();
     for e in model
@@ -72,7 +72,7 @@ pub(super) fn attach_delivery_copies(model: &mut Model) {
 
 /// An effect's bucket: its kind, order and amount.
 fn bucket(e: &EffectRec) -> Option<(&str, &str, Money)> {
-    Some((e.kind.as_str(), e.order.as_deref()?, e.amount?))
+    Some((e.kind.as_str(), e.order.as_deref()?, e.amount()?))
 }
 
 /// The copies in one bucket (sorted by creation), with the attempt each is matched to:

@@ -314,7 +314,7 @@ fn logged_request(a: &AttemptRec) -> bool {
 /// could still have caused it.
 fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
     let d = &model.dispatches[id.dispatch()];
-    if let (Some(a), Some(b)) = (d.amount, e.amount)
+    if let (Some(a), Some(b)) = (d.amount, e.amount())
         && a != b
     {
         return false;

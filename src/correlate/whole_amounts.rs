@@ -8,7 +8,7 @@
 //! (inputs disagreeing) match no call with an amount, keeps them unknown. A guess stays
 //! out: read the wrong way, an amount is off a hundredfold.
 
-use super::{EffectRec, Model};
+use super::{EffectRec, Model, WrittenAmount};
 use crate::money::Money;
 use std::collections::BTreeMap;
 
@@ -23,8 +23,8 @@ struct Seen {
 /// effects say in which unit that input writes them.
 pub(super) fn learn_whole_amounts(model: &mut Model) {
     let mut seen: BTreeMap<u32, Seen> = BTreeMap::new();
-    for e in model.effects.iter().filter(|e| e.amount.is_none()) {
-        let (Some(whole), Some(id)) = (e.whole, e.matched) else {
+    for e in &model.effects {
+        let (Some(whole), Some(id)) = (e.whole(), e.matched) else {
             continue;
         };
         let Some(asked) = model.dispatches[id.dispatch()].amount.map(Money::size) else {
@@ -45,8 +45,8 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
         major: a.major || s.major,
     });
     let agreed = all.minor != all.major;
-    for e in model.effects.iter_mut().filter(|e| e.amount.is_none()) {
-        let Some(whole) = e.whole else {
+    for e in &mut model.effects {
+        let Some(whole) = e.whole() else {
             continue;
         };
         let unit = if agreed {
@@ -54,7 +54,7 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
         } else {
             seen.get(&input_of(e))
         };
-        e.amount = match unit {
+        let learned = match unit {
             Some(Seen {
                 minor: true,
                 major: false,
@@ -65,6 +65,9 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
             }) => as_major(whole),
             _ => None,
         };
+        if let Some(money) = learned {
+            e.written = Some(WrittenAmount::new(money, true));
+        }
     }
 }
 
@@ -93,7 +96,7 @@ mod tests {
         let parsed = text::parse(&mut trace.as_bytes(), 0, &ParseOptions::default()).unwrap();
         let model = correlate(parsed.events, &CorrelateOptions::default());
         let mut out: Vec<_> = (model.effects.iter())
-            .map(|e| (e.id.to_string(), e.amount.map(|m| m.minor)))
+            .map(|e| (e.id.to_string(), e.amount().map(|m| m.minor)))
             .collect();
         out.sort();
         out
@@ -159,7 +162,7 @@ mod tests {
         events.sort_by_key(|e| (e.at, e.loc));
         let model = correlate(events, &CorrelateOptions::default());
         let amounts: Vec<_> = (model.effects.iter())
-            .map(|e| (e.id.as_str(), e.amount.map(|m| m.minor)))
+            .map(|e| (e.id.as_str(), e.amount().map(|m| m.minor)))
             .collect();
         assert_eq!(amounts, [("re_1", Some(4500)), ("re_2", Some(1200))]);
     }

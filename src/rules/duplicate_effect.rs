@@ -115,7 +115,7 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
 /// refunded in one call) are no copies of each other. Effects whose amount is not known go
 /// with the others when these agree on one, else apart. Groups of one are dropped.
 fn by_amount(model: &Model, effects: Vec<usize>) -> Vec<Vec<usize>> {
-    let amount = |i: usize| model.effects[i].amount;
+    let amount = |i: usize| model.effects[i].amount();
     let mut known: Vec<_> = effects.iter().filter_map(|&i| amount(i)).collect();
     known.sort_unstable_by_key(|m| (m.currency, m.minor));
     known.dedup();

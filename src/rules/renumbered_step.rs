@@ -114,7 +114,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             [] => "no second effect resulted".to_string(),
             some => {
                 let ids: Vec<&str> = some.iter().map(|&i| model.effects[i].id.as_str()).collect();
-                let amount = model.effects[some[0]].amount;
+                let amount = model.effects[some[0]].amount();
                 format!(
                     "a second effect resulted ({}, {})",
                     ids.join(", "),

@@ -101,7 +101,7 @@ fn finding(
             format!(
                 "a second effect resulted ({}, {})",
                 ids.join(", "),
-                amount_text(model.effects[some[0]].amount)
+                amount_text(model.effects[some[0]].amount())
             )
         }
     };

@@ -36,8 +36,8 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
     effects.dedup();
     // A whole number written without its unit still names its currency.
     let first_currency = (effects.iter())
-        .find_map(|&i| model.effects[i].amount.map(|m| m.currency))
-        .or_else(|| (effects.iter()).find_map(|&i| model.effects[i].whole.map(|m| m.currency)));
+        .find_map(|&i| model.effects[i].amount().map(|m| m.currency))
+        .or_else(|| (effects.iter()).find_map(|&i| model.effects[i].whole().map(|m| m.currency)));
     f.currency = first_currency;
     if let Some(cur) = first_currency {
         // Exact: i128 holds any sum of i64 amounts, so nothing saturates or wraps. When no
@@ -45,7 +45,7 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
         f.excess_minor = effects
             .iter()
             .skip(1)
-            .filter_map(|&i| model.effects[i].amount)
+            .filter_map(|&i| model.effects[i].amount())
             .filter(|m| m.currency == cur)
             .map(|m| i128::from(m.minor))
             .reduce(|a, b| a + b);
@@ -56,7 +56,7 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
         f.effects.push(EffectRef {
             id: e.id.to_string(),
             created: e.created,
-            amount: e.amount,
+            amount: e.amount(),
         });
     }
     if f.order.is_none() {
@@ -75,7 +75,7 @@ pub fn amount_text(amount: Option<impl Into<Total>>) -> String {
 /// unknown, what was written and both readings (`4500 GBP without its unit: GBP 45.00 or
 /// GBP 4,500.00`); else `an unknown amount`.
 pub fn effect_amount_text(e: &EffectRec) -> String {
-    match (e.amount, e.whole) {
+    match (e.amount(), e.whole()) {
         (None, Some(w)) => {
             let major = (w.currency.exponent())
                 .and_then(|exp| w.minor.checked_mul(10i64.checked_pow(exp)?))
@@ -334,7 +334,7 @@ pub fn show_effects(model: &Model, effects: impl Iterator<Item = usize>, f: &mut
         f.effects.push(EffectRef {
             id: e.id.to_string(),
             created: e.created,
-            amount: e.amount,
+            amount: e.amount(),
         });
     }
     f.effects

@@ -49,7 +49,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 "{} {} of {} on order {} matches no client attempt",
                 e.kind,
                 e.id,
-                amount_text(e.amount),
+                amount_text(e.amount()),
                 e.order.as_deref().unwrap_or("(none)")
             ),
         );
