@@ -305,7 +305,7 @@ pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
 }
 
 mod written;
-pub use written::{in_currency, parse_written};
+pub use written::{in_currency, parse_written, whole_written};
 
 #[cfg(test)]
 mod tests {

@@ -259,7 +259,8 @@ pub fn parse_date(b: &[u8]) -> Option<i64> {
     let y = digits(b, 4)?;
     let m = digits(b.get(5..)?, 2)?;
     let d = digits(b.get(8..)?, 2)?;
-    if b[4] != b'-' || b[7] != b'-' {
+    // `2026/12/06`: Go's `log` package (and nginx's error log) write the date so.
+    if b[4] != b[7] || (b[4] != b'-' && b[4] != b'/') {
         return None;
     }
     days_from_civil(y, m, d)

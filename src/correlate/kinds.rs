@@ -103,7 +103,7 @@ pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<
 
 /// The arguments [`order_and_amount_by`] reads.
 const ORDER_NAMES: [&str; 4] = ["order", "order_id", "orderId", "order_ref"];
-const ARG_NAMES: [&str; 7] = [
+const ARG_NAMES: [&str; 8] = [
     ORDER_NAMES[0],
     ORDER_NAMES[1],
     ORDER_NAMES[2],
@@ -111,6 +111,7 @@ const ARG_NAMES: [&str; 7] = [
     "currency",
     "amount_p",
     "amount_minor",
+    "amount_cents",
 ];
 
 /// An argument's value, as [`order_and_amount_by`] reads it.
@@ -149,7 +150,9 @@ fn order_and_amount_by<'v>(get: impl Fn(&str) -> Option<Arg<'v>>) -> (Option<Tex
     let amount = if let Some(p) = int_of("amount_p") {
         Some(Money::new(p, Currency::GBP))
     } else {
-        int_of("amount_minor").map(|m| Money::new(m, currency.unwrap_or(Currency::GBP)))
+        // `amount_cents`: minor units as Rails' money-rails names them.
+        (int_of("amount_minor").or_else(|| int_of("amount_cents")))
+            .map(|m| Money::new(m, currency.unwrap_or(Currency::GBP)))
     }
     .map(Money::size);
     (order, amount)

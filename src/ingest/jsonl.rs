@@ -471,7 +471,7 @@ pub(crate) const STAMP_NAMES: [&str; 6] =
     ["ts", "timestamp", "@timestamp", "time", "@t", "asctime"];
 
 /// Every field name the audit reads; `Raw::known` holds them in this order.
-const KNOWN: [&str; 34] = [
+const KNOWN: [&str; 35] = [
     "ts",
     "type",
     "run",
@@ -514,6 +514,8 @@ const KNOWN: [&str; 34] = [
     // python-json-logger's stamp with the usual format (`%(asctime)s %(levelname)s ...`):
     // Python's `2026-12-05 22:46:09,340`, local time (`--tz`). Last of the spellings.
     "asctime",
+    // Minor units as Rails' money-rails names them.
+    "amount_cents",
 ];
 
 /// Where `name` is in [`KNOWN`]. Asked for every field of every line: its length and first
@@ -541,6 +543,7 @@ fn slot(name: &str) -> Option<usize> {
         (6, b's') => 12,
         (9, b'e') => 13,
         (8, b'r') => 14,
+        (12, b'a') if b[7] == b'c' => 34,
         (12, b'a') => 15,
         (8, b'a') => 16,
         (8, b'c') => 17,
@@ -701,15 +704,21 @@ impl<'a> Fields<'_, 'a> {
     /// An `amount` written as a bare whole number with a `currency` of decimals, which
     /// [`Self::money`] reads as unknown ([`crate::money::whole_amount`]).
     fn whole_money(&self) -> Option<Money> {
-        if self.get("amount_minor").is_some() || self.get("amount_p").is_some() {
+        if ["amount_minor", "amount_cents", "amount_p"]
+            .iter()
+            .any(|k| self.get(k).is_some())
+        {
             return None;
         }
         let written = match self.get("amount")? {
             t if t.starts_with('"') => self.str("amount").ok()??.into_owned(),
             t => t.to_string(),
         };
-        let currency = Currency::parse(&self.str("currency").ok()??)?;
-        crate::money::whole_amount(&written, currency)
+        let Some(code) = self.str("currency").ok()? else {
+            // `"amount": "4500 GBP"`: the number and its code together.
+            return crate::money::whole_written(&written);
+        };
+        crate::money::whole_amount(&written, Currency::parse(&code)?)
     }
 
     /// `amount_minor` with `currency`, `amount_p` (GBP pence, as in text traces), or
@@ -731,9 +740,13 @@ impl<'a> Fields<'_, 'a> {
         if let Some(p) = int("amount_p")? {
             return Ok(Some(Money::new(p, Currency::GBP)));
         }
-        let minor = int("amount_minor")?;
+        // `amount_cents`: minor units as Rails' money-rails names them.
+        let (minor, minor_name) = match int("amount_minor")? {
+            Some(m) => (Some(m), "amount_minor"),
+            None => (int("amount_cents")?, "amount_cents"),
+        };
         let name = match (minor, self.get("amount")) {
-            (Some(_), _) => "amount_minor",
+            (Some(_), _) => minor_name,
             (None, Some(_)) => "amount",
             (None, None) => return Ok(None),
         };
@@ -747,6 +760,9 @@ impl<'a> Fields<'_, 'a> {
         };
         let Some(code) = self.str("currency")? else {
             // `"amount":"45.00 GBP"`: an amount that names its own currency.
+            if crate::money::whole_written(&major()?).is_some() {
+                return Ok(None);
+            }
             return match (name, crate::money::parse_written(&major()?)) {
                 ("amount", Some(written)) => written.map(Some),
                 _ => Err(format!("`{name}` without `currency`")),
@@ -1155,6 +1171,31 @@ mod tests {
         assert!(without.attrs.is_empty(), "{:?}", without.attrs);
         assert_eq!(with.events, without.events);
         assert_eq!(with.stats, without.stats);
+    }
+
+    /// `amount_cents` is minor units (Rails' money-rails); `"4500 GBP"` a whole number of
+    /// unknown unit, `"45.00 GBP"` an amount.
+    #[test]
+    fn cents_and_a_number_beside_its_code_are_read_as_written() {
+        let p = run(concat!(
+            r#"{"timestamp":"2026-11-03T14:02:11Z","event":"refund created","refund_id":"rf_1","order_id":"A-1","amount_cents":4500,"currency":"GBP"}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-03T14:02:12Z","event":"refund created","refund_id":"rf_2","order_id":"A-2","amount":"4500 GBP"}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-03T14:02:13Z","event":"refund created","refund_id":"rf_3","order_id":"A-3","amount":"45.00 GBP"}"#,
+            "\n",
+        ));
+        let gbp = |m| Some(Money::new(m, Currency::GBP));
+        let amounts: Vec<_> = (p.events.iter())
+            .map(|e| match &e.kind {
+                EventKind::Effect(x) => (x.amount, x.whole),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            amounts,
+            [(gbp(4500), None), (None, gbp(4500)), (gbp(4500), None)]
+        );
     }
 
     /// A structured logger's own lines (a message, no `type`) are ignored, not skipped;

@@ -341,7 +341,11 @@ pub fn starts_with_timestamp(line: &[u8]) -> bool {
                 _ => p == c,
             })
     };
-    digits(b"99:99:99") || digits(b"9999-99-99") || text::jul::header_time(line).is_some()
+    digits(b"99:99:99")
+        || digits(b"9999-99-99")
+        || digits(b"9999/99/99")
+        || text::jul::header_time(line).is_some()
+        || text::ruby::stamp_start(line).is_some()
 }
 
 /// Whether a logged key's value is a key: not what loggers write for none (`None`, `null`,

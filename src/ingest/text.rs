@@ -201,6 +201,16 @@ impl TextParser {
         (inner.get(used) == Some(&b']')).then_some((stamp, used + 2))
     }
 
+    /// Ruby's `Logger` layout (`I, [2026-12-06T03:05:31.860855 #5365]  INFO -- : msg`,
+    /// [`ruby`]): its timestamp, and how many bytes it took up to the message's blank.
+    #[cold]
+    fn ruby_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
+        let start = ruby::stamp_start(line)?;
+        let (stamp, used) = self.dates.parse_stamp(&line[start..], self.zone)?;
+        let end = start + used;
+        Some((stamp, end + ruby::message_start(&line[end..])?))
+    }
+
     /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow (over `--date`);
     /// any other comment is ignored. A date header that cannot be read is skipped with its
     /// reason, since every time after it would be on the wrong day.
@@ -234,7 +244,8 @@ impl TextParser {
         let stamped = self
             .dates
             .parse_stamp(line, self.zone)
-            .or_else(|| self.bracketed_stamp(line));
+            .or_else(|| self.bracketed_stamp(line))
+            .or_else(|| self.ruby_stamp(line));
         let Some((stamp, used)) = stamped else {
             return Verdict::Skipped(NO_STAMP.into());
         };
@@ -269,6 +280,12 @@ impl TextParser {
             dated,
             msg,
         };
+        self.read_message(unsplit, ahead)
+    }
+
+    /// A stamped line's message, read after its stamp and level.
+    fn read_message(&mut self, unsplit: idle::Unsplit, ahead: Ahead) -> Verdict {
+        let (msg, at, local) = (unsplit.msg, unsplit.at.at, unsplit.at);
         // A tool call first, the commonest line to get here: none of the plain shapes can
         // be taken for another (a plain tool call's arguments have no blank, so it ends in
         // neither `  started` nor `  ok`, and no request or answer starts `agent run`).
@@ -276,7 +293,7 @@ impl TextParser {
             return self.tool_call_plainly(unsplit, call, ahead);
         }
         if let Some(run) = plain_run_start(msg) {
-            return self.run_start_plainly(n, at, run);
+            return self.run_start_plainly(unsplit.n, at, run);
         }
         if let Some(verdict) = self.continue_idle_plainly(unsplit) {
             return verdict;
@@ -305,6 +322,17 @@ impl TextParser {
                     Err(why) => Verdict::Skipped(why),
                 };
             }
+        }
+        // `agent: POST ...`, `[6073fddd-...] refund.created ...`: a program's name or a
+        // request's tags before the message (Ruby's `progname`, Rails' `log_tags`).
+        if let Some(inner) = level::without_logger_prefix(msg) {
+            return self.read_message(
+                idle::Unsplit {
+                    msg: inner,
+                    ..unsplit
+                },
+                ahead,
+            );
         }
         let mut fields = Fields::empty();
         fields.fill(msg);
@@ -461,6 +489,12 @@ impl TextParser {
             return self.failure_line(class, message, f).map(Some);
         }
         if let Some((class, message)) = prefixed_exception(first) {
+            return self.failure_line(class, message, f).map(Some);
+        }
+        if first.ends_with(b")")
+            && let Some((class, message)) =
+                ruby::trailing_exception(first, |c| exception_line(c).is_some())
+        {
             return self.failure_line(class, message, f).map(Some);
         }
         let mut effect = effect_line(f, at, &mut self.dates, self.zone)?;
@@ -992,10 +1026,16 @@ fn effect_line(
     let Some(first) = f.plain.first() else {
         return Ok(None);
     };
-    let Some(sp) = first.iter().position(|&b| b == b' ') else {
-        return Ok(None);
+    let (kind, id) = match first.iter().position(|&b| b == b' ') {
+        Some(sp) => (&first[..sp], first[sp + 1..].trim_ascii()),
+        None => (&first[..], &b""[..]),
     };
-    let (kind, id) = (&first[..sp], first[sp + 1..].trim_ascii());
+    // `refund.created  refund_id=re_1 ...` (an event's name, as Rails' notifications spell
+    // them): the kind and the word saying what happened.
+    let (kind, id) = dotted_event(kind).unwrap_or((kind, id));
+    if id.is_empty() {
+        return Ok(None);
+    }
     // `Refund created  ...`, as a message written for people starts: a known kind only.
     let lowered;
     let kind = match kind.split_first() {
@@ -1019,6 +1059,7 @@ fn effect_line(
     }
     let mut order = None;
     let mut amount = None;
+    let mut written_whole = None;
     let mut state: Option<(&[u8], &[u8])> = None;
     for field in f.plain.iter().skip(1) {
         if let Some(o) = field.strip_prefix(b"order ") {
@@ -1029,6 +1070,8 @@ fn effect_line(
             // `4500.5p`, or pence beyond i64: an amount that is there but cannot be read
             // exactly is an error, never an effect without an amount.
             return Err(format!("`{}` is not a whole number of pence", text(field)));
+        } else if let Some(whole) = crate::money::whole_written(&text(field)) {
+            written_whole = Some(whole);
         } else if let Some(written) = crate::money::parse_written(&text(field)) {
             // `£45.00`, `45.00 GBP`: an amount a service wrote for people; a `currency=`
             // token on the line settles a shared sign (`$45.00  currency=USD`).
@@ -1092,9 +1135,18 @@ fn effect_line(
     }
     // Key=value services write the order as a token (`order=A-1`, `order_id=A-1`).
     let order = order.or_else(|| ORDER_TOKENS.iter().find_map(|t| f.token(t)).map(small));
+    // `refund created re_1 order_id=A-1` (Go's `log.Printf`): the id right after the word.
+    let id_after = || {
+        (f.plain.get(1).copied())
+            .filter(|w| !w.contains(&b' ') && !w.contains(&b'=') && names_an_effect(kind, w))
+    };
     let id = match (event_word, named_id) {
         (None, _) => id,
         (Some(_), Some(named)) => named,
+        (Some(_), None) if let Some(after) = id_after() => after,
+        // `refund rejected  order_id=A-1  status=422`: a refund that did not happen, and
+        // none to settle; the service's answer, not a broken line.
+        (Some(word), None) if state_means_not_happened(&text(word)) => return Ok(None),
         (Some(word), None) => {
             return Err(format!(
                 "an effect line without an id: `{}` is not one (write `{} ID` or an `effect_id=` token)",
@@ -1133,7 +1185,9 @@ fn effect_line(
         kind: small(kind),
         id: small(id),
         order,
-        whole: amount.is_none().then(|| whole_amount_of(f)).flatten(),
+        whole: (amount.is_none())
+            .then(|| whole_amount_of(f).or(written_whole))
+            .flatten(),
         amount,
         // A service writes the key it was sent as `key=`, or as the client spelt it.
         key: (f.token(b"key").filter(|k| crate::ingest::is_key_value(k)))
@@ -1157,6 +1211,14 @@ const STATE_TOKENS: [&[u8]; 2] = [b"status", b"state"];
 /// far more often than an id.
 /// `refund rf_1`: a kind of effect the audit knows and an id with a digit in it, as ids are
 /// (`retry 2`, `healthcheck db`, `refund worker` are no effect's names).
+/// `refund.created`: a known kind, a dot, and a word saying what happened to it.
+pub(super) fn dotted_event(word: &[u8]) -> Option<(&[u8], &[u8])> {
+    let dot = word.iter().position(|&b| b == b'.')?;
+    let (kind, event) = (&word[..dot], &word[dot + 1..]);
+    let said = is_event_word(event) || state_means_not_happened(&text(event));
+    (said && crate::event::is_effect_kind(&text(kind))).then_some((kind, event))
+}
+
 fn names_an_effect(kind: &[u8], id: &[u8]) -> bool {
     crate::event::is_effect_kind(&text(kind))
         && id.iter().any(u8::is_ascii_digit)
@@ -1217,7 +1279,8 @@ fn has_amount_token(f: &Fields) -> bool {
 }
 
 /// The tokens that give an amount, read in this order by [`amount_of`].
-pub(super) const AMOUNT_TOKENS: [&[u8]; 3] = [b"amount_p", b"amount_minor", b"amount"];
+pub(super) const AMOUNT_TOKENS: [&[u8]; 4] =
+    [b"amount_p", b"amount_minor", b"amount_cents", b"amount"];
 
 /// `amount_p=4500` (GBP pence), `amount_minor=4500  currency=EUR`, or `amount=45.00
 /// currency=EUR` (major units, as services log them and as the CSV exports write them,
@@ -1228,8 +1291,11 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
     if let Some(p) = f.token(b"amount_p") {
         return amount_in_pence(p).map(Some);
     }
-    let (name, written) = match (f.token(b"amount_minor"), f.token(b"amount")) {
-        (Some(minor), _) => ("amount_minor", minor),
+    // `amount_cents`: minor units as Rails' money-rails names them.
+    let minor = (f.token(b"amount_minor").map(|m| ("amount_minor", m)))
+        .or_else(|| f.token(b"amount_cents").map(|m| ("amount_cents", m)));
+    let (name, written) = match (minor, f.token(b"amount")) {
+        (Some(minor), _) => minor,
         (None, Some(major)) => ("amount", major),
         (None, None) => return Ok(None),
     };
@@ -1246,7 +1312,7 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
     let currency = Currency::parse(&text(code))
         .ok_or_else(|| format!("`currency={}` is not a currency code", text(code)))?;
     let minor = match name {
-        "amount_minor" => integer_amount(name, written)?,
+        "amount_minor" | "amount_cents" => integer_amount(name, written)?,
         _ if crate::money::ambiguous_whole_amount(&text(written), currency) => return Ok(None),
         _ => crate::money::parse_major(&text(written), currency)?,
     };
@@ -1256,7 +1322,7 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
 /// An `amount=` written as a bare whole number beside a `currency=` of decimals, which
 /// [`amount_of`] reads as unknown ([`crate::money::whole_amount`]).
 fn whole_amount_of(f: &Fields) -> Option<Money> {
-    if f.token(b"amount_p").is_some() || f.token(b"amount_minor").is_some() {
+    if (AMOUNT_TOKENS[..3].iter()).any(|t| f.token(t).is_some()) {
         return None;
     }
     let currency = Currency::parse(&text(f.token(b"currency")?))?;
@@ -1333,12 +1399,15 @@ mod fields;
 mod idle;
 mod java_http;
 pub(crate) mod jul;
+#[cfg(test)]
+mod layout_tests;
 mod level;
 mod one_blank;
 mod payload;
 mod plain;
 pub(crate) mod prose;
 mod rotated;
+pub(crate) mod ruby;
 mod tail;
 #[cfg(test)]
 mod tests;

@@ -56,6 +56,24 @@ pub fn parse_written(text: &str) -> Option<Result<Money, String>> {
     Some(read(&w, currency, text).map(|minor| Money::new(minor, currency)))
 }
 
+/// `4500 GBP`, `GBP 4500`: a bare whole number beside the code of a currency with
+/// decimals, as a program writes `"#{amount} #{currency}"` with minor units; 45.00 or
+/// 4,500.00, so kept as the number ([`super::whole_amount`]) for correlation to settle.
+/// A sign (`£4500`) is left to [`parse_written`]: people write pounds so.
+pub fn whole_written(text: &str) -> Option<Money> {
+    let w = split(text.trim())?;
+    let Mark::Code(code) = w.mark else {
+        return None;
+    };
+    let currency = Currency::parse(code)?;
+    let whole = super::whole_amount(w.number, currency)?;
+    Some(if w.negative {
+        Money::new(-whole.minor, currency)
+    } else {
+        whole
+    })
+}
+
 /// A major-unit amount where something else (an export's column, a `currency` field) names
 /// the currency: the plain number, or the number with a sign or code that agrees with it
 /// (`£45.00` in a GBP row; `$45.00` in a USD row, where the row settles what `$` means).

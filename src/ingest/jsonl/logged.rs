@@ -119,6 +119,9 @@ pub(super) fn effect_of_sentence(line: &str) -> Option<String> {
     if let Some(amount) = &said.amount {
         top.insert("amount".into(), text(amount));
     }
+    if let Some(key) = said.key {
+        top.insert("idempotency_key".into(), text(key));
+    }
     for t in said.tokens {
         if let Some((k, v)) = String::from_utf8_lossy(t).split_once('=') {
             top.entry(k.to_string())

@@ -95,14 +95,17 @@ impl<'a> Fields<'a> {
     pub(super) fn respaced(&self) -> Option<Fields<'a>> {
         let first = *self.plain.first()?;
         let mut words = first.split(|&b| b == b' ').filter(|w| !w.is_empty());
-        let (kind, id) = (words.next()?, words.next()?);
+        let kind = words.next()?;
+        // `refund.created refund_id=rf_1 ...`: the first word says both.
+        let dotted = super::dotted_event(kind).is_some();
+        let id = if dotted { kind } else { words.next()? };
         let rest: Vec<&'a [u8]> = words.collect();
         // Only an effect's own line: an id with a digit in it (`refund rf_3 ...`), or a word
         // saying what happened and an id token (`refund created refund_id=rf_2 ...`); not a
         // sentence about a refund (`refund request received order_id=A-1 ...`).
         let id_token = |w: &&[u8]| token(w).is_some_and(|(n, _)| n.ends_with(b"_id") || n == b"id");
-        let names_effect = id.iter().any(u8::is_ascii_digit)
-            || (crate::event::is_event_word(id) && rest.iter().any(id_token));
+        let names_effect = (!dotted && id.iter().any(u8::is_ascii_digit))
+            || ((dotted || crate::event::is_event_word(id)) && rest.iter().any(id_token));
         if !names_effect || !rest.iter().any(|w| token(w).is_some()) {
             return None;
         }
@@ -263,7 +266,17 @@ pub(super) fn token(field: &[u8]) -> Option<(&[u8], &[u8])> {
         && name
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    is_name.then(|| (name, &field[eq + 1..]))
+    is_name.then(|| (name, unquoted(&field[eq + 1..])))
+}
+
+/// A value without the double quotes a logger put around it (`idempotency_key=""`, Go's
+/// `%q`; `key="k_1"`, Ruby's `inspect`): read with them, an empty key was a key, shared by
+/// every request. A value with a quote inside is left as written.
+fn unquoted(value: &[u8]) -> &[u8] {
+    match value {
+        [b'"', inner @ .., b'"'] if !inner.contains(&b'"') => inner,
+        _ => value,
+    }
 }
 
 #[cfg(test)]

@@ -48,6 +48,39 @@ pub(super) fn without_level(msg: &[u8]) -> &[u8] {
     }
 }
 
+/// The message after what a logger put before it where no message of SPEC §3.1 starts so:
+/// a program's name and a colon (`agent: POST ...`, Ruby's `progname`; `issue_refund: 201
+/// Created ...`), or a request's tags in brackets (`[6073fddd-...] refund.created ...`,
+/// Rails' `log_tags`). Asked only of a message no plain shape took; never of an effect's
+/// kind (`refund: {...}`) or a level (`[WARN]`).
+pub(super) fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
+    let (prefix, rest) = match msg.first()? {
+        b'[' => {
+            let end = msg.iter().position(|&b| b == b']')?;
+            (&msg[1..end], &msg[end + 1..])
+        }
+        b'a'..=b'z' => {
+            let end = msg.iter().position(|&b| b == b':' || b == b' ')?;
+            if msg[end] != b':' {
+                return None;
+            }
+            let name = &msg[..end];
+            // No capital: `requests.exceptions.ReadTimeout: ...` is an exception's class.
+            let exception_like = name.iter().any(u8::is_ascii_uppercase);
+            let kind = crate::event::is_effect_kind(&String::from_utf8_lossy(name));
+            if exception_like || kind || !is_logger_name(name) {
+                return None;
+            }
+            (name, &msg[end + 1..])
+        }
+        _ => return None,
+    };
+    let rest = rest.strip_prefix(b" ")?.trim_ascii_start();
+    let is_level = LEVELS.iter().any(|l| l.eq_ignore_ascii_case(prefix));
+    let bare_word = !prefix.is_empty() && !prefix.iter().any(|b| b.is_ascii_whitespace());
+    (bare_word && !is_level && !rest.is_empty()).then_some(rest)
+}
+
 /// A logger's name: a word of letters, digits, `.`, `_` and `-` that starts with a letter or
 /// `_` (`agent.tools`, `__main__`), and no HTTP method (a request written `POST  https://...`).
 fn is_logger_name(word: &[u8]) -> bool {

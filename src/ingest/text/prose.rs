@@ -10,7 +10,15 @@
 use crate::event::{is_effect_kind, is_event_word};
 
 /// Words a sentence puts between an effect's parts; passed over.
-const FILLER: [&[u8]; 6] = [b"for", b"of", b"on", b"to", b"with", b"amount"];
+const FILLER: [&[u8]; 7] = [
+    b"for",
+    b"of",
+    b"on",
+    b"to",
+    b"with",
+    b"amount",
+    b"idempotency",
+];
 
 /// What a sentence about an effect says.
 pub(crate) struct Sentence<'a> {
@@ -22,6 +30,8 @@ pub(crate) struct Sentence<'a> {
     pub amount: Option<Vec<u8>>,
     /// What happened, in lower case (`created`).
     pub event: Vec<u8>,
+    /// The idempotency key after `key` (`(key: k_1)`, `idempotency key k_1`), as written.
+    pub key: Option<&'a [u8]>,
     /// `key=value` words, as written.
     pub tokens: Vec<&'a [u8]>,
 }
@@ -34,6 +44,7 @@ pub(super) fn effect_of_sentence(sentence: &[u8]) -> Option<Vec<u8>> {
         order,
         amount,
         event,
+        key,
         tokens,
     } = read_sentence(sentence)?;
     let mut line = [&kind[..], b" ", id].concat();
@@ -50,6 +61,10 @@ pub(super) fn effect_of_sentence(sentence: &[u8]) -> Option<Vec<u8>> {
     for t in tokens {
         line.extend_from_slice(b"  ");
         line.extend_from_slice(t);
+    }
+    if let Some(k) = key {
+        line.extend_from_slice(b"  idempotency_key=");
+        line.extend_from_slice(k);
     }
     Some(line)
 }
@@ -73,6 +88,7 @@ pub(crate) fn read_sentence(sentence: &[u8]) -> Option<Sentence<'_>> {
     let mut id: Option<&[u8]> = None;
     let mut order: Option<&[u8]> = None;
     let mut amount: Option<Vec<u8>> = None;
+    let mut key: Option<&[u8]> = None;
     let mut tokens: Vec<&[u8]> = Vec::new();
     let mut i = at + 1;
     while i < words.len() {
@@ -82,6 +98,9 @@ pub(crate) fn read_sentence(sentence: &[u8]) -> Option<Sentence<'_>> {
             tokens.push(w);
         } else if w.eq_ignore_ascii_case(b"order") && next.is_some() {
             order = next;
+            i += 1;
+        } else if w.eq_ignore_ascii_case(b"key") && next.is_some() {
+            key = next;
             i += 1;
         } else if is_event_word(&lower(w)) && event.is_none() {
             event = Some(lower(w));
@@ -115,6 +134,7 @@ pub(crate) fn read_sentence(sentence: &[u8]) -> Option<Sentence<'_>> {
         order,
         amount,
         event: event?,
+        key,
         tokens,
     })
 }
@@ -167,6 +187,11 @@ mod tests {
         assert_eq!(
             read("Refund re_9 failed for order A-1").as_deref(),
             Some("refund re_9  order A-1  failed")
+        );
+        // Ruby's `"Refund #{id} created for order #{order}: #{amount} #{currency} (key: ...)"`.
+        assert_eq!(
+            read("Refund re_0001 created for order A-1: 4500 GBP (key: 98d6d6ac-1206)").as_deref(),
+            Some("refund re_0001  order A-1  4500 GBP  created  idempotency_key=98d6d6ac-1206")
         );
     }
 

@@ -72,6 +72,7 @@ fn opens_trace(raw: &[u8], line: &[u8]) -> bool {
         // The JVM's report of an exception that ended a thread (`main`, when it escaped).
         || line.starts_with(b"Exception in thread \"")
         || node_crash_site(line)
+        || super::ruby::is_backtrace_line(line)
         || (indented && (line.starts_with(b"at ") || line.starts_with(b"File \"")))
         || is_exception_header(line)
 }

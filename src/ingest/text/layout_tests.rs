@@ -1,0 +1,131 @@
+//! Lines as other languages' loggers write them (Ruby's `Logger`, Rails, Go's `log`): each
+//! read as its SPEC spelling is, and lines that only look alike left alone.
+
+use super::*;
+use crate::classify::FailureClass;
+
+fn run(text: &str) -> Parsed {
+    parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+}
+
+fn effects(p: &Parsed) -> Vec<&Effect> {
+    (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some(&**x),
+            _ => None,
+        })
+        .collect()
+}
+
+fn counts(p: &Parsed) -> (u64, u64, u64) {
+    (p.stats.events, p.stats.ignored, p.stats.skipped)
+}
+
+#[test]
+fn rubys_default_layout_is_read_to_its_message() {
+    let p = run(concat!(
+        "I, [2026-12-06T03:05:31.860855 #5365]  INFO -- : refund created id=re_1 order_id=A-1 amount=45.00 currency=GBP\n",
+        "W, [2026-12-06T03:05:32.862766 #5365]  WARN -- agent: POST http://x/v1/refunds  (attempt 1)\n",
+    ));
+    assert_eq!(counts(&p), (2, 0, 0));
+    assert_eq!(effects(&p)[0].id, "re_1");
+    assert_eq!(p.events[0].at, Timestamp(1_796_526_331_860_855_000));
+    // The layout's brackets without its process id are no stamp of it.
+    let p = run("I, [2026-12-06T03:05:31.860855]  INFO -- : refund created id=re_1\n");
+    assert_eq!(counts(&p), (0, 0, 1));
+}
+
+#[test]
+fn an_exception_handed_to_rubys_logger_is_a_failure_and_its_backtrace_part_of_it() {
+    let p = run(concat!(
+        "2026-12-06T03:05:31.000Z  POST http://x/v1/refunds  (attempt 1)\n",
+        "2026-12-06T03:05:32.000Z  Net::ReadTimeout with #<Socket:(closed)> (Net::ReadTimeout)\n",
+        "/usr/lib/ruby/3.1.0/net/protocol.rb:219:in `rbuf_fill'\n",
+        "\tfrom /usr/lib/ruby/3.1.0/net/protocol.rb:193:in `readuntil'\n",
+    ));
+    assert_eq!(counts(&p), (2, 2, 0));
+    match &p.events[1].kind {
+        EventKind::Failure(f) => {
+            assert_eq!(
+                (f.error.as_str(), f.class),
+                ("Net::ReadTimeout", FailureClass::Ambiguous)
+            );
+            assert_eq!(f.message, "Net::ReadTimeout with #<Socket:(closed)>");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Words in brackets after a message are no exception's class.
+    let p = run("2026-12-06T03:05:32.000Z  retrying issue_refund (attempt 2)\n");
+    assert_eq!(counts(&p), (0, 1, 0));
+}
+
+#[test]
+fn a_programs_name_or_a_requests_tags_before_the_message_are_read_past() {
+    let p = run(concat!(
+        "2026-12-06T03:07:41.878Z INFO  agent: issue_refund: POST http://x/v1/refunds attempt=1\n",
+        "2026-12-06T03:07:43.389Z INFO  payments: [6073fddd-4d0f] refund.created refund_id=re_1 order_id=A-1 amount_cents=4500 currency=GBP\n",
+    ));
+    assert_eq!(counts(&p), (2, 0, 0));
+    assert!(matches!(&p.events[0].kind, EventKind::Attempt(a) if a.number == 1));
+    let e = effects(&p)[0];
+    assert_eq!((e.id.as_str(), e.order.as_deref()), ("re_1", Some("A-1")));
+    assert_eq!(e.amount, Some(Money::new(4500, Currency::GBP)));
+    // An exception's class, an effect's kind and a level are not a program's name.
+    let p = run(concat!(
+        "2026-12-06T03:07:41.878Z  requests.exceptions.ReadTimeout: read timeout=10\n",
+        "2026-12-06T03:07:42.000Z  refund: re_2 created\n",
+        "2026-12-06T03:07:43.000Z  [WARN] agent: nothing here\n",
+    ));
+    assert!(matches!(&p.events[0].kind, EventKind::Failure(_)));
+    assert_eq!(counts(&p), (1, 2, 0));
+}
+
+#[test]
+fn a_dotted_event_name_is_the_kind_and_what_happened() {
+    let p = run("2026-12-06T03:07:43Z  refund.created  refund_id=re_1  order_id=A-1\n");
+    assert_eq!(effects(&p)[0].id, "re_1");
+    // Another object's event is the application's own line.
+    let p = run("2026-12-06T03:07:43Z  user.created user_id=u_1 order_id=A-1\n");
+    assert_eq!(counts(&p), (0, 1, 0));
+}
+
+#[test]
+fn gos_log_layout_and_printf_lines_are_read() {
+    let p = run(concat!(
+        "2026/12/06 03:10:17 refund created re_gtb4 order_id=A-1 amount=45.00 currency=GBP idempotency_key=\"\"\n",
+        "2026/12/06 03:10:17.123456 refund created re_h7 order_id=A-2 amount=12.50 currency=GBP idempotency_key=\"k_1\"\n",
+        "2026/12/06 03:10:18 refund rejected order_id=A-4 amount=999.00 currency=GBP status=422\n",
+    ));
+    assert_eq!(counts(&p), (2, 1, 0));
+    let e = effects(&p);
+    assert_eq!((e[0].id.as_str(), e[0].key.as_deref()), ("re_gtb4", None));
+    assert_eq!(
+        (e[1].id.as_str(), e[1].key.as_deref()),
+        ("re_h7", Some("k_1"))
+    );
+    assert_eq!(p.events[1].at, Timestamp(1_796_526_617_123_456_000));
+    // A refund said created with nothing that is an id stays a broken line.
+    let p = run("2026/12/06 03:10:17 refund created order_id=A-1 amount=45.00 currency=GBP\n");
+    assert_eq!(counts(&p), (0, 0, 1));
+    // A date of two separators is no date.
+    let p = run("2026/12-06 03:10:17 refund created re_1 order_id=A-1\n");
+    assert_eq!(counts(&p), (0, 0, 1));
+}
+
+#[test]
+fn a_whole_number_beside_a_currency_code_is_kept_as_the_number() {
+    let p = run(concat!(
+        "2026-12-06T03:10:17Z  Refund re_1 created for order A-1: 4500 GBP (key: k_9)\n",
+        "2026-12-06T03:10:18Z  Refund re_2 created for order A-2: 45.00 GBP\n",
+    ));
+    let e = effects(&p);
+    assert_eq!(
+        (e[0].amount, e[0].whole),
+        (None, Some(Money::new(4500, Currency::GBP)))
+    );
+    assert_eq!(e[0].key.as_deref(), Some("k_9"));
+    assert_eq!(
+        (e[1].amount, e[1].whole),
+        (Some(Money::new(4500, Currency::GBP)), None)
+    );
+}
