@@ -110,10 +110,11 @@ impl Outcome {
         match &self.kind {
             OutcomeKind::Failure { error, message, .. } => {
                 let short = error.rsplit('.').next().unwrap_or(error);
-                if message.is_empty() {
-                    short.to_string()
-                } else {
-                    format!("{short}: {message}")
+                match (short.is_empty(), message.is_empty()) {
+                    (_, true) => short.to_string(),
+                    // An error logged as its sentence alone (Go's `err.Error()`).
+                    (true, false) => message.to_string(),
+                    (false, false) => format!("{short}: {message}"),
                 }
             }
             OutcomeKind::Response {

@@ -5,10 +5,12 @@
 
 mod logged;
 mod object;
+mod untyped;
 pub(crate) mod winston;
 
 use super::lines::{for_each_line_at, for_each_line_in};
 use super::stamp::Clock;
+use super::text::EmbeddedMessages;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::{
@@ -51,7 +53,7 @@ pub(super) fn parse_lines(
     mut as_json: impl for<'b> FnMut(&'b [u8], &'b mut Vec<u8>) -> Result<&'b [u8], String>,
 ) -> io::Result<Parsed> {
     let mut out = Parsed::new(opts);
-    let mut st = State::new(opts);
+    let mut st = State::new(input, opts);
     let mut json = Vec::new();
     for_each_line_at(reader, |line_no, span, bytes| {
         out.stats.lines += 1;
@@ -60,6 +62,7 @@ pub(super) fn parse_lines(
             return;
         }
         let undated = st.clock.undated();
+        st.line_no = line_no;
         let line = as_json(bytes, &mut json).and_then(|line| st.line(line, opts));
         match line {
             Ok(Some((at, kind, attrs))) => {
@@ -73,7 +76,10 @@ pub(super) fn parse_lines(
                 }
                 // A time-only stamp is dated by the lines before it: not read alone again.
                 let place = (rereadable && st.clock.undated() == undated).then_some(span);
-                out.push_placed(Event { at, loc, kind }, place);
+                out.push_placed(Event { at, loc, kind }, place.clone());
+                for (at, kind) in st.more.drain(..) {
+                    out.push_placed(Event { at, loc, kind }, place.clone());
+                }
             }
             Ok(None) => out.stats.ignored += 1,
             Err(why) => out.stats.skip(line_no, why),
@@ -90,20 +96,24 @@ pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &ParseOptions) ->
         keep_attrs: false,
         ..opts.clone()
     };
-    let mut st = State::new(&opts);
+    let mut st = State::new(input, &opts);
     let before = first_line.saturating_sub(1);
     let mut events = Vec::new();
     for_each_line_in(bytes, |k, _, line| {
         if line.trim_ascii().is_empty() {
             return;
         }
+        let line_no = before.saturating_add(k);
+        st.line_no = line_no;
         if let Ok(Some((at, kind, _))) = st.line(line, &opts) {
-            let line = before.saturating_add(k);
-            events.push(Event {
-                at,
-                loc: Loc { input, line },
-                kind,
-            });
+            let loc = Loc {
+                input,
+                line: line_no,
+            };
+            events.push(Event { at, loc, kind });
+            for (at, kind) in st.more.drain(..) {
+                events.push(Event { at, loc, kind });
+            }
         }
     });
     events
@@ -113,13 +123,24 @@ struct State {
     clock: Clock,
     /// The call of the latest tool-call line: client lines without `run`/`step` belong to it.
     last_call: Option<CallRef>,
+    input: u32,
+    /// The line being read, for [`Self::embedded`].
+    line_no: u32,
+    /// Messages that are SPEC §3.1 text lines, read as such ([`EmbeddedMessages`]).
+    embedded: Option<EmbeddedMessages>,
+    /// Events of the line just read after its first (a message may stand for two).
+    more: Vec<(crate::time::Timestamp, EventKind)>,
 }
 
 impl State {
-    fn new(opts: &ParseOptions) -> Self {
+    fn new(input: u32, opts: &ParseOptions) -> Self {
         State {
             clock: Clock::new(opts),
             last_call: None,
+            input,
+            line_no: 0,
+            embedded: None,
+            more: Vec::new(),
         }
     }
 }
@@ -160,6 +181,9 @@ impl State {
                     // logged object, read as if its members were the line's.
                     Err(why) => match logged::unnested(text, said.kind) {
                         Some(flat) => return self.text_line(&flat, opts),
+                        // `"msg": "refund rejected"` and no id: a service's refusal,
+                        // nothing to settle; no broken line.
+                        None if state_means_not_happened(said.word) => return Ok(None),
                         None => return Err(why),
                     },
                 };
@@ -177,14 +201,19 @@ impl State {
             // `error` beside its `message`), or no message, an event lost its type.
             let has = |names: &[&str]| names.iter().any(|k| f.get(k).is_some());
             if has(&["message", "msg", "event", "@m", "@mt"]) && !has(&EVENT_ONLY) {
-                // Unless the message is a sentence about an effect, as a text log's can be.
+                // Unless the message is a sentence about an effect, as a text log's can be,
+                // or a text trace's message.
                 if !logged::may_name_an_effect(&f) {
-                    return Ok(None);
+                    return self.embedded(&f, opts);
                 }
                 return match logged::effect_of_sentence(text) {
                     Some(fields) => self.text_line(&fields, opts),
                     None => Ok(None),
                 };
+            }
+            // SPEC §3.2's fields without their `type`: the fields say which event.
+            if let Some(typed) = untyped::typed(text) {
+                return self.text_line(&typed, opts);
             }
             return Err("no `type` field".into());
         };
@@ -304,6 +333,32 @@ impl State {
             None => self.stamp(&f, opts)?,
         };
         // Once every field the event reads has been read: the rest are its attributes.
+        let attrs = if opts.keep_attrs {
+            f.attrs()
+        } else {
+            Attrs::new()
+        };
+        Ok(Some((at, kind, attrs)))
+    }
+
+    /// A logger's line whose message is a SPEC §3.1 message of the agent's side (Go's
+    /// `slog.Info("agent run 7f3a  step 4  tool=...")`): the events a text trace's line with
+    /// that message and the line's time is. No event otherwise, as before.
+    fn embedded(&mut self, f: &Fields, opts: &ParseOptions) -> Result<Line, String> {
+        let Some(message) = logged::message(f).filter(|m| EmbeddedMessages::may_read(m.as_bytes()))
+        else {
+            return Ok(None);
+        };
+        let Ok(at) = self.stamp(f, opts) else {
+            return Ok(None);
+        };
+        let (input, n) = (self.input, self.line_no);
+        let reader = (self.embedded).get_or_insert_with(|| EmbeddedMessages::new(input, opts));
+        let mut events = reader.read(n, at, message.as_bytes()).into_iter();
+        let Some((at, kind)) = events.next() else {
+            return Ok(None);
+        };
+        self.more.extend(events);
         let attrs = if opts.keep_attrs {
             f.attrs()
         } else {
@@ -1173,6 +1228,55 @@ mod tests {
         assert_eq!(with.stats, without.stats);
     }
 
+    /// A logger's message that is a text trace's line (Go's `slog.Info("POST ...")`) is
+    /// that line's event at the line's time; an application's own words are no event.
+    #[test]
+    fn a_message_that_is_a_text_traces_line_is_its_event() {
+        let p = run(concat!(
+            r#"{"time":"2026-12-06T03:06:37.46323556Z","level":"INFO","msg":"agent run 7f3a  step 4  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}"}"#,
+            "\n",
+            r#"{"time":"2026-12-06T03:06:37.4632554Z","level":"INFO","msg":"POST http://x/v1/refunds  (attempt 1)"}"#,
+            "\n",
+            r#"{"time":"2026-12-06T03:06:38.463968262Z","level":"WARN","msg":"Post \"http://x/v1/refunds\": context deadline exceeded"}"#,
+            "\n",
+            r#"{"time":"2026-12-06T03:06:38.5Z","level":"INFO","msg":"payments service listening","addr":"127.0.0.1:8080"}"#,
+            "\n",
+            r#"{"time":"2026-12-06T03:06:38.6Z","level":"INFO","msg":"Starting worker pool"}"#,
+            "\n",
+        ));
+        assert_eq!(
+            (p.stats.events, p.stats.ignored, p.stats.skipped),
+            (3, 2, 0)
+        );
+        assert!(matches!(&p.events[0].kind, EventKind::ToolCall(t) if t.tool == "issue_refund"));
+        match &p.events[1].kind {
+            EventKind::Attempt(a) => {
+                assert_eq!((a.number, a.call.as_ref().map(|c| c.step)), (1, Some(4)))
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(&p.events[2].kind, EventKind::Failure(_)));
+    }
+
+    /// SPEC's fields without `type` are the event they make; fields of no one event are
+    /// still a line that lost its type.
+    #[test]
+    fn fields_without_a_type_are_the_event_they_make() {
+        let p = run(concat!(
+            r#"{"time":"2026-12-06T03:06:40.699Z","msg":"refund attempt","run":"7f3a","step":4,"attempt":1,"method":"POST","url":"http://x"}"#,
+            "\n",
+            r#"{"time":"2026-12-06T03:06:41.700Z","msg":"refund attempt failed","run":"7f3a","step":4,"attempt":1,"err":"Post \"http://x\": EOF"}"#,
+            "\n",
+            r#"{"time":"2026-12-06T03:06:41.900Z","msg":"retrying","run":"7f3a","attempt":2}"#,
+            "\n",
+        ));
+        assert_eq!((p.stats.events, p.stats.skipped), (2, 1));
+        match &p.events[1].kind {
+            EventKind::Failure(f) => assert_eq!(f.message, "Post \"http://x\": EOF"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     /// `amount_cents` is minor units (Rails' money-rails); `"4500 GBP"` a whole number of
     /// unknown unit, `"45.00 GBP"` an amount.
     #[test]
@@ -1289,9 +1393,14 @@ mod tests {
             r#"{"ts":"2026-11-03T14:02:21Z","run":"r","step":4,"attempt":1,"error":"read_timeout","message":"read timeout=10"}"#,
             "\n",
         ));
-        assert_eq!((p.stats.ignored, p.stats.skipped), (5, 2));
+        // The last line's fields are a failure's, `type` or not ([`untyped`]); the one
+        // before makes no event of its own and lost its type.
+        assert_eq!(
+            (p.stats.ignored, p.stats.skipped, p.stats.events),
+            (5, 1, 1)
+        );
         let lines: Vec<u32> = p.stats.problems.iter().map(|p| p.line).collect();
-        assert_eq!(lines, [6, 7]);
+        assert_eq!(lines, [6]);
     }
 
     /// Serilog's compact format (CLEF) as `CompactJsonFormatter` writes it: `@t` (the

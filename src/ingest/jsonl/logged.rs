@@ -20,8 +20,12 @@ pub(super) struct Said {
 
 /// The effect a line's message names, if the message is just that.
 pub(super) fn effect_message(f: &Fields) -> Option<Said> {
-    let message = MESSAGE_NAMES.iter().find_map(|k| f.str(k).ok().flatten())?;
-    said(&message)
+    said(&message(f)?)
+}
+
+/// The line's message, under the first name loggers put one.
+pub(super) fn message<'f>(f: &'f Fields) -> Option<std::borrow::Cow<'f, str>> {
+    MESSAGE_NAMES.iter().find_map(|k| f.str(k).ok().flatten())
 }
 
 /// `refund created`, `refund.created`, `refund_created`, `Refund: created`.
