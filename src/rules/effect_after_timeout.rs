@@ -1,6 +1,6 @@
 //! `effect-after-timeout`: the client gave up on an attempt whose effect happened anyway.
 
-use super::support::{attempt_evidence, did, state_predicate};
+use super::support::{attempt_evidence, did, how_it_ended, state_predicate};
 use super::{Rule, Settings, Shared};
 use crate::classify::{FailureClass, says_answer_lost};
 use crate::correlate::Model;
@@ -47,8 +47,13 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         let attempt = model.attempt(id);
         let disp = &model.dispatches[id.dispatch()];
         let (who, gave_up, why) = match (&attempt.outcome, &disp.end) {
+            // A timeout is the client giving up; a reset or a dropped connection (Go's
+            // `EOF`) is the connection's end, not the client's choice.
             (Some(o), _) if o.class() == FailureClass::Ambiguous => (
-                format!("the client gave up on attempt {}", attempt.number),
+                match how_it_ended(attempt).starts_with("timed out") {
+                    true => format!("the client gave up on attempt {}", attempt.number),
+                    false => format!("attempt {} failed", attempt.number),
+                },
                 o.at,
                 o.describe(),
             ),
@@ -88,5 +93,36 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         super::support::set_effects(&mut f, model, vec![i]);
         f.excess_minor = None;
         out.push(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::Trace;
+
+    const ARGS: &str = r#"{"order":"A-1","amount_p":4500}"#;
+    const REFUNDS: &str = "https://payments.internal/v1/refunds";
+
+    /// A timeout is the client giving up; a dropped connection is the attempt failing, said
+    /// so; a refused connection sent nothing and is no finding.
+    #[test]
+    fn the_message_says_how_the_attempt_ended() {
+        let first = |error: &str, message: &str| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .request(10, "r", 1, 1, "POST", REFUNDS)
+                .refund(500, "rf_1", "A-1", 4500, None)
+                .failure(1010, "r", 1, error, message);
+            t.check(&RULE).into_iter().map(|f| f.message).next()
+        };
+        let timed_out = first("httpx.ReadTimeout", "timed out").unwrap();
+        assert!(
+            timed_out.starts_with("the client gave up on attempt 1 at"),
+            "{timed_out}"
+        );
+        let dropped = first("url.Error", "EOF").unwrap();
+        assert!(dropped.starts_with("attempt 1 failed at"), "{dropped}");
+        assert_eq!(first("ConnectError", "connection refused"), None);
     }
 }
