@@ -86,6 +86,12 @@ const NEVER_CONNECTED: &[&str] = &[
     "cannot connect to host",
     "pooltimeout",
     "certificate verify failed",
+    // libcurl's words (PHP's Guzzle wraps them all in one ConnectException): error 7,
+    // error 6, and error 28 while connecting (`Operation timed out` is after sending).
+    "couldn't connect to server",
+    "could not resolve host",
+    "connection timed out after",
+    "resolving timed out after",
 ];
 
 /// Error codes (Node's, from the C library) meaning the connection was never made: matched
@@ -126,10 +132,23 @@ pub fn classify_failure(error: &str, message: &str) -> FailureClass {
     {
         return FailureClass::Safe;
     }
-    if let Some(status) = leading_status(message).or_else(|| leading_status(error)) {
+    if let Some(status) =
+        (leading_status(message).or_else(|| leading_status(error))).or_else(|| guzzle_status(&text))
+    {
         return classify_status(status);
     }
     FailureClass::Ambiguous
+}
+
+/// Guzzle's `ClientException` (`Client error: `POST ...` resulted in a `422 Unprocessable
+/// Entity` response`): the answer's status.
+fn guzzle_status(text: &str) -> Option<u16> {
+    let at = text.find("resulted in a `")? + "resulted in a `".len();
+    let digits = text.get(at..at + 3)?;
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| digits.parse().ok())?
 }
 
 /// The text names a request that was sent and whose answer was lost (a read timeout, a
@@ -193,6 +212,36 @@ mod tests {
             classify_failure("HTTPError", "307 Temporary Redirect"),
             Safe
         );
+    }
+
+    /// PHP's Guzzle names one class for every libcurl failure: its words tell them apart.
+    #[test]
+    fn guzzles_curl_errors_by_their_words() {
+        let connect = "GuzzleHttp\\Exception\\ConnectException";
+        let curl = |m: &str| classify_failure(connect, m);
+        assert_eq!(
+            curl(
+                "cURL error 28: Operation timed out after 1001 milliseconds with 0 bytes received"
+            ),
+            Ambiguous
+        );
+        assert_eq!(
+            curl("cURL error 7: Failed to connect to 127.0.0.1 port 1: Couldn't connect to server"),
+            Safe
+        );
+        assert_eq!(
+            curl("cURL error 6: Could not resolve host: payments.internal"),
+            Safe
+        );
+        assert_eq!(
+            curl("cURL error 28: Connection timed out after 1000 milliseconds"),
+            Safe
+        );
+        let client = classify_failure(
+            "GuzzleHttp\\Exception\\ClientException",
+            "Client error: `POST http://x/v1/refunds` resulted in a `422 Unprocessable Entity` response",
+        );
+        assert_eq!(client, Permanent);
     }
 
     #[test]

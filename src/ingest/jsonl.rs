@@ -4,6 +4,8 @@
 //! missing what it needs, is skipped with the reason.
 
 mod logged;
+pub(crate) mod monolog;
+pub(crate) mod nested;
 mod object;
 mod untyped;
 pub(crate) mod winston;
@@ -130,6 +132,9 @@ struct State {
     embedded: Option<EmbeddedMessages>,
     /// Events of the line just read after its first (a message may stand for two).
     more: Vec<(crate::time::Timestamp, EventKind)>,
+    /// A line with SPEC §3.2's `type` was read: the file is a typed trace, and a logger's
+    /// messages beside its events (debug lines) are not read again as events.
+    typed: bool,
 }
 
 impl State {
@@ -141,6 +146,7 @@ impl State {
             line_no: 0,
             embedded: None,
             more: Vec::new(),
+            typed: false,
         }
     }
 }
@@ -159,8 +165,11 @@ impl State {
     fn text_line(&mut self, text: &str, opts: &ParseOptions) -> Result<Line, String> {
         // A struct deserializes from an array too: only an object is an event.
         if !text.trim_start().starts_with('{') {
-            if let Some(object) = winston::as_object(text) {
+            if let Some(object) = winston::as_object(text).or_else(|| monolog::as_object(text)) {
                 return self.text_line(&object, opts);
+            }
+            if monolog::continues_record(text) {
+                return Ok(None);
             }
             return Err(match serde_json::from_str::<IgnoredAny>(text) {
                 Ok(_) => "not a JSON object".into(),
@@ -170,6 +179,13 @@ impl State {
         let raw = read_raw(text, opts.keep_attrs)?;
         let f = Fields(&raw, Cell::new(0));
         let Some(ty) = f.str("type")? else {
+            // A logger that nests the record's fields (Monolog's JSON, loguru's): the flat
+            // line it stands for. Only a line with no stamp where one is looked for.
+            if STAMP_NAMES.iter().all(|k| f.get(k).is_none())
+                && let Some(flat) = nested::flattened(text)
+            {
+                return self.text_line(&flat, opts);
+            }
             // A logger's line saying an effect happened (`"event": "refund created"` and a
             // `refund_id`) is that effect.
             if let Some(said) = logged::effect_message(&f) {
@@ -213,10 +229,14 @@ impl State {
             }
             // SPEC §3.2's fields without their `type`: the fields say which event.
             if let Some(typed) = untyped::typed(text) {
-                return self.text_line(&typed, opts);
+                let was_typed = self.typed;
+                let line = self.text_line(&typed, opts);
+                self.typed = was_typed;
+                return line;
             }
             return Err("no `type` field".into());
         };
+        self.typed = true;
         // An effect's own time, read before its settlement's, which is dated from it.
         let mut effect_at = None;
         let kind = match ty.as_ref() {
@@ -345,6 +365,9 @@ impl State {
     /// `slog.Info("agent run 7f3a  step 4  tool=...")`): the events a text trace's line with
     /// that message and the line's time is. No event otherwise, as before.
     fn embedded(&mut self, f: &Fields, opts: &ParseOptions) -> Result<Line, String> {
+        if self.typed {
+            return Ok(None);
+        }
         let Some(message) = logged::message(f).filter(|m| EmbeddedMessages::may_read(m.as_bytes()))
         else {
             return Ok(None);
@@ -1256,6 +1279,19 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(&p.events[2].kind, EventKind::Failure(_)));
+    }
+
+    /// In a trace of typed events, a logger's debug line saying the same is not read again
+    /// (it made a second, anonymous call).
+    #[test]
+    fn a_typed_traces_messages_are_not_read_as_text() {
+        let p = run(concat!(
+            r#"{"ts":"2026-11-03T14:02:11.402Z","type":"tool_call","run":"7f3a","step":4,"tool":"issue_refund","args":{"order":"A-1","amount_p":4500}}"#,
+            "\n",
+            r#"{"ts":"2026-11-03T14:02:11.410Z","msg":"POST https://payments.internal/v1/refunds  (attempt 1)"}"#,
+            "\n",
+        ));
+        assert_eq!((p.stats.events, p.stats.ignored), (1, 1));
     }
 
     /// SPEC's fields without `type` are the event they make; fields of no one event are

@@ -250,7 +250,9 @@ pub fn parse_input(
 pub fn looks_like_jsonl(line: &str) -> bool {
     match serde_json::from_str::<serde_json::Value>(line) {
         Ok(serde_json::Value::Object(m)) => {
-            m.contains_key("type") || jsonl::STAMP_NAMES.iter().any(|k| m.contains_key(*k))
+            m.contains_key("type")
+                || jsonl::STAMP_NAMES.iter().any(|k| m.contains_key(*k))
+                || jsonl::nested::flattened(line).is_some()
         }
         _ => false,
     }

@@ -589,8 +589,10 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
         if let Some(f) = super::detect_csv_header(line, csv_map) {
             return Some(f);
         }
-        // winston's `format.simple()`: `info: refund created {...}`.
-        if super::jsonl::winston::as_object(line).is_some_and(|o| super::looks_like_jsonl(&o)) {
+        // winston's `format.simple()`: `info: refund created {...}`; Monolog's line.
+        if super::jsonl::winston::as_object(line).is_some_and(|o| super::looks_like_jsonl(&o))
+            || super::jsonl::monolog::as_object(line).is_some()
+        {
             return Some(Format::Jsonl);
         }
         if super::looks_like_text_log(head) {
@@ -652,6 +654,8 @@ fn line_format(line: &[u8]) -> Option<Format> {
         } else {
             super::looks_like_jsonl(&text).then_some(Format::Jsonl)
         }
+    } else if super::jsonl::monolog::as_object(&String::from_utf8_lossy(line)).is_some() {
+        Some(Format::Jsonl)
     } else if super::starts_with_timestamp(line) {
         Some(Format::Text)
     } else {

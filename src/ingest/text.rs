@@ -380,7 +380,9 @@ impl TextParser {
         }
         // `agent: POST ...`, `[6073fddd-...] refund.created ...`: a program's name or a
         // request's tags before the message (Ruby's `progname`, Rails' `log_tags`).
-        if let Some(inner) = level::without_logger_prefix(msg) {
+        // Every such prefix at once: the message read again has none left.
+        let inner = level::without_logger_prefixes(msg);
+        if inner.len() < msg.len() {
             return self.read_message(
                 idle::Unsplit {
                     msg: inner,
@@ -546,9 +548,11 @@ impl TextParser {
         if let Some((class, message)) = prefixed_exception(first) {
             return self.failure_line(class, message, f).map(Some);
         }
+        // `receipt email failed: execution expired (Net::OpenTimeout)`: another failure.
         if first.ends_with(b")")
-            && let Some((class, message)) =
-                ruby::trailing_exception(first, |c| exception_line(c).is_some())
+            && let Some((class, message)) = ruby::trailing_exception(first, is_ruby_exception_class)
+            && memchr::memmem::find(first, b": ")
+                .is_none_or(|cut| words_about_a_failure(&first[..cut]) != Some(false))
         {
             return self.failure_line(class, message, f).map(Some);
         }
@@ -894,6 +898,10 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     if class.contains(&b':') {
         path = path.replace("::", ".").into();
     }
+    // PHP's namespaces: `GuzzleHttp\Exception\ConnectException`.
+    if class.contains(&b'\\') {
+        path = path.replace('\\', ".").into();
+    }
     let is_ident = !path.is_empty()
         && path
             .bytes()
@@ -924,7 +932,7 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let dotted_class = class.contains(&b'.')
         && !message.is_empty()
         && last.first().is_some_and(u8::is_ascii_uppercase);
-    let ruby_path = class.contains(&b':')
+    let ruby_path = (class.contains(&b':') || class.contains(&b'\\'))
         && (class.starts_with(b"Errno::") || path.split('.').any(|seg| error_like(seg.as_bytes())));
     (named_like_error || dotted_class || ruby_path).then_some((class, message))
 }
@@ -947,14 +955,8 @@ fn tenacity_raised(field: &[u8]) -> Option<&[u8]> {
 /// call) failed, and the class must be named as an error is (`...Error`, `...Exception`,
 /// `...Timeout`).
 fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
-    const SAYS_FAILED: [&str; 4] = ["fail", "error", "exception", "gave up"];
-    // About a request: `receipt email failed: SMTPException` is another failure.
-    const OF_A_REQUEST: [&str; 5] = ["attempt", "request", "call", "retry", "http"];
     let cut = memchr::memmem::find(field, b": ")?;
-    let words = String::from_utf8_lossy(&field[..cut]).to_ascii_lowercase();
-    if !SAYS_FAILED.iter().any(|w| words.contains(w))
-        || !OF_A_REQUEST.iter().any(|w| words.contains(w))
-    {
+    if words_about_a_failure(&field[..cut]) != Some(true) {
         return None;
     }
     let (class, message) = exception_line(field[cut + 2..].trim_ascii())?;
@@ -966,6 +968,27 @@ fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
         .iter()
         .any(|s| name.ends_with(s) && name.len() > s.len());
     named_as_error.then_some((class, message))
+}
+
+/// Whether a program's words say a failure (`refund attempt 1 failed`), and if so whether
+/// of a request: `Some(false)` for another failure's (`receipt email failed`), `None` for
+/// words that say no failure.
+fn words_about_a_failure(words: &[u8]) -> Option<bool> {
+    const SAYS_FAILED: [&str; 4] = ["fail", "error", "exception", "gave up"];
+    const OF_A_REQUEST: [&str; 5] = ["attempt", "request", "call", "retry", "http"];
+    let words = String::from_utf8_lossy(words).to_ascii_lowercase();
+    (SAYS_FAILED.iter().any(|w| words.contains(w)))
+        .then(|| OF_A_REQUEST.iter().any(|w| words.contains(w)))
+}
+
+/// Ruby's exception class in a `message (Class)` spelling ([`ruby::trailing_exception`]):
+/// a path (`Net::ReadTimeout`, `Errno::ECONNRESET`) or a name ending as an error's does
+/// (`EOFError`); a bare word in brackets (`(Timeout)`, `(Failed)`) is the program's own.
+fn is_ruby_exception_class(class: &[u8]) -> bool {
+    let named = [&b"Error"[..], b"Exception"]
+        .iter()
+        .any(|s| class.ends_with(s) && class.len() > s.len());
+    exception_line(class).is_some() && (memchr::memmem::find(class, b"::").is_some() || named)
 }
 
 /// undici's `TypeError: fetch failed` (Node's `fetch`) says nothing of what failed; the
@@ -1086,8 +1109,12 @@ fn effect_line(
         None => (&first[..], &b""[..]),
     };
     // `refund.created  refund_id=re_1 ...` (an event's name, as Rails' notifications spell
-    // them): the kind and the word saying what happened.
-    let (kind, id) = dotted_event(kind).unwrap_or((kind, id));
+    // them): the kind and the word saying what happened; an id after it (`refund.created
+    // re_1  order_id=...`) is the effect's, read below as the one after a word.
+    let (kind, id, after_dotted) = match dotted_event(kind) {
+        Some((kind, event)) => (kind, event, Some(id).filter(|i| !i.is_empty())),
+        None => (kind, id, None),
+    };
     if id.is_empty() {
         return Ok(None);
     }
@@ -1192,7 +1219,7 @@ fn effect_line(
     let order = order.or_else(|| ORDER_TOKENS.iter().find_map(|t| f.token(t)).map(small));
     // `refund created re_1 order_id=A-1` (Go's `log.Printf`): the id right after the word.
     let id_after = || {
-        (f.plain.get(1).copied())
+        (after_dotted.or(f.plain.get(1).copied()))
             .filter(|w| !w.contains(&b' ') && !w.contains(&b'=') && names_an_effect(kind, w))
     };
     let id = match (event_word, named_id) {
@@ -1261,11 +1288,6 @@ const ORDER_TOKENS: [&[u8]; 4] = [b"order", b"order_id", b"orderId", b"order_ref
 /// Tokens that give an effect line's state when no `STATE TIME` field does.
 const STATE_TOKENS: [&[u8]; 2] = [b"status", b"state"];
 
-/// Words that say what happened to an effect, written where its id goes (`refund created
-/// refund_id=rf_1`, `refund failed  ...`): an id of lower-case letters only is one of these
-/// far more often than an id.
-/// `refund rf_1`: a kind of effect the audit knows and an id with a digit in it, as ids are
-/// (`retry 2`, `healthcheck db`, `refund worker` are no effect's names).
 /// `refund.created`: a known kind, a dot, and a word saying what happened to it.
 pub(super) fn dotted_event(word: &[u8]) -> Option<(&[u8], &[u8])> {
     let dot = word.iter().position(|&b| b == b'.')?;
@@ -1274,6 +1296,11 @@ pub(super) fn dotted_event(word: &[u8]) -> Option<(&[u8], &[u8])> {
     (said && crate::event::is_effect_kind(&text(kind))).then_some((kind, event))
 }
 
+/// Words that say what happened to an effect, written where its id goes (`refund created
+/// refund_id=rf_1`, `refund failed  ...`): an id of lower-case letters only is one of these
+/// far more often than an id.
+/// `refund rf_1`: a kind of effect the audit knows and an id with a digit in it, as ids are
+/// (`retry 2`, `healthcheck db`, `refund worker` are no effect's names).
 fn names_an_effect(kind: &[u8], id: &[u8]) -> bool {
     crate::event::is_effect_kind(&text(kind))
         && id.iter().any(u8::is_ascii_digit)

@@ -14,16 +14,31 @@ pub(super) fn typed(line: &str) -> Option<String> {
     };
     let ty = type_of(&top)?;
     if !top.contains_key("error")
-        && let Some(err) = top.remove("err")
+        && let Some(err) = top.remove("err").or_else(|| top.remove("exception"))
     {
         top.insert("error".into(), err);
     }
-    if ty == "failure"
-        && let Some(Value::String(error)) = top.get("error")
-        && error.contains(' ')
-    {
-        let said = top.remove("error").unwrap_or_default();
-        top.insert("message".into(), said);
+    if ty == "failure" {
+        let (class, message) = match top.remove("error") {
+            Some(Value::String(e)) => match monolog_exception(&e) {
+                Some((class, message)) => (class.to_string(), message.to_string()),
+                None if e.contains(' ') => (String::new(), e),
+                None => (e, String::new()),
+            },
+            // Monolog's JSON: `{"class": ..., "message": ..., "code": 0, "file": ...}`.
+            Some(Value::Object(e)) => {
+                let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
+                (text("class").to_string(), text("message").to_string())
+            }
+            Some(other) => (other.to_string(), String::new()),
+            None => (String::new(), String::new()),
+        };
+        if !class.is_empty() {
+            top.insert("error".into(), Value::String(class));
+        }
+        if !message.is_empty() {
+            top.insert("message".into(), Value::String(message));
+        }
     }
     if ty == "run" {
         let word = lifecycle_word(&top)?;
@@ -50,34 +65,45 @@ pub(super) fn typed(line: &str) -> Option<String> {
     serde_json::to_string(&top).ok()
 }
 
-/// The one event type the fields make the line: a tool call names its tool, run and step;
-/// a failure its error; an answer its status code; an attempt its number and request; a
-/// step's end its run, step and a word for its status.
+/// The one event type the fields make the line, always of an agent's call (its `run` and
+/// `step`: a service's own retries, a webhook's `attempt`, are none): a tool call names its
+/// tool (and no status); an answer its status code; a step's end a word for its status; a
+/// failure its error; an attempt its number and request.
 fn type_of(top: &Map<String, Value>) -> Option<&'static str> {
     let has = |k: &str| top.get(k).is_some_and(|v| !v.is_null());
     let call = has("run") && has("step");
-    let of_a_call = call || has("attempt");
-    let error = has("error") || has("err");
-    let status = top.get("status");
-    if call && has("tool") {
+    let error = has("error") || has("err") || has("exception");
+    let status = top.get("status").filter(|v| !v.is_null());
+    if call && has("tool") && (has("args") || status.is_none()) {
         return Some("tool_call");
     }
-    if of_a_call && error {
-        return Some("failure");
-    }
-    if of_a_call && status.is_some_and(Value::is_u64) {
+    if call && status.is_some_and(Value::is_u64) {
         return Some("response");
     }
-    if has("attempt") && (has("method") || has("url")) {
-        return Some("attempt");
-    }
-    if call && status.is_some_and(Value::is_string) {
+    if call && status.is_some_and(Value::is_string) && !has("attempt") {
         return Some("step_end");
+    }
+    if call && error {
+        return Some("failure");
+    }
+    if call && has("attempt") && (has("method") || has("url")) {
+        return Some("attempt");
     }
     if has("run") && !has("step") && lifecycle_word(top).is_some() {
         return Some("run");
     }
     None
+}
+
+/// Monolog's text for an exception in a record's context: `[object]
+/// (GuzzleHttp\\Exception\\ConnectException(code: 0): cURL error 28: ... at /path/x.php:210)`;
+/// the class and the message.
+fn monolog_exception(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix("[object] (")?.strip_suffix(')')?;
+    let (class, rest) = inner.split_once("(code: ")?;
+    let (_, message) = rest.split_once("): ")?;
+    let message = message.rsplit_once(" at ").map_or(message, |(m, _)| m);
+    Some((class, message))
 }
 
 /// What a run's line says happened to it (`agent run started`), from its message.
@@ -128,6 +154,19 @@ mod tests {
                 "step_end",
             ),
             (r#"{"msg":"agent run started","run":"r"}"#, "run"),
+            // A tool's line with a status word is its end, not another call.
+            (
+                r#"{"msg":"tool done","run":"r","step":4,"tool":"issue_refund","status":"ok"}"#,
+                "step_end",
+            ),
+            (
+                r#"{"msg":"step done","run":"r","step":5,"status":"failed","error":"422"}"#,
+                "step_end",
+            ),
+            (
+                r#"{"msg":"refund response","run":"r","step":4,"attempt":1,"status":422,"error":"too much"}"#,
+                "response",
+            ),
         ];
         for (line, ty) in lines {
             assert_eq!(type_in(line).as_deref(), Some(ty), "{line}");
@@ -138,11 +177,30 @@ mod tests {
         assert_eq!(v["message"], "Post \"x\": EOF");
     }
 
+    /// PHP's Monolog writes an exception in the context as text or as an object.
+    #[test]
+    fn an_exception_in_a_records_context_is_the_failure() {
+        let text = r#"{"msg":"refund attempt failed","run":"r","step":4,"attempt":1,"exception":"[object] (GuzzleHttp\\Exception\\ConnectException(code: 0): cURL error 28: Operation timed out at /usr/share/php/x.php:210)"}"#;
+        let v: Value = serde_json::from_str(&typed(text).unwrap()).unwrap();
+        assert_eq!(v["type"], "failure");
+        assert_eq!(v["error"], "GuzzleHttp\\Exception\\ConnectException");
+        assert_eq!(v["message"], "cURL error 28: Operation timed out");
+        let object = r#"{"msg":"refund attempt failed","run":"r","step":4,"exception":{"class":"E","message":"boom","code":0}}"#;
+        let v: Value = serde_json::from_str(&typed(object).unwrap()).unwrap();
+        assert_eq!(
+            (v["error"].as_str(), v["message"].as_str()),
+            (Some("E"), Some("boom"))
+        );
+    }
+
     #[test]
     fn fields_of_no_one_event_give_none() {
         for line in [
             r#"{"msg":"agent run finished","run":"r"}"#,
             r#"{"msg":"retrying","attempt":2}"#,
+            // A service's own deliveries have attempts, and no agent's call.
+            r#"{"msg":"webhook delivery","attempt":1,"method":"POST","url":"https://m.example/hooks"}"#,
+            r#"{"msg":"webhook delivery failed","attempt":1,"error":"timeout"}"#,
             r#"{"msg":"request","status":"received","order_id":"A-1"}"#,
         ] {
             assert_eq!(typed(line), None, "{line}");

@@ -129,3 +129,46 @@ fn a_whole_number_beside_a_currency_code_is_kept_as_the_number() {
         (Some(Money::new(4500, Currency::GBP)), None)
     );
 }
+
+/// From the code review of these readings: each line once misread.
+#[test]
+fn prefixes_that_change_the_meaning_or_never_end_are_not_read_past() {
+    // Any number of prefixes, read in a loop (3,000 once overflowed the stack).
+    let tags = format!(
+        "2026-12-06T03:07:43Z  {}refund created refund_id=re_1 order_id=A-1\n",
+        "[a] ".repeat(3000)
+    );
+    assert_eq!(effects(&run(&tags)).len(), 1);
+    // Words saying the line is not for real stay, and the line is no effect.
+    let p = run(concat!(
+        "2026-12-06T03:07:43Z  [dry-run] refund created refund_id=re_sim order_id=A-1 amount_minor=4500 currency=GBP\n",
+        "2026-12-06T03:07:44Z  simulate: refund created refund_id=re_sim2 order_id=A-1 amount_minor=4500 currency=GBP\n",
+    ));
+    assert_eq!(counts(&p), (0, 2, 0));
+    // Go's `log.Lshortfile`: the source's place before the message.
+    let p = run(
+        "2026/12/06 03:41:37 main.go:88: refund created re_1 order_id=A-1 amount=45.00 currency=GBP\n",
+    );
+    assert_eq!(effects(&p)[0].id, "re_1");
+}
+
+#[test]
+fn an_id_after_a_dotted_event_is_the_effects() {
+    let p = run(
+        "2026-12-06T03:07:43Z  refund.created re_1  order_id=A-1  amount_minor=4500  currency=GBP\n",
+    );
+    assert_eq!(effects(&p)[0].id, "re_1");
+}
+
+#[test]
+fn words_in_brackets_about_another_failure_are_no_requests_failure() {
+    let p = run(concat!(
+        "2026-12-06T03:05:31.000Z  POST http://x/v1/refunds  (attempt 1)\n",
+        "2026-12-06T03:05:32.000Z  receipt email failed: execution expired (Net::OpenTimeout)\n",
+        "2026-12-06T03:05:33.000Z  order sync job finished (Failed)\n",
+        "2026-12-06T03:05:34.000Z  webhook wait (Timeout)\n",
+        "2026-12-06T03:05:35.000Z  refund attempt 1 failed: execution expired (Net::OpenTimeout)\n",
+    ));
+    assert_eq!(counts(&p), (2, 3, 0));
+    assert!(matches!(&p.events[1].kind, EventKind::Failure(f) if f.error == "Net::OpenTimeout"));
+}

@@ -48,12 +48,42 @@ pub(super) fn without_level(msg: &[u8]) -> &[u8] {
     }
 }
 
+/// Words before a message that say what follows did not happen for real (`[dry-run] refund
+/// created ...`, `simulate: ...`, `rollback: ...`): such a prefix is never read past.
+const NOT_FOR_REAL: [&str; 14] = [
+    "dry-run",
+    "dry_run",
+    "dryrun",
+    "simulate",
+    "simulated",
+    "simulation",
+    "test",
+    "mock",
+    "fake",
+    "sandbox",
+    "rollback",
+    "revert",
+    "reverted",
+    "preview",
+];
+
+/// The message after every prefix [`without_logger_prefix`] reads past (several: `agent:
+/// issue_refund: POST ...`), or `msg` itself. A loop, however many there are.
+pub(super) fn without_logger_prefixes(msg: &[u8]) -> &[u8] {
+    let mut msg = msg;
+    while let Some(inner) = without_logger_prefix(msg) {
+        msg = inner;
+    }
+    msg
+}
+
 /// The message after what a logger put before it where no message of SPEC §3.1 starts so:
 /// a program's name and a colon (`agent: POST ...`, Ruby's `progname`; `issue_refund: 201
-/// Created ...`), or a request's tags in brackets (`[6073fddd-...] refund.created ...`,
-/// Rails' `log_tags`). Asked only of a message no plain shape took; never of an effect's
-/// kind (`refund: {...}`) or a level (`[WARN]`).
-pub(super) fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
+/// Created ...`), a source file's place (`main.go:42: ...`, Go's `log.Lshortfile`), or a
+/// request's tags in brackets (`[6073fddd-...] refund.created ...`, Rails' `log_tags`).
+/// Asked only of a message no plain shape took; never of an effect's kind (`refund: {...}`),
+/// a level (`[WARN]`) or words saying the line is not for real ([`NOT_FOR_REAL`]).
+fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
     let (prefix, rest) = match msg.first()? {
         b'[' => {
             let end = msg.iter().position(|&b| b == b']')?;
@@ -71,14 +101,23 @@ pub(super) fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
             if exception_like || kind || !is_logger_name(name) {
                 return None;
             }
-            (name, &msg[end + 1..])
+            let after = &msg[end + 1..];
+            // `main.go:42: `: the line number after the file's name.
+            let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+            match after.get(digits) {
+                Some(b':') if digits > 0 && name.contains(&b'.') => (name, &after[digits + 1..]),
+                _ => (name, after),
+            }
         }
         _ => return None,
     };
     let rest = rest.strip_prefix(b" ")?.trim_ascii_start();
     let is_level = LEVELS.iter().any(|l| l.eq_ignore_ascii_case(prefix));
     let bare_word = !prefix.is_empty() && !prefix.iter().any(|b| b.is_ascii_whitespace());
-    (bare_word && !is_level && !rest.is_empty()).then_some(rest)
+    let not_for_real = NOT_FOR_REAL
+        .iter()
+        .any(|w| w.as_bytes().eq_ignore_ascii_case(prefix));
+    (bare_word && !is_level && !not_for_real && !rest.is_empty()).then_some(rest)
 }
 
 /// A logger's name: a word of letters, digits, `.`, `_` and `-` that starts with a letter or

@@ -32,10 +32,16 @@ pub(crate) fn message_start(after: &[u8]) -> Option<usize> {
     if level.is_empty() || !level.iter().all(u8::is_ascii_uppercase) {
         return None;
     }
+    // The name may hold colons (`Payments::RefundService`): it ends at `: `, or at a
+    // colon ending the line (an empty message).
     let name_at = dashes + 4;
-    let colon = name_at + rest[name_at..].iter().position(|&b| b == b':')?;
-    let used = after.len() - rest.len() + colon + 1;
-    Some(used)
+    let name = &rest[name_at..];
+    let colon = match find(name, b": ") {
+        Some(at) => at,
+        None if name.ends_with(b":") => name.len() - 1,
+        None => return None,
+    };
+    Some(after.len() - rest.len() + name_at + colon + 1)
 }
 
 /// An exception as `Logger` writes one handed to it (`logger.warn(e)`): its message, then
@@ -107,6 +113,9 @@ mod tests {
         let named = b" #5365] ERROR -- agent: POST http://x/v1/refunds";
         let at = message_start(named).unwrap();
         assert_eq!(&named[at..], b" POST http://x/v1/refunds");
+        let class = b" #18704]  INFO -- Payments::RefundService: refund created id=re_1";
+        let at = message_start(class).unwrap();
+        assert_eq!(&class[at..], b" refund created id=re_1");
     }
 
     #[test]
