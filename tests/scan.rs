@@ -266,6 +266,20 @@ fn an_input_read_as_nothing_but_skipped_lines_is_pointed_out() {
     let trace = fixture("incident-a88214/trace.log");
     let (_, _, stderr) = scan(&[trace.to_str().unwrap()]);
     assert!(!stderr.contains("no line was read"), "{stderr}");
+    // A log of some length whose every line was an application's own is pointed out too,
+    // as a note; a short one is not.
+    let quiet = dir.path().join("app.log");
+    let app_line = "2026-11-03T14:02:11Z  INFO  cache warmed\n";
+    std::fs::write(&quiet, app_line.repeat(12)).unwrap();
+    let (code, _, stderr) = scan(&[quiet.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stderr.contains("note: none of its 12 lines was read as an event"),
+        "{stderr}"
+    );
+    std::fs::write(&quiet, app_line.repeat(3)).unwrap();
+    let (_, _, stderr) = scan(&[quiet.to_str().unwrap()]);
+    assert!(!stderr.contains("none of its"), "{stderr}");
     let one_broken = dir.path().join("mostly.log");
     std::fs::write(&one_broken, "garbage\n# comment\n\n# date: 2026-11-03\n").unwrap();
     let (_, _, stderr) = scan(&[one_broken.to_str().unwrap()]);

@@ -57,6 +57,17 @@ fn reads_as_another_format(input: &crate::report::InputReport) -> bool {
         && 2 * input.skipped >= input.lines
 }
 
+/// Whether a log of some length had no line read as an event and hardly any skipped: all
+/// its lines were an application's own, or a layout read as such. Said as a note: a service
+/// log of a quiet hour is like that too.
+fn read_as_nothing(input: &crate::report::InputReport) -> bool {
+    const SOME_LENGTH: u64 = 10;
+    input.format.is_some()
+        && input.events == 0
+        && input.lines >= SOME_LENGTH
+        && 2 * input.skipped < input.lines
+}
+
 pub fn print_problems(audit: &crate::audit::Audit) {
     let mut err = io::stderr().lock();
     for input in &audit.inputs {
@@ -83,6 +94,15 @@ pub fn print_problems(audit: &crate::audit::Audit) {
                 "{}: warning: no line was read as an event and {} of its {} lines were skipped: \
                  is it a layout idem-audit reads? (README, Inputs; --input-format forces one)",
                 input.path, input.skipped, input.lines
+            );
+        }
+        if read_as_nothing(input) {
+            let _ = writeln!(
+                err,
+                "{}: note: none of its {} lines was read as an event ({} ignored as an \
+                 application's own): if it logs refunds or requests, is it a layout idem-audit \
+                 reads? (README, Inputs)",
+                input.path, input.lines, input.ignored
             );
         }
     }

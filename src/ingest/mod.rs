@@ -355,7 +355,9 @@ pub fn starts_with_timestamp(line: &[u8]) -> bool {
 /// control character. Read as keys, every such request would share one. Every format asks
 /// this of the keys it reads.
 pub(crate) fn is_key_value(v: &[u8]) -> bool {
-    const NONE: [&[u8]; 8] = [
+    // `-`: what many layouts print for an empty field (structlog, Apache's `%{...}i`).
+    const NONE: [&[u8]; 9] = [
+        b"-",
         b"none",
         b"null",
         b"nil",

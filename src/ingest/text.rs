@@ -542,7 +542,9 @@ impl TextParser {
         if let Some(message) = go_request_error(first) {
             return self.failure_line(b"url.Error", message, f).map(Some);
         }
-        if let Some((class, message)) = tenacity_raised(first).and_then(exception_line) {
+        if let Some((class, message)) =
+            (tenacity_raised(first).or_else(|| backoff_raised(first))).and_then(exception_line)
+        {
             return self.failure_line(class, message, f).map(Some);
         }
         if let Some((class, message)) = prefixed_exception(first) {
@@ -947,6 +949,18 @@ fn tenacity_raised(field: &[u8]) -> Option<&[u8]> {
     let at = memchr::memmem::find(rest, RAISED)?;
     let raised = rest[at + RAISED.len()..].trim_ascii();
     Some(raised.strip_suffix(b".").unwrap_or(raised))
+}
+
+/// The `backoff` library's line for a function it will call again or gave up on: `Backing
+/// off post_refund(...) for 0.2s (httpx.ReadTimeout: timed out)`, `Giving up post_refund(...)
+/// after 3 tries (httpx.ReadTimeout: timed out)`: the exception in the last brackets, as
+/// tenacity's is read.
+fn backoff_raised(field: &[u8]) -> Option<&[u8]> {
+    let rest =
+        (field.strip_prefix(b"Backing off ")).or_else(|| field.strip_prefix(b"Giving up "))?;
+    let inner = rest.strip_suffix(b")")?;
+    let open = memchr::memmem::rfind(inner, b" (")?;
+    Some(&inner[open + 2..])
 }
 
 /// An exception after the program's own words about a failure, as `console.error(prefix,

@@ -83,6 +83,14 @@ impl<'a> Fields<'a> {
             return;
         }
         match token(field) {
+            // `amount=4500 currency=GBP refund_id=re_1`: tokens one blank apart (structlog's
+            // console layout pads the event, then joins its fields so), each its own; a
+            // value of several words (`error=Read timed out`) stays whole.
+            Some((_, value)) if value.contains(&b' ') && all_tokens(field) => {
+                for word in field.split(|&b| b == b' ').filter(|w| !w.is_empty()) {
+                    self.tokens.push(token(word).expect("a token, checked"));
+                }
+            }
             Some(t) => self.tokens.push(t),
             None => self.plain.push(field),
         }
@@ -267,6 +275,11 @@ pub(super) fn token(field: &[u8]) -> Option<(&[u8], &[u8])> {
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
     is_name.then(|| (name, unquoted(&field[eq + 1..])))
+}
+
+/// Whether every word of `field`, one blank apart, is a `name=value` token.
+fn all_tokens(field: &[u8]) -> bool {
+    (field.split(|&b| b == b' ').filter(|w| !w.is_empty())).all(|w| token(w).is_some())
 }
 
 /// A value without the double quotes a logger put around it (`idempotency_key=""`, Go's

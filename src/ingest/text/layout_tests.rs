@@ -172,3 +172,36 @@ fn words_in_brackets_about_another_failure_are_no_requests_failure() {
     assert_eq!(counts(&p), (2, 3, 0));
     assert!(matches!(&p.events[1].kind, EventKind::Failure(f) if f.error == "Net::OpenTimeout"));
 }
+
+/// Python beyond the standard library's layouts: loguru's default, structlog's console.
+#[test]
+fn loguru_and_structlog_console_lines_are_read() {
+    let p = run(concat!(
+        "2026-12-06 03:49:55.768 | INFO     | __main__:do_POST:171 - refund created refund_id=re_1 order_id=A-1 amount=45.00 currency=GBP idempotency_key=None\n",
+        "2026-12-06 03:51:31 [info     ] refund created                 amount=45.00 currency=GBP idempotency_key=- order_id=A-2 refund_id=re_2\n",
+        // A field of one token whose value has words stays one token.
+        "2026-12-06 03:51:32  refund re_3  order A-3  4500p  failed  error=card declined by issuer\n",
+    ));
+    let e = effects(&p);
+    assert_eq!(e.len(), 3);
+    assert_eq!((e[0].id.as_str(), e[0].key.as_deref()), ("re_1", None));
+    assert_eq!(
+        (e[1].id.as_str(), e[1].order.as_deref(), e[1].key.as_deref()),
+        ("re_2", Some("A-2"), None)
+    );
+    assert_eq!(e[1].amount, Some(Money::new(4500, Currency::GBP)));
+    // A layout of bars that is not loguru's stays the message it is.
+    let p = run("2026-12-06 03:49:55.768 | a table | of words - refund created refund_id=re_9\n");
+    assert_eq!(counts(&p), (0, 1, 0));
+}
+
+#[test]
+fn backoffs_lines_are_the_failure_they_name() {
+    let p = run(concat!(
+        "2026-12-06T03:49:55.000Z  POST http://x/v1/refunds  (attempt 1)\n",
+        "2026-12-06T03:49:56.719Z  Backing off post_refund(...) for 0.2s (httpx.ReadTimeout: timed out)\n",
+        "2026-12-06T03:49:57.000Z  Backing off sync(...) for 0.2s (waiting for the cache)\n",
+    ));
+    assert_eq!(counts(&p), (2, 1, 0));
+    assert!(matches!(&p.events[1].kind, EventKind::Failure(f) if f.error == "httpx.ReadTimeout"));
+}

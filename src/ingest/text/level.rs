@@ -32,6 +32,9 @@ pub(super) fn without_level(msg: &[u8]) -> &[u8] {
         if msg.starts_with(b"- ") {
             return java_prefix(msg).unwrap_or(msg);
         }
+        if msg.starts_with(b"| ") {
+            return loguru_prefix(msg).unwrap_or(msg);
+        }
         return match may_start_with_level(msg) {
             true => (logging_prefix(msg).or_else(|| java_prefix(msg)))
                 .or_else(|| upper_case_level(msg))
@@ -182,6 +185,25 @@ fn logging_prefix(msg: &[u8]) -> Option<&[u8]> {
     (!message.is_empty()).then_some(message)
 }
 
+/// The message after loguru's default layout (Python): `| INFO     | __main__:do_POST:171 -
+/// refund created ...`, the level padded, the place in the code, ` - `.
+#[cold]
+fn loguru_prefix(msg: &[u8]) -> Option<&[u8]> {
+    let rest = msg.strip_prefix(b"| ")?;
+    let bar = memchr::memmem::find(rest, b" | ")?;
+    let level = rest[..bar].trim_ascii();
+    if !LEVELS.iter().any(|l| l.eq_ignore_ascii_case(level)) && level != b"SUCCESS" {
+        return None;
+    }
+    let place = &rest[bar + 3..];
+    let dash = memchr::memmem::find(place, b" - ")?;
+    if place[..dash].contains(&b' ') {
+        return None;
+    }
+    let message = place[dash + 3..].trim_ascii_start();
+    (!message.is_empty()).then_some(message)
+}
+
 /// The message after the Java loggers' default layouts: Logback's and Log4j 2's `[main]
 /// INFO  c.e.payments.RefundService - msg` (`[%thread] %-5level %logger{36} - %msg`) and
 /// Spring Boot's `INFO 12345 --- [           main] c.e.p.RefundService   : msg` (a process
@@ -290,6 +312,17 @@ fn bracketed_level(msg: &[u8]) -> Option<(&[u8], &[u8])> {
 fn without_level_field(msg: &[u8]) -> &[u8] {
     if !may_start_with_level(msg) {
         return msg;
+    }
+    // `[info     ] refund created ...` (structlog's console layout): a level padded inside
+    // its brackets, in any case; the brackets end it, so one blank after them will do.
+    if let Some((word, after)) = bracketed_level(msg)
+        && after.starts_with(b" ")
+        && LEVELS.iter().any(|l| l.eq_ignore_ascii_case(word))
+    {
+        let rest = after.trim_ascii_start();
+        if !rest.is_empty() {
+            return rest;
+        }
     }
     let Some((word, after)) = first_field(msg) else {
         return msg;

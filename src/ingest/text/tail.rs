@@ -73,6 +73,8 @@ fn opens_trace(raw: &[u8], line: &[u8]) -> bool {
         || line.starts_with(b"Exception in thread \"")
         || node_crash_site(line)
         || super::ruby::is_backtrace_line(line)
+        // rich's traceback in a box (structlog's console layout, loguru with rich).
+        || line.starts_with("╭─".as_bytes())
         || (indented && (line.starts_with(b"at ") || line.starts_with(b"File \"")))
         || is_exception_header(line)
 }
