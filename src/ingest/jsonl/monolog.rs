@@ -79,9 +79,14 @@ fn trailing_json(text: &str) -> (&str, Option<Value>) {
         };
     }
     // The first ` {` from which the rest parses: an object inside the message (rare) is
-    // part of a longer parse that fails.
+    // part of a longer parse that fails. A few tries: each parse reads to the line's end.
     let mut from = 0;
+    let mut tries = 0;
     while let Some(at) = text[from..].find(" {").map(|i| from + i) {
+        tries += 1;
+        if tries > 8 {
+            break;
+        }
         if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(&text[at + 1..]) {
             return (text[..at].trim_end(), Some(value));
         }
