@@ -959,8 +959,19 @@ fn backoff_raised(field: &[u8]) -> Option<&[u8]> {
     let rest =
         (field.strip_prefix(b"Backing off ")).or_else(|| field.strip_prefix(b"Giving up "))?;
     let inner = rest.strip_suffix(b")")?;
-    let open = memchr::memmem::rfind(inner, b" (")?;
-    Some(&inner[open + 2..])
+    // The bracket that opens the last one, brackets in the message matched (`Read timed
+    // out. (read timeout=10)`).
+    let mut depth = 0usize;
+    let open = inner.iter().rposition(|&b| {
+        match b {
+            b')' => depth += 1,
+            b'(' if depth == 0 => return true,
+            b'(' => depth -= 1,
+            _ => {}
+        }
+        false
+    })?;
+    Some(&inner[open + 1..])
 }
 
 /// An exception after the program's own words about a failure, as `console.error(prefix,

@@ -34,11 +34,20 @@ fn monolog(top: &mut Map<String, Value>) -> Map<String, Value> {
     take("message", "msg", top);
     take("level_name", "level", top);
     take("channel", "channel", top);
-    for part in ["context", "extra"] {
-        if let Some(Value::Object(members)) = top.remove(part) {
-            for (k, v) in members {
-                flat.entry(k).or_insert(v);
-            }
+    let nested: Vec<Map<String, Value>> = ["context", "extra"]
+        .iter()
+        .filter_map(|part| match top.remove(*part) {
+            Some(Value::Object(members)) => Some(members),
+            _ => None,
+        })
+        .collect();
+    // The line's own names first, then the nested ones beside them.
+    for (k, v) in std::mem::take(top) {
+        flat.entry(k).or_insert(v);
+    }
+    for members in nested {
+        for (k, v) in members {
+            flat.entry(k).or_insert(v);
         }
     }
     flat
@@ -86,6 +95,18 @@ mod tests {
             (Some("refund created"), Some("re_2"))
         );
         assert_eq!(o["time"], "2026-12-06 03:49:59.858779+00:00");
+    }
+
+    /// A line with Monolog's names and fields of its own keeps them (they win).
+    #[test]
+    fn a_lines_own_fields_stay_beside_the_nested_ones() {
+        let o = flat(
+            r#"{"datetime":"2026-11-03T14:02:11.501Z","message":"refund created","refund_id":"rf_8XM1","context":{"refund_id":"x","order_id":"A-1"}}"#,
+        );
+        assert_eq!(
+            (o["refund_id"].as_str(), o["order_id"].as_str()),
+            (Some("rf_8XM1"), Some("A-1"))
+        );
     }
 
     #[test]

@@ -87,8 +87,10 @@ impl<'a> Fields<'a> {
             // console layout pads the event, then joins its fields so), each its own; a
             // value of several words (`error=Read timed out`) stays whole.
             Some((_, value)) if value.contains(&b' ') && all_tokens(field) => {
-                for word in field.split(|&b| b == b' ').filter(|w| !w.is_empty()) {
+                let mut rest = field;
+                while let Some((word, after)) = next_token_word(rest) {
                     self.tokens.push(token(word).expect("a token, checked"));
+                    rest = after;
                 }
             }
             Some(t) => self.tokens.push(t),
@@ -277,9 +279,35 @@ pub(super) fn token(field: &[u8]) -> Option<(&[u8], &[u8])> {
     is_name.then(|| (name, unquoted(&field[eq + 1..])))
 }
 
-/// Whether every word of `field`, one blank apart, is a `name=value` token.
+/// Whether every word of `field`, one blank apart, is a `name=value` token; a value in
+/// double quotes is one word, blanks and all (`note="order_id=A-1 refund_id=rf_1"`).
 fn all_tokens(field: &[u8]) -> bool {
-    (field.split(|&b| b == b' ').filter(|w| !w.is_empty())).all(|w| token(w).is_some())
+    let mut rest = field;
+    while let Some((word, after)) = next_token_word(rest) {
+        if token(word).is_none() {
+            return false;
+        }
+        rest = after;
+    }
+    rest.trim_ascii().is_empty()
+}
+
+/// The first word of `text` and what follows it: up to a blank, or past the closing quote
+/// of a value that opens one (`name="a b"`). `None` at the end, or at a quote left open.
+fn next_token_word(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let text = text.trim_ascii_start();
+    if text.is_empty() {
+        return None;
+    }
+    let quoted = text
+        .iter()
+        .position(|&b| b == b'=' || b == b' ')
+        .filter(|&eq| text[eq] == b'=' && text.get(eq + 1) == Some(&b'"'));
+    let end = match quoted {
+        Some(eq) => eq + 2 + text[eq + 2..].iter().position(|&b| b == b'"')? + 1,
+        None => text.iter().position(|&b| b == b' ').unwrap_or(text.len()),
+    };
+    Some((&text[..end], &text[end..]))
 }
 
 /// A value without the double quotes a logger put around it (`idempotency_key=""`, Go's

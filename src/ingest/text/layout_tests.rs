@@ -205,3 +205,23 @@ fn backoffs_lines_are_the_failure_they_name() {
     assert_eq!(counts(&p), (2, 1, 0));
     assert!(matches!(&p.events[1].kind, EventKind::Failure(f) if f.error == "httpx.ReadTimeout"));
 }
+
+/// From the second code review: a quoted value's words are the value's, and an exception's
+/// brackets inside backoff's are matched.
+#[test]
+fn quoted_values_and_nested_brackets_keep_their_words() {
+    let p = run(concat!(
+        "2026-11-03 14:02:25 [info     ] refund created                 amount=45.00 currency=GBP note=\"was order_id=A-1 refund_id=rf_0001\" order_id=A-88214 refund_id=rf_7AAA\n",
+        "14:02:20.000  POST https://payments.internal/v1/refunds  (attempt 1)\n",
+        "14:02:21.418  Backing off post_refund(...) for 0.5s (requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='payments.internal', port=443): Read timed out. (read timeout=10))\n",
+    ));
+    let e = effects(&p);
+    assert_eq!(
+        (e[0].id.as_str(), e[0].order.as_deref()),
+        ("rf_7AAA", Some("A-88214"))
+    );
+    match &p.events[2].kind {
+        EventKind::Failure(f) => assert_eq!(f.error, "requests.exceptions.ReadTimeout"),
+        other => panic!("{other:?}"),
+    }
+}
