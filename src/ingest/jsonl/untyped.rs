@@ -48,15 +48,12 @@ pub(super) fn typed(line: &str) -> Option<String> {
         top.insert("event".into(), Value::String(word.into()));
     }
     if ty == "response" && !top.contains_key("effect_id") {
-        let id = [
-            "refund_id",
-            "charge_id",
-            "payout_id",
-            "transfer_id",
-            "payment_id",
-        ]
-        .iter()
-        .find_map(|k| top.get(*k).filter(|v| v.is_string()).cloned());
+        // `<kind>_id` for every kind the audit knows (`refund_id`, `capture_id`...).
+        let id = (crate::event::EFFECT_KINDS.iter()).find_map(|kind| {
+            top.get(&format!("{kind}_id"))
+                .filter(|v| v.is_string())
+                .cloned()
+        });
         if let Some(id) = id {
             top.insert("effect_id".into(), id);
         }
@@ -173,6 +170,10 @@ mod tests {
         }
         let v: Value = serde_json::from_str(&typed(lines[3].0).unwrap()).unwrap();
         assert_eq!(v["effect_id"], "re_1");
+        // Any kind's id: a capture's too.
+        let capture = r#"{"msg":"capture response","run":"r","step":4,"attempt":1,"status":201,"capture_id":"cp_1"}"#;
+        let v: Value = serde_json::from_str(&typed(capture).unwrap()).unwrap();
+        assert_eq!(v["effect_id"], "cp_1");
         let v: Value = serde_json::from_str(&typed(lines[2].0).unwrap()).unwrap();
         assert_eq!(v["message"], "Post \"x\": EOF");
     }
