@@ -58,8 +58,31 @@ pub(super) fn typed(line: &str) -> Option<String> {
             top.insert("effect_id".into(), id);
         }
     }
+    if ty == "attempt"
+        && !top.contains_key("method")
+        && !top.contains_key("url")
+        && let Some((method, url)) = request_in_message(&top)
+    {
+        let (method, url) = (method.to_string(), url.to_string());
+        top.insert("method".into(), Value::String(method));
+        top.insert("url".into(), Value::String(url));
+    }
     top.insert("type".into(), Value::String(ty.into()));
     serde_json::to_string(&top).ok()
+}
+
+/// The request a message names first thing (`POST https://payments/v1/refunds`), as a
+/// logger's message often carries it instead of fields of its own.
+fn request_in_message(top: &Map<String, Value>) -> Option<(&str, &str)> {
+    let message = ["msg", "message"]
+        .iter()
+        .find_map(|k| top.get(*k)?.as_str())?;
+    let mut words = message.split_ascii_whitespace();
+    let method = words.next()?;
+    let url = words.next()?;
+    let is_method = ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method);
+    let is_url = url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/');
+    (is_method && is_url).then_some((method, url))
 }
 
 /// The one event type the fields make the line, always of an agent's call (its `run` and
@@ -83,7 +106,8 @@ fn type_of(top: &Map<String, Value>) -> Option<&'static str> {
     if call && error {
         return Some("failure");
     }
-    if call && has("attempt") && (has("method") || has("url")) {
+    if call && has("attempt") && (has("method") || has("url") || request_in_message(top).is_some())
+    {
         return Some("attempt");
     }
     if has("run") && !has("step") && lifecycle_word(top).is_some() {
@@ -176,6 +200,24 @@ mod tests {
         assert_eq!(v["effect_id"], "cp_1");
         let v: Value = serde_json::from_str(&typed(lines[2].0).unwrap()).unwrap();
         assert_eq!(v["message"], "Post \"x\": EOF");
+    }
+
+    #[test]
+    fn a_request_named_in_the_message_is_an_attempt() {
+        let line = r#"{"msg":"POST https://payments/v1/refunds","run":"r","step":1,"attempt":2}"#;
+        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        assert_eq!(v["type"], "attempt");
+        assert_eq!(v["method"], "POST");
+        assert_eq!(v["url"], "https://payments/v1/refunds");
+        // A message that names no request leaves an attempt number alone.
+        for msg in [
+            "retrying POST https://payments/v1/refunds",
+            "POST later",
+            "post /v1/refunds",
+        ] {
+            let line = format!(r#"{{"msg":"{msg}","run":"r","step":1,"attempt":2}}"#);
+            assert_eq!(type_in(&line), None, "{line}");
+        }
     }
 
     /// PHP's Monolog writes an exception in the context as text or as an object.
