@@ -12,6 +12,13 @@ pub(super) fn typed(line: &str) -> Option<String> {
     let Ok(Value::Object(mut top)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
+    for (alias, field) in ALIASES {
+        if !top.contains_key(field)
+            && let Some(v) = top.remove(alias)
+        {
+            top.insert(field.into(), v);
+        }
+    }
     let ty = type_of(&top)?;
     if !top.contains_key("error")
         && let Some(err) = top.remove("err").or_else(|| top.remove("exception"))
@@ -84,6 +91,15 @@ fn request_in_message(top: &Map<String, Value>) -> Option<(&str, &str)> {
     let is_url = url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/');
     (is_method && is_url).then_some((method, url))
 }
+
+/// Names a program's own logging gives SPEC's fields (`logger.info("tool call", run_id=...)`),
+/// read as those fields when the line has none of its own by that name.
+const ALIASES: [(&str, &str); 4] = [
+    ("run_id", "run"),
+    ("tool_name", "tool"),
+    ("arguments", "args"),
+    ("attempt_number", "attempt"),
+];
 
 /// The one event type the fields make the line, always of an agent's call (its `run` and
 /// `step`: a service's own retries, a webhook's `attempt`, are none): a tool call names its
@@ -200,6 +216,29 @@ mod tests {
         assert_eq!(v["effect_id"], "cp_1");
         let v: Value = serde_json::from_str(&typed(lines[2].0).unwrap()).unwrap();
         assert_eq!(v["message"], "Post \"x\": EOF");
+    }
+
+    #[test]
+    fn a_programs_own_names_for_the_fields_are_read() {
+        let line = r#"{"msg":"tool call","run_id":"r","step":1,"tool_name":"issue_refund","arguments":{"order":"A-1"}}"#;
+        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        assert_eq!(
+            (v["type"].as_str(), v["run"].as_str()),
+            (Some("tool_call"), Some("r"))
+        );
+        assert_eq!(
+            (v["tool"].as_str(), &v["args"]["order"]),
+            (Some("issue_refund"), &Value::from("A-1"))
+        );
+        // A field of SPEC's own name wins over its alias.
+        let line = r#"{"msg":"tool call","run":"r","run_id":"other","step":1,"tool":"t"}"#;
+        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        assert_eq!(
+            (v["run"].as_str(), v["run_id"].as_str()),
+            (Some("r"), Some("other"))
+        );
+        // Without a step there is still no call.
+        assert_eq!(type_in(r#"{"msg":"x","run_id":"r","tool_name":"t"}"#), None);
     }
 
     #[test]
