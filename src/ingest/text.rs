@@ -558,6 +558,9 @@ impl TextParser {
         {
             return self.failure_line(class, message, f).map(Some);
         }
+        if let Some(call) = self.tool_call_of_tokens(f, at.at)? {
+            return Ok(Some(call));
+        }
         let mut effect = effect_line(f, at, &mut self.dates, self.zone)?;
         if effect.is_none() {
             // One blank between tokens: read again with each word a field.
@@ -619,6 +622,55 @@ impl TextParser {
             _ => return Ok(None),
         };
         Ok(Some(self.step_end(call, ok, f.token(b"error").map(small))))
+    }
+
+    /// A tool call in a program's own words, its fields as tokens: `tool call run_id=r1
+    /// step=4 tool=issue_refund args={...}` (SPEC's names, or `run_id`, `tool_name`,
+    /// `arguments`). Only with a run, a step, a tool and arguments: a line naming a tool
+    /// without them (its result, its end) is no call.
+    fn tool_call_of_tokens(
+        &mut self,
+        f: &Fields,
+        at: Timestamp,
+    ) -> Result<Option<EventKind>, String> {
+        // A token of its own field, else one among the words of the message.
+        let find = |name: &[u8]| {
+            let own = f.token(name).map(|v| call_tokens::object_and_after(v).0);
+            own.or_else(|| (f.plain.iter()).find_map(|field| call_tokens::token_in(field, name)))
+                .or_else(|| {
+                    // After an object that took the rest of its field as its value.
+                    (f.tokens.iter()).find_map(|(_, v)| {
+                        call_tokens::token_in(call_tokens::object_and_after(v).1, name)
+                    })
+                })
+        };
+        let either = |a: &[u8], b: &[u8]| find(a).or_else(|| find(b));
+        // Most lines name no tool: one search of each field says so.
+        let names_tool = |field: &&[u8]| memchr::memmem::find(field, b"tool").is_some();
+        if !f.plain.iter().any(names_tool) && !f.tokens.iter().any(|(n, _)| names_tool(n)) {
+            return Ok(None);
+        }
+        let Some(tool) = either(b"tool", b"tool_name") else {
+            return Ok(None);
+        };
+        let (Some(run), Some(step), Some(args)) = (
+            either(b"run", b"run_id"),
+            find(b"step"),
+            either(b"args", b"arguments"),
+        ) else {
+            return Ok(None);
+        };
+        let step = parse_u32(step).ok_or("step= is not a number")?;
+        let call = CallRef {
+            run: small(run),
+            step,
+        };
+        let python = (!args.starts_with(b"{\"")).then(|| call_tokens::python_as_json(args));
+        match python.flatten() {
+            Some(json) => self.tool_call(call, tool, Some(json.as_bytes()), at),
+            None => self.tool_call(call, tool, Some(args), at),
+        }
+        .map(Some)
     }
 
     fn step_end(&mut self, call: CallRef, ok: bool, error: Option<Text>) -> EventKind {
@@ -1501,6 +1553,7 @@ fn small(b: &[u8]) -> Text {
     }
 }
 
+mod call_tokens;
 mod client;
 mod fields;
 mod idle;

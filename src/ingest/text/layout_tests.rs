@@ -225,3 +225,50 @@ fn quoted_values_and_nested_brackets_keep_their_words() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_tool_call_in_a_programs_own_words_is_read_from_its_tokens() {
+    let call = |p: &Parsed| match &p.events[0].kind {
+        EventKind::ToolCall(c) => (
+            c.call.run.to_string(),
+            c.call.step,
+            c.tool.to_string(),
+            c.args_raw.to_string(),
+        ),
+        other => panic!("{other:?}"),
+    };
+    // One blank apart, JSON arguments with blanks in them.
+    let p = run(
+        r#"2026-12-06 05:00:00,000 INFO agent: tool call run_id=r1 step=4 tool="issue_refund" args={"order": "A-1", "amount_minor": 4500}"#,
+    );
+    assert_eq!(counts(&p), (1, 0, 0));
+    assert_eq!(
+        call(&p),
+        (
+            "r1".into(),
+            4,
+            "issue_refund".into(),
+            r#"{"order": "A-1", "amount_minor": 4500}"#.into()
+        )
+    );
+    // structlog's console layout: keys sorted, a Python dict's repr first.
+    let p = run(
+        "2026-12-06T05:00:00.000000Z [info     ] tool call                      args={'order': 'A-1', 'urgent': True} run_id=r1 step=4 tool=issue_refund\n",
+    );
+    assert_eq!(counts(&p), (1, 0, 0));
+    assert_eq!(call(&p).3, r#"{"order": "A-1", "urgent": true}"#);
+    // A line about a tool without its run, step and arguments is no call of it.
+    for line in [
+        "2026-12-06T05:00:00Z  tool done run_id=r1 step=4 tool=issue_refund status=ok\n",
+        "2026-12-06T05:00:00Z  tool call tool=issue_refund args={\"order\": \"A-1\"}\n",
+        "2026-12-06T05:00:00Z  calling tool issue_refund for run r1 step 4\n",
+    ] {
+        let p = run(line);
+        assert_eq!(counts(&p), (0, 1, 0), "{line}");
+    }
+    // Arguments that are neither JSON nor Python's plain values: the call is skipped, said why.
+    let p = run(
+        "2026-12-06T05:00:00Z  tool call run_id=r1 step=4 tool=t args={'amount': Decimal('45.00')}\n",
+    );
+    assert_eq!(counts(&p), (0, 0, 1));
+}

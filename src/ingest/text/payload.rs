@@ -77,7 +77,7 @@ fn quoted(b: &[u8], at: usize) -> Option<(&[u8], usize)> {
 }
 
 /// Past the object or array at `at`, its strings read as [`quoted`] reads them.
-fn nested_end(b: &[u8], mut at: usize) -> Option<usize> {
+pub(super) fn nested_end(b: &[u8], mut at: usize) -> Option<usize> {
     let mut depth = 0u32;
     while let Some(&c) = b.get(at) {
         match c {

@@ -1,0 +1,191 @@
+//! A tool call in a program's own words, its fields as `name=value` tokens one blank apart
+//! among them: `tool call run_id=r1 step=4 tool=issue_refund args={"order_id": "A-1"}`
+//! (an f-string, or a logger joining its fields), or structlog's console layout, which
+//! writes a dict as Python prints it: `args={'order_id': 'A-1', 'amount': 4500}`. Read as
+//! one field, such a line named no call, and the call's requests had none to belong to.
+
+use super::payload::nested_end;
+
+/// The value of the token `name` (any case) among the words of `text`: up to the next
+/// blank, or a whole object or array (`args={"a": 1, "b": 2}`), or a quoted string. The
+/// inside of an object is never searched, so `step=` in an argument is not the call's.
+pub(super) fn token_in<'a>(text: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    let mut at = 0;
+    while at < text.len() {
+        if text[at] == b' ' {
+            at += 1;
+            continue;
+        }
+        let word_name_end = (text[at..].iter())
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .map_or(text.len(), |n| at + n);
+        let is_token = word_name_end > at && text.get(word_name_end) == Some(&b'=');
+        let value_at = word_name_end + 1;
+        let end = match text.get(value_at) {
+            Some(b'{' | b'[') if is_token => nested_end(text, value_at),
+            Some(&q @ (b'"' | b'\'')) if is_token => (text[value_at + 1..].iter())
+                .position(|&b| b == q)
+                .map(|n| value_at + n + 2),
+            _ => None,
+        }
+        .unwrap_or_else(|| next_blank(text, at));
+        if is_token && text[at..word_name_end].eq_ignore_ascii_case(name) {
+            return Some(unquoted(&text[value_at..end]));
+        }
+        at = end;
+    }
+    None
+}
+
+/// A value that opens an object or array, cut where it closes, and what follows it
+/// (`{'a': 1} run_id=r1 step=4`, a field whose tokens went on after the object); any
+/// other value whole, with nothing after it.
+pub(super) fn object_and_after(value: &[u8]) -> (&[u8], &[u8]) {
+    match value.first() {
+        Some(b'{' | b'[') => match nested_end(value, 0) {
+            Some(end) => value.split_at(end),
+            None => (value, &[]),
+        },
+        _ => (value, &[]),
+    }
+}
+
+fn next_blank(text: &[u8], from: usize) -> usize {
+    (text[from..].iter())
+        .position(|&b| b == b' ')
+        .map_or(text.len(), |n| from + n)
+}
+
+fn unquoted(value: &[u8]) -> &[u8] {
+    match value {
+        [b'"', inner @ .., b'"'] | [b'\'', inner @ .., b'\''] => inner,
+        _ => value,
+    }
+}
+
+/// JSON for an object or array written as Python prints one (`{'order_id': 'A-1', 'ok':
+/// True, 'note': None}`): strings in either quote, `True`, `False` and `None`. `None` for
+/// anything else (a `Decimal('45.00')`, a set, a tuple), which stays as written and is
+/// reported as arguments that are not JSON.
+pub(super) fn python_as_json(value: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(value).ok()?;
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                out.push('"');
+                let mut closed = false;
+                while let Some((_, s)) = chars.next() {
+                    match s {
+                        '\\' => match chars.next()?.1 {
+                            '\'' => out.push('\''),
+                            e => {
+                                out.push('\\');
+                                out.push(e);
+                            }
+                        },
+                        s if s == c => {
+                            closed = true;
+                            break;
+                        }
+                        '"' => out.push_str("\\\""),
+                        s => out.push(s),
+                    }
+                }
+                if !closed {
+                    return None;
+                }
+                out.push('"');
+            }
+            c if c.is_ascii_alphabetic() => {
+                let word_end = text[i..]
+                    .find(|w: char| !w.is_ascii_alphanumeric() && w != '_')
+                    .map_or(text.len(), |n| i + n);
+                out.push_str(match &text[i..word_end] {
+                    "True" => "true",
+                    "False" => "false",
+                    "None" => "null",
+                    _ => return None,
+                });
+                while chars.peek().is_some_and(|&(j, _)| j < word_end) {
+                    chars.next();
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(&out).ok()?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+        token_in(text.as_bytes(), name.as_bytes()).map(|v| std::str::from_utf8(v).unwrap())
+    }
+
+    #[test]
+    fn tokens_among_words_are_found_with_their_whole_values() {
+        let line = r#"tool call run_id=r1 step=4 tool=issue_refund args={"order_id": "A-1", "step": 9} note="two words""#;
+        assert_eq!(token(line, "run_id"), Some("r1"));
+        assert_eq!(token(line, "step"), Some("4"));
+        assert_eq!(token(line, "TOOL"), Some("issue_refund"));
+        assert_eq!(
+            token(line, "args"),
+            Some(r#"{"order_id": "A-1", "step": 9}"#)
+        );
+        assert_eq!(token(line, "note"), Some("two words"));
+        // Names inside an object, or words that are no token, are not tokens.
+        assert_eq!(token(line, "order_id"), None);
+        assert_eq!(token("tool call for run r1", "run"), None);
+        assert_eq!(token("a=b=c", "b"), None);
+        // An object left open runs to the next blank, never past the line.
+        assert_eq!(token("args={'a': 1 step=2", "args"), Some("{'a':"));
+        assert_eq!(token("args={'a': 1 step=2", "step"), Some("2"));
+    }
+
+    #[test]
+    fn an_object_ends_where_it_closes() {
+        let split = |v: &'static str| {
+            let (a, b) = object_and_after(v.as_bytes());
+            (
+                std::str::from_utf8(a).unwrap(),
+                std::str::from_utf8(b).unwrap(),
+            )
+        };
+        assert_eq!(split("{'a': 1} run_id=r1"), ("{'a': 1}", " run_id=r1"));
+        assert_eq!(split("[1, 2]"), ("[1, 2]", ""));
+        assert_eq!(split("{'a': 1"), ("{'a': 1", ""));
+        assert_eq!(split("r1 step=2"), ("r1 step=2", ""));
+    }
+
+    #[test]
+    fn python_objects_become_json() {
+        let json = |s: &str| python_as_json(s.as_bytes());
+        assert_eq!(
+            json(
+                r#"{'order_id': 'A-1', 'amount': 4500, 'ok': True, 'note': None, 'who': "O'Brien"}"#
+            )
+            .as_deref(),
+            Some(
+                r#"{"order_id": "A-1", "amount": 4500, "ok": true, "note": null, "who": "O'Brien"}"#
+            )
+        );
+        assert_eq!(
+            json(r#"{'q': 'say "hi"', 'it\'s': 1}"#).as_deref(),
+            Some(r#"{"q": "say \"hi\"", "it's": 1}"#)
+        );
+        // Not Python's plain values: left alone.
+        for not_plain in [
+            "{'amount': Decimal('45.00')}",
+            "{'a', 'b'}",
+            "{'a': 1",
+            "{'a': nan}",
+        ] {
+            assert_eq!(json(not_plain), None, "{not_plain}");
+        }
+    }
+}
