@@ -5,6 +5,7 @@
 //! boundary, and the next line the restarted service wrote follows the padding on the same
 //! physical line; trimming keeps that line readable.
 
+use super::ansi;
 use crate::scan::for_each_newline;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -101,6 +102,9 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
     let mut end = 0; // bytes filled
     let mut base: u64 = 0; // stream offset of buf[0]
     let mut line_no: u32 = 0;
+    // Colour codes seen: from then on each line is looked at for them ([`ansi`]).
+    let mut coloured = false;
+    let mut plain: Vec<u8> = Vec::new();
     loop {
         if end == buf.len() {
             if start > 0 {
@@ -121,6 +125,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         };
         let scan_from = end;
         end += n;
+        coloured = coloured || ansi::has_escape(&buf[scan_from..end]);
         newlines.clear();
         push_newlines(&buf[scan_from..end], scan_from, &mut newlines);
         let mut i = 0;
@@ -138,6 +143,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
             } else {
                 line
             };
+            let line = without_colour(line, coloured, &mut plain);
             // Lines read ahead are within this read: `each` reads only whole lines.
             let read = each(line_no, span, line, ahead);
             let read = read.min(newlines.len() - i - 1);
@@ -156,6 +162,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         } else {
             line
         };
+        let line = without_colour(line, coloured, &mut plain);
         each(line_no, span, line, Ahead::NONE);
     }
     Ok(line_no)
@@ -166,6 +173,8 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
 pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8])) -> u32 {
     let mut line_no: u32 = 0;
     let mut start = 0;
+    let coloured = ansi::has_escape(bytes);
+    let mut plain: Vec<u8> = Vec::new();
     while start < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p + 1);
         line_no = line_no.saturating_add(1);
@@ -178,10 +187,21 @@ pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8
         } else {
             line
         };
+        let line = without_colour(line, coloured, &mut plain);
         each(line_no, start as u64..end as u64, line);
         start = end;
     }
     line_no
+}
+
+/// `line` without terminal colour codes, when its stream has any (copied into `plain`).
+#[inline]
+fn without_colour<'a>(line: &'a [u8], coloured: bool, plain: &'a mut Vec<u8>) -> &'a [u8] {
+    if !coloured || !ansi::has_escape(line) {
+        return line;
+    }
+    ansi::strip_into(line, plain);
+    plain
 }
 
 /// The UTF-8 byte-order mark that Windows tools write before a file's first line.

@@ -575,6 +575,14 @@ pub const DETECT_LINES: usize = 5;
 pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     // The parsers take a byte-order mark off the first line; so does every test here.
     let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    // Colour codes (tracing-subscriber's default layout) are read past, as the parsers do.
+    let plain;
+    let head = if super::ansi::has_escape(head) {
+        plain = super::ansi::stripped(head);
+        &plain[..]
+    } else {
+        head
+    };
     let line = first_line(head)?;
     let line = line.as_str();
     if super::looks_like_otlp_batch(line) || (line == "{" && super::otlp::pretty_printed_head(head))

@@ -378,6 +378,23 @@ impl TextParser {
                 };
             }
         }
+        // tracing's span context (`create_refund{order_id=A-1}: payments: ...`): read past,
+        // its fields kept at the message's end, where a token of the message's own wins.
+        if let Some((rest, fields)) = tracing_spans::context(msg) {
+            let mut owned;
+            let msg = match fields.is_empty() {
+                true => rest,
+                false => {
+                    owned = rest.to_vec();
+                    for f in fields {
+                        owned.extend_from_slice(b"  ");
+                        owned.extend_from_slice(f);
+                    }
+                    &owned[..]
+                }
+            };
+            return self.read_message(idle::Unsplit { msg, ..unsplit }, ahead);
+        }
         // `agent: POST ...`, `[6073fddd-...] refund.created ...`: a program's name or a
         // request's tags before the message (Ruby's `progname`, Rails' `log_tags`).
         // Every such prefix at once: the message read again has none left.
@@ -582,7 +599,39 @@ impl TextParser {
             rewritten.fill(&line);
             effect = effect_line(&rewritten, at, &mut self.dates, self.zone)?;
         }
+        if effect.is_none()
+            && let Some(split) = f.words_then_tokens()
+        {
+            return self.client_event_of_tokens(&split);
+        }
         Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
+    }
+
+    /// A request, answer or failure in a program's own words, SPEC's fields as tokens after
+    /// them (`POST attempt=1 url=...`, `refund response status=201 Created refund_id=re_1`,
+    /// `refund request failed error=...`, with `run` and `step` or a span's): what JSON
+    /// lines without a `type` make ([`crate::ingest::jsonl`]'s untyped lines). An answer or a
+    /// failure needs a call to belong to (its run and step, or an attempt of the open call),
+    /// so that a service's own deliveries (`webhook failed attempt=2 status=500`) are none.
+    fn client_event_of_tokens(&mut self, f: &Fields) -> Result<Option<EventKind>, String> {
+        let run = f.token(b"run").or_else(|| f.token(b"run_id"));
+        let attempt = f.token(b"attempt");
+        let of_a_call = (run.is_some() && f.token(b"step").is_some())
+            || (attempt.is_some() && self.current_call.is_some());
+        if of_a_call && let Some((status, reason)) = f.token(b"status").and_then(status_line) {
+            return self.response_line(status, reason, f).map(Some);
+        }
+        if of_a_call && let Some(error) = f.token(b"error").or_else(|| f.token(b"err")) {
+            let (class, message) = exception_line(error).unwrap_or((b"", error));
+            return self.failure_line(class, message, f).map(Some);
+        }
+        let head = f.plain[0];
+        let method = (one_blank::is_method(head).then_some(head)).or_else(|| f.token(b"method"));
+        let url = f.token(b"url").or_else(|| f.token(b"uri"));
+        if let (Some(method), Some(url), Some(_)) = (method, url, attempt) {
+            return self.attempt_line(method, url, f).map(Some);
+        }
+        Ok(None)
     }
 
     /// `agent run ID  step N  tool=...  args=...`, `... step N  ok|failed`, `... started`.
@@ -715,7 +764,7 @@ impl TextParser {
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
     fn call_of(&self, f: &Fields) -> Result<Option<CallRef>, String> {
-        let run = f.token(b"run").map(small);
+        let run = f.token(b"run").or_else(|| f.token(b"run_id")).map(small);
         let step = match f.token(b"step") {
             Some(s) => Some(parse_u32(s).ok_or("step= is not a number")?),
             None => None,
@@ -1571,5 +1620,6 @@ pub(crate) mod ruby;
 mod tail;
 #[cfg(test)]
 mod tests;
+mod tracing_spans;
 
 use fields::Fields;

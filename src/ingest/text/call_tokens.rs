@@ -50,6 +50,65 @@ pub(super) fn object_and_after(value: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
+/// A field of words then `name=value` tokens one blank apart (`POST attempt=1 url=http://x`,
+/// `refund response status=201 Created refund_id=re_1`, as tracing's and slog's text
+/// layouts join a message and its fields): the words before the first token, and each
+/// token, a word that is no token continuing the value before it (`status=201 Created`,
+/// Display of a status; `error=error sending request for url (...)`). `None` without a
+/// token after a word.
+type Token<'a> = (&'a [u8], &'a [u8]);
+
+pub(super) fn words_then_tokens(field: &[u8]) -> Option<(&[u8], Vec<Token<'_>>)> {
+    let mut tokens: Vec<Token> = Vec::new();
+    let mut head_end = None;
+    let mut at = 0;
+    // Where the value being read started, and where it ends so far.
+    let mut open: Option<(usize, usize)> = None;
+    while at < field.len() {
+        if field[at] == b' ' {
+            at += 1;
+            continue;
+        }
+        let name_end = (field[at..].iter())
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+            .map_or(field.len(), |n| at + n);
+        let is_token =
+            name_end > at && field[at].is_ascii_alphabetic() && field.get(name_end) == Some(&b'=');
+        if !is_token {
+            let end = next_blank(field, at);
+            match open.as_mut() {
+                Some((_, value_end)) => *value_end = end,
+                None => head_end = Some(end),
+            }
+            at = end;
+            continue;
+        }
+        close(field, &mut tokens, open);
+        let value_at = name_end + 1;
+        let end = match field.get(value_at) {
+            Some(b'{' | b'[') => nested_end(field, value_at),
+            Some(&q @ (b'"' | b'\'')) => (field[value_at + 1..].iter())
+                .position(|&b| b == q)
+                .map(|n| value_at + n + 2),
+            _ => None,
+        }
+        .unwrap_or_else(|| next_blank(field, value_at));
+        tokens.push((&field[at..name_end], &[]));
+        open = Some((value_at, end));
+        at = end;
+    }
+    close(field, &mut tokens, open);
+    let head = &field[..head_end?];
+    (!tokens.is_empty()).then_some((head, tokens))
+}
+
+/// Gives the last token its value, `field[start..end]` of the value being read.
+fn close<'a>(field: &'a [u8], tokens: &mut [Token<'a>], open: Option<(usize, usize)>) {
+    if let (Some((start, end)), Some(last)) = (open, tokens.last_mut()) {
+        last.1 = unquoted(&field[start..end]);
+    }
+}
+
 fn next_blank(text: &[u8], from: usize) -> usize {
     (text[from..].iter())
         .position(|&b| b == b' ')
@@ -145,6 +204,51 @@ mod tests {
         // An object left open runs to the next blank, never past the line.
         assert_eq!(token("args={'a': 1 step=2", "args"), Some("{'a':"));
         assert_eq!(token("args={'a': 1 step=2", "step"), Some("2"));
+    }
+
+    #[test]
+    fn words_then_tokens_are_split_and_free_words_join_the_value_before_them() {
+        let split = |f: &'static str| {
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            words_then_tokens(f.as_bytes()).map(|(head, tokens)| {
+                let tokens: Vec<(String, String)> =
+                    tokens.iter().map(|(n, v)| (text(n), text(v))).collect();
+                (text(head), tokens)
+            })
+        };
+        let pair = |n: &str, v: &str| (n.to_string(), v.to_string());
+        assert_eq!(
+            split(r#"POST attempt=1 url=http://x/v1 idempotency_key="-""#),
+            Some((
+                "POST".into(),
+                vec![
+                    pair("attempt", "1"),
+                    pair("url", "http://x/v1"),
+                    pair("idempotency_key", "-")
+                ]
+            ))
+        );
+        assert_eq!(
+            split("refund response status=201 Created refund_id=re_1"),
+            Some((
+                "refund response".into(),
+                vec![pair("status", "201 Created"), pair("refund_id", "re_1")]
+            ))
+        );
+        assert_eq!(
+            split(r#"retrying error=error sending request for url (http://x) args={"a": 1} n=2"#),
+            Some((
+                "retrying".into(),
+                vec![
+                    pair("error", "error sending request for url (http://x)"),
+                    pair("args", r#"{"a": 1}"#),
+                    pair("n", "2")
+                ]
+            ))
+        );
+        // Words alone, tokens alone: not this shape.
+        assert_eq!(split("refund created for order A-1"), None);
+        assert_eq!(split("attempt=1 url=http://x"), None);
     }
 
     #[test]

@@ -162,6 +162,22 @@ impl<'a> Fields<'a> {
         super::payload::members(&field[open..], |n, v| tokens.push((n, v))).then_some(out)
     }
 
+    /// The fields of a line whose first field is words then tokens one blank apart
+    /// ([`super::call_tokens::words_then_tokens`]): the words a field, each token its own,
+    /// the other fields as they were. `None` when the first field is not of that shape.
+    pub(super) fn words_then_tokens(&self) -> Option<Fields<'a>> {
+        let (head, tokens) = super::call_tokens::words_then_tokens(self.plain.first()?)?;
+        let mut out = Fields::empty();
+        out.plain.push(head);
+        for t in tokens.into_iter().chain(self.tokens.iter().copied()) {
+            out.tokens.push(t);
+        }
+        for &field in self.plain.iter().skip(1) {
+            out.push(field);
+        }
+        Some(out)
+    }
+
     pub(super) fn token(&self, name: &[u8]) -> Option<&'a [u8]> {
         self.tokens
             .iter()

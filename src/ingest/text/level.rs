@@ -93,7 +93,7 @@ fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
             (&msg[1..end], &msg[end + 1..])
         }
         b'a'..=b'z' => {
-            let end = msg.iter().position(|&b| b == b':' || b == b' ')?;
+            let end = name_end(msg)?;
             if msg[end] != b':' {
                 return None;
             }
@@ -123,17 +123,46 @@ fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
     (bare_word && !is_level && !not_for_real && !rest.is_empty()).then_some(rest)
 }
 
+/// Where the first word of `msg` ends: its first `:` or blank, a Rust path's `::` being
+/// part of the word (`agent::tools: POST ...`, tracing's and `log`'s target).
+fn name_end(msg: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let end = from + msg[from..].iter().position(|&b| b == b':' || b == b' ')?;
+        let path = msg[end] == b':'
+            && msg.get(end + 1) == Some(&b':')
+            && msg
+                .get(end + 2)
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+        if !path {
+            return Some(end);
+        }
+        from = end + 2;
+    }
+}
+
 /// A logger's name: a word of letters, digits, `.`, `_` and `-` that starts with a letter or
-/// `_` (`agent.tools`, `__main__`), and no HTTP method (a request written `POST  https://...`).
+/// `_` (`agent.tools`, `__main__`), or a Rust path (`agent::tools`), and no HTTP method (a
+/// request written `POST  https://...`).
 fn is_logger_name(word: &[u8]) -> bool {
     const METHODS: &[&[u8]] = &[
         b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
     ];
-    word.first()
-        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
-        && word
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    let starts_word = |b: &u8| b.is_ascii_alphabetic() || *b == b'_';
+    let parts = word.split(|&b| b == b':').count();
+    word.first().is_some_and(starts_word)
+        && parts % 2 == 1
+        && word.split(|&b| b == b':').enumerate().all(|(i, part)| {
+            // `a::b` splits into `a`, ``, `b`: every other part is the empty one.
+            match i % 2 {
+                1 => part.is_empty(),
+                _ => {
+                    part.first().is_some_and(starts_word)
+                        && (part.iter())
+                            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+                }
+            }
+        })
         && !METHODS.contains(&word)
 }
 
@@ -464,6 +493,9 @@ mod tests {
         ] {
             assert_eq!(without_level(line.as_bytes()), message.as_bytes(), "{line}");
         }
+        // A Rust path (tracing's and `log`'s target), never a word ending in a colon.
+        assert_eq!(without_level(b"INFO  agent::tools  POST x"), b"POST x");
+        assert_eq!(without_level(b"INFO  agent::  POST x"), b"agent::  POST x");
         // Without a level, a first word is the message's own.
         let plain = b"agent.tools  agent run 7f3a  started";
         assert_eq!(without_level(plain), plain);

@@ -9,6 +9,11 @@ const METHODS: [&[u8]; 7] = [
     b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
 ];
 
+/// Whether `word` is an HTTP method, in capitals.
+pub(super) fn is_method(word: &[u8]) -> bool {
+    METHODS.contains(&word)
+}
+
 /// Tokens whose value runs to the end of the line (a JSON object, an error's words).
 const TO_THE_END: [&[u8]; 3] = [b"args=", b"error=", b"message="];
 
