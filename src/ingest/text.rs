@@ -248,12 +248,21 @@ impl TextParser {
     }
 
     /// `[2026-11-03T14:02:11.402Z]`, `[14:02:11]`: a timestamp in brackets, as many loggers
-    /// write one (SPEC §3.1 has it bare), and how many bytes it took with its brackets.
+    /// write one (SPEC §3.1 has it bare), and how many bytes it took with its brackets; with
+    /// the level and target inside them too (`[2026-12-06T05:25:20Z INFO  agent::tools]`,
+    /// Rust's `env_logger`).
     #[cold]
     fn bracketed_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
         let inner = line.strip_prefix(b"[")?;
         let (stamp, used) = self.dates.parse_stamp(inner, self.zone)?;
-        (inner.get(used) == Some(&b']')).then_some((stamp, used + 2))
+        match inner.get(used) {
+            Some(b']') => Some((stamp, used + 2)),
+            Some(b' ') => {
+                let header = level::level_and_target(&inner[used..])?;
+                Some((stamp, used + header + 2))
+            }
+            _ => None,
+        }
     }
 
     /// Ruby's `Logger` layout (`I, [2026-12-06T03:05:31.860855 #5365]  INFO -- : msg`,
@@ -558,6 +567,9 @@ impl TextParser {
         }
         if let Some(message) = go_request_error(first) {
             return self.failure_line(b"url.Error", message, f).map(Some);
+        }
+        if let Some((class, message)) = rust_error::request_error(first) {
+            return self.failure_line(class, message, f).map(Some);
         }
         if let Some((class, message)) =
             (tenacity_raised(first).or_else(|| backoff_raised(first))).and_then(exception_line)
@@ -1507,7 +1519,9 @@ fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
         (None, Some(major)) => ("amount", major),
         (None, None) => return Ok(None),
     };
-    let code = f.token(b"currency").ok_or_else(|| {
+    // `amount=4500 GBP`: the currency's code inside the amount's value.
+    let (written, inside) = with_code(written);
+    let code = f.token(b"currency").or(inside).ok_or_else(|| {
         // `amount=45.00 currency=GBP`: one space keeps the currency inside the amount's
         // field (SPEC §3.1 separates fields by two or more).
         match text(written).split_once(" currency=") {
@@ -1533,8 +1547,20 @@ fn whole_amount_of(f: &Fields) -> Option<Money> {
     if (AMOUNT_TOKENS[..3].iter()).any(|t| f.token(t).is_some()) {
         return None;
     }
-    let currency = Currency::parse(&text(f.token(b"currency")?))?;
-    crate::money::whole_amount(&text(f.token(b"amount")?), currency)
+    let (written, inside) = with_code(f.token(b"amount")?);
+    let currency = Currency::parse(&text(f.token(b"currency").or(inside)?))?;
+    crate::money::whole_amount(&text(written), currency)
+}
+
+/// An amount's value and the currency code written after it in the same value (`4500
+/// GBP`), if any.
+fn with_code(written: &[u8]) -> (&[u8], Option<&[u8]>) {
+    match written.split_last_chunk::<4>() {
+        Some((number, [b' ', code @ ..])) if code.iter().all(u8::is_ascii_uppercase) => {
+            (number.trim_ascii_end(), Some(&written[written.len() - 3..]))
+        }
+        _ => (written, None),
+    }
 }
 
 /// `amount_p=`: pence.
@@ -1617,6 +1643,7 @@ mod plain;
 pub(crate) mod prose;
 mod rotated;
 pub(crate) mod ruby;
+mod rust_error;
 mod tail;
 #[cfg(test)]
 mod tests;

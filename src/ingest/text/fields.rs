@@ -123,7 +123,25 @@ impl<'a> Fields<'a> {
         debug_assert!(first[..head_end].starts_with(kind));
         let mut out = Fields::empty();
         out.push(&first[..head_end]);
-        for &field in rest.iter().chain(&self.plain[1..]) {
+        let offset = |w: &[u8]| w.as_ptr() as usize - first.as_ptr() as usize;
+        let mut i = 0;
+        while let Some(&word) = rest.get(i) {
+            i += 1;
+            // `amount=4500 GBP`: a number and its currency's code, one value.
+            let code = rest
+                .get(i)
+                .filter(|c| c.len() == 3 && c.iter().all(u8::is_ascii_uppercase));
+            let number =
+                token(word).is_some_and(|(_, v)| v.first().is_some_and(u8::is_ascii_digit));
+            match code {
+                Some(code) if number => {
+                    out.push(&first[offset(word)..offset(code) + 3]);
+                    i += 1;
+                }
+                _ => out.push(word),
+            }
+        }
+        for &field in &self.plain[1..] {
             out.push(field);
         }
         for &t in self.tokens.iter() {

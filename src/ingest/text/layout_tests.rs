@@ -272,3 +272,80 @@ fn a_tool_call_in_a_programs_own_words_is_read_from_its_tokens() {
     );
     assert_eq!(counts(&p), (0, 0, 1));
 }
+
+#[test]
+fn rusts_tracing_and_env_logger_layouts_are_read() {
+    let p = run(concat!(
+        // tracing-subscriber's default layout, colour codes and all.
+        "\x1b[2m2026-12-06T05:25:13.478642Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2magent\x1b[0m\x1b[2m:\x1b[0m tool call run_id=7f3a step=4 tool=\"issue_refund\" args={\"order\":\"A-1\"}\n",
+        "2026-12-06T05:25:13.478725Z  INFO issue_refund{run=\"7f3a\" step=4}: agent::tools: POST attempt=1 url=http://x/v1/refunds idempotency_key=\"-\"\n",
+        "2026-12-06T05:25:13.780405Z  WARN issue_refund{run=\"7f3a\" step=4}: agent::tools: refund request timed out, retrying attempt=1 error=error sending request for url (http://x/v1/refunds)\n",
+        "2026-12-06T05:25:13.984019Z  INFO issue_refund{run=\"7f3a\" step=4}: agent::tools: refund response status=201 Created refund_id=re_2\n",
+        "2026-12-06T05:25:13.479985Z  INFO request{method=POST uri=/v1/refunds}:create_refund{order_id=A-1}: payments: refund created refund_id=re_1 amount_minor=4500 currency=GBP\n",
+        // env_logger's header, and an amount with its currency's code after it.
+        "[2026-12-06T05:25:20Z INFO  payments] refund created id=re_3 order=A-2 amount=4500 GBP key=-\n",
+        "[2026-12-06T05:25:21Z WARN  agent::tools] refund request failed: reqwest::Error { kind: Request, url: \"http://x\", source: TimedOut }; retrying\n",
+    ));
+    assert_eq!(counts(&p), (7, 0, 0));
+    let kinds: Vec<&str> = (p.events.iter())
+        .map(|e| match &e.kind {
+            EventKind::ToolCall(_) => "call",
+            EventKind::Attempt(a) => {
+                assert_eq!(
+                    (
+                        a.call.as_ref().unwrap().run.as_str(),
+                        a.number,
+                        a.key.is_none()
+                    ),
+                    ("7f3a", 1, true)
+                );
+                "attempt"
+            }
+            EventKind::Failure(f) => {
+                assert_eq!(f.class, FailureClass::Ambiguous);
+                "failure"
+            }
+            EventKind::Response(r) => {
+                assert_eq!((r.status, r.effect_id.as_deref()), (201, Some("re_2")));
+                "response"
+            }
+            EventKind::Effect(_) => "effect",
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "call", "attempt", "failure", "response", "effect", "effect", "failure"
+        ]
+    );
+    let e = effects(&p);
+    // The order named by the handler's span, and the code after the amount.
+    assert_eq!(
+        (e[0].id.as_str(), e[0].order.as_deref()),
+        ("re_1", Some("A-1"))
+    );
+    assert_eq!(
+        (e[1].id.as_str(), e[1].order.as_deref()),
+        ("re_3", Some("A-2"))
+    );
+    assert_eq!(
+        e[1].whole.map(|w| w.currency),
+        Some(crate::money::Currency::GBP)
+    );
+}
+
+#[test]
+fn lines_that_only_look_like_rusts_layouts_are_left_alone() {
+    for line in [
+        // A service's own delivery: tokens of an answer, but of no agent's call.
+        "2026-12-06T05:25:13Z  webhook failed attempt=2 status=500 url=https://m.example/hook\n",
+        // A bracketed header with words that are no level and target.
+        "[2026-12-06T05:25:20Z payments service up] listening\n",
+        // A struct's Debug that is no error.
+        "2026-12-06T05:25:13Z  refund request failed: Config { retries: 2 }\n",
+    ] {
+        let p = run(line);
+        assert_eq!(p.stats.events, 0, "{line}");
+    }
+}

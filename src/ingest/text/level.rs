@@ -123,6 +123,19 @@ fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
     (bare_word && !is_level && !not_for_real && !rest.is_empty()).then_some(rest)
 }
 
+/// How far a level and a logger's name, closed by `]`, reach in `text` (` INFO  agent::tools]
+/// ...`, the rest of `env_logger`'s bracketed header after its stamp): up to the bracket.
+pub(super) fn level_and_target(text: &[u8]) -> Option<usize> {
+    let close = text.iter().take(160).position(|&b| b == b']')?;
+    let mut words = text[..close]
+        .split(|&b| b == b' ')
+        .filter(|w| !w.is_empty());
+    let level = words.next()?;
+    let target_ok = words.next().is_none_or(is_logger_name);
+    (LEVELS.iter().any(|l| l.eq_ignore_ascii_case(level)) && target_ok && words.next().is_none())
+        .then_some(close)
+}
+
 /// Where the first word of `msg` ends: its first `:` or blank, a Rust path's `::` being
 /// part of the word (`agent::tools: POST ...`, tracing's and `log`'s target).
 fn name_end(msg: &[u8]) -> Option<usize> {
