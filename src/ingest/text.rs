@@ -206,7 +206,7 @@ impl TextParser {
         } else {
             match self.message_line(n, &span, line, ahead) {
                 Verdict::Skipped(why) if why == NO_STAMP => {
-                    self.unstamped(n, &span, raw, line, why)
+                    self.unstamped(n, &span, raw, line, why, ahead)
                 }
                 verdict => verdict,
             }
@@ -451,6 +451,7 @@ impl TextParser {
         raw: &[u8],
         line: &[u8],
         why: String,
+        ahead: Ahead,
     ) -> Verdict {
         if let Some(time) = jul::header_time(line) {
             self.jul_time = Some(time);
@@ -463,13 +464,13 @@ impl TextParser {
             }
             self.jul_time = Some(time);
         }
-        self.record_tail(raw, line, why)
+        self.record_tail(raw, line, why, ahead)
     }
 
     /// A line without a timestamp ([`tail`]): part of the record above it (ignored, or the
     /// failure its traceback names, at the record's time), else skipped for `why`.
     #[cold]
-    fn record_tail(&mut self, raw: &[u8], line: &[u8], why: String) -> Verdict {
+    fn record_tail(&mut self, raw: &[u8], line: &[u8], why: String, ahead: Ahead) -> Verdict {
         match self.tail.continues(raw, line) {
             tail::Continued::No => Verdict::Skipped(why),
             tail::Continued::Yes => Verdict::Ignored,
@@ -483,7 +484,10 @@ impl TextParser {
                     shift: 0,
                 };
                 match self.classify(&fields, local) {
-                    Ok(Some(kind @ EventKind::Failure(_))) => Verdict::Event(self.line_at, kind),
+                    Ok(Some(EventKind::Failure(mut failure))) => {
+                        failure_of_cause(&mut failure, &ahead);
+                        Verdict::Event(self.line_at, EventKind::Failure(failure))
+                    }
                     _ => Verdict::Ignored,
                 }
             }
@@ -626,7 +630,7 @@ impl TextParser {
     /// failure needs a call to belong to (its run and step, or an attempt of the open call),
     /// so that a service's own deliveries (`webhook failed attempt=2 status=500`) are none.
     fn client_event_of_tokens(&mut self, f: &Fields) -> Result<Option<EventKind>, String> {
-        let run = f.token(b"run").or_else(|| f.token(b"run_id"));
+        let run = (f.token(b"run").or_else(|| f.token(b"run_id"))).or_else(|| f.token(b"runId"));
         let attempt = f.token(b"attempt");
         let of_a_call = (run.is_some() && f.token(b"step").is_some())
             || (attempt.is_some() && self.current_call.is_some());
@@ -637,9 +641,20 @@ impl TextParser {
             let (class, message) = exception_line(error).unwrap_or((b"", error));
             return self.failure_line(class, message, f).map(Some);
         }
+        // The method alone (`POST attempt=1 url=...`), or the request in the words
+        // (`Sending POST http://... attempt=1`).
         let head = f.plain[0];
-        let method = (one_blank::is_method(head).then_some(head)).or_else(|| f.token(b"method"));
-        let url = f.token(b"url").or_else(|| f.token(b"uri"));
+        let named = (head.split(|&b| b == b' ').collect::<Vec<_>>())
+            .windows(2)
+            .find_map(|w| {
+                http_request(&[w[0], b" ", w[1]].concat())
+                    .is_some()
+                    .then_some((w[0], w[1]))
+            });
+        let method = (one_blank::is_method(head).then_some(head))
+            .or(named.map(|n| n.0))
+            .or_else(|| f.token(b"method"));
+        let url = (f.token(b"url").or_else(|| f.token(b"uri"))).or(named.map(|n| n.1));
         if let (Some(method), Some(url), Some(_)) = (method, url, attempt) {
             return self.attempt_line(method, url, f).map(Some);
         }
@@ -706,6 +721,11 @@ impl TextParser {
                 })
         };
         let either = |a: &[u8], b: &[u8]| find(a).or_else(|| find(b));
+        let run = || {
+            find(b"run")
+                .or_else(|| find(b"run_id"))
+                .or_else(|| find(b"runId"))
+        };
         // Most lines name no tool: one search of each field says so.
         let names_tool = |field: &&[u8]| memchr::memmem::find(field, b"tool").is_some();
         if !f.plain.iter().any(names_tool) && !f.tokens.iter().any(|(n, _)| names_tool(n)) {
@@ -714,17 +734,22 @@ impl TextParser {
         let Some(tool) = either(b"tool", b"tool_name") else {
             return Ok(None);
         };
-        let (Some(run), Some(step), Some(args)) = (
-            either(b"run", b"run_id"),
-            find(b"step"),
-            either(b"args", b"arguments"),
-        ) else {
+        let (Some(run), Some(step)) = (run(), find(b"step")) else {
             return Ok(None);
         };
         let step = parse_u32(step).ok_or("step= is not a number")?;
         let call = CallRef {
             run: small(run),
             step,
+        };
+        let Some(args) = either(b"args", b"arguments") else {
+            // `tool call finished tool=... run_id=... step=2 status=ok`: the step's end.
+            let ok = match find(b"status").map(<[u8]>::to_ascii_lowercase).as_deref() {
+                Some(b"ok" | b"success" | b"succeeded" | b"done") => true,
+                Some(b"failed" | b"failure" | b"error") => false,
+                _ => return Ok(None),
+            };
+            return Ok(Some(self.step_end(call, ok, find(b"error").map(small))));
         };
         let python = (!args.starts_with(b"{\"")).then(|| call_tokens::python_as_json(args));
         match python.flatten() {
@@ -776,7 +801,9 @@ impl TextParser {
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
     fn call_of(&self, f: &Fields) -> Result<Option<CallRef>, String> {
-        let run = f.token(b"run").or_else(|| f.token(b"run_id")).map(small);
+        let run = (f.token(b"run").or_else(|| f.token(b"run_id")))
+            .or_else(|| f.token(b"runId"))
+            .map(small);
         let step = match f.token(b"step") {
             Some(s) => Some(parse_u32(s).ok_or("step= is not a number")?),
             None => None,
@@ -1020,7 +1047,7 @@ fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let is_ident = !path.is_empty()
         && path
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$')
         && path.split('.').all(|seg| !seg.is_empty());
     if !is_ident {
         return None;
@@ -1136,7 +1163,7 @@ fn is_ruby_exception_class(class: &[u8]) -> bool {
 /// (ambiguous) stands.
 fn failure_of_cause(failure: &mut Failure, ahead: &Ahead) {
     if !(failure.error.as_str() == "TypeError" && failure.message.as_str() == "fetch failed") {
-        return;
+        return java_root_cause(failure, ahead);
     }
     let bytes = ahead.bytes();
     let mut start = 0;
@@ -1157,6 +1184,35 @@ fn failure_of_cause(failure: &mut Failure, ahead: &Ahead) {
         }
         start = end + 1;
     }
+}
+
+/// A Java exception prints the wrapper first and its root cause under the last `Caused by:`
+/// of its stack trace (`RefundApiException: POST failed`, ..., `Caused by:
+/// java.net.ConnectException: Connection refused`): the root says what happened to the
+/// request, so its class is the failure's (a refused connection wrapped by the
+/// application's own exception is safe to send again). From the lines the reader holds,
+/// up to the next stamped line.
+fn java_root_cause(failure: &mut Failure, ahead: &Ahead) {
+    let bytes = ahead.bytes();
+    let mut root = None;
+    let mut start = 0;
+    for k in 0..256 {
+        let Some(end) = ahead.line_end(k) else { break };
+        let line = bytes[start..end].trim_ascii();
+        if super::starts_with_timestamp(line) {
+            break;
+        }
+        if let Some(cause) = line.strip_prefix(b"Caused by: ").and_then(exception_line) {
+            root = Some(cause);
+        }
+        start = end + 1;
+    }
+    let Some((class, message)) = root else { return };
+    let (class, message) = (text(class), text(message));
+    failure.class = classify_failure(&class, &message);
+    failure.message = format!("{} (caused by {class}: {message})", failure.message)
+        .trim_start()
+        .into();
 }
 
 /// Go's HTTP client fails a request as `Post "https://...": context deadline exceeded`

@@ -30,7 +30,7 @@ pub(super) fn token_in<'a>(text: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
         }
         .unwrap_or_else(|| next_blank(text, at));
         if is_token && text[at..word_name_end].eq_ignore_ascii_case(name) {
-            return Some(unquoted(&text[value_at..end]));
+            return Some(unquoted(without_comma(&text[value_at..end])));
         }
         at = end;
     }
@@ -105,8 +105,14 @@ pub(super) fn words_then_tokens(field: &[u8]) -> Option<(&[u8], Vec<Token<'_>>)>
 /// Gives the last token its value, `field[start..end]` of the value being read.
 fn close<'a>(field: &'a [u8], tokens: &mut [Token<'a>], open: Option<(usize, usize)>) {
     if let (Some((start, end)), Some(last)) = (open, tokens.last_mut()) {
-        last.1 = unquoted(&field[start..end]);
+        last.1 = unquoted(without_comma(&field[start..end]));
     }
+}
+
+/// A value without the comma that separates it from the next token (`tool=issue_refund,
+/// runId=7f3a, step=2`, as a Java or JavaScript program joins them).
+fn without_comma(value: &[u8]) -> &[u8] {
+    value.strip_suffix(b",").unwrap_or(value)
 }
 
 fn next_blank(text: &[u8], from: usize) -> usize {
@@ -197,6 +203,11 @@ mod tests {
             Some(r#"{"order_id": "A-1", "step": 9}"#)
         );
         assert_eq!(token(line, "note"), Some("two words"));
+        // Tokens joined by `, `.
+        let joined = r#"Executing tool call: tool=issue_refund, runId=7f3a, step=2, args={"a": 1}"#;
+        assert_eq!(token(joined, "runId"), Some("7f3a"));
+        assert_eq!(token(joined, "step"), Some("2"));
+        assert_eq!(token(joined, "args"), Some(r#"{"a": 1}"#));
         // Names inside an object, or words that are no token, are not tokens.
         assert_eq!(token(line, "order_id"), None);
         assert_eq!(token("tool call for run r1", "run"), None);

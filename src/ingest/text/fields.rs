@@ -214,6 +214,8 @@ impl<'a> Fields<'a> {
         let names_key = |name: &[u8]| {
             const HEADER: &[u8] = b"-idempotency-key";
             name.eq_ignore_ascii_case(b"idempotency_key")
+                // Java's and JavaScript's spelling (`idempotencyKey=...`).
+                || name.eq_ignore_ascii_case(b"idempotencyKey")
                 || name.eq_ignore_ascii_case(&HEADER[1..])
                 || (name.len() > HEADER.len()
                     && name[name.len() - HEADER.len()..].eq_ignore_ascii_case(HEADER))

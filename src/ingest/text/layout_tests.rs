@@ -257,9 +257,11 @@ fn a_tool_call_in_a_programs_own_words_is_read_from_its_tokens() {
     );
     assert_eq!(counts(&p), (1, 0, 0));
     assert_eq!(call(&p).3, r#"{"order": "A-1", "urgent": true}"#);
+    // The tool's end with its status word is the step's end, not another call.
+    let p = run("2026-12-06T05:00:00Z  tool done run_id=r1 step=4 tool=issue_refund status=ok\n");
+    assert!(matches!(&p.events[0].kind, EventKind::StepEnd(s) if s.ok && s.call.step == 4));
     // A line about a tool without its run, step and arguments is no call of it.
     for line in [
-        "2026-12-06T05:00:00Z  tool done run_id=r1 step=4 tool=issue_refund status=ok\n",
         "2026-12-06T05:00:00Z  tool call tool=issue_refund args={\"order\": \"A-1\"}\n",
         "2026-12-06T05:00:00Z  calling tool issue_refund for run r1 step 4\n",
     ] {
@@ -348,4 +350,63 @@ fn lines_that_only_look_like_rusts_layouts_are_left_alone() {
         let p = run(line);
         assert_eq!(p.stats.events, 0, "{line}");
     }
+}
+
+#[test]
+fn javas_layouts_nested_classes_and_root_causes_are_read() {
+    let p = run(concat!(
+        // Log4j 2's `%d{ISO8601} %-5p [%t] %c{1.} - %m`: a padded level, then the thread.
+        "2026-12-06T05:35:26,419 INFO  [main] c.a.agent.RefundAgent - Executing tool call: tool=issue_refund, runId=7f3a, step=2, args={\"order_id\":\"A-1\"}\n",
+        "2026-12-06T05:35:26,420 INFO  [main] c.a.agent.RefundAgent$RefundsClient - Sending POST http://x/v1/refunds attempt=1 idempotencyKey=k-1\n",
+        "2026-12-06T05:35:26,720 WARN  [main] c.a.agent.RefundAgent$RefundsClient - attempt 1 failed, retrying\n",
+        "com.acme.agent.RefundAgent$RefundApiException: POST /v1/refunds failed for order A-1\n",
+        "\tat com.acme.agent.RefundAgent$RefundsClient.post(RefundAgent.java:88)\n",
+        "Caused by: java.io.IOException: wrapped\n",
+        "\tat java.base/java.net.Socket.connect(Socket.java:633)\n",
+        "Caused by: java.net.ConnectException: Connection refused\n",
+        "\t... 3 more\n",
+        "2026-12-06T05:35:27,420 INFO  [main] c.a.agent.RefundAgent - Tool call finished: tool=issue_refund, runId=7f3a, step=2, status=ok\n",
+    ));
+    assert_eq!(counts(&p), (4, 6, 0));
+    match &p.events[1].kind {
+        EventKind::Attempt(a) => {
+            assert_eq!(
+                (a.number, a.key.as_deref(), a.method.as_deref()),
+                (1, Some("k-1"), Some("POST"))
+            );
+            assert_eq!(
+                a.call.as_ref().map(|c| (c.run.as_str(), c.step)),
+                Some(("7f3a", 2))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    match &p.events[2].kind {
+        // The application's wrapper names no cause; its root does: never sent.
+        EventKind::Failure(f) => {
+            assert_eq!(f.error, "com.acme.agent.RefundAgent$RefundApiException");
+            assert_eq!(f.class, FailureClass::Safe, "{}", f.message);
+            assert!(
+                f.message
+                    .ends_with("(caused by java.net.ConnectException: Connection refused)")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(&p.events[3].kind, EventKind::StepEnd(s) if s.ok));
+    // A wrapped timeout stays ambiguous: the root decides, not the wrapper.
+    let p = run(concat!(
+        "2026-12-06T05:35:26,720 WARN  [main] c.a.Client - attempt 1 failed, retrying\n",
+        "com.acme.ApiException: POST /v1/refunds failed\n",
+        "Caused by: java.net.http.HttpTimeoutException: request timed out\n",
+    ));
+    match &p.events[0].kind {
+        EventKind::Failure(f) => assert_eq!(f.class, FailureClass::Ambiguous),
+        other => panic!("{other:?}"),
+    }
+    // A tool's end in other words, or a status that is no step's, is none.
+    let p = run(
+        "2026-12-06T05:35:27,420 INFO  [main] c.a.A - Tool call finished: tool=t, runId=7f3a, step=2, status=pending\n",
+    );
+    assert_eq!(counts(&p), (0, 1, 0));
 }

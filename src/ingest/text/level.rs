@@ -47,7 +47,8 @@ pub(super) fn without_level(msg: &[u8]) -> &[u8] {
             let message = after.trim_ascii_start();
             if message.is_empty() { rest } else { message }
         }
-        _ => rest,
+        // Log4j 2's `%-5p [%t] %c - %m`: a padded level, then the thread and the logger.
+        _ => java_prefix(msg).unwrap_or(rest),
     }
 }
 
@@ -171,8 +172,10 @@ fn is_logger_name(word: &[u8]) -> bool {
                 1 => part.is_empty(),
                 _ => {
                     part.first().is_some_and(starts_word)
-                        && (part.iter())
-                            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+                        && (part.iter()).all(|&b| {
+                            // `$`: a Java nested class's logger (`RefundAgent$Client`).
+                            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'$')
+                        })
                 }
             }
         })
