@@ -399,10 +399,10 @@ impl<'o> Builder<'o> {
         let last = attempts.len().checked_sub(1);
         match slot {
             Some(i) if attempts[i].outcome.is_none() => attempts[i].outcome = Some(outcome),
-            // The answer of the latest attempt, which the line named, told again.
+            // The answer of the latest attempt, which the line named (or named none: a
+            // tool's own error saying the 422 its request got), told again.
             Some(i)
-                if attempt.is_some()
-                    && Some(i) == last
+                if Some(i) == last
                     && attempts[i]
                         .outcome
                         .as_mut()

@@ -186,6 +186,11 @@ impl State {
             {
                 return self.text_line(&flat, opts);
             }
+            if nested::may_be_stamped_nesting(text)
+                && let Some(flat) = nested::flattened_stamped(text)
+            {
+                return self.text_line(&flat, opts);
+            }
             // A logger's line saying an effect happened (`"event": "refund created"` and a
             // `refund_id`) is that effect.
             if let Some(said) = logged::effect_message(&f) {
@@ -233,6 +238,11 @@ impl State {
                 let line = self.text_line(&typed, opts);
                 self.typed = was_typed;
                 return line;
+            }
+            // A message with fields of no one event beside it (a logger's context: the MDC's
+            // `step`, a span's `run`) is still the application's own line.
+            if has(&["message", "msg", "event", "@m", "@mt"]) {
+                return self.embedded(&f, opts);
             }
             return Err("no `type` field".into());
         };
@@ -1294,8 +1304,8 @@ mod tests {
         assert_eq!((p.stats.events, p.stats.ignored), (1, 1));
     }
 
-    /// SPEC's fields without `type` are the event they make; fields of no one event are
-    /// still a line that lost its type.
+    /// SPEC's fields without `type` are the event they make; fields of no one event beside a
+    /// message are the application's own line (a logger's context: the MDC's `step`).
     #[test]
     fn fields_without_a_type_are_the_event_they_make() {
         let p = run(concat!(
@@ -1306,7 +1316,19 @@ mod tests {
             r#"{"time":"2026-12-06T03:06:41.900Z","msg":"retrying","run":"7f3a","attempt":2}"#,
             "\n",
         ));
-        assert_eq!((p.stats.events, p.stats.skipped), (2, 1));
+        assert_eq!(
+            (p.stats.events, p.stats.ignored, p.stats.skipped),
+            (2, 1, 0)
+        );
+        // Without a message, such fields are an event that lost its type.
+        let p = run(r#"{"time":"2026-12-06T03:06:41.900Z","run":"7f3a","attempt":2}"#);
+        assert_eq!((p.stats.events, p.stats.skipped), (0, 1));
+        let p = run(concat!(
+            r#"{"time":"2026-12-06T03:06:40.699Z","msg":"refund attempt","run":"7f3a","step":4,"attempt":1,"method":"POST","url":"http://x"}"#,
+            "\n",
+            r#"{"time":"2026-12-06T03:06:41.700Z","msg":"refund attempt failed","run":"7f3a","step":4,"attempt":1,"err":"Post \"http://x\": EOF"}"#,
+            "\n",
+        ));
         match &p.events[1].kind {
             EventKind::Failure(f) => assert_eq!(f.message, "Post \"http://x\": EOF"),
             other => panic!("{other:?}"),

@@ -54,6 +54,16 @@ pub(super) fn typed(line: &str) -> Option<String> {
         }
         top.insert("event".into(), Value::String(word.into()));
     }
+    if ty == "response"
+        && let Some(Value::String(written)) = top.get("status")
+    {
+        // `"201 Created"`: an HTTP status as its `Display` writes it (Rust's `%status`).
+        let (code, reason) = (status_code(&top["status"]), written[3..].trim().to_string());
+        top.insert("status".into(), Value::from(code));
+        if !reason.is_empty() {
+            top.entry("message").or_insert(Value::String(reason));
+        }
+    }
     if ty == "response" && !top.contains_key("effect_id") {
         // `<kind>_id` for every kind the audit knows (`refund_id`, `capture_id`...).
         let id = (crate::event::EFFECT_KINDS.iter()).find_map(|kind| {
@@ -94,8 +104,9 @@ fn request_in_message(top: &Map<String, Value>) -> Option<(&str, &str)> {
 
 /// Names a program's own logging gives SPEC's fields (`logger.info("tool call", run_id=...)`),
 /// read as those fields when the line has none of its own by that name.
-const ALIASES: [(&str, &str); 4] = [
+const ALIASES: [(&str, &str); 5] = [
     ("run_id", "run"),
+    ("runId", "run"),
     ("tool_name", "tool"),
     ("arguments", "args"),
     ("attempt_number", "attempt"),
@@ -113,7 +124,7 @@ fn type_of(top: &Map<String, Value>) -> Option<&'static str> {
     if call && has("tool") && (has("args") || status.is_none()) {
         return Some("tool_call");
     }
-    if call && status.is_some_and(Value::is_u64) {
+    if call && status.and_then(status_code).is_some() {
         return Some("response");
     }
     if call && status.is_some_and(Value::is_string) && !has("attempt") {
@@ -130,6 +141,20 @@ fn type_of(top: &Map<String, Value>) -> Option<&'static str> {
         return Some("run");
     }
     None
+}
+
+/// An answer's status code: a number, or a string that starts with one (`"201 Created"`).
+fn status_code(status: &Value) -> Option<u64> {
+    match status {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => {
+            let digits = s
+                .get(..3)
+                .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
+            (s.len() == 3 || s.as_bytes()[3] == b' ').then(|| digits.parse().ok())?
+        }
+        _ => None,
+    }
 }
 
 /// Monolog's text for an exception in a record's context: `[object]
@@ -239,6 +264,20 @@ mod tests {
         );
         // Without a step there is still no call.
         assert_eq!(type_in(r#"{"msg":"x","run_id":"r","tool_name":"t"}"#), None);
+    }
+
+    #[test]
+    fn a_status_written_with_its_reason_is_an_answer() {
+        let line = r#"{"msg":"refund response","run":"r","step":4,"attempt":2,"status":"201 Created","refund_id":"re_1"}"#;
+        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        assert_eq!(
+            (v["type"].as_str(), v["status"].as_u64()),
+            (Some("response"), Some(201))
+        );
+        assert_eq!(v["effect_id"], "re_1");
+        // A word is a step's status, not an answer's.
+        let line = r#"{"msg":"step done","run":"r","step":4,"status":"2xx-ish"}"#;
+        assert_eq!(type_in(line).as_deref(), Some("step_end"));
     }
 
     #[test]
