@@ -453,6 +453,7 @@ impl Model {
 }
 
 mod build;
+mod by_time;
 mod call_args;
 mod copies;
 mod generations;

@@ -14,9 +14,9 @@ use std::hash::BuildHasher;
 pub(super) fn match_effects(model: &mut Model) {
     use rayon::prelude::*;
     let m = &*model;
-    let ((by_effect_id, by_key), by_order) = rayon::join(
+    let ((by_effect_id, by_key), (by_order, by_time)) = rayon::join(
         || rayon::join(|| EffectIdIndex::new(m), || KeyIndex::new(m)),
-        || OrderIndex::new(m),
+        || (OrderIndex::new(m), super::by_time::TimeIndex::new(m)),
     );
     let skew = model.max_skew;
     let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
@@ -44,6 +44,10 @@ pub(super) fn match_effects(model: &mut Model) {
                             by_order.latest_at_or_before(m, (&e.kind, order), limit, fits)
                         })
                         .map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime))
+                })
+                .or_else(|| {
+                    let id = by_time.get(m, e)?;
+                    Some((answered_before(m, id, e), MatchedBy::OrderAndTime))
                 })
         })
         .collect();
@@ -312,7 +316,7 @@ fn logged_request(a: &AttemptRec) -> bool {
 
 /// Amount agrees (where both sides have one) and the effect was created while the attempt
 /// could still have caused it.
-fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
+pub(super) fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
     let d = &model.dispatches[id.dispatch()];
     if let (Some(a), Some(b)) = (d.amount, e.amount())
         && a != b

@@ -134,6 +134,8 @@ struct TextParser {
     /// Where a new section restarts the rollover reckoning: the file's first time of day.
     first_tod: Option<i64>,
     current_call: Option<CallRef>,
+    /// Calls made of requests logged with no tool call above them ([`anonymous`]).
+    anonymous: anonymous::Anonymous,
     last_attempt: FxHashMap<CallRef, u32>,
     /// The time of the line being read.
     line_at: Timestamp,
@@ -171,6 +173,7 @@ impl TextParser {
             prev_tod: None,
             first_tod: None,
             current_call: None,
+            anonymous: anonymous::Anonymous::default(),
             last_attempt: FxHashMap::default(),
             line_at: Timestamp::default(),
             urls: SharedTexts::default(),
@@ -319,6 +322,7 @@ impl TextParser {
         }
         self.tail = tail::Tail::AfterRecord { failed: false };
         let at = self.place(stamp);
+        self.anonymous.previous_line = self.line_at;
         self.line_at = at;
         // The offset of the line's local time from UTC, for dating a time-only settlement.
         let shift = match stamp {
@@ -368,7 +372,7 @@ impl TextParser {
         // A held call reads its requests and answers in `hold_if_idle`.
         if !self.idle.is_active() {
             if let Some(r) = plain_request_line(msg) {
-                let call = self.current_call.clone();
+                let call = Some(self.call_or_anonymous(at));
                 return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
             }
             if let Some(e) = plain_effect_line(msg) {
@@ -376,11 +380,12 @@ impl TextParser {
                 return Verdict::Event(at, EventKind::Effect(Box::new(effect)));
             }
             if let Some(a) = plain_answer_line(msg) {
-                let call = self.current_call.clone();
+                let call = Some(self.call_or_anonymous(at));
                 let (effect_id, message) = (a.effect_id, small(a.text));
                 return match a.amount_p.map(amount_in_pence).transpose() {
                     Ok(amount) => {
                         let kind = self.response(call, a.status, effect_id, false, amount, message);
+                        self.answered(a.status);
                         Verdict::Event(at, kind)
                     }
                     Err(why) => Verdict::Skipped(why),
@@ -578,6 +583,8 @@ impl TextParser {
         if let Some((class, message)) =
             (tenacity_raised(first).or_else(|| backoff_raised(first))).and_then(exception_line)
         {
+            // A retry library's line is a client's retry, with or without a tool call.
+            self.call_or_anonymous(self.line_at);
             return self.failure_line(class, message, f).map(Some);
         }
         if let Some((class, message)) = prefixed_exception(first) {
@@ -789,6 +796,7 @@ impl TextParser {
                 .map_err(|e| format!("tool call args are not JSON: {e}"))?;
         }
         self.current_call = Some(call.clone());
+        self.named_call();
         self.last_attempt.remove(&call);
         self.client.new_dispatch(at);
         Ok(EventKind::ToolCall(Box::new(ToolCall {
@@ -833,7 +841,10 @@ impl TextParser {
             .or_else(|| f.token(b"attempt"))
             .ok_or("request line has no `(attempt N)` nor `attempt=N`")?;
         let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
-        let call = self.call_of(f)?;
+        let call = match self.call_of(f)? {
+            Some(call) => Some(call),
+            None => Some(self.call_or_anonymous(self.line_at)),
+        };
         Ok(self.attempt(call, number, method, url, f.idempotency_key()))
     }
 
@@ -874,7 +885,10 @@ impl TextParser {
         status_text: &[u8],
         f: &Fields,
     ) -> Result<EventKind, String> {
-        let call = self.call_of(f)?;
+        let call = match self.call_of(f)? {
+            Some(call) => Some(call),
+            None => Some(self.call_or_anonymous(self.line_at)),
+        };
         let effect_id = EFFECT_ID_TOKENS
             .iter()
             .find_map(|name| f.token(name.as_bytes()));
@@ -888,7 +902,9 @@ impl TextParser {
         let replayed = f
             .token(b"replayed")
             .is_some_and(|v| v.eq_ignore_ascii_case(b"true"));
-        Ok(self.response(call, status, effect_id, replayed, amount_of(f)?, message))
+        let answer = self.response(call, status, effect_id, replayed, amount_of(f)?, message);
+        self.answered(status);
+        Ok(answer)
     }
 
     /// The answer `status` to `call`'s latest attempt.
@@ -1684,6 +1700,7 @@ fn small(b: &[u8]) -> Text {
     }
 }
 
+mod anonymous;
 mod call_tokens;
 mod client;
 mod fields;

@@ -70,12 +70,16 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             }
             _ => continue,
         };
+        // A request no line logged was sent at a time nobody knows.
+        let after = match attempt.method.is_none() && gave_up == attempt.at {
+            true => String::new(),
+            false => format!(" after {}", gave_up.since(attempt.at).display_secs()),
+        };
         let mut f = Finding::new(
             RULE.id,
             RULE.default_severity,
             format!(
-                "{who} at {gave_up} after {} ({why}), but {} {} {}: the service {} anyway",
-                gave_up.since(attempt.at).display_secs(),
+                "{who} at {gave_up}{after} ({why}), but {} {} {}: the service {} anyway",
                 e.kind,
                 e.id,
                 state_predicate(e),

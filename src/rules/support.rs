@@ -124,17 +124,21 @@ pub fn how_it_ended(a: &AttemptRec) -> String {
     let Some(o) = &a.outcome else {
         return "got no answer".to_string();
     };
-    let after = o.at.since(a.at).display_secs();
+    // A request no line logged (implied by its outcome) was sent at a time nobody knows.
+    let after = match a.method.is_none() && o.at == a.at {
+        true => String::new(),
+        false => format!(" after {}", o.at.since(a.at).display_secs()),
+    };
     match &o.kind {
         OutcomeKind::Failure { error, message, .. } => {
             let text = format!("{error} {message}").to_ascii_lowercase();
             if text.contains("timeout") || text.contains("timed out") {
-                format!("timed out after {after}")
+                format!("timed out{after}")
             } else {
-                format!("failed ({}) after {after}", o.describe())
+                format!("failed ({}){after}", o.describe())
             }
         }
-        OutcomeKind::Response { status, .. } => format!("got {status} after {after}"),
+        OutcomeKind::Response { status, .. } => format!("got {status}{after}"),
     }
 }
 

@@ -111,7 +111,10 @@ impl TextParser {
         let line = read(msg)?;
         let call = match &self.current_call {
             Some(call) if !self.client.over => call.clone(),
-            _ => return Some(Verdict::Ignored),
+            Some(_) => return Some(Verdict::Ignored),
+            // Only a request or a retry opens a call of its own: a connection is no request.
+            None if matches!(line, ClientLine::Connecting { .. }) => return Some(Verdict::Ignored),
+            None => self.call_or_anonymous(at),
         };
         // The agent numbered this dispatch's attempts itself (`(attempt N)` lines): these
         // lines repeat them.
@@ -165,6 +168,7 @@ impl TextParser {
                 };
                 let response = Response::status_only(call, number, status, small(reason));
                 events.push((at, EventKind::Response(Box::new(response))));
+                self.answered(status);
                 Verdict::Events(events)
             }
             ClientLine::Retrying {

@@ -612,6 +612,7 @@ impl TextParser {
     /// when its step ended.
     fn set_current_call(&mut self) {
         self.client.end_dispatch();
+        self.named_call();
         let idle = &self.idle;
         match &mut self.current_call {
             Some(c) => {

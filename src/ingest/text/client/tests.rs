@@ -218,7 +218,8 @@ fn a_retry_with_debug_is_answered_by_the_next_request_line() {
 
 /// Each answered request is the dispatch's next attempt, whatever its URL: a lookup and
 /// the refund are attempts 1 and 2 (rules tell them apart by their requests). The model's
-/// requests, lines before any tool call and after the step ended belong to no attempt.
+/// requests and lines after the step ended belong to no attempt; a request before any tool
+/// call is an anonymous call's ([`super::super::anonymous`]).
 #[test]
 fn answered_requests_are_the_calls_next_attempts() {
     let text = r#"2026-11-03 14:00:00,000 INFO httpx: HTTP Request: POST https://payments.internal/v1/refunds "HTTP/1.1 201 Created"
@@ -231,7 +232,7 @@ fn answered_requests_are_the_calls_next_attempts() {
 2026-11-03 14:00:01,700 INFO httpx: HTTP Request: POST https://crm.internal/v1/notes "HTTP/1.1 503 Service Unavailable""#;
     let p = run(text);
     assert_eq!(
-        shown(&p),
+        shown(&p)[2..],
         [
             "2 tool 2",
             "5 attempt 1 GET https://payments.internal/v1/orders/A-1/refunds key=-",
@@ -241,11 +242,22 @@ fn answered_requests_are_the_calls_next_attempts() {
             "7 end 2",
         ]
     );
+    assert_eq!(
+        shown(&p)[..2],
+        [
+            "1 attempt 1 POST https://payments.internal/v1/refunds key=-",
+            "1 response 1 201"
+        ]
+    );
+    assert!(
+        matches!(&p.events[0].kind, EventKind::Attempt(a) if a.call.as_ref().is_some_and(|c| c.run == "?0" && c.step == 1))
+    );
     // Sent after the call's previous line; answered at its own.
-    assert_eq!(p.events[1].at, p.events[0].at);
-    assert_eq!(p.events[3].at, p.events[2].at);
-    assert!(p.events[4].at > p.events[3].at);
-    assert_eq!((p.stats.lines, p.stats.events, p.stats.ignored), (8, 4, 4));
+    let p_events = &p.events[2..];
+    assert_eq!(p_events[1].at, p_events[0].at);
+    assert_eq!(p_events[3].at, p_events[2].at);
+    assert!(p_events[4].at > p_events[3].at);
+    assert_eq!((p.stats.lines, p.stats.events, p.stats.ignored), (8, 5, 3));
 }
 
 /// A dispatch whose attempts the agent numbers itself: the client's lines repeat them.

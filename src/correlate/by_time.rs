@@ -1,0 +1,116 @@
+//! Effects matched by time alone to requests logged with no tool call above them (an HTTP
+//! client's own lines in a framework's log that names no tool call: see the text reader's
+//! anonymous calls). Such a request names no order: the effect is the latest request's of
+//! its kind sent by the time it was created, as by order and time, and a request whose
+//! answer came first is passed over. With agents running side by side in one log, the
+//! latest may be another's: a tool call naming the order settles it.
+
+use super::matching::attempt_fits;
+use super::*;
+use crate::time::{Duration, Timestamp};
+
+/// How long before its failure a request no line logged may have been sent: its client's
+/// timeout, unknown here.
+const UNLOGGED_SENT_WITHIN: Duration = Duration(60 * 1_000_000_000);
+
+/// The attempts of dispatches with no tool call and no order, by kind and the earliest
+/// time each may have been sent.
+pub(super) struct TimeIndex(Vec<(Text, Timestamp, AttemptId)>);
+
+impl TimeIndex {
+    pub(super) fn new(model: &Model) -> Self {
+        let mut list: Vec<(Text, Timestamp, AttemptId)> = model
+            .attempts()
+            .filter(|(_, a)| a.may_cause_effects())
+            .filter_map(|(id, a)| {
+                let d = &model.dispatches[id.dispatch()];
+                let untraced = d.at.is_none() && d.order.is_none();
+                let sent = match a.method {
+                    Some(_) => a.at,
+                    None => Timestamp(a.at.0.saturating_sub(UNLOGGED_SENT_WITHIN.0)),
+                };
+                untraced.then(|| Some((d.effect_kind.clone()?, sent, id)))?
+            })
+            .collect();
+        list.sort_unstable_by(|a, b| (a.0.as_str(), a.1, a.2).cmp(&(b.0.as_str(), b.1, b.2)));
+        TimeIndex(list)
+    }
+
+    /// The latest attempt of `e`'s kind that may have been sent by `e`'s creation (else by
+    /// it and the clocks' skew) and fits it, as matching by order and time chooses.
+    pub(super) fn get(&self, model: &Model, e: &EffectRec) -> Option<AttemptId> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let kind = e.kind.as_str();
+        let start = self.0.partition_point(|(k, _, _)| k.as_str() < kind);
+        let latest = |limit: Timestamp| {
+            let end = self
+                .0
+                .partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
+            (self.0[start..end].iter().rev())
+                .map(|&(_, _, id)| id)
+                .find(|&id| attempt_fits(model, id, e))
+        };
+        latest(e.created).or_else(|| latest(e.created.plus(model.max_skew)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::testkit::Trace;
+
+    const REFUNDS: &str = "https://payments.internal/v1/refunds";
+
+    /// Which attempt (`run #step attempt`) each effect was matched to, in effect order.
+    fn matched(t: &Trace) -> Vec<Option<String>> {
+        let m = t.model();
+        (m.effects.iter())
+            .map(|e| {
+                e.matched.map(|id| {
+                    let d = &m.dispatches[id.dispatch()];
+                    format!("{} #{} {}", d.call.run, d.call.step, m.attempt(id).number)
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn requests_of_no_tool_call_take_the_effects_made_while_they_were_in_flight() {
+        let mut t = Trace::new();
+        // No tool call: a failure (its request unlogged), the retry, then another call.
+        t.failure(1_000, "?0", 1, "ReadTimeout", "timed out")
+            .request(1_010, "?0", 1, 2, "POST", REFUNDS)
+            .response(1_200, "?0", 1, 201, "Created")
+            .request(1_300, "?0", 2, 1, "POST", REFUNDS)
+            .response(1_400, "?0", 2, 201, "Created")
+            .refund(600, "rf_1", "A-1", 4500, None)
+            .refund(1_150, "rf_2", "A-1", 4500, None)
+            .refund(1_350, "rf_3", "A-2", 1250, None);
+        assert_eq!(
+            matched(&t),
+            [
+                Some("?0 #1 1".into()),
+                Some("?0 #1 2".into()),
+                Some("?0 #2 1".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_traced_call_is_never_matched_by_time_alone() {
+        let mut t = Trace::new();
+        // The tool call names order A-1: a refund of order B-9 is none of its.
+        t.tool_call(
+            0,
+            "r",
+            1,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":4500}"#,
+        )
+        .attempt(10, "r", 1, 1, None)
+        .response(200, "r", 1, 201, "Created")
+        .refund(100, "rf_9", "B-9", 4500, None);
+        assert_eq!(matched(&t), [None]);
+    }
+}
