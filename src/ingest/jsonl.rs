@@ -283,9 +283,7 @@ impl State {
                     .ok_or("an attempt needs `attempt` (1, 2, ...)")?,
                 method: f.string("method")?,
                 url: f.string("url")?,
-                key: f
-                    .string("idempotency_key")?
-                    .filter(|k| super::is_key_value(k.as_bytes())),
+                key: f.string("idempotency_key")?.and_then(logged_key),
                 key_unseen: false,
             })),
             "failure" => {
@@ -444,9 +442,7 @@ impl State {
             },
             amount: f.money()?,
             whole: f.whole_money(),
-            key: f
-                .string("idempotency_key")?
-                .filter(|k| super::is_key_value(k.as_bytes())),
+            key: f.string("idempotency_key")?.and_then(logged_key),
             state,
             state_at,
         }));
@@ -552,6 +548,12 @@ const EVENT_ONLY: [&str; 8] = [
     "settled_at",
     "state_at",
 ];
+
+/// A key field's value as the key it is ([`super::key_of`]).
+fn logged_key<T: AsRef<str> + for<'s> From<&'s str>>(k: T) -> Option<T> {
+    let key = super::key_of(k.as_ref().as_bytes())?;
+    Some(T::from(std::str::from_utf8(key).ok()?))
+}
 
 /// Where a line's time is, first found first: SPEC §3.2's `ts`, then the spellings other
 /// structured loggers use (Serilog's compact format, CLEF, writes `@t`).

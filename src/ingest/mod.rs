@@ -351,6 +351,18 @@ pub fn starts_with_timestamp(line: &[u8]) -> bool {
         || text::ruby::stamp_start(line).is_some()
 }
 
+/// A logged key's value as the key it is, `None` when it is none ([`is_key_value`]): Rust's
+/// `Some("k")` (an `Option` logged with `?`, as tracing's `key = ?key` writes it) is `k`.
+pub(crate) fn key_of(v: &[u8]) -> Option<&[u8]> {
+    let inner = (v.strip_prefix(b"Some(").and_then(|r| r.strip_suffix(b")")))
+        .map(|i| match i {
+            [b'"', key @ .., b'"'] => key,
+            key => key,
+        })
+        .unwrap_or(v);
+    is_key_value(inner).then_some(inner)
+}
+
 /// Whether a logged key's value is a key: not what loggers write for none (`None`, `null`,
 /// `nil`, `undefined`) or for a redaction (`[REDACTED]`, `<filtered>`, `***`), and no
 /// control character. Read as keys, every such request would share one. Every format asks

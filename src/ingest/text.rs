@@ -1482,7 +1482,7 @@ fn effect_line(
             .flatten(),
         amount,
         // A service writes the key it was sent as `key=`, or as the client spelt it.
-        key: (f.token(b"key").filter(|k| crate::ingest::is_key_value(k)))
+        key: (f.token(b"key").and_then(crate::ingest::key_of))
             .or_else(|| f.idempotency_key())
             .map(small),
         state,

@@ -232,7 +232,7 @@ impl<'a> Fields<'a> {
             })
         };
         let dumped = || key_in_headers_dump(self.token(b"headers")?);
-        (token.or_else(header).or_else(dumped)).filter(|v| crate::ingest::is_key_value(v))
+        (token.or_else(header).or_else(dumped)).and_then(crate::ingest::key_of)
     }
 }
 

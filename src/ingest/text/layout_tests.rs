@@ -410,3 +410,22 @@ fn javas_layouts_nested_classes_and_root_causes_are_read() {
     );
     assert_eq!(counts(&p), (0, 1, 0));
 }
+
+#[test]
+fn a_key_logged_as_a_rust_option_is_the_key_inside_it() {
+    let key = |line: &str| match &run(line).events[0].kind {
+        EventKind::Attempt(a) => a.key.as_ref().map(|k| k.to_string()),
+        other => panic!("{other:?}"),
+    };
+    let line = "2026-12-06T05:25:13Z  POST http://x/v1/refunds  (attempt 1)  idempotency_key=";
+    assert_eq!(
+        key(&format!("{line}Some(\"k-7f85\")\n")).as_deref(),
+        Some("k-7f85")
+    );
+    assert_eq!(key(&format!("{line}None\n")), None);
+    // A key that merely starts so is its own.
+    assert_eq!(
+        key(&format!("{line}Something-1\n")).as_deref(),
+        Some("Something-1")
+    );
+}

@@ -136,7 +136,7 @@ pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
         [] => None,
         tail => {
             let key = tail.strip_prefix(b"  idempotency_key=")?;
-            if !crate::ingest::is_key_value(key) {
+            if !crate::ingest::is_key_value(key) || key.starts_with(b"Some(") {
                 // No key (`None`, empty) or another spelling: the fields decide.
                 return None;
             }

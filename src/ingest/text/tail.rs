@@ -75,6 +75,8 @@ fn opens_trace(raw: &[u8], line: &[u8]) -> bool {
         || super::ruby::is_backtrace_line(line)
         // rich's traceback in a box (structlog's console layout, loguru with rich).
         || line.starts_with("╭─".as_bytes())
+        // The second line of httpx's `HTTPStatusError` message, logged with `%s`.
+        || line.starts_with(b"For more information check: https://developer.mozilla.org/")
         || (indented && (line.starts_with(b"at ") || line.starts_with(b"File \"")))
         || is_exception_header(line)
 }
@@ -177,6 +179,16 @@ mod tests {
             "httpx.ReadTimeout: timed out",
         ];
         assert!(reads(&lines).iter().all(|&c| c));
+    }
+
+    #[test]
+    fn the_second_line_of_an_httpx_status_error_belongs_to_its_record() {
+        let more = "For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/422";
+        assert_eq!(reads(&[more]), [true]);
+        assert_eq!(
+            reads(&["For more information check: https://example.com/x"]),
+            [false]
+        );
     }
 
     #[test]

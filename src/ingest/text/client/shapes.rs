@@ -253,6 +253,8 @@ pub(in crate::ingest::text) fn agents_own(url: &[u8]) -> bool {
         b"/chat/completions",
         b"/completions",
         b"/embeddings",
+        // OpenAI's Responses API, the Agents SDK's default (through a proxy: LiteLLM).
+        b"/v1/responses",
         b":generateContent",
         b":streamGenerateContent",
         b"/api/chat",

@@ -324,6 +324,7 @@ fn the_agents_own_requests_are_told_by_host_or_endpoint() {
         "https://api.anthropic.com/v1/messages",
         "https://bedrock-runtime.eu-west-1.amazonaws.com/model/x/converse",
         "http://127.0.0.1:4000/v1/chat/completions",
+        "http://litellm.internal:4000/v1/responses",
         "https://generativelanguage.googleapis.com/v1beta/models/gemini:generateContent",
         "http://localhost:11434/api/chat",
         "https://api.smith.langchain.com/runs/multipart",
@@ -336,6 +337,7 @@ fn the_agents_own_requests_are_told_by_host_or_endpoint() {
         "https://payments.internal/v1/refunds",
         "https://payments.internal/v1/refunds/completions-report",
         "https://messaging.internal/v1/messages",
+        "https://tickets.internal/v1/tickets/7/responses",
         "/v1/refunds",
         "https://openai.com.evil.internal/v1/refunds",
     ] {
