@@ -19,19 +19,24 @@ pub(super) struct TimeIndex(Vec<(Text, Timestamp, AttemptId)>);
 
 impl TimeIndex {
     pub(super) fn new(model: &Model) -> Self {
-        let mut list: Vec<(Text, Timestamp, AttemptId)> = model
-            .attempts()
-            .filter(|(_, a)| a.may_cause_effects())
-            .filter_map(|(id, a)| {
-                let d = &model.dispatches[id.dispatch()];
-                let untraced = d.at.is_none() && d.order.is_none();
+        // Dispatches first: nearly every one has its tool call, and its attempts are not
+        // looked at.
+        let mut list: Vec<(Text, Timestamp, AttemptId)> = Vec::new();
+        for (i, d) in model.dispatches.iter().enumerate() {
+            let (None, None, Some(kind)) = (d.at, &d.order, &d.effect_kind) else {
+                continue;
+            };
+            for (j, a) in d.attempts.iter().enumerate() {
+                if !a.may_cause_effects() {
+                    continue;
+                }
                 let sent = match a.method {
                     Some(_) => a.at,
                     None => Timestamp(a.at.0.saturating_sub(UNLOGGED_SENT_WITHIN.0)),
                 };
-                untraced.then(|| Some((d.effect_kind.clone()?, sent, id)))?
-            })
-            .collect();
+                list.push((kind.clone(), sent, AttemptId::new(i, j)));
+            }
+        }
         list.sort_unstable_by(|a, b| (a.0.as_str(), a.1, a.2).cmp(&(b.0.as_str(), b.1, b.2)));
         TimeIndex(list)
     }

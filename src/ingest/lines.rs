@@ -10,6 +10,9 @@ use crate::scan::for_each_newline;
 use std::io::{self, Read};
 use std::ops::Range;
 
+/// How far into a stream colour codes are looked for ([`ansi`]).
+const COLOUR_SNIFF: u64 = 1 << 20;
+
 /// A read's worth: 256 KiB, so that what `read` copied is still in the core's cache (2 MiB
 /// of L2 here) when the parser reads it. 1 MiB was 1-3 % slower at 1 GB (alternating runs).
 const BLOCK: usize = 1 << 18;
@@ -125,7 +128,11 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         };
         let scan_from = end;
         end += n;
-        coloured = coloured || ansi::has_escape(&buf[scan_from..end]);
+        // A coloured log is coloured from its first lines (a logger writes every line alike):
+        // only the first MiB is looked at, so a month of plain logs pays nothing.
+        if !coloured && base + (scan_from as u64) < COLOUR_SNIFF {
+            coloured = ansi::has_escape(&buf[scan_from..end]);
+        }
         newlines.clear();
         push_newlines(&buf[scan_from..end], scan_from, &mut newlines);
         let mut i = 0;
