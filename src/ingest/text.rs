@@ -477,6 +477,9 @@ impl TextParser {
     #[cold]
     fn record_tail(&mut self, raw: &[u8], line: &[u8], why: String, ahead: Ahead) -> Verdict {
         match self.tail.continues(raw, line) {
+            tail::Continued::No if level::python_default_layout(line) => Verdict::Skipped(
+                "no timestamp: Python logging's default format (`LEVEL:name:message`) writes none; add `%(asctime)s` to the handler's format".into(),
+            ),
             tail::Continued::No => Verdict::Skipped(why),
             tail::Continued::Yes => Verdict::Ignored,
             // A held idle call's lines are read in order when it is settled: not here.

@@ -124,6 +124,24 @@ fn without_logger_prefix(msg: &[u8]) -> Option<&[u8]> {
     (bare_word && !is_level && !not_for_real && !rest.is_empty()).then_some(rest)
 }
 
+/// `INFO:payments.refunds:refund created ...`: Python's `logging.basicConfig` default layout,
+/// which has no time (a line of it can be no event: said so when it is skipped).
+pub(super) fn python_default_layout(line: &[u8]) -> bool {
+    let Some(colon) = line.iter().take(10).position(|&b| b == b':') else {
+        return false;
+    };
+    let level = &line[..colon];
+    let rest = &line[colon + 1..];
+    let names_logger = rest
+        .iter()
+        .position(|&b| b == b':')
+        .is_some_and(|end| is_logger_name(&rest[..end]));
+    ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+        .iter()
+        .any(|l| l.as_bytes() == level)
+        && names_logger
+}
+
 /// How far a level and a logger's name, closed by `]`, reach in `text` (` INFO  agent::tools]
 /// ...`, the rest of `env_logger`'s bracketed header after its stamp): up to the bracket.
 pub(super) fn level_and_target(text: &[u8]) -> Option<usize> {
@@ -387,7 +405,7 @@ fn without_level_field(msg: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
-    use super::without_level;
+    use super::{python_default_layout, without_level};
 
     #[test]
     fn a_level_in_capitals_and_one_blank_is_read_past() {
@@ -515,6 +533,22 @@ mod tests {
         // Without a level, a first word is the message's own.
         let plain = b"agent.tools  agent run 7f3a  started";
         assert_eq!(without_level(plain), plain);
+    }
+
+    #[test]
+    fn pythons_default_layout_is_told_by_its_level_and_logger() {
+        assert!(python_default_layout(
+            b"INFO:httpx:HTTP Request: POST http://x"
+        ));
+        assert!(python_default_layout(b"WARNING:__main__:retrying"));
+        for not in [
+            "INFO: refund created",
+            "Info:x:y",
+            "ERROR:no logger",
+            "HTTP:1.1:x",
+        ] {
+            assert!(!python_default_layout(not.as_bytes()), "{not}");
+        }
     }
 
     #[test]
