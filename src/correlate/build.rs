@@ -403,6 +403,7 @@ impl<'o> Builder<'o> {
             // tool's own error saying the 422 its request got), told again.
             Some(i)
                 if Some(i) == last
+                    && (attempt.is_some() || restates_an_answer(&attempts[i], &outcome))
                     && attempts[i]
                         .outcome
                         .as_mut()
@@ -638,6 +639,19 @@ fn hash_logical(c: &LogicalCall) -> u64 {
 
 fn hash_effect(kind: &str, id: &str) -> u64 {
     FxBuildHasher.hash_one((kind, id))
+}
+
+/// An unnumbered failure after an answer: the program's own error saying the answer (a
+/// tool raising on the 422 its request got). An unnumbered failure after a failure is a
+/// retry's, never the same told again.
+fn restates_an_answer(kept: &AttemptRec, outcome: &Outcome) -> bool {
+    matches!(
+        (kept.outcome.as_ref().map(|o| &o.kind), &outcome.kind),
+        (
+            Some(OutcomeKind::Response { .. }),
+            OutcomeKind::Failure { .. }
+        )
+    )
 }
 
 fn orphan_call(loc: Loc) -> CallRef {

@@ -2,8 +2,9 @@
 //! client's own lines in a framework's log that names no tool call: see the text reader's
 //! anonymous calls). Such a request names no order: the effect is the latest request's of
 //! its kind sent by the time it was created, as by order and time, and a request whose
-//! answer came first is passed over. With agents running side by side in one log, the
-//! latest may be another's: a tool call naming the order settles it.
+//! answer came first is passed over. When another log's request was in flight then too
+//! (agents side by side), the effect is matched to none; within one log, the latest may
+//! still be another call's: a tool call naming the order settles it.
 
 use super::matching::attempt_fits;
 use super::*;
@@ -22,12 +23,23 @@ impl TimeIndex {
         // Dispatches first: nearly every one has its tool call, and its attempts are not
         // looked at.
         let mut list: Vec<(Text, Timestamp, AttemptId)> = Vec::new();
+        // A log that records effects is a service's: its own requests (to an acquirer, a
+        // webhook) made none of them. Found only when there is an untraced dispatch.
+        let mut services: Option<Vec<u32>> = None;
         for (i, d) in model.dispatches.iter().enumerate() {
             let (None, None, Some(kind)) = (d.at, &d.order, &d.effect_kind) else {
                 continue;
             };
+            let services = services.get_or_insert_with(|| {
+                let mut inputs: Vec<u32> = (model.effects.iter())
+                    .flat_map(|e| e.locs.iter().map(|l| l.input))
+                    .collect();
+                inputs.sort_unstable();
+                inputs.dedup();
+                inputs
+            });
             for (j, a) in d.attempts.iter().enumerate() {
-                if !a.may_cause_effects() {
+                if !a.may_cause_effects() || services.binary_search(&a.loc.input).is_ok() {
                     continue;
                 }
                 let sent = match a.method {
@@ -57,7 +69,23 @@ impl TimeIndex {
                 .map(|&(_, _, id)| id)
                 .find(|&id| attempt_fits(model, id, e))
         };
-        latest(e.created).or_else(|| latest(e.created.plus(model.max_skew)))
+        let chosen = latest(e.created).or_else(|| latest(e.created.plus(model.max_skew)))?;
+        // Another log's request in flight then too (agents side by side, each logging no
+        // tool call): which made the effect is not known.
+        let input = model.attempt(chosen).loc.input;
+        let limit = e.created.plus(model.max_skew);
+        let earliest = Timestamp(
+            e.created
+                .0
+                .saturating_sub(LATE_EFFECT_HORIZON.0 + UNLOGGED_SENT_WITHIN.0),
+        );
+        let end = self
+            .0
+            .partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
+        let rivals = (self.0[start..end].iter().rev())
+            .take_while(|(_, at, _)| *at >= earliest)
+            .any(|&(_, _, id)| model.attempt(id).loc.input != input && attempt_fits(model, id, e));
+        (!rivals).then_some(chosen)
     }
 }
 
@@ -90,8 +118,11 @@ mod tests {
             .request(1_300, "?0", 2, 1, "POST", REFUNDS)
             .response(1_400, "?0", 2, 201, "Created")
             .refund(600, "rf_1", "A-1", 4500, None)
+            .in_input(5)
             .refund(1_150, "rf_2", "A-1", 4500, None)
-            .refund(1_350, "rf_3", "A-2", 1250, None);
+            .in_input(5)
+            .refund(1_350, "rf_3", "A-2", 1250, None)
+            .in_input(5);
         assert_eq!(
             matched(&t),
             [
@@ -100,6 +131,35 @@ mod tests {
                 Some("?0 #2 1".into())
             ]
         );
+    }
+
+    #[test]
+    fn requests_of_two_logs_in_flight_at_once_take_no_effect() {
+        let mut t = Trace::new();
+        t.request(1_000, "?a", 1, 1, "POST", REFUNDS)
+            .response(1_200, "?a", 1, 201, "Created")
+            .refund(1_100, "rf_1", "A-1", 4500, None)
+            .in_input(5);
+        let mut other = t.clone();
+        other
+            .request(1_050, "?b", 1, 1, "POST", REFUNDS)
+            .in_input(1);
+        other.response(1_250, "?b", 1, 201, "Created").in_input(1);
+        assert_eq!(matched(&t), [Some("?a #1 1".into())]);
+        assert_eq!(matched(&other), [None]);
+    }
+
+    #[test]
+    fn a_services_own_requests_take_none_of_its_effects() {
+        let mut t = Trace::new();
+        // The service's request to its acquirer, logged beside its own refund.
+        t.request(1_000, "?s", 1, 1, "POST", REFUNDS)
+            .in_input(5)
+            .response(1_200, "?s", 1, 201, "Created")
+            .in_input(5)
+            .refund(1_100, "rf_1", "A-1", 4500, None)
+            .in_input(5);
+        assert_eq!(matched(&t), [None]);
     }
 
     #[test]
@@ -115,7 +175,8 @@ mod tests {
         )
         .attempt(10, "r", 1, 1, None)
         .response(200, "r", 1, 201, "Created")
-        .refund(100, "rf_9", "B-9", 4500, None);
+        .refund(100, "rf_9", "B-9", 4500, None)
+        .in_input(5);
         assert_eq!(matched(&t), [None]);
     }
 }

@@ -223,6 +223,7 @@ impl TextParser {
         match verdict {
             Verdict::Event(at, kind) => {
                 self.out.stats.events += 1;
+                self.anonymous.effects_seen |= matches!(kind, EventKind::Effect(_));
                 let event = Event {
                     at,
                     loc: Loc {
@@ -322,7 +323,7 @@ impl TextParser {
         }
         self.tail = tail::Tail::AfterRecord { failed: false };
         let at = self.place(stamp);
-        self.anonymous.previous_line = self.line_at;
+        self.anonymous.previous_line = self.anonymous.this_line.replace(at);
         self.line_at = at;
         // The offset of the line's local time from UTC, for dating a time-only settlement.
         let shift = match stamp {
@@ -372,7 +373,7 @@ impl TextParser {
         // A held call reads its requests and answers in `hold_if_idle`.
         if !self.idle.is_active() {
             if let Some(r) = plain_request_line(msg) {
-                let call = Some(self.call_or_anonymous(at));
+                let call = self.call_or_anonymous(at);
                 return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
             }
             if let Some(e) = plain_effect_line(msg) {
@@ -380,7 +381,7 @@ impl TextParser {
                 return Verdict::Event(at, EventKind::Effect(Box::new(effect)));
             }
             if let Some(a) = plain_answer_line(msg) {
-                let call = Some(self.call_or_anonymous(at));
+                let call = self.call_or_anonymous(at);
                 let (effect_id, message) = (a.effect_id, small(a.text));
                 return match a.amount_p.map(amount_in_pence).transpose() {
                     Ok(amount) => {
@@ -587,7 +588,7 @@ impl TextParser {
             (tenacity_raised(first).or_else(|| backoff_raised(first))).and_then(exception_line)
         {
             // A retry library's line is a client's retry, with or without a tool call.
-            self.call_or_anonymous(self.line_at);
+            let _ = self.call_or_anonymous(self.line_at);
             return self.failure_line(class, message, f).map(Some);
         }
         if let Some((class, message)) = prefixed_exception(first) {
@@ -603,6 +604,12 @@ impl TextParser {
         }
         if let Some(call) = self.tool_call_of_tokens(f, at.at)? {
             return Ok(Some(call));
+        }
+        if first.starts_with(b"Invoking tool ")
+            && let Some(call) = self.framework_tool_call(at.at, first)
+        {
+            let (tool, args) = anonymous::invoked_tool(first).expect("read just now");
+            return self.tool_call(call, tool, Some(args), at.at).map(Some);
         }
         let mut effect = effect_line(f, at, &mut self.dates, self.zone)?;
         if effect.is_none() {
@@ -642,8 +649,14 @@ impl TextParser {
     fn client_event_of_tokens(&mut self, f: &Fields) -> Result<Option<EventKind>, String> {
         let run = (f.token(b"run").or_else(|| f.token(b"run_id"))).or_else(|| f.token(b"runId"));
         let attempt = f.token(b"attempt");
-        let of_a_call = (run.is_some() && f.token(b"step").is_some())
-            || (attempt.is_some() && self.current_call.is_some());
+        // A call's own run and step, or a tool call whose step is still open: never an
+        // anonymous call made of such lines (a service's own deliveries have attempts too).
+        let named = run.is_some() && f.token(b"step").is_some();
+        let open_step = self.current_call.is_some() && !self.client.over;
+        if !named && !open_step {
+            return Ok(None);
+        }
+        let of_a_call = named || attempt.is_some();
         if of_a_call && let Some((status, reason)) = f.token(b"status").and_then(status_line) {
             return self.response_line(status, reason, f).map(Some);
         }
@@ -737,7 +750,9 @@ impl TextParser {
                 .or_else(|| find(b"runId"))
         };
         // Most lines name no tool: one search of each field says so.
-        let names_tool = |field: &&[u8]| memchr::memmem::find(field, b"tool").is_some();
+        static TOOL: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"tool"));
+        let names_tool = |field: &&[u8]| TOOL.find(field).is_some();
         if !f.plain.iter().any(names_tool) && !f.tokens.iter().any(|(n, _)| names_tool(n)) {
             return Ok(None);
         }
@@ -846,7 +861,7 @@ impl TextParser {
         let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
         let call = match self.call_of(f)? {
             Some(call) => Some(call),
-            None => Some(self.call_or_anonymous(self.line_at)),
+            None => self.call_or_anonymous(self.line_at),
         };
         Ok(self.attempt(call, number, method, url, f.idempotency_key()))
     }
@@ -890,7 +905,7 @@ impl TextParser {
     ) -> Result<EventKind, String> {
         let call = match self.call_of(f)? {
             Some(call) => Some(call),
-            None => Some(self.call_or_anonymous(self.line_at)),
+            None => self.call_or_anonymous(self.line_at),
         };
         let effect_id = EFFECT_ID_TOKENS
             .iter()
@@ -1218,7 +1233,8 @@ fn java_root_cause(failure: &mut Failure, ahead: &Ahead) {
     for k in 0..256 {
         let Some(end) = ahead.line_end(k) else { break };
         let line = bytes[start..end].trim_ascii();
-        if super::starts_with_timestamp(line) {
+        // A coloured log's next record starts with colour codes (the lines ahead are as read).
+        if super::starts_with_timestamp(line) || line.first() == Some(&0x1b) {
             break;
         }
         if let Some(cause) = line.strip_prefix(b"Caused by: ").and_then(exception_line) {

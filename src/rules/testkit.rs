@@ -9,7 +9,7 @@ use crate::finding::Finding;
 use crate::money::{Currency, Money};
 use crate::time::Timestamp;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Trace {
     events: Vec<Event>,
 }
@@ -33,6 +33,14 @@ impl Trace {
             loc: Loc { input: 0, line },
             kind,
         });
+        self
+    }
+
+    /// The event just added was read from input `input` (another log than the first).
+    pub fn in_input(&mut self, input: u32) -> &mut Self {
+        if let Some(e) = self.events.last_mut() {
+            e.loc.input = input;
+        }
         self
     }
 

@@ -51,10 +51,14 @@ pub(crate) fn flattened_stamped(line: &str) -> Option<String> {
         return None;
     };
     let mut nested: Vec<Map<String, Value>> = Vec::new();
-    if let Some(Value::Object(fields)) = top.remove("fields") {
+    if top.get("fields").is_some_and(Value::is_object)
+        && let Some(Value::Object(fields)) = top.remove("fields")
+    {
         nested.push(fields);
     }
-    if let Some(Value::Object(span)) = top.remove("span") {
+    if top.get("span").is_some_and(Value::is_object)
+        && let Some(Value::Object(span)) = top.remove("span")
+    {
         nested.push(span);
     }
     if let Some(Value::Array(spans)) = top.remove("spans") {
@@ -63,10 +67,14 @@ pub(crate) fn flattened_stamped(line: &str) -> Option<String> {
             _ => None,
         }));
     }
-    if let Some(Value::Object(context)) = top.remove("contextMap") {
+    if top.get("contextMap").is_some_and(Value::is_object)
+        && let Some(Value::Object(context)) = top.remove("contextMap")
+    {
         nested.push(context);
     }
+    let mut changed = false;
     if let Some(Value::Object(instant)) = top.remove("instant") {
+        changed = true;
         let seconds = instant.get("epochSecond")?.as_i64()?;
         let nanos = instant
             .get("nanoOfSecond")
@@ -79,6 +87,7 @@ pub(crate) fn flattened_stamped(line: &str) -> Option<String> {
                 .into(),
         );
     } else if let Some(millis) = top.remove("timeMillis").and_then(|m| m.as_i64()) {
+        changed = true;
         let at = chrono::DateTime::from_timestamp_millis(millis)?;
         top.insert(
             "timestamp".into(),
@@ -87,6 +96,7 @@ pub(crate) fn flattened_stamped(line: &str) -> Option<String> {
         );
     }
     if let Some(thrown) = top.remove("thrown") {
+        changed = true;
         let mut root = &thrown;
         while let Some(cause) = root.get("cause").filter(|c| c.is_object()) {
             root = cause;
@@ -100,6 +110,7 @@ pub(crate) fn flattened_stamped(line: &str) -> Option<String> {
         top.insert("exception".into(), exception(text("name"), text("message")));
     }
     if let Some(Value::String(trace)) = top.remove("stack_trace") {
+        changed = true;
         let root = (trace.lines())
             .filter_map(|l| l.strip_prefix("Caused by: "))
             .next_back()
@@ -110,7 +121,8 @@ pub(crate) fn flattened_stamped(line: &str) -> Option<String> {
             exception(class.to_string(), message.to_string()),
         );
     }
-    if nested.is_empty() && !top.contains_key("exception") && !top.contains_key("timestamp") {
+    // Nothing of these layouts in it: the line as it is (read again, it would come back).
+    if nested.is_empty() && !changed {
         return None;
     }
     for members in nested {
@@ -260,6 +272,19 @@ mod tests {
                 Some("java.net.ConnectException"),
                 Some("Connection refused")
             )
+        );
+    }
+
+    /// winston's JSON with an object named `fields` inside another: not tracing's, and a
+    /// line with nothing to flatten comes back as none (read again, it looped for ever).
+    #[test]
+    fn a_line_with_nothing_of_these_layouts_is_none() {
+        let line = r#"{"level":"info","message":"tool result","result":{"key":"SUP-1","fields":{"summary":"x"}},"timestamp":"2026-12-06T10:00:00.000Z"}"#;
+        assert!(may_be_stamped_nesting(line));
+        assert_eq!(flattened_stamped(line), None);
+        assert_eq!(
+            flattened_stamped(r#"{"exception":"x","timestamp":"2026-12-06T10:00:00Z"}"#),
+            None
         );
     }
 

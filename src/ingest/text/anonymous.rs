@@ -13,22 +13,30 @@ use crate::event::CallRef;
 use crate::time::{Duration, Timestamp};
 
 /// How long an anonymous call waits for its retry.
-const OPEN_FOR: Duration = Duration(300 * 1_000_000_000);
+const OPEN_FOR: Duration = Duration(60 * 1_000_000_000);
+
+/// How long before a request's line the line before it may be, to be taken as the
+/// earliest the request was sent (else it was sent at its own line, as far as is known).
+const SENT_AFTER_WITHIN: Duration = Duration(60 * 1_000_000_000);
 
 #[derive(Default)]
 pub(super) struct Anonymous {
-    /// Calls made so far in this file.
-    made: u32,
     /// Whether the current call is an anonymous one, and the time of its latest line.
     open: Option<Timestamp>,
-    /// The time of the stamped line before the one being read.
-    pub(super) previous_line: Timestamp,
+    /// The time of the stamped line before the one being read, if any, and of that one.
+    pub(super) previous_line: Option<Timestamp>,
+    pub(super) this_line: Option<Timestamp>,
+    /// The file logged an effect: a service's log, whose own requests (to its acquirer,
+    /// its webhooks) are no agent's.
+    pub(super) effects_seen: bool,
 }
 
 impl TextParser {
     /// The call a request, an answer or a client's retry at `at` belongs to when the line
-    /// names none: the current call, else an anonymous one (a new one after five minutes).
-    pub(super) fn call_or_anonymous(&mut self, at: Timestamp) -> CallRef {
+    /// names none: the current call, else a new anonymous one, named by its first line's
+    /// time (`?2026-12-06T05:28:00.367Z`: stable when the log rotates, and never the same
+    /// on another day). `None` in a file that logged an effect.
+    pub(super) fn call_or_anonymous(&mut self, at: Timestamp) -> Option<CallRef> {
         if let Some(since) = self.anonymous.open
             && at.0.saturating_sub(since.0) > OPEN_FOR.0
         {
@@ -38,19 +46,42 @@ impl TextParser {
             if self.anonymous.open.is_some() {
                 self.anonymous.open = Some(at);
             }
-            return call.clone();
+            return Some(call.clone());
         }
-        self.anonymous.made += 1;
-        self.anonymous.open = Some(at);
-        let call = CallRef {
-            run: format!("?{}", self.input).as_str().into(),
-            step: self.anonymous.made,
-        };
+        if self.anonymous.effects_seen {
+            return None;
+        }
+        let call = self.new_anonymous(at);
         self.current_call = Some(call.clone());
         // Its first request was sent after the file's previous line, at the earliest.
-        self.client
-            .new_dispatch(self.anonymous.previous_line.min(at));
-        call
+        let since = (self.anonymous.previous_line)
+            .filter(|p| *p <= at && at.0 - p.0 <= SENT_AFTER_WITHIN.0)
+            .unwrap_or(at);
+        self.client.new_dispatch(since);
+        Some(call)
+    }
+
+    fn new_anonymous(&mut self, at: Timestamp) -> CallRef {
+        self.anonymous.open = Some(at);
+        CallRef {
+            run: format!("?{at}").as_str().into(),
+            step: 1,
+        }
+    }
+
+    /// A tool call a framework logged without a run or step (the OpenAI Agents SDK's
+    /// `Invoking tool issue_refund with input {...}`, with its tool data logged): a call of
+    /// its own, named as the anonymous ones, its arguments known.
+    pub(super) fn framework_tool_call(&mut self, at: Timestamp, first: &[u8]) -> Option<CallRef> {
+        let Some((_, args)) = invoked_tool(first) else {
+            // Its tool data hidden: a new call began, whose requests are no earlier one's.
+            if (self.current_call.as_ref()).is_some_and(|c| c.run.starts_with('?')) {
+                self.end_anonymous();
+            }
+            return None;
+        };
+        args.starts_with(b"{").then_some(())?;
+        Some(self.new_anonymous(at))
     }
 
     /// An answer `status` was read: a final one (a success, or a refusal sending again
@@ -73,13 +104,25 @@ impl TextParser {
     }
 }
 
+/// `Invoking tool NAME with input ARGS`: the tool's name and its arguments as written.
+pub(super) fn invoked_tool(first: &[u8]) -> Option<(&[u8], &[u8])> {
+    let rest = first.strip_prefix(b"Invoking tool ")?;
+    let cut = memchr::memmem::find(rest, b" with input ")?;
+    let (tool, args) = (&rest[..cut], rest[cut + 12..].trim_ascii());
+    let is_name = !tool.is_empty()
+        && tool
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    is_name.then_some((tool, args))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::event::EventKind;
     use crate::ingest::ParseOptions;
     use crate::ingest::text::parse;
 
-    /// Each event's call, as `run #step`.
+    /// Each attempt's, answer's and failure's call, as `run #step`.
     fn calls(text: &str) -> Vec<String> {
         let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
         (p.events.iter())
@@ -93,6 +136,8 @@ mod tests {
             .collect()
     }
 
+    const FIRST: &str = "?2026-12-06T05:28:00.670Z #1";
+
     #[test]
     fn a_clients_retry_loop_is_one_call_and_a_final_answer_ends_it() {
         let text = concat!(
@@ -100,12 +145,58 @@ mod tests {
             "2026-12-06 05:28:00,670 WARNING agent: Retrying post_refund in 1 seconds as it raised ReadTimeout: timed out.\n",
             "2026-12-06 05:28:01,674 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n",
             "2026-12-06 05:28:02,000 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n",
-            // Five minutes on, a failure opens another call.
+            // A GET changes nothing: no call of its own.
+            "2026-12-06 05:28:03,000 INFO httpx: HTTP Request: GET http://x/v1/orders/A-1 \"HTTP/1.1 200 OK\"\n",
+            // A minute on, a failure opens another call.
             "2026-12-06 05:40:00,000 WARNING agent: Retrying post_refund in 1 seconds as it raised ReadTimeout: timed out.\n",
         );
+        let second = "?2026-12-06T05:28:02.000Z #1";
+        let third = "?2026-12-06T05:40:00.000Z #1";
+        assert_eq!(calls(text), [FIRST, FIRST, FIRST, second, second, third]);
+    }
+
+    #[test]
+    fn a_service_logs_requests_of_its_own_and_none_is_an_agents_call() {
+        let text = concat!(
+            "2026-12-06 05:28:00,000 INFO payments: refund created refund_id=re_1 order_id=A-1 amount_minor=4500 currency=GBP\n",
+            "2026-12-06 05:28:00,100 INFO httpx: HTTP Request: POST https://acquirer.example/v1/refunds \"HTTP/1.1 201 Created\"\n",
+            "2026-12-06 05:28:01,000 WARNING payments: Retrying notify in 1 seconds as it raised ReadTimeout: timed out.\n",
+            "2026-12-06 05:28:02,000 INFO payments: Sending webhook POST https://merchant.example/hooks attempt=1\n",
+        );
+        assert!(
+            calls(text).iter().all(|c| !c.starts_with("?2026")),
+            "{:?}",
+            calls(text)
+        );
+    }
+
+    #[test]
+    fn the_agents_sdks_tool_call_is_a_call_with_its_arguments() {
+        let text = concat!(
+            "2026-12-06 05:28:00,367 DEBUG openai.agents: Invoking tool issue_refund with input {\"order_id\":\"A-88214\",\"amount_minor\":4500}\n",
+            "2026-12-06 05:28:00,670 WARNING agent: Retrying post_refund in 1 seconds as it raised ReadTimeout: timed out.\n",
+            "2026-12-06 05:28:01,674 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n",
+            // Its tool data hidden (the SDK's default): no call, the requests an anonymous one's.
+            "2026-12-06 05:29:00,000 DEBUG openai.agents: Invoking tool issue_refund\n",
+            "2026-12-06 05:29:00,100 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n",
+        );
+        let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        let called = "?2026-12-06T05:28:00.367Z";
+        match &p.events[0].kind {
+            EventKind::ToolCall(c) => {
+                assert_eq!(
+                    (c.call.run.as_str(), c.tool.as_str()),
+                    (called, "issue_refund")
+                );
+                assert!(c.args_raw.contains("A-88214"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let called = format!("{called} #1");
+        let later = "?2026-12-06T05:29:00.100Z #1".to_string();
         assert_eq!(
             calls(text),
-            ["?0 #1", "?0 #1", "?0 #1", "?0 #2", "?0 #2", "?0 #3"]
+            [called.clone(), called.clone(), called, later.clone(), later]
         );
     }
 
@@ -117,6 +208,7 @@ mod tests {
             "2026-12-06 05:28:01,500 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n",
         );
         // The 503 leaves the anonymous call open; the tool call's requests are still its own.
-        assert_eq!(calls(text), ["?0 #1", "?0 #1", "r1 #2", "r1 #2"]);
+        let anonymous = "?2026-12-06T05:28:00.000Z #1";
+        assert_eq!(calls(text), [anonymous, anonymous, "r1 #2", "r1 #2"]);
     }
 }

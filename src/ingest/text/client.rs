@@ -33,7 +33,7 @@ use shapes::{ClientLine, agents_own, read};
 pub(super) struct ClientLog {
     /// The current dispatch's step has ended (or there is none): client lines now are not
     /// its requests.
-    over: bool,
+    pub(super) over: bool,
     /// The earliest a request not yet logged can have been sent: the latest line of the
     /// dispatch (its tool call, a client line).
     since: Timestamp,
@@ -96,6 +96,11 @@ impl ClientLog {
     }
 }
 
+/// A method that changes nothing (`GET`, `HEAD`, `OPTIONS`).
+fn is_safe_method(method: &[u8]) -> bool {
+    [&b"GET"[..], b"HEAD", b"OPTIONS"].contains(&method)
+}
+
 /// Whether `msg` may be a client's line: the first byte of each shape. Inlined into the
 /// general path; what passes goes to [`TextParser::client_line`].
 #[inline]
@@ -112,9 +117,17 @@ impl TextParser {
         let call = match &self.current_call {
             Some(call) if !self.client.over => call.clone(),
             Some(_) => return Some(Verdict::Ignored),
-            // Only a request or a retry opens a call of its own: a connection is no request.
+            // Only a request that may have an effect, or a retry, opens a call of its own: a
+            // connection is no request, a GET changes nothing.
             None if matches!(line, ClientLine::Connecting { .. }) => return Some(Verdict::Ignored),
-            None => self.call_or_anonymous(at),
+            None if matches!(&line, ClientLine::Answered { method, .. } if is_safe_method(method)) =>
+            {
+                return Some(Verdict::Ignored);
+            }
+            None => match self.call_or_anonymous(at) {
+                Some(call) => call,
+                None => return Some(Verdict::Ignored),
+            },
         };
         // The agent numbered this dispatch's attempts itself (`(attempt N)` lines): these
         // lines repeat them.

@@ -184,7 +184,10 @@ impl<'a> Fields<'a> {
     /// ([`super::call_tokens::words_then_tokens`]): the words a field, each token its own,
     /// the other fields as they were. `None` when the first field is not of that shape.
     pub(super) fn words_then_tokens(&self) -> Option<Fields<'a>> {
-        let (head, tokens) = super::call_tokens::words_then_tokens(self.plain.first()?)?;
+        let first = self.plain.first()?;
+        // Most lines that get here have no token in their first field at all.
+        memchr::memchr(b'=', first)?;
+        let (head, tokens) = super::call_tokens::words_then_tokens(first)?;
         let mut out = Fields::empty();
         out.plain.push(head);
         for t in tokens.into_iter().chain(self.tokens.iter().copied()) {

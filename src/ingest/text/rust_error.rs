@@ -7,7 +7,7 @@
 
 /// The error's class and its text, if `field` (or its part after `...failed: `) is one.
 pub(super) fn request_error(field: &[u8]) -> Option<(&'static [u8], &[u8])> {
-    let error = match memchr::memmem::find(field, b": ") {
+    let error = match colon_blank(field) {
         Some(cut) if super::words_about_a_failure(&field[..cut]) == Some(true) => {
             field[cut + 2..].trim_ascii()
         }
@@ -21,10 +21,17 @@ pub(super) fn request_error(field: &[u8]) -> Option<(&'static [u8], &[u8])> {
     debug_error(error)
 }
 
+/// The first `: ` in `field` (a search for its colons: no searcher built per line).
+fn colon_blank(field: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b':', field).find(|&i| field.get(i + 1) == Some(&b' '))
+}
+
 /// `path::Error { kind: ..., source: ... }`: a Rust error's `Debug`, its type a path that
 /// ends in `Error`; the class is the path.
 fn debug_error(error: &[u8]) -> Option<(&'static [u8], &[u8])> {
-    let brace = memchr::memmem::find(error, b" { ")?;
+    let brace = memchr::memchr_iter(b'{', error)
+        .find(|&i| i > 0 && error[i - 1] == b' ' && error.get(i + 1) == Some(&b' '))?
+        - 1;
     let class = &error[..brace];
     let is_path = class.windows(2).any(|w| w == b"::")
         && class.ends_with(b"Error")
