@@ -131,8 +131,9 @@ impl<'a> Fields<'a> {
             let code = rest
                 .get(i)
                 .filter(|c| c.len() == 3 && c.iter().all(u8::is_ascii_uppercase));
-            let number =
-                token(word).is_some_and(|(_, v)| v.first().is_some_and(u8::is_ascii_digit));
+            let number = token(word).is_some_and(|(n, v)| {
+                n.starts_with(b"amount") && v.first().is_some_and(u8::is_ascii_digit)
+            });
             match code {
                 Some(code) if number => {
                     out.push(&first[offset(word)..offset(code) + 3]);

@@ -429,3 +429,16 @@ fn a_key_logged_as_a_rust_option_is_the_key_inside_it() {
         Some("Something-1")
     );
 }
+
+#[test]
+fn only_an_amount_takes_the_currency_code_after_it() {
+    let p = run(
+        "2026-12-06T05:25:20Z  refund created refund_id=re_1 order_id=1001 ABC amount=4500 GBP\n",
+    );
+    let e = effects(&p);
+    assert_eq!(e[0].order.as_deref(), Some("1001"));
+    assert_eq!(
+        e[0].whole.map(|w| w.currency),
+        Some(crate::money::Currency::GBP)
+    );
+}
