@@ -729,7 +729,8 @@ impl TextParser {
             Some(s) => Some(parse_u32(s).ok_or("step= is not a number")?),
             None => None,
         };
-        let current = self.current_call.as_ref();
+        let current =
+            (self.current_call.as_ref()).filter(|_| !self.anonymous_expired(self.line_at));
         Ok(match (run, step) {
             (Some(run), Some(step)) => Some(CallRef { run, step }),
             (Some(run), None) => current.filter(|c| c.run == run).cloned(),

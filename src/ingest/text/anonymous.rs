@@ -37,9 +37,7 @@ impl TextParser {
     /// time (`?2026-12-06T05:28:00.367Z`: stable when the log rotates, and never the same
     /// on another day). `None` in a file that logged an effect.
     pub(super) fn call_or_anonymous(&mut self, at: Timestamp) -> Option<CallRef> {
-        if let Some(since) = self.anonymous.open
-            && at.0.saturating_sub(since.0) > OPEN_FOR.0
-        {
+        if self.anonymous_expired(at) {
             self.end_anonymous();
         }
         if let Some(call) = &self.current_call {
@@ -59,6 +57,14 @@ impl TextParser {
             .unwrap_or(at);
         self.client.new_dispatch(since);
         Some(call)
+    }
+
+    /// The current call is an anonymous one that has waited past its time at `at`: a line
+    /// then is none of its.
+    pub(super) fn anonymous_expired(&self, at: Timestamp) -> bool {
+        self.anonymous
+            .open
+            .is_some_and(|since| at.0.saturating_sub(since.0) > OPEN_FOR.0)
     }
 
     fn new_anonymous(&mut self, at: Timestamp) -> CallRef {
@@ -153,6 +159,19 @@ mod tests {
         let second = "?2026-12-06T05:28:02.000Z #1";
         let third = "?2026-12-06T05:40:00.000Z #1";
         assert_eq!(calls(text), [FIRST, FIRST, FIRST, second, second, third]);
+    }
+
+    #[test]
+    fn a_failure_long_after_an_anonymous_call_is_none_of_its() {
+        let text = concat!(
+            "2026-12-06 05:28:00,000 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 503 Service Unavailable\"\n",
+            "2026-12-06 07:00:00,000 ERROR agent: refund request failed: ReadTimeoutError: read timed out\n",
+        );
+        let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        match &p.events.last().unwrap().kind {
+            EventKind::Failure(f) => assert_eq!(f.call, None),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
