@@ -722,9 +722,7 @@ impl TextParser {
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
     fn call_of(&self, f: &Fields) -> Result<Option<CallRef>, String> {
-        let run = (f.token(b"run").or_else(|| f.token(b"run_id")))
-            .or_else(|| f.token(b"runId"))
-            .map(small);
+        let run = f.run().map(small);
         let step = match f.token(b"step") {
             Some(s) => Some(parse_u32(s).ok_or("step= is not a number")?),
             None => None,

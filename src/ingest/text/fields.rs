@@ -41,6 +41,9 @@ impl<T: Copy, const N: usize> std::ops::Deref for Few<T, N> {
 
 const MAX_FIELDS: usize = 24;
 
+/// The names a run is logged under, SPEC's first.
+pub(super) const RUN_NAMES: [&[u8]; 3] = [b"run", b"run_id", b"runId"];
+
 /// A message split into plain fields and `name=value` tokens.
 pub(super) struct Fields<'a> {
     pub(super) plain: Few<&'a [u8], MAX_FIELDS>,
@@ -198,6 +201,11 @@ impl<'a> Fields<'a> {
             out.push(field);
         }
         Some(out)
+    }
+
+    /// The run a line names: SPEC's `run=`, or a program's own `run_id=` / `runId=`.
+    pub(super) fn run(&self) -> Option<&'a [u8]> {
+        RUN_NAMES.iter().find_map(|name| self.token(name))
     }
 
     pub(super) fn token(&self, name: &[u8]) -> Option<&'a [u8]> {

@@ -17,7 +17,7 @@ impl TextParser {
         &mut self,
         f: &Fields,
     ) -> Result<Option<EventKind>, String> {
-        let run = (f.token(b"run").or_else(|| f.token(b"run_id"))).or_else(|| f.token(b"runId"));
+        let run = f.run();
         let attempt = f.token(b"attempt");
         // A call's own run and step, or a tool call whose step is still open: never an
         // anonymous call made of such lines (a service's own deliveries have attempts too).
@@ -75,11 +75,7 @@ impl TextParser {
                 })
         };
         let either = |a: &[u8], b: &[u8]| find(a).or_else(|| find(b));
-        let run = || {
-            find(b"run")
-                .or_else(|| find(b"run_id"))
-                .or_else(|| find(b"runId"))
-        };
+        let run = || super::fields::RUN_NAMES.iter().find_map(|name| find(name));
         // Most lines name no tool: one search of each field says so.
         static TOOL: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
             std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"tool"));
