@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::classify::FailureClass;
+use crate::money::Currency;
 
 fn run(text: &str) -> Parsed {
     parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()

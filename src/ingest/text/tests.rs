@@ -1,6 +1,7 @@
 use super::*;
 use crate::classify::FailureClass;
 use crate::ingest::lines::newlines_of;
+use crate::money::Currency;
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 
 const INCIDENT: &str = include_str!("../../../fixtures/incident-a88214/trace.log");
