@@ -354,7 +354,14 @@ impl TextParser {
             dated,
             msg,
         };
-        self.read_message(unsplit, ahead)
+        match self.read_message(unsplit, ahead) {
+            // `INFO payments refund created ...`: the word after the level was a logger's.
+            Verdict::Ignored => match level::after_one_word_logger(message_of(rest)) {
+                Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
+                None => Verdict::Ignored,
+            },
+            verdict => verdict,
+        }
     }
 
     /// A stamped line's message, read after its stamp and level.

@@ -200,6 +200,21 @@ fn is_logger_name(word: &[u8]) -> bool {
         && !METHODS.contains(&word)
 }
 
+/// The message after Python's `%(levelname)s %(name)s %(message)s` with a logger named in
+/// one word (`INFO payments refund created ...`, `INFO __main__ ...`). Such a name cannot be
+/// told from a message's first word (`INFO refund created ...` has no logger), so this is
+/// asked only of a line whose message, read with the word, was nothing.
+pub(super) fn after_one_word_logger(msg: &[u8]) -> Option<&[u8]> {
+    let (level, rest) = first_field(msg)?;
+    let (name, after) = first_field(rest.strip_prefix(b" ")?)?;
+    let message = after.strip_prefix(b" ")?;
+    let one_word = is_logger_name(name) && !name.contains(&b'.') && !name.contains(&b':');
+    (LEVELS.contains(&level)
+        && one_word
+        && message.first().is_some_and(|b| !b.is_ascii_whitespace()))
+    .then_some(message)
+}
+
 /// The first word of `text` and what follows it, from the blank after it.
 fn first_field(text: &[u8]) -> Option<(&[u8], &[u8])> {
     let end = text.iter().position(|&b| b == b' ' || b == b'\t')?;
@@ -582,6 +597,30 @@ mod tests {
             ("INFORMATION payments: x", "INFORMATION payments: x"),
         ] {
             assert_eq!(without_level(line.as_bytes()), message.as_bytes(), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_one_word_logger_after_a_level_in_capitals_is_found_on_request() {
+        for (line, message) in [
+            (
+                "INFO payments refund created id=re_1",
+                Some("refund created id=re_1"),
+            ),
+            (
+                "WARNING __main__ POST http://p/v1/refunds",
+                Some("POST http://p/v1/refunds"),
+            ),
+            // Dotted names are read past at once; two blanks end a field; no level, no name.
+            ("INFO payments.refunds refund created", None),
+            ("INFO  payments refund created", None),
+            ("info payments refund created", None),
+            ("INFO payments  refund created", None),
+            ("INFO refund", None),
+            ("payments refund created id=re_1", None),
+        ] {
+            let found = after_one_word_logger(line.as_bytes());
+            assert_eq!(found, message.map(str::as_bytes), "{line}");
         }
     }
 
