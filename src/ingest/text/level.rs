@@ -420,7 +420,7 @@ fn without_level_field(msg: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
-    use super::{python_default_layout, without_level};
+    use super::{after_one_word_logger, python_default_layout, without_level};
 
     #[test]
     fn a_level_in_capitals_and_one_blank_is_read_past() {
