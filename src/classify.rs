@@ -132,8 +132,9 @@ pub fn classify_failure(error: &str, message: &str) -> FailureClass {
     {
         return FailureClass::Safe;
     }
-    if let Some(status) =
-        (leading_status(message).or_else(|| leading_status(error))).or_else(|| guzzle_status(&text))
+    if let Some(status) = (leading_status(message).or_else(|| leading_status(error)))
+        .or_else(|| guzzle_status(&text))
+        .or_else(|| named_status(&text))
     {
         return classify_status(status);
     }
@@ -149,6 +150,29 @@ fn guzzle_status(text: &str) -> Option<u16> {
         .bytes()
         .all(|b| b.is_ascii_digit())
         .then(|| digits.parse().ok())?
+}
+
+/// An error's words naming the answer's status (`unexpected status code: 422`, Go's
+/// `status 422`, go-retryablehttp's `(status: 422)`, `status=503`): a client's or a
+/// service's refusal, not a lost answer. A 4xx or 5xx only: a `status 200` in a failure's
+/// words says nothing of this failure.
+fn named_status(text: &str) -> Option<u16> {
+    text.match_indices("status").find_map(|(at, word)| {
+        let before = text.as_bytes()[..at].last();
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+            return None;
+        }
+        let rest = &text[at + word.len()..];
+        let rest = rest.strip_prefix(" code").unwrap_or(rest);
+        let rest = rest.trim_start_matches([':', '=', ' ']);
+        let digits = rest.get(..3)?;
+        let ends = rest[3..]
+            .bytes()
+            .next()
+            .is_none_or(|b| !b.is_ascii_alphanumeric());
+        let status: u16 = digits.parse().ok().filter(|_| ends)?;
+        (400..600).contains(&status).then_some(status)
+    })
 }
 
 /// The text names a request that was sent and whose answer was lost (a read timeout, a
@@ -242,6 +266,33 @@ mod tests {
             "Client error: `POST http://x/v1/refunds` resulted in a `422 Unprocessable Entity` response",
         );
         assert_eq!(client, Permanent);
+    }
+
+    /// Go's errors and retry libraries name the status in their words.
+    #[test]
+    fn a_status_named_in_an_errors_words_classifies_it() {
+        for (error, message, class) in [
+            ("", "status 422", Permanent),
+            (
+                "*errors.errorString",
+                "unexpected status code: 422",
+                Permanent,
+            ),
+            (
+                "",
+                "POST http://p/v1/refunds (status: 409): giving up",
+                Conflict,
+            ),
+            ("", "upstream answered status=503", Ambiguous),
+            ("", "status 429 too many requests", Safe),
+            // No status: a word that only starts so, a number too long, a success.
+            ("", "statusless 422", Ambiguous),
+            ("", "status 4221", Ambiguous),
+            ("", "status 200 then the connection reset", Ambiguous),
+            ("", "status unknown after read timeout", Ambiguous),
+        ] {
+            assert_eq!(classify_failure(error, message), class, "{message}");
+        }
     }
 
     #[test]

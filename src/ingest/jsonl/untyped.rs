@@ -47,6 +47,9 @@ pub(super) fn typed(line: &str) -> Option<String> {
             top.insert("message".into(), Value::String(message));
         }
     }
+    if ty == "step_end" && !top.contains_key("status") {
+        top.insert("status".into(), Value::String("failed".into()));
+    }
     if ty == "run" {
         let word = lifecycle_word(&top)?;
         if let Some(message) = top.remove("event") {
@@ -121,6 +124,11 @@ fn type_of(top: &Map<String, Value>) -> Option<&'static str> {
     let call = has("run") && has("step");
     let error = has("error") || has("err") || has("exception");
     let status = top.get("status").filter(|v| !v.is_null());
+    // A tool's line with an error and no arguments is how it ended (`tool failed`), not
+    // another call of it.
+    if call && has("tool") && !has("args") && error && status.is_none() {
+        return Some("step_end");
+    }
     if call && has("tool") && (has("args") || status.is_none()) {
         return Some("tool_call");
     }
@@ -229,6 +237,11 @@ mod tests {
                 r#"{"msg":"refund response","run":"r","step":4,"attempt":1,"status":422,"error":"too much"}"#,
                 "response",
             ),
+            // A tool's error without its arguments: the step failed (pino's `tool failed`).
+            (
+                r#"{"msg":"tool failed","runId":"r","step":1,"tool":"issue_refund","err":"timeout of 1000ms exceeded"}"#,
+                "step_end",
+            ),
         ];
         for (line, ty) in lines {
             assert_eq!(type_in(line).as_deref(), Some(ty), "{line}");
@@ -241,6 +254,12 @@ mod tests {
         assert_eq!(v["effect_id"], "cp_1");
         let v: Value = serde_json::from_str(&typed(lines[2].0).unwrap()).unwrap();
         assert_eq!(v["message"], "Post \"x\": EOF");
+        let failed = lines.last().unwrap().0;
+        let v: Value = serde_json::from_str(&typed(failed).unwrap()).unwrap();
+        assert_eq!(
+            (&v["status"], &v["error"]),
+            (&"failed".into(), &"timeout of 1000ms exceeded".into())
+        );
     }
 
     #[test]
