@@ -37,12 +37,17 @@ pub(super) fn match_effects(model: &mut Model) {
                     let order = e.order.as_deref()?;
                     let created = latest_instant(e.created, skew);
                     let fits = |id| attempt_fits(m, id, e);
-                    by_order
-                        .latest_at_or_before(m, (&e.kind, order), created, fits)
-                        .or_else(|| {
-                            let limit = created.plus(skew);
-                            by_order.latest_at_or_before(m, (&e.kind, order), limit, fits)
-                        })
+                    // An attempt whose answer named another effect made that one: an
+                    // earlier attempt still open (timed out, the service slower than
+                    // the retry) made this one, if any did; else the answered one (a
+                    // gateway's copy of its request).
+                    let unclaimed = |id| fits(id) && !names_another_effect(m, id, e);
+                    let pair = (&*e.kind, order);
+                    let limit = created.plus(skew);
+                    (by_order.latest_at_or_before(m, pair, created, unclaimed))
+                        .or_else(|| by_order.latest_at_or_before(m, pair, created, fits))
+                        .or_else(|| by_order.latest_at_or_before(m, pair, limit, unclaimed))
+                        .or_else(|| by_order.latest_at_or_before(m, pair, limit, fits))
                         .map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime))
                 })
                 .or_else(|| {
@@ -331,6 +336,15 @@ pub(super) fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool 
         _ => attempt.at.plus(LATE_EFFECT_HORIZON),
     };
     e.created <= open_until.plus(model.max_skew)
+}
+
+/// The answer to attempt `id` named an effect other than `e`.
+fn names_another_effect(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
+    matches!(
+        &model.attempt(id).outcome,
+        Some(Outcome { kind: OutcomeKind::Response { effect_id: Some(named), .. }, .. })
+            if *named != e.id
+    )
 }
 
 /// The attempt before `id` in its dispatch, when it was answered 2xx no earlier than the

@@ -8,6 +8,9 @@ pub(crate) mod monolog;
 pub(crate) mod nested;
 mod object;
 mod untyped;
+
+#[cfg(test)]
+mod open_call_tests;
 pub(crate) mod winston;
 
 use super::lines::{for_each_line_at, for_each_line_in};
@@ -135,6 +138,10 @@ struct State {
     /// A line with SPEC §3.2's `type` was read: the file is a typed trace, and a logger's
     /// messages beside its events (debug lines) are not read again as events.
     typed: bool,
+    /// The latest tool call's step has not ended: a line naming no call may be its.
+    call_open: bool,
+    /// The highest attempt number read for the latest tool call (0: none yet).
+    last_number: u32,
 }
 
 impl State {
@@ -147,6 +154,8 @@ impl State {
             embedded: None,
             more: Vec::new(),
             typed: false,
+            call_open: false,
+            last_number: 0,
         }
     }
 }
@@ -224,6 +233,10 @@ impl State {
             if has(&["message", "msg", "event", "@m", "@mt"]) && !has(&EVENT_ONLY) {
                 // Unless the message is a sentence about an effect, as a text log's can be,
                 // or a text trace's message.
+                // `"msg": "refund request"`, `"POST ..."` after a tool call: the call's.
+                if let Some(line) = self.of_open_call(text, &f, opts) {
+                    return line;
+                }
                 if !logged::may_name_an_effect(&f) {
                     return self.embedded(&f, opts);
                 }
@@ -233,10 +246,13 @@ impl State {
                 };
             }
             // SPEC §3.2's fields without their `type`: the fields say which event.
-            if let Some(typed) = untyped::typed(text) {
+            if let Some(typed) = untyped::typed(text, self.next_number()) {
                 let was_typed = self.typed;
                 let line = self.text_line(&typed, opts);
                 self.typed = was_typed;
+                if let Ok(Some((at, kind, _))) = &line {
+                    self.tell_messages(kind, *at, opts);
+                }
                 return line;
             }
             // A message with fields of no one event beside it (a logger's context: the MDC's
@@ -360,6 +376,7 @@ impl State {
             Some(at) => at,
             None => self.stamp(&f, opts)?,
         };
+        self.follow(&kind);
         // Once every field the event reads has been read: the rest are its attributes.
         let attrs = if opts.keep_attrs {
             f.attrs()
@@ -367,6 +384,70 @@ impl State {
             Attrs::new()
         };
         Ok(Some((at, kind, attrs)))
+    }
+
+    /// The number the latest tool call's next attempt would have, while its step is open.
+    fn next_number(&self) -> Option<u32> {
+        (self.call_open && self.last_call.is_some()).then_some(self.last_number + 1)
+    }
+
+    /// Keeps up with the latest tool call: whether its step is open, its last attempt.
+    fn follow(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::ToolCall(_) => (self.call_open, self.last_number) = (true, 0),
+            EventKind::Attempt(a) if a.call.is_some() && a.call == self.last_call => {
+                self.last_number = self.last_number.max(a.number);
+            }
+            EventKind::StepEnd(s) if Some(&s.call) == self.last_call.as_ref() => {
+                self.call_open = false;
+            }
+            _ => {}
+        }
+    }
+
+    /// A logger's line with a message and no SPEC field, logged while the latest tool
+    /// call's step is open, that is its request, answer or failure ([`untyped::typed`]):
+    /// pino's `{"method":"POST","url":...,"msg":"refund request"}`. Only a line with a
+    /// field such events have is parsed again.
+    fn of_open_call(
+        &mut self,
+        text: &str,
+        f: &Fields,
+        opts: &ParseOptions,
+    ) -> Option<Result<Line, String>> {
+        let next = self.next_number()?;
+        let fields = ["method", "url", "status", "error"];
+        if !fields.iter().any(|k| f.get(k).is_some()) && !text.contains("\"err\"") {
+            return None;
+        }
+        let typed = untyped::typed(text, Some(next))?;
+        let was_typed = self.typed;
+        let line = self.text_line(&typed, opts);
+        self.typed = was_typed;
+        if let Ok(Some((at, kind, _))) = &line {
+            self.tell_messages(kind, *at, opts);
+        }
+        Some(line)
+    }
+
+    /// A tool call or a step's end read from a logger's fields (SPEC's without `type`),
+    /// told to the reader of the messages: a retry library's or an HTTP client's message
+    /// after a tool call names no call (structlog's `Retrying ... as it raised
+    /// ReadTimeout`), and is that call's. (A typed trace's messages are not read.)
+    fn tell_messages(&mut self, kind: &EventKind, at: crate::time::Timestamp, opts: &ParseOptions) {
+        let input = self.input;
+        let reader = (self.embedded).get_or_insert_with(|| EmbeddedMessages::new(input, opts));
+        match kind {
+            EventKind::ToolCall(t) => reader.follow_call(&t.call, at),
+            EventKind::StepEnd(s) => reader.call_ended(&s.call),
+            // The program numbers its requests: an HTTP client's lines repeat them.
+            EventKind::Attempt(a) => {
+                if let Some(call) = &a.call {
+                    reader.attempt_logged(call, a.number);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// A logger's line whose message is a SPEC §3.1 message of the agent's side (Go's

@@ -86,6 +86,24 @@ impl EmbeddedMessages {
         }
     }
 
+    /// The format around the messages dispatched `call` at `at` (a JSON line's tool call):
+    /// the messages after it that name no call (a retry library's, an HTTP client's) are
+    /// its, as a text trace's are its latest tool call's.
+    pub fn follow_call(&mut self, call: &CallRef, at: Timestamp) {
+        self.0.begin_call(call, at);
+    }
+
+    /// The format around the messages logged attempt `number` of `call`: an HTTP client's
+    /// lines about it repeat it.
+    pub fn attempt_logged(&mut self, call: &CallRef, number: u32) {
+        self.0.last_attempt.insert(call.clone(), number);
+    }
+
+    /// The format around the messages ended `call`'s step: later messages are not its.
+    pub fn call_ended(&mut self, call: &CallRef) {
+        let _ = self.0.step_end(call.clone(), true, None);
+    }
+
     /// The events of line `n`'s message `msg`, written at `at`: none when it reads as no
     /// SPEC message (or a broken one: the line around it is what the input says it is).
     pub fn read(&mut self, n: u32, at: Timestamp, msg: &[u8]) -> Vec<(Timestamp, EventKind)> {
@@ -720,16 +738,21 @@ impl TextParser {
                 .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
                 .map_err(|e| format!("tool call args are not JSON: {e}"))?;
         }
-        self.current_call = Some(call.clone());
-        self.named_call();
-        self.last_attempt.remove(&call);
-        self.client.new_dispatch(at);
+        self.begin_call(&call, at);
         Ok(EventKind::ToolCall(Box::new(ToolCall {
             call,
             tool: small(tool),
             args_raw: small(raw),
             args: serde_json::Value::Null,
         })))
+    }
+
+    /// `call` was dispatched at `at`: the client lines after it that name no call are its.
+    fn begin_call(&mut self, call: &CallRef, at: Timestamp) {
+        self.current_call = Some(call.clone());
+        self.named_call();
+        self.last_attempt.remove(call);
+        self.client.new_dispatch(at);
     }
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.

@@ -7,8 +7,10 @@ use serde_json::{Map, Value};
 
 /// The line with the `type` its fields give, `err` as `error` (a sentence, Go's
 /// `err.Error()`, as the failure's `message`) and the effect's id (`refund_id`) as
-/// `effect_id`; `None` when they give no one type.
-pub(super) fn typed(line: &str) -> Option<String> {
+/// `effect_id`; `None` when they give no one type. `open`: the number the next attempt of
+/// the file's latest tool call would have, while its step is open; a line naming no call
+/// may then be that call's ([`type_in_open_call`]).
+pub(super) fn typed(line: &str, open: Option<u32>) -> Option<String> {
     let Ok(Value::Object(mut top)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
@@ -19,7 +21,20 @@ pub(super) fn typed(line: &str) -> Option<String> {
             top.insert(field.into(), v);
         }
     }
-    let ty = type_of(&top)?;
+    let names_none = !top.contains_key("run") && !top.contains_key("step");
+    let ty = match (type_of(&top), open) {
+        (Some(ty), _) => ty,
+        (None, Some(next)) if names_none => {
+            let ty = type_in_open_call(&top)?;
+            // An unnumbered request is the call's next; an answer or a failure its latest.
+            let number = if ty == "attempt" { next } else { next - 1 };
+            if number > 0 && !top.contains_key("attempt") {
+                top.insert("attempt".into(), Value::from(number));
+            }
+            ty
+        }
+        (None, _) => return None,
+    };
     if !top.contains_key("error")
         && let Some(err) = top.remove("err").or_else(|| top.remove("exception"))
     {
@@ -67,16 +82,11 @@ pub(super) fn typed(line: &str) -> Option<String> {
             top.entry("message").or_insert(Value::String(reason));
         }
     }
-    if ty == "response" && !top.contains_key("effect_id") {
-        // `<kind>_id` for every kind the audit knows (`refund_id`, `capture_id`...).
-        let id = (crate::event::EFFECT_KINDS.iter()).find_map(|kind| {
-            top.get(&format!("{kind}_id"))
-                .filter(|v| v.is_string())
-                .cloned()
-        });
-        if let Some(id) = id {
-            top.insert("effect_id".into(), id);
-        }
+    if ty == "response"
+        && !top.contains_key("effect_id")
+        && let Some(id) = kinds_id(&top)
+    {
+        top.insert("effect_id".into(), id.clone());
     }
     if ty == "attempt"
         && !top.contains_key("method")
@@ -89,6 +99,51 @@ pub(super) fn typed(line: &str) -> Option<String> {
     }
     top.insert("type".into(), Value::String(ty.into()));
     serde_json::to_string(&top).ok()
+}
+
+/// An effect's id under `<kind>_id` or `<kind>Id`, for every kind the audit knows
+/// (`refund_id`, `refundId`, `capture_id`...).
+fn kinds_id(top: &Map<String, Value>) -> Option<&Value> {
+    (crate::event::EFFECT_KINDS.iter()).find_map(|kind| {
+        [format!("{kind}_id"), format!("{kind}Id")]
+            .iter()
+            .find_map(|k| top.get(k).filter(|v| v.is_string()))
+    })
+}
+
+/// A line naming no call, logged while the file's latest tool call is open: its request
+/// (a `method` and a `url`, or a request in its message: `{"method":"POST","url":...,
+/// "msg":"refund request"}`), the answer to it (a status code beside the effect's id or
+/// the request), or a failure of it (an error beside the request, or a message about a
+/// request or a retry: `{"err":"timeout of 1000ms exceeded","msg":"retrying refund
+/// request"}`). Anything else (a model's call, the program's own words) is none of these.
+fn type_in_open_call(top: &Map<String, Value>) -> Option<&'static str> {
+    let has = |k: &str| top.get(k).is_some_and(|v| !v.is_null());
+    let request = (has("method") && has("url")) || request_in_message(top).is_some();
+    let answered = top.get("status").and_then(status_code).is_some();
+    let error = has("error") || has("err") || has("exception");
+    if answered && (request || kinds_id(top).is_some()) {
+        return Some("response");
+    }
+    if error && (request || about_a_request(top)) {
+        return Some("failure");
+    }
+    (request && !error && !answered).then_some("attempt")
+}
+
+/// The line's message speaks of a request or its retry (`retrying refund request`,
+/// `request failed`, `attempt 2 failed`).
+fn about_a_request(top: &Map<String, Value>) -> bool {
+    let Some(message) = ["msg", "message", "event"]
+        .iter()
+        .find_map(|k| top.get(*k)?.as_str())
+    else {
+        return false;
+    };
+    let lower = message.to_ascii_lowercase();
+    lower
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| w.starts_with("retr") || w == "request" || w == "attempt")
 }
 
 /// The request a message names first thing (`POST https://payments/v1/refunds`), as a
@@ -196,7 +251,7 @@ mod tests {
     use super::*;
 
     fn type_in(line: &str) -> Option<String> {
-        let v: Value = serde_json::from_str(&typed(line)?).unwrap();
+        let v: Value = serde_json::from_str(&typed(line, None)?).unwrap();
         Some(v["type"].as_str()?.to_string())
     }
 
@@ -246,16 +301,16 @@ mod tests {
         for (line, ty) in lines {
             assert_eq!(type_in(line).as_deref(), Some(ty), "{line}");
         }
-        let v: Value = serde_json::from_str(&typed(lines[3].0).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(lines[3].0, None).unwrap()).unwrap();
         assert_eq!(v["effect_id"], "re_1");
         // Any kind's id: a capture's too.
         let capture = r#"{"msg":"capture response","run":"r","step":4,"attempt":1,"status":201,"capture_id":"cp_1"}"#;
-        let v: Value = serde_json::from_str(&typed(capture).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(capture, None).unwrap()).unwrap();
         assert_eq!(v["effect_id"], "cp_1");
-        let v: Value = serde_json::from_str(&typed(lines[2].0).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(lines[2].0, None).unwrap()).unwrap();
         assert_eq!(v["message"], "Post \"x\": EOF");
         let failed = lines.last().unwrap().0;
-        let v: Value = serde_json::from_str(&typed(failed).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(failed, None).unwrap()).unwrap();
         assert_eq!(
             (&v["status"], &v["error"]),
             (&"failed".into(), &"timeout of 1000ms exceeded".into())
@@ -265,7 +320,7 @@ mod tests {
     #[test]
     fn a_programs_own_names_for_the_fields_are_read() {
         let line = r#"{"msg":"tool call","run_id":"r","step":1,"tool_name":"issue_refund","arguments":{"order":"A-1"}}"#;
-        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(line, None).unwrap()).unwrap();
         assert_eq!(
             (v["type"].as_str(), v["run"].as_str()),
             (Some("tool_call"), Some("r"))
@@ -276,7 +331,7 @@ mod tests {
         );
         // A field of SPEC's own name wins over its alias.
         let line = r#"{"msg":"tool call","run":"r","run_id":"other","step":1,"tool":"t"}"#;
-        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(line, None).unwrap()).unwrap();
         assert_eq!(
             (v["run"].as_str(), v["run_id"].as_str()),
             (Some("r"), Some("other"))
@@ -288,7 +343,7 @@ mod tests {
     #[test]
     fn a_status_written_with_its_reason_is_an_answer() {
         let line = r#"{"msg":"refund response","run":"r","step":4,"attempt":2,"status":"201 Created","refund_id":"re_1"}"#;
-        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(line, None).unwrap()).unwrap();
         assert_eq!(
             (v["type"].as_str(), v["status"].as_u64()),
             (Some("response"), Some(201))
@@ -302,7 +357,7 @@ mod tests {
     #[test]
     fn a_request_named_in_the_message_is_an_attempt() {
         let line = r#"{"msg":"POST https://payments/v1/refunds","run":"r","step":1,"attempt":2}"#;
-        let v: Value = serde_json::from_str(&typed(line).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(line, None).unwrap()).unwrap();
         assert_eq!(v["type"], "attempt");
         assert_eq!(v["method"], "POST");
         assert_eq!(v["url"], "https://payments/v1/refunds");
@@ -321,12 +376,12 @@ mod tests {
     #[test]
     fn an_exception_in_a_records_context_is_the_failure() {
         let text = r#"{"msg":"refund attempt failed","run":"r","step":4,"attempt":1,"exception":"[object] (GuzzleHttp\\Exception\\ConnectException(code: 0): cURL error 28: Operation timed out at /usr/share/php/x.php:210)"}"#;
-        let v: Value = serde_json::from_str(&typed(text).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(text, None).unwrap()).unwrap();
         assert_eq!(v["type"], "failure");
         assert_eq!(v["error"], "GuzzleHttp\\Exception\\ConnectException");
         assert_eq!(v["message"], "cURL error 28: Operation timed out");
         let object = r#"{"msg":"refund attempt failed","run":"r","step":4,"exception":{"class":"E","message":"boom","code":0}}"#;
-        let v: Value = serde_json::from_str(&typed(object).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&typed(object, None).unwrap()).unwrap();
         assert_eq!(
             (v["error"].as_str(), v["message"].as_str()),
             (Some("E"), Some("boom"))
@@ -343,7 +398,7 @@ mod tests {
             r#"{"msg":"webhook delivery failed","attempt":1,"error":"timeout"}"#,
             r#"{"msg":"request","status":"received","order_id":"A-1"}"#,
         ] {
-            assert_eq!(typed(line), None, "{line}");
+            assert_eq!(typed(line, None), None, "{line}");
         }
     }
 }

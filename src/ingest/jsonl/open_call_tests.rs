@@ -1,0 +1,110 @@
+//! A logger's lines that name no call, read as the latest tool call's while its step is open
+//! (pino's and structlog's agents log the request, the retry and the answer in their own
+//! words, with the run and step only on the tool's lines).
+
+use super::parse;
+use crate::event::EventKind;
+use crate::ingest::{ParseOptions, Parsed};
+
+fn run(lines: &[&str]) -> Parsed {
+    let text = lines.join("\n") + "\n";
+    parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+}
+
+const TOOL_CALL: &str = r#"{"time":1796542824972,"runId":"r1","step":1,"tool":"issue_refund","args":{"order":"A-1","amount_p":4500},"msg":"tool call"}"#;
+const REQUEST: &str =
+    r#"{"time":1796542825094,"method":"POST","url":"http://p/v1/refunds","msg":"refund request"}"#;
+const RETRY: &str = r#"{"time":1796542826108,"err":"timeout of 1000ms exceeded","code":"ECONNABORTED","msg":"retrying refund request"}"#;
+const REQUEST_AGAIN: &str =
+    r#"{"time":1796542826308,"method":"POST","url":"http://p/v1/refunds","msg":"refund request"}"#;
+const ANSWER: &str =
+    r#"{"time":1796542826320,"status":201,"refundId":"re_2","msg":"refund response"}"#;
+const TOOL_DONE: &str = r#"{"time":1796542826325,"runId":"r1","step":1,"tool":"issue_refund","status":"ok","msg":"tool done"}"#;
+
+/// (kind, call's step, attempt number) of each event.
+fn shape(p: &Parsed) -> Vec<(&'static str, Option<u32>, Option<u32>)> {
+    p.events
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::ToolCall(t) => ("tool_call", Some(t.call.step), None),
+            EventKind::Attempt(a) => ("attempt", a.call.as_ref().map(|c| c.step), Some(a.number)),
+            EventKind::Failure(f) => ("failure", f.call.as_ref().map(|c| c.step), f.attempt),
+            EventKind::Response(r) => ("response", r.call.as_ref().map(|c| c.step), r.attempt),
+            EventKind::StepEnd(s) => ("step_end", Some(s.call.step), None),
+            _ => ("other", None, None),
+        })
+        .collect()
+}
+
+#[test]
+fn a_requests_retry_and_answer_in_the_programs_words_are_the_open_calls() {
+    let p = run(&[TOOL_CALL, REQUEST, RETRY, REQUEST_AGAIN, ANSWER, TOOL_DONE]);
+    assert_eq!(
+        shape(&p),
+        [
+            ("tool_call", Some(1), None),
+            ("attempt", Some(1), Some(1)),
+            ("failure", Some(1), Some(1)),
+            ("attempt", Some(1), Some(2)),
+            ("response", Some(1), Some(2)),
+            ("step_end", Some(1), None),
+        ]
+    );
+    let EventKind::Response(r) = &p.events[4].kind else {
+        unreachable!()
+    };
+    assert_eq!(r.effect_id.as_deref(), Some("re_2"));
+}
+
+/// Before any tool call, after its step ended, or about something else (a model's call, the
+/// program's own failure), such lines are no call's.
+#[test]
+fn lines_of_no_open_call_or_about_no_request_are_the_programs_own() {
+    let model = r#"{"time":1796542825000,"status":200,"msg":"model call finished"}"#;
+    let planning = r#"{"time":1796542825001,"err":"no plan","msg":"planning failed"}"#;
+    let p = run(&[
+        REQUEST,
+        TOOL_CALL,
+        model,
+        planning,
+        TOOL_DONE,
+        REQUEST_AGAIN,
+        ANSWER,
+    ]);
+    assert_eq!(
+        shape(&p),
+        [("tool_call", Some(1), None), ("step_end", Some(1), None)]
+    );
+    assert_eq!(
+        (p.stats.events, p.stats.ignored, p.stats.skipped),
+        (2, 5, 0)
+    );
+}
+
+/// structlog's JSON: a retry library's and an HTTP client's messages after the tool call are
+/// its (they were an anonymous call beside it, and the duplicate's cause unknown).
+#[test]
+fn messages_after_a_tool_call_in_fields_are_its() {
+    let p = run(&[
+        r#"{"run_id": "r1", "step": 1, "tool": "issue_refund", "args": {"order": "A-1", "amount_p": 4500}, "event": "tool call", "timestamp": "2026-12-06T07:41:33.570847Z"}"#,
+        r#"{"event": "Retrying __main__.post_refund in 0.3 seconds as it raised ReadTimeout: timed out.", "level": "warning", "timestamp": "2026-12-06T07:41:34.650811Z"}"#,
+        r#"{"event": "HTTP Request: POST http://p/v1/refunds \"HTTP/1.1 201 Created\"", "logger": "httpx", "timestamp": "2026-12-06T07:41:34.987123Z"}"#,
+    ]);
+    let shape = shape(&p);
+    assert_eq!(shape[0], ("tool_call", Some(1), None));
+    assert_eq!(shape[1].0, "failure");
+    assert!(shape[1..].iter().all(|s| s.1 == Some(1)), "{shape:?}");
+    assert!(shape[1..].iter().any(|s| s.0 == "attempt"), "{shape:?}");
+}
+
+/// The program numbered its request itself: the HTTP client's line about it repeats it.
+#[test]
+fn an_http_clients_line_repeats_the_programs_own_request() {
+    let p = run(&[
+        r#"{"run_id": "r1", "step": 1, "tool": "issue_refund", "args": {"order": "A-1", "amount_p": 4500}, "event": "tool call", "timestamp": "2026-12-06T07:41:33.570847Z"}"#,
+        r#"{"method": "POST", "url": "http://p/v1/refunds", "event": "refund request", "timestamp": "2026-12-06T07:41:33.608993Z"}"#,
+        r#"{"event": "HTTP Request: POST http://p/v1/refunds \"HTTP/1.1 201 Created\"", "logger": "httpx", "timestamp": "2026-12-06T07:41:34.987123Z"}"#,
+    ]);
+    let attempts = shape(&p).iter().filter(|s| s.0 == "attempt").count();
+    assert_eq!(attempts, 1, "{:?}", shape(&p));
+}
