@@ -108,3 +108,14 @@ fn an_http_clients_line_repeats_the_programs_own_request() {
     let attempts = shape(&p).iter().filter(|s| s.0 == "attempt").count();
     assert_eq!(attempts, 1, "{:?}", shape(&p));
 }
+
+/// pino's `idempotencyKey` is the request's key: a keyed retry is no unkeyed one.
+#[test]
+fn a_camel_case_key_is_the_requests_key() {
+    let keyed = r#"{"time":1796542825094,"method":"POST","url":"http://p/v1/refunds","idempotencyKey":"k-1","msg":"refund request"}"#;
+    let p = run(&[TOOL_CALL, keyed]);
+    let EventKind::Attempt(a) = &p.events[1].kind else {
+        panic!("{:?}", p.events)
+    };
+    assert_eq!(a.key.as_deref(), Some("k-1"));
+}

@@ -162,12 +162,13 @@ fn request_in_message(top: &Map<String, Value>) -> Option<(&str, &str)> {
 
 /// Names a program's own logging gives SPEC's fields (`logger.info("tool call", run_id=...)`),
 /// read as those fields when the line has none of its own by that name.
-const ALIASES: [(&str, &str); 5] = [
+const ALIASES: [(&str, &str); 6] = [
     ("run_id", "run"),
     ("runId", "run"),
     ("tool_name", "tool"),
     ("arguments", "args"),
     ("attempt_number", "attempt"),
+    ("idempotencyKey", "idempotency_key"),
 ];
 
 /// The one event type the fields make the line, always of an agent's call (its `run` and
