@@ -41,14 +41,17 @@ pub(super) fn match_effects(model: &mut Model) {
                     // earlier attempt still open (timed out, the service slower than
                     // the retry) made this one, if any did; else the answered one (a
                     // gateway's copy of its request).
-                    let unclaimed = |id| fits(id) && !names_another_effect(m, id, e);
+                    let unclaimed = |id| !names_another_effect(m, id, e);
                     let pair = (&*e.kind, order);
-                    let limit = created.plus(skew);
-                    (by_order.latest_at_or_before(m, pair, created, unclaimed))
-                        .or_else(|| by_order.latest_at_or_before(m, pair, created, fits))
-                        .or_else(|| by_order.latest_at_or_before(m, pair, limit, unclaimed))
-                        .or_else(|| by_order.latest_at_or_before(m, pair, limit, fits))
-                        .map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime))
+                    let within = |limit| by_order.latest_fitting(m, pair, limit, fits, unclaimed);
+                    let found = match within(created) {
+                        Some((id, true)) => Some(id),
+                        first => match (first, within(created.plus(skew))) {
+                            (_, Some((id, true))) => Some(id),
+                            (first, later) => first.or(later).map(|(id, _)| id),
+                        },
+                    };
+                    found.map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime))
                 })
                 .or_else(|| {
                     let id = by_time.get(m, e)?;
@@ -185,23 +188,34 @@ impl OrderIndex {
         OrderIndex(list)
     }
 
-    /// The latest attempt for `pair` sent at or before `limit` that `fits`.
-    fn latest_at_or_before(
+    /// The latest attempt for `pair` sent at or before `limit` that `fits` and is
+    /// `preferred` (with `true`), else the latest that fits (with `false`). The search
+    /// for a preferred one ends a [`LATE_EFFECT_HORIZON`] before the latest that fits.
+    fn latest_fitting(
         &self,
         model: &Model,
         pair: (&str, &str),
         limit: Timestamp,
         fits: impl Fn(AttemptId) -> bool,
-    ) -> Option<AttemptId> {
+        preferred: impl Fn(AttemptId) -> bool,
+    ) -> Option<(AttemptId, bool)> {
         let h = Self::hash(pair);
         let start = self.0.partition_point(|&(x, _, _)| x < h);
         let end = self.0.partition_point(|&(x, at, _)| (x, at) <= (h, limit));
-        self.0[start..end]
-            .iter()
-            .rev()
-            .filter(|&&(_, _, p)| Self::pair(model, p) == Some(pair))
-            .map(|&(_, _, p)| p)
-            .find(|&id| fits(id))
+        let mut fallback: Option<(AttemptId, Timestamp)> = None;
+        for &(_, at, p) in self.0[start..end].iter().rev() {
+            if fallback.is_some_and(|(_, first)| at < first.minus(LATE_EFFECT_HORIZON)) {
+                break;
+            }
+            if Self::pair(model, p) != Some(pair) || !fits(p) {
+                continue;
+            }
+            if preferred(p) {
+                return Some((p, true));
+            }
+            fallback.get_or_insert((p, at));
+        }
+        fallback.map(|(p, _)| (p, false))
     }
 }
 

@@ -374,10 +374,12 @@ impl TextParser {
         };
         match self.read_message(unsplit, ahead) {
             // `INFO payments refund created ...`: the word after the level was a logger's.
-            Verdict::Ignored => match level::after_one_word_logger(message_of(rest)) {
-                Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
-                None => Verdict::Ignored,
-            },
+            Verdict::Ignored if msg.len() < message_of(rest).len() => {
+                match level::after_one_word_logger(message_of(rest)) {
+                    Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
+                    None => Verdict::Ignored,
+                }
+            }
             verdict => verdict,
         }
     }
@@ -564,7 +566,9 @@ impl TextParser {
     #[cold]
     fn classify(&mut self, f: &Fields, at: Local) -> Result<Option<EventKind>, String> {
         let Some(first) = f.plain.first().copied() else {
-            return Ok(None);
+            // Tokens alone (Go's `log.Printf("run=%s step=%d tool=%s args=%s", ...)`): a
+            // tool call when they name one, else nothing.
+            return self.tool_call_of_tokens(f, at.at);
         };
         // Four words or more in the first field (or three and a token), and nothing after
         // it: perhaps a line written with one blank between its fields ([`one_blank`]).

@@ -105,7 +105,10 @@ fn is_safe_method(method: &[u8]) -> bool {
 /// general path; what passes goes to [`TextParser::client_line`].
 #[inline]
 pub(super) fn may_be_client_line(msg: &[u8]) -> bool {
-    matches!(msg.first(), Some(b'H' | b'h' | b'R' | b'S'))
+    matches!(
+        msg.first(),
+        Some(b'H' | b'h' | b'R' | b'S' | b'P' | b'D' | b'p' | b'r')
+    )
 }
 
 impl TextParser {
@@ -124,6 +127,7 @@ impl TextParser {
             {
                 return Some(Verdict::Ignored);
             }
+            None if matches!(line, ClientLine::Failed { .. }) => return Some(Verdict::Ignored),
             None => match self.call_or_anonymous(at) {
                 Some(call) => call,
                 None => return Some(Verdict::Ignored),
@@ -250,9 +254,84 @@ impl TextParser {
                 self.client.record(again);
                 Verdict::Events(events)
             }
+            ClientLine::Sending { method, url } => {
+                if agents_own(url) || is_safe_method(method) {
+                    return Some(Verdict::Ignored);
+                }
+                let sent = self.unanswered(&call, method, url)?;
+                let attempt = self.client_attempt(&call, &sent);
+                self.client.record(sent);
+                Verdict::Event(at, attempt)
+            }
+            ClientLine::Failed { url, error } => {
+                if agents_own(url) {
+                    return Some(Verdict::Ignored);
+                }
+                let mut events = Vec::with_capacity(2);
+                let number = match self.client.latest_to(url) {
+                    Some(s) if !s.answered => {
+                        s.answered = true;
+                        s.number
+                    }
+                    // Its request was logged before this file begins, or not at all.
+                    _ => {
+                        let mut sent = self.unanswered(&call, b"", url)?;
+                        sent.answered = true;
+                        let number = sent.number;
+                        events.push((since, self.client_attempt(&call, &sent)));
+                        self.client.record(sent);
+                        number
+                    }
+                };
+                let (error, message) = (Text::from_static_str("url.Error"), small(error));
+                let failure = Failure {
+                    call: Some(call.clone()),
+                    attempt: Some(number),
+                    class: classify_failure(&error, &message),
+                    error,
+                    message,
+                };
+                events.push((at, EventKind::Failure(Box::new(failure))));
+                Verdict::Events(events)
+            }
+            ClientLine::Resending {
+                method,
+                url,
+                status,
+                after,
+            } => {
+                if agents_own(url) || is_safe_method(method) {
+                    return Some(Verdict::Ignored);
+                }
+                let mut events = Vec::with_capacity(2);
+                if let Some(status) = status
+                    && let Some(s) = self.client.latest_to(url).filter(|s| !s.answered)
+                {
+                    s.answered = true;
+                    let answer =
+                        Response::status_only(call.clone(), s.number, status, Text::default());
+                    events.push((at, EventKind::Response(Box::new(answer))));
+                }
+                // Sent once the wait is over: an effect made during it is the last try's.
+                let sent = self.unanswered(&call, method, url)?;
+                events.push((at.plus(after), self.client_attempt(&call, &sent)));
+                self.client.record(sent);
+                Verdict::Events(events)
+            }
         };
         self.client.since = at;
         Some(verdict)
+    }
+
+    /// The dispatch's next request, to `url` with `method` (none when empty), unanswered.
+    fn unanswered(&mut self, call: &CallRef, method: &[u8], url: &[u8]) -> Option<Sent> {
+        Some(Sent {
+            number: self.next_attempt(call),
+            method: (!method.is_empty()).then(|| small(method)),
+            url: self.urls.get(as_text(url)?),
+            key: None,
+            answered: false,
+        })
     }
 
     /// The dispatch's next attempt number: after its latest, and after those correlation
@@ -291,6 +370,7 @@ impl TextParser {
     }
 }
 
+mod retryablehttp;
 mod shapes;
 #[cfg(test)]
 mod tests;

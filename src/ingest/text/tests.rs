@@ -398,7 +398,7 @@ fn an_exception_after_words_about_a_failure() {
 fn broken_lines_are_skipped_with_a_reason_and_others_ignored() {
     let p = run(
         "14:02:xx  agent run\n10:00:00  healthcheck ok  latency_ms=9\n10:00:01  agent run r  step 1  tool=t  args={nope\n\
-         10:00:02  POST https://x/v1/refunds\n\n# a comment\n10:00:03  agent run r  step x  ok\n",
+         10:00:02  POST https://x/v1/refunds  (attempt x)\n\n# a comment\n10:00:03  agent run r  step x  ok\n",
     );
     assert_eq!(p.stats.lines, 7);
     assert_eq!(p.stats.skipped, 4, "{:?}", p.stats.problems);
@@ -409,6 +409,39 @@ fn broken_lines_are_skipped_with_a_reason_and_others_ignored() {
     assert!(p.stats.problems[0].reason.contains("timestamp"));
     assert!(p.stats.problems[1].reason.contains("not JSON"));
     assert!(p.stats.problems[2].reason.contains("attempt"));
+}
+
+/// A request written without its number (go-retryablehttp's `[DEBUG] POST http://...`) is
+/// the open call's next attempt; sent again after a wait, the next after that, at the
+/// wait's end.
+#[test]
+fn a_request_without_its_number_is_the_calls_next() {
+    let p = run(
+        "10:00:00  agent run r  step 1  tool=issue_refund  args={\"order\":\"A-1\"}\n         10:00:00.100  [DEBUG] POST https://x/v1/refunds\n         10:00:01.100  [ERR] POST https://x/v1/refunds request failed: Post \"https://x/v1/refunds\": context deadline exceeded\n         10:00:01.100  [DEBUG] POST https://x/v1/refunds: retrying in 500ms (2 left)\n         10:00:01.700  201 Created  refund_id=re_1\n",
+    );
+    assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+    let shape: Vec<(String, i64)> = (p.events.iter().skip(1))
+        .map(|e| {
+            let ms = (e.at.0 % (60 * NANOS_PER_SEC)) / 1_000_000;
+            let what = match &e.kind {
+                EventKind::Attempt(a) => format!("attempt {}", a.number),
+                EventKind::Failure(f) => format!("failure {:?} {:?}", f.attempt, f.class),
+                EventKind::Response(r) => format!("response {:?} {}", r.attempt, r.status),
+                other => format!("{other:?}"),
+            };
+            (what, ms)
+        })
+        .collect();
+    let at = |what: &str, ms: i64| (what.to_string(), ms);
+    assert_eq!(
+        shape,
+        [
+            at("attempt 1", 100),
+            at("failure Some(1) Ambiguous", 1100),
+            at("attempt 2", 1600),
+            at("response Some(2) 201", 1700),
+        ]
+    );
 }
 
 #[test]

@@ -24,6 +24,17 @@ pub(in crate::ingest::text) enum ClientLine<'a> {
     },
     /// urllib3 opens a connection to `origin`.
     Connecting { origin: String },
+    /// A request is sent, its answer not yet known (go-retryablehttp's first try).
+    Sending { method: &'a [u8], url: &'a [u8] },
+    /// The latest request to `url` failed with Go's `error`.
+    Failed { url: &'a [u8], error: &'a [u8] },
+    /// The request to `url` is sent again `after` a wait, having got `status` if named.
+    Resending {
+        method: &'a [u8],
+        url: &'a [u8],
+        status: Option<u16>,
+        after: crate::time::Duration,
+    },
 }
 
 /// Reads a client's line (see the module's doc); `None` for any other message.
@@ -33,7 +44,7 @@ pub(in crate::ingest::text) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
         b'h' => urllib3_request(msg),
         b'R' => urllib3_retrying(msg),
         b'S' => urllib3_connecting(msg),
-        _ => None,
+        _ => super::retryablehttp::read(msg),
     }
 }
 
