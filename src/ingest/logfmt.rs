@@ -92,7 +92,8 @@ fn each_pair(
             continue;
         }
         at += 1;
-        if line.get(at) == Some(&b'"') {
+        // `'...'`: a string as Python's `repr` writes it (structlog's KeyValueRenderer).
+        if let Some(&quote @ (b'"' | b'\'')) = line.get(at) {
             unquoted.clear();
             at += 1;
             loop {
@@ -103,7 +104,7 @@ fn each_pair(
                             text(key)
                         ));
                     }
-                    Some(b'"') => break,
+                    Some(&b) if b == quote => break,
                     Some(b'\\') => {
                         let escaped = *line.get(at + 1).unwrap_or(&b'\\');
                         unquoted.push(match escaped {
@@ -122,14 +123,57 @@ fn each_pair(
             }
             at += 1;
             pair(key, &unquoted)?;
+        } else if let Some(end) = python_container_end(line, at) {
+            // `{'order': 'A-1', 'amount_p': 4500}`: a dict as Python prints it, as JSON.
+            let written = &line[at..end];
+            at = end;
+            match crate::ingest::python_repr::python_as_json(written) {
+                Some(json) => pair(key, json.as_bytes())?,
+                None => pair(key, written)?,
+            }
         } else {
             let start = at;
             while line.get(at).is_some_and(|b| !b.is_ascii_whitespace()) {
                 at += 1;
             }
-            pair(key, &line[start..at])?;
+            // Python's spellings of JSON's `null`, `true` and `false`.
+            let value: &[u8] = match &line[start..at] {
+                b"None" => b"null",
+                b"True" => b"true",
+                b"False" => b"false",
+                written => written,
+            };
+            pair(key, value)?;
         }
     }
+}
+
+/// Where a `{...}` or `[...]` value that starts at `at` and has a blank inside ends (its
+/// closing bracket, quotes respected); `None` for any other value.
+fn python_container_end(line: &[u8], at: usize) -> Option<usize> {
+    matches!(line.get(at), Some(b'{' | b'[')).then_some(())?;
+    let (mut depth, mut quote, mut escaped) = (0usize, None, false);
+    for (i, &b) in line.iter().enumerate().skip(at) {
+        match quote {
+            Some(_) if escaped => escaped = false,
+            Some(_) if b == b'\\' => escaped = true,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'\'' | b'"' => quote = Some(b),
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let inner = &line[at..=i];
+                        return inner.contains(&b' ').then_some(i + 1);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    None
 }
 
 fn text(b: &[u8]) -> String {
@@ -177,6 +221,24 @@ mod tests {
         let mut out = Vec::new();
         let why = to_json(br#"time=1 msg="never closed"#, &mut out).unwrap_err();
         assert!(why.contains("never closed"), "{why}");
+    }
+
+    /// structlog's KeyValueRenderer writes Python's `repr` of each value.
+    #[test]
+    fn pythons_spellings_are_read_as_json() {
+        let line = "timestamp='2026-12-06T07:41:14.581642Z' level='info' event='tool call' run_id='r1' step=1 tool='issue_refund' args={'order': 'A-1', 'amount_p': 4500} idempotency_key=None replayed=False note=\"it's\"";
+        assert!(looks_like_logfmt(line.as_bytes()));
+        let v = json(line);
+        assert_eq!(v["timestamp"], "2026-12-06T07:41:14.581642Z");
+        assert_eq!((&v["event"], &v["step"]), (&"tool call".into(), &1.into()));
+        assert_eq!(v["args"], r#"{"order": "A-1", "amount_p": 4500}"#);
+        assert_eq!(
+            (&v["idempotency_key"], &v["replayed"]),
+            (&serde_json::Value::Null, &false.into())
+        );
+        assert_eq!(v["note"], "it's");
+        // A bracket without a blank inside is a plain word, as before.
+        assert_eq!(json("time=1 ids=[1,2] x={a}")["ids"], "[1,2]");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod logfmt;
 pub mod otlp;
 #[cfg(test)]
 mod prop_tests;
+pub(crate) mod python_repr;
 pub mod records;
 pub mod rotated;
 pub mod selfcheck;
