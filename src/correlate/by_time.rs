@@ -1,6 +1,6 @@
 //! Effects matched by time alone to requests logged with no tool call above them (an HTTP
 //! client's own lines in a framework's log that names no tool call: see the text reader's
-//! anonymous calls). Such a request names no order: the effect is the latest request's of
+//! anonymous calls), or under a tool call whose arguments no line gave (a Celery task). Such a request names no order: the effect is the latest request's of
 //! its kind sent by the time it was created, as by order and time, and a request whose
 //! answer came first is passed over. When another log's request was in flight then too
 //! (agents side by side), the effect is matched to none; within one log, the latest may
@@ -27,9 +27,14 @@ impl TimeIndex {
         // webhook) made none of them. Found only when there is an untraced dispatch.
         let mut services: Option<Vec<u32>> = None;
         for (i, d) in model.dispatches.iter().enumerate() {
-            let (None, None, Some(kind)) = (d.at, &d.order, &d.effect_kind) else {
+            // No tool call, or one whose arguments no line gave (a Celery task's
+            // `received`): no order to match by.
+            let (None, Some(kind)) = (&d.order, &d.effect_kind) else {
                 continue;
             };
+            if d.at.is_some() && !d.args_null {
+                continue;
+            }
             let services = services.get_or_insert_with(|| {
                 let mut inputs: Vec<u32> = (model.effects.iter())
                     .flat_map(|e| e.locs.iter().map(|l| l.input))
@@ -42,9 +47,11 @@ impl TimeIndex {
                 if !a.may_cause_effects() || services.binary_search(&a.loc.input).is_ok() {
                     continue;
                 }
+                // A request no line logged was sent after its tool call, if one was read.
                 let sent = match a.method {
                     Some(_) => a.at,
-                    None => Timestamp(a.at.0.saturating_sub(UNLOGGED_SENT_WITHIN.0)),
+                    None => Timestamp(a.at.0.saturating_sub(UNLOGGED_SENT_WITHIN.0))
+                        .max(d.at.unwrap_or(Timestamp(i64::MIN))),
                 };
                 list.push((kind.clone(), sent, AttemptId::new(i, j)));
             }

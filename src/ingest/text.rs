@@ -284,6 +284,13 @@ impl TextParser {
         let (stamp, used) = self.dates.parse_stamp(inner, self.zone)?;
         match inner.get(used) {
             Some(b']') => Some((stamp, used + 2)),
+            // Celery's `[2026-12-06 07:39:46,898: INFO/MainProcess]`: a level and a process.
+            Some(b':') => {
+                let close = used + inner[used..].iter().position(|&b| b == b']')?;
+                let (level, process) = split_celery_header(&inner[used + 1..close])?;
+                (level.iter().all(u8::is_ascii_uppercase) && !process.is_empty())
+                    .then_some((stamp, close + 2))
+            }
             Some(b' ') => {
                 let header = level::level_and_target(&inner[used..])?;
                 Some((stamp, used + header + 2))
@@ -459,6 +466,12 @@ impl TextParser {
         fields.fill(msg);
         let held = self.hold_if_idle(unsplit, &fields);
         if let Some(verdict) = held {
+            return verdict;
+        }
+        // A Celery worker's task line (`Task tasks.issue_refund[ID] received`).
+        if msg.first() == Some(&b'T')
+            && let Some(verdict) = self.celery_task(at, msg)
+        {
             return verdict;
         }
         // An HTTP client library's own line (`HTTP Request: POST ...`): one byte turns
@@ -994,6 +1007,13 @@ fn without_protocol(field: &[u8]) -> &[u8] {
     }
 }
 
+/// ` INFO/MainProcess`: Celery's level and process, after its stamp.
+fn split_celery_header(header: &[u8]) -> Option<(&[u8], &[u8])> {
+    let header = header.strip_prefix(b" ")?;
+    let slash = header.iter().position(|&b| b == b'/')?;
+    Some((&header[..slash], &header[slash + 1..]))
+}
+
 /// Up to nine ASCII digits (so no overflow), read without the text machinery: it runs
 /// for every step and attempt number.
 fn parse_u32(b: &[u8]) -> Option<u32> {
@@ -1049,6 +1069,7 @@ fn small(b: &[u8]) -> Text {
 
 mod anonymous;
 mod call_tokens;
+mod celery;
 mod client;
 mod effects;
 mod failures;
