@@ -335,8 +335,16 @@ fn every_cited_line_is_a_real_event_and_names_the_effects_it_is_cited_for() {
                     "{case}: {path}:{line} is cited by {} but is no event",
                     f["rule"]
                 );
-                let text = line_of(path, line, &mut cache)
+                let mut text = line_of(path, line, &mut cache)
                     .unwrap_or_else(|| panic!("{case}: {path} has no line {line}"));
+                // A record's indented lines below it are its own (pino-pretty's members).
+                let mut below = line + 1;
+                while let Some(next) =
+                    line_of(path, below, &mut cache).filter(|l| l.starts_with("    "))
+                {
+                    text.push_str(&next);
+                    below += 1;
+                }
                 cited.push(text);
                 checked += 1;
             }

@@ -291,10 +291,18 @@ impl TextParser {
                 (level.iter().all(u8::is_ascii_uppercase) && !process.is_empty())
                     .then_some((stamp, close + 2))
             }
-            Some(b' ') => {
-                let header = level::level_and_target(&inner[used..])?;
-                Some((stamp, used + header + 2))
-            }
+            Some(b' ') => match written_offset_after(&inner[used..]) {
+                // pino-pretty's `translateTime`: `[2026-12-06 07:42:10.902 +0000]`.
+                Some(offset) => {
+                    let joined = [&inner[..used], offset].concat();
+                    let (stamp, whole) = self.dates.parse_stamp(&joined, self.zone)?;
+                    (whole == joined.len()).then_some((stamp, used + offset.len() + 3))
+                }
+                None => {
+                    let header = level::level_and_target(&inner[used..])?;
+                    Some((stamp, used + header + 2))
+                }
+            },
             _ => None,
         }
     }
@@ -384,10 +392,36 @@ impl TextParser {
             Verdict::Ignored if msg.len() < message_of(rest).len() => {
                 match level::after_one_word_logger(message_of(rest)) {
                     Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
-                    None => Verdict::Ignored,
+                    None => self.with_members_below(unsplit, ahead),
                 }
             }
+            Verdict::Ignored => self.with_members_below(unsplit, ahead),
             verdict => verdict,
+        }
+    }
+
+    /// A message read as nothing, with pino-pretty's members of its object on the lines
+    /// below it ([`pino_pretty`]): read again with them as its tokens.
+    #[cold]
+    fn with_members_below(&mut self, unsplit: idle::Unsplit, ahead: Ahead) -> Verdict {
+        if !ahead.bytes().starts_with(b"    ") {
+            return Verdict::Ignored;
+        }
+        let Some(tokens) = pino_pretty::members_below(ahead.bytes(), |k| ahead.line_end(k)) else {
+            return Verdict::Ignored;
+        };
+        let mut msg = level::without_logger_prefixes(unsplit.msg).to_vec();
+        msg.extend_from_slice(&tokens);
+        match self.read_message(
+            idle::Unsplit {
+                msg: &msg,
+                ..unsplit
+            },
+            ahead,
+        ) {
+            Verdict::Event(at, kind) => Verdict::Event(at, kind),
+            Verdict::Events(events) => Verdict::Events(events),
+            _ => Verdict::Ignored,
         }
     }
 
@@ -1007,6 +1041,13 @@ fn without_protocol(field: &[u8]) -> &[u8] {
     }
 }
 
+/// ` +0000]`: an offset written apart from its time, closing the brackets; the offset.
+fn written_offset_after(rest: &[u8]) -> Option<&[u8]> {
+    let offset = rest.strip_prefix(b" ")?.get(..5)?;
+    let signed = matches!(offset[0], b'+' | b'-') && offset[1..].iter().all(u8::is_ascii_digit);
+    (signed && rest.get(6) == Some(&b']')).then_some(offset)
+}
+
 /// ` INFO/MainProcess`: Celery's level and process, after its stamp.
 fn split_celery_header(header: &[u8]) -> Option<(&[u8], &[u8])> {
     let header = header.strip_prefix(b" ")?;
@@ -1083,6 +1124,7 @@ mod level;
 mod one_blank;
 mod own_words;
 mod payload;
+mod pino_pretty;
 mod plain;
 pub(crate) mod prose;
 mod rotated;

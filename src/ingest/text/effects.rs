@@ -155,8 +155,8 @@ pub(super) fn effect_line(
     // The kind's own id token, else `effect_id=`, else `id=`: never another object's
     // (`refund created  id=re_1  charge_id=ch_77` is refund `re_1`).
     let named_id = event_word.and_then(|_| {
-        let own = [kind, b"_id"].concat();
-        [&own[..], b"effect_id", b"id"]
+        let (own, camel) = ([kind, b"_id"].concat(), [kind, b"Id"].concat());
+        [&own[..], &camel[..], b"effect_id", b"id"]
             .into_iter()
             .find_map(|t| f.token(t).filter(|v| !v.is_empty()))
     });

@@ -75,7 +75,9 @@ const NOT_FOR_REAL: [&str; 14] = [
 /// issue_refund: POST ...`), or `msg` itself. A loop, however many there are.
 pub(super) fn without_logger_prefixes(msg: &[u8]) -> &[u8] {
     let mut msg = msg;
-    while let Some(inner) = without_logger_prefix(msg) {
+    while let Some(inner) =
+        without_logger_prefix(msg).or_else(|| super::pino_pretty::without_origin(msg))
+    {
         msg = inner;
     }
     msg

@@ -78,6 +78,8 @@ fn opens_trace(raw: &[u8], line: &[u8]) -> bool {
         // The second line of httpx's `HTTPStatusError` message, logged with `%s`.
         || line.starts_with(b"For more information check: https://developer.mozilla.org/")
         || (indented && (line.starts_with(b"at ") || line.starts_with(b"File \"")))
+        // pino-pretty's members of the logged object, four blanks in.
+        || super::pino_pretty::member(raw).is_some()
         || is_exception_header(line)
 }
 
