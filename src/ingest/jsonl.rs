@@ -142,6 +142,9 @@ struct State {
     call_open: bool,
     /// The highest attempt number read for the latest tool call (0: none yet).
     last_number: u32,
+    /// The latest request logged in the open call was no tool's (a model's, a read): the
+    /// answer after it is its own.
+    foreign_request: bool,
 }
 
 impl State {
@@ -156,6 +159,7 @@ impl State {
             typed: false,
             call_open: false,
             last_number: 0,
+            foreign_request: false,
         }
     }
 }
@@ -415,19 +419,75 @@ impl State {
         f: &Fields,
         opts: &ParseOptions,
     ) -> Option<Result<Line, String>> {
+        // A typed trace's debug lines say again what its events say.
+        if self.typed {
+            return None;
+        }
         let next = self.next_number()?;
+        if text.contains("\"request\"")
+            && let Some(resent) = untyped::resent_request(text)
+        {
+            return Some(self.resent(f, opts, resent, next));
+        }
         let fields = ["method", "url", "status", "error"];
         if !fields.iter().any(|k| f.get(k).is_some()) && !text.contains("\"err\"") {
             return None;
+        }
+        if untyped::names_a_foreign_request(text) {
+            self.foreign_request = true;
+            return Some(Ok(None));
         }
         let typed = untyped::typed(text, Some(next))?;
         let was_typed = self.typed;
         let line = self.text_line(&typed, opts);
         self.typed = was_typed;
-        if let Ok(Some((at, kind, _))) = &line {
-            self.tell_messages(kind, *at, opts);
+        match &line {
+            Ok(Some((_, EventKind::Response(_), _))) if self.foreign_request => {
+                self.foreign_request = false;
+                return Some(Ok(None));
+            }
+            Ok(Some((at, kind, _))) => {
+                self.foreign_request &= !matches!(kind, EventKind::Attempt(_));
+                self.tell_messages(kind, *at, opts);
+            }
+            _ => {}
         }
         Some(line)
+    }
+
+    /// The latest tool call's request sent again (go-retryablehttp's `retrying request`):
+    /// the answer the line names, if any, to its latest attempt, and its next attempt.
+    fn resent(
+        &mut self,
+        f: &Fields,
+        opts: &ParseOptions,
+        (method, url, status): (String, String, Option<u16>),
+        next: u32,
+    ) -> Result<Line, String> {
+        let at = self.stamp(f, opts)?;
+        let call = self.last_call.clone().ok_or("no tool call")?;
+        let attempt = EventKind::Attempt(Box::new(Attempt {
+            call: Some(call.clone()),
+            number: next,
+            method: Some(method.as_str().into()),
+            url: Some(url.as_str().into()),
+            key: None,
+            // A retry library's line shows no header.
+            key_unseen: true,
+        }));
+        self.follow(&attempt);
+        self.tell_messages(&attempt, at, opts);
+        let answer = status.filter(|_| next > 1).map(|status| {
+            let answer = Response::status_only(call, next - 1, status, Text::default());
+            EventKind::Response(Box::new(answer))
+        });
+        Ok(Some(match answer {
+            Some(answer) => {
+                self.more.push((at, attempt));
+                (at, answer, Attrs::new())
+            }
+            None => (at, attempt, Attrs::new()),
+        }))
     }
 
     /// A tool call or a step's end read from a logger's fields (SPEC's without `type`),

@@ -92,8 +92,14 @@ fn each_pair(
             continue;
         }
         at += 1;
-        // `'...'`: a string as Python's `repr` writes it (structlog's KeyValueRenderer).
-        if let Some(&quote @ (b'"' | b'\'')) = line.get(at) {
+        // `'...'`: a string as Python's `repr` writes it (structlog's KeyValueRenderer);
+        // a word that only starts with an apostrophe (`note='tis`) is a plain value.
+        let quoted = match line.get(at) {
+            Some(b'"') => Some(b'"'),
+            Some(b'\'') if closes_python_string(&line[at + 1..]) => Some(b'\''),
+            _ => None,
+        };
+        if let Some(quote) = quoted {
             unquoted.clear();
             at += 1;
             loop {
@@ -146,6 +152,20 @@ fn each_pair(
             pair(key, value)?;
         }
     }
+}
+
+/// Whether a string Python's `repr` opened with `'` closes in `rest` (a `'` not escaped,
+/// followed by a blank or the line's end).
+fn closes_python_string(rest: &[u8]) -> bool {
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            b'\\' => i += 2,
+            b'\'' => return rest.get(i + 1).is_none_or(u8::is_ascii_whitespace),
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// Where a `{...}` or `[...]` value that starts at `at` and has a blank inside ends (its
@@ -237,8 +257,11 @@ mod tests {
             (&serde_json::Value::Null, &false.into())
         );
         assert_eq!(v["note"], "it's");
-        // A bracket without a blank inside is a plain word, as before.
+        // A bracket without a blank inside is a plain word, as before; so is a word that
+        // only starts with an apostrophe.
         assert_eq!(json("time=1 ids=[1,2] x={a}")["ids"], "[1,2]");
+        assert_eq!(json("time=1 note='tis refund_id=re_1")["note"], "'tis");
+        assert_eq!(json(r"time=1 note='it\'s' b=2")["note"], "it's");
     }
 
     #[test]

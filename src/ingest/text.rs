@@ -14,6 +14,8 @@ use crate::time::{
     DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, Zone, days_from_civil, parse_date,
 };
 use chrono::Datelike;
+/// Requests an agent sends of its own (to a model, to telemetry): never a tool's attempts.
+pub(crate) use client::agents_own;
 use effects::{AMOUNT_TOKENS, amount_in_pence, amount_of, dotted_event, effect_line, effect_of};
 use failures::{
     backoff_raised, exception_line, failure_of_cause, go_request_error, is_ruby_exception_class,
@@ -178,6 +180,8 @@ struct TextParser {
     tail: tail::Tail,
     /// The time of the java.util.logging header just read, for its message line ([`jul`]).
     jul_time: Option<String>,
+    /// The Celery task whose client lines the log's are now ([`celery`]).
+    celery_running: Option<CallRef>,
     out: Parsed,
 }
 
@@ -208,6 +212,7 @@ impl TextParser {
             dates: DateCache::default(),
             tail: tail::Tail::default(),
             jul_time: None,
+            celery_running: None,
             out: Parsed::new(opts),
         }
     }
@@ -390,9 +395,12 @@ impl TextParser {
         match self.read_message(unsplit, ahead) {
             // `INFO payments refund created ...`: the word after the level was a logger's.
             Verdict::Ignored if msg.len() < message_of(rest).len() => {
+                // Not when all that is left is a bare request (`INFO skipping POST http://...`).
                 match level::after_one_word_logger(message_of(rest)) {
-                    Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
-                    None => self.with_members_below(unsplit, ahead),
+                    Some(msg) if http_request(msg).is_none() => {
+                        self.read_message(idle::Unsplit { msg, ..unsplit }, ahead)
+                    }
+                    _ => self.with_members_below(unsplit, ahead),
                 }
             }
             Verdict::Ignored => self.with_members_below(unsplit, ahead),
@@ -447,6 +455,9 @@ impl TextParser {
         if !self.idle.is_active() {
             if let Some(r) = plain_request_line(msg) {
                 let call = self.call_or_anonymous(at);
+                if self.repeats_client_line(&call, r.number, r.url) {
+                    return Verdict::Ignored;
+                }
                 return Verdict::Event(at, self.attempt(call, r.number, r.method, r.url, r.key));
             }
             if let Some(e) = plain_effect_line(msg) {
@@ -644,7 +655,7 @@ impl TextParser {
             return Err("`agent run` without a run id".into());
         }
         if let Some((method, url)) = http_request(first) {
-            return self.attempt_line(method, url, f).map(Some);
+            return self.attempt_line(method, url, f);
         }
         if let Some((status, text)) = status_line(first) {
             return self.response_line(status, text, f).map(Some);
@@ -828,7 +839,12 @@ impl TextParser {
 
     /// A request: its number is `(attempt N)` (SPEC §3.1), or an `attempt=N` token as
     /// key=value logs write it.
-    fn attempt_line(&mut self, method: &[u8], url: &[u8], f: &Fields) -> Result<EventKind, String> {
+    fn attempt_line(
+        &mut self,
+        method: &[u8],
+        url: &[u8],
+        f: &Fields,
+    ) -> Result<Option<EventKind>, String> {
         let number = f
             .plain
             .iter()
@@ -843,7 +859,16 @@ impl TextParser {
             Some(call) => Some(call),
             None => self.call_or_anonymous(self.line_at),
         };
-        Ok(self.attempt(call, number, method, url, f.idempotency_key()))
+        if self.repeats_client_line(&call, number, url) {
+            return Ok(None);
+        }
+        Ok(Some(self.attempt(
+            call,
+            number,
+            method,
+            url,
+            f.idempotency_key(),
+        )))
     }
 
     /// Attempt `number` of `call` (the last one it made, for the lines that follow).

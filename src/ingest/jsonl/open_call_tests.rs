@@ -119,3 +119,52 @@ fn a_camel_case_key_is_the_requests_key() {
     };
     assert_eq!(a.key.as_deref(), Some("k-1"));
 }
+
+/// go-retryablehttp's `retrying request` through slog: the answer it names to the latest
+/// attempt, and the request sent again; a `request` field that is no request is nothing.
+#[test]
+fn a_resent_request_answers_the_last_and_sends_the_next() {
+    let performing = r#"{"time":1796542825094,"msg":"performing request","method":"POST","url":"http://p/v1/refunds"}"#;
+    let retrying = r#"{"time":1796542825100,"msg":"retrying request","request":"POST http://p/v1/refunds (status: 422)","timeout":"500ms","remaining":2}"#;
+    let other = r#"{"time":1796542825200,"msg":"retrying request","request":"the same again"}"#;
+    let p = run(&[TOOL_CALL, performing, retrying, other]);
+    assert_eq!(
+        shape(&p),
+        [
+            ("tool_call", Some(1), None),
+            ("attempt", Some(1), Some(1)),
+            ("response", Some(1), Some(1)),
+            ("attempt", Some(1), Some(2)),
+        ]
+    );
+    assert_eq!((p.stats.events, p.stats.ignored), (3, 1));
+}
+
+/// Requests that are no tool's attempt: the model's, a read, a path a service served (its
+/// access log); the answer logged after them is theirs. A typed trace's debug lines say
+/// again what its events say.
+#[test]
+fn requests_of_no_tool_and_their_answers_are_not_the_calls() {
+    let model = r#"{"time":1796542825000,"method":"POST","url":"https://api.openai.com/v1/chat/completions","msg":"llm request"}"#;
+    let model_timeout = r#"{"time":1796542826000,"err":"timeout of 1000ms exceeded","url":"https://api.openai.com/v1/chat/completions","msg":"llm request failed"}"#;
+    let lookup = r#"{"time":1796542826100,"method":"GET","url":"http://p/v1/refunds?order=A-1","msg":"lookup"}"#;
+    let lookup_answer =
+        r#"{"time":1796542826200,"status":200,"refundId":"re_1","msg":"lookup response"}"#;
+    let access = r#"{"time":1796542826300,"method":"POST","url":"/v1/refunds","status":201,"msg":"request completed"}"#;
+    let p = run(&[
+        TOOL_CALL,
+        model,
+        model_timeout,
+        lookup,
+        lookup_answer,
+        access,
+    ]);
+    assert_eq!(shape(&p), [("tool_call", Some(1), None)]);
+    let typed = [
+        r#"{"ts":"2026-11-03T14:02:11.402Z","type":"tool_call","run":"r","step":1,"tool":"issue_refund","args":{"order":"A-1"}}"#,
+        r#"{"ts":"2026-11-03T14:02:11.410Z","type":"attempt","run":"r","step":1,"attempt":1,"method":"POST","url":"http://p/v1/refunds","idempotency_key":"k"}"#,
+        r#"{"ts":"2026-11-03T14:02:11.411Z","msg":"sending request","method":"POST","url":"http://p/v1/refunds"}"#,
+    ];
+    let p = run(&typed);
+    assert_eq!(shape(&p).len(), 2, "{:?}", shape(&p));
+}

@@ -101,6 +101,29 @@ pub(super) fn typed(line: &str, open: Option<u32>) -> Option<String> {
     serde_json::to_string(&top).ok()
 }
 
+/// go-retryablehttp's `retrying request` through a leveled logger, naming no call:
+/// `request="POST http://... (status: 422)" timeout=500ms remaining=2`. The method, the URL
+/// and the status it got, if it names one.
+pub(super) fn resent_request(line: &str) -> Option<(String, String, Option<u16>)> {
+    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(line) else {
+        return None;
+    };
+    let names_a_call = ["run", "run_id", "runId", "step"]
+        .iter()
+        .any(|k| top.contains_key(*k));
+    if names_a_call || !about_a_request(&top) {
+        return None;
+    }
+    let (method, rest) = top.get("request")?.as_str()?.split_once(' ')?;
+    let (url, status) = match rest.split_once(" (status: ") {
+        Some((url, status)) => (url, Some(status.strip_suffix(')')?.parse().ok()?)),
+        None => (rest, None),
+    };
+    let known = ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method);
+    let is_url = url.starts_with("http://") || url.starts_with("https://");
+    (known && is_url && !url.contains(' ')).then(|| (method.to_string(), url.to_string(), status))
+}
+
 /// An effect's id under `<kind>_id` or `<kind>Id`, for every kind the audit knows
 /// (`refund_id`, `refundId`, `capture_id`...).
 fn kinds_id(top: &Map<String, Value>) -> Option<&Value> {
@@ -119,7 +142,12 @@ fn kinds_id(top: &Map<String, Value>) -> Option<&Value> {
 /// request"}`). Anything else (a model's call, the program's own words) is none of these.
 fn type_in_open_call(top: &Map<String, Value>) -> Option<&'static str> {
     let has = |k: &str| top.get(k).is_some_and(|v| !v.is_null());
-    let request = (has("method") && has("url")) || request_in_message(top).is_some();
+    let request = match request_of(top) {
+        Some((method, url)) if is_foreign(method, url) => return None,
+        Some(_) => true,
+        None if names_agents_own(top) => return None,
+        None => false,
+    };
     let answered = top.get("status").and_then(status_code).is_some();
     let error = has("error") || has("err") || has("exception");
     if answered && (request || kinds_id(top).is_some()) {
@@ -129,6 +157,43 @@ fn type_in_open_call(top: &Map<String, Value>) -> Option<&'static str> {
         return Some("failure");
     }
     (request && !error && !answered).then_some("attempt")
+}
+
+/// The request a line names: its `method` and `url`, or a request in its message.
+fn request_of(top: &Map<String, Value>) -> Option<(&str, &str)> {
+    let field = |k: &str| top.get(k).and_then(Value::as_str);
+    match (field("method"), field("url")) {
+        (Some(method), Some(url)) => Some((method, url)),
+        _ => request_in_message(top),
+    }
+}
+
+/// A request that is no tool's attempt: a read (`GET`), one to the agent's model or
+/// telemetry, or a path without a host (a service's access log names the path it served;
+/// a client names the host it called).
+fn is_foreign(method: &str, url: &str) -> bool {
+    let read = ["GET", "HEAD", "OPTIONS"]
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(method));
+    let absolute = url.starts_with("http://") || url.starts_with("https://");
+    read || !absolute || crate::ingest::text::agents_own(url.as_bytes())
+}
+
+/// The line names a request that is no tool's attempt ([`is_foreign`]): the answer logged
+/// after it is that request's, not the tool's.
+pub(super) fn names_a_foreign_request(line: &str) -> bool {
+    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    request_of(&top).is_some_and(|(method, url)| is_foreign(method, url)) || names_agents_own(&top)
+}
+
+/// A `url` of the agent's own requests (its model's, its telemetry's), with or without a
+/// method: a failure naming it is that request's (`{"err":"timeout","url":"https://api.
+/// openai.com/...","msg":"llm request failed"}`).
+fn names_agents_own(top: &Map<String, Value>) -> bool {
+    (top.get("url").and_then(Value::as_str))
+        .is_some_and(|url| crate::ingest::text::agents_own(url.as_bytes()))
 }
 
 /// The line's message speaks of a request or its retry (`retrying refund request`,

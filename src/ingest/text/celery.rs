@@ -73,8 +73,23 @@ impl TextParser {
             run: small(id),
             step: 1,
         };
+        // Another task received while one runs waits for the pool: the client lines
+        // that follow are the running one's.
+        let running = self.celery_running.clone();
+        if !matches!(said, Said::Received) && running.as_ref() == Some(&call) {
+            self.celery_running = None;
+        }
         let kind = match said {
+            Said::Received if running.is_some_and(|r| r != call) => {
+                EventKind::ToolCall(Box::new(ToolCall {
+                    call,
+                    tool: small(name),
+                    args_raw: Text::from_static_str("null"),
+                    args: serde_json::Value::Null,
+                }))
+            }
             Said::Received => {
+                self.celery_running = Some(call.clone());
                 self.begin_call(&call, at);
                 EventKind::ToolCall(Box::new(ToolCall {
                     call,

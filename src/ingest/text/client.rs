@@ -26,7 +26,8 @@ use super::{TextParser, Verdict, as_text, small};
 use crate::classify::classify_failure;
 use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url};
 use crate::time::Timestamp;
-use shapes::{ClientLine, agents_own, read};
+pub(crate) use shapes::agents_own;
+use shapes::{ClientLine, read};
 
 /// What the parser knows of the current dispatch's requests from its client's lines.
 #[derive(Default)]
@@ -321,6 +322,23 @@ impl TextParser {
         };
         self.client.since = at;
         Some(verdict)
+    }
+
+    /// A numbered request line (`POST ...  (attempt N)`) of `call` that a client's line
+    /// already read as its attempt `number` (go-retryablehttp's `[DEBUG] POST ...` logged
+    /// before the agent's own): the same request.
+    pub(super) fn repeats_client_line(
+        &self,
+        call: &Option<CallRef>,
+        number: u32,
+        url: &[u8],
+    ) -> bool {
+        self.client.last_number == Some(number)
+            && !self.client.over
+            && call.is_some()
+            && *call == self.current_call
+            && (self.client.sent.last())
+                .is_some_and(|s| !s.answered && as_text(url).is_some_and(|u| same_url(&s.url, u)))
     }
 
     /// The dispatch's next request, to `url` with `method` (none when empty), unanswered.

@@ -211,10 +211,10 @@ pub(super) fn after_one_word_logger(msg: &[u8]) -> Option<&[u8]> {
     let (name, after) = first_field(rest.strip_prefix(b" ")?)?;
     let message = after.strip_prefix(b" ")?;
     let one_word = is_logger_name(name) && !name.contains(&b'.') && !name.contains(&b':');
-    (LEVELS.contains(&level)
-        && one_word
-        && message.first().is_some_and(|b| !b.is_ascii_whitespace()))
-    .then_some(message)
+    // `INFO dry-run refund created ...`: words saying the line is not for real.
+    let not_for_real = (NOT_FOR_REAL.iter()).any(|w| w.as_bytes().eq_ignore_ascii_case(name));
+    let starts = message.first().is_some_and(|b| !b.is_ascii_whitespace());
+    (LEVELS.contains(&level) && one_word && !not_for_real && starts).then_some(message)
 }
 
 /// The first word of `text` and what follows it, from the blank after it.
@@ -620,6 +620,8 @@ mod tests {
             ("INFO payments  refund created", None),
             ("INFO refund", None),
             ("payments refund created id=re_1", None),
+            ("INFO simulated refund created id=re_1", None),
+            ("INFO dry-run refund created id=re_1", None),
         ] {
             let found = after_one_word_logger(line.as_bytes());
             assert_eq!(found, message.map(str::as_bytes), "{line}");

@@ -49,7 +49,7 @@ impl TextParser {
             .or_else(|| f.token(b"method"));
         let url = (f.token(b"url").or_else(|| f.token(b"uri"))).or(named.map(|n| n.1));
         if let (Some(method), Some(url), Some(_)) = (method, url, attempt) {
-            return self.attempt_line(method, url, f).map(Some);
+            return self.attempt_line(method, url, f);
         }
         Ok(None)
     }

@@ -42,11 +42,21 @@ pub(super) fn members_below(
 ) -> Option<Vec<u8>> {
     let mut tokens = Vec::new();
     let mut start = 0;
+    // Inside a nested object or array: its lines are passed over to its closing one.
+    let mut nested = false;
     for k in 0.. {
         let Some(end) = line_end(k) else { break };
         let line = &bytes[start..end];
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         start = end + 1;
+        if nested {
+            if !line.starts_with(b"    ") {
+                break;
+            }
+            let closing = line.strip_prefix(b"    ").and_then(|l| l.first());
+            nested = !matches!(closing, Some(b'}' | b']'));
+            continue;
+        }
         let Some((name, value)) = member(line) else {
             break;
         };
@@ -57,7 +67,12 @@ pub(super) fn members_below(
             },
             Some(b) if b.is_ascii_digit() || *b == b'-' => value.to_vec(),
             _ if matches!(value, b"true" | b"false" | b"null") => value.to_vec(),
-            // A nested object or array: its lines follow; what it holds is not read.
+            // A nested object or array (pino-http's `req: {`): its lines follow, and what it
+            // holds is not read.
+            Some(b'{' | b'[') => {
+                nested = !matches!(value, b"{}" | b"[]");
+                continue;
+            }
             _ => break,
         };
         tokens.extend_from_slice(b"  ");
@@ -98,12 +113,12 @@ mod tests {
 
     #[test]
     fn plain_members_below_are_tokens() {
-        let text = b"    refundId: \"re_0002kufv\"\n    orderId: \"A-1\"\n    amount: 4500\n    meta: {\n      a: 1\n    }\n[07:41:22.314] INFO (payments/1): next\n";
+        let text = b"    req: {\n      \"method\": \"POST\"\n    }\n    refundId: \"re_0002kufv\"\n    orderId: \"A-1\"\n    amount: 4500\n    meta: {\n      a: 1\n    }\n    currency: \"GBP\"\n[07:41:22.314] INFO (payments/1): next\n";
         let ends: Vec<usize> = (0..text.len()).filter(|&i| text[i] == b'\n').collect();
         let tokens = members_below(text, |k| ends.get(k).copied()).unwrap();
         assert_eq!(
             String::from_utf8(tokens).unwrap(),
-            "  refundId=re_0002kufv  orderId=A-1  amount=4500"
+            "  refundId=re_0002kufv  orderId=A-1  amount=4500  currency=GBP"
         );
         let none = b"[07:41:22.314] INFO (payments/1): next\n";
         assert_eq!(

@@ -411,6 +411,58 @@ fn broken_lines_are_skipped_with_a_reason_and_others_ignored() {
     assert!(p.stats.problems[2].reason.contains("attempt"));
 }
 
+/// A bare request line followed by the agent's own numbered line for it is one attempt.
+#[test]
+fn a_numbered_line_after_a_bare_one_repeats_it() {
+    let p = run(
+        "10:00:00  agent run r  step 1  tool=issue_refund  args={\"order\":\"A-1\"}\n\
+         10:00:00.100  POST https://x/v1/refunds\n\
+         10:00:00.101  POST https://x/v1/refunds  (attempt 1)\n\
+         10:00:10.000  urllib3.exceptions.ReadTimeoutError: read timeout=10\n\
+         10:00:10.100  POST https://x/v1/refunds\n\
+         10:00:10.101  POST https://x/v1/refunds  (attempt 2)\n",
+    );
+    let numbers: Vec<u32> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Attempt(a) => Some(a.number),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(numbers, [1, 2]);
+    assert_eq!((p.stats.events, p.stats.ignored), (4, 2));
+}
+
+/// Celery: a task received while another runs waits for the pool; the client lines that
+/// follow are the running task's.
+#[test]
+fn a_celery_task_received_while_another_runs_takes_no_client_lines() {
+    let p = run(
+        "[2026-12-06 08:42:57,604: INFO/MainProcess] Task tasks.issue_refund[a1] received\n\
+         [2026-12-06 08:42:57,700: INFO/MainProcess] Task tasks.send_receipt[b2] received\n\
+         [2026-12-06 08:42:58,700: DEBUG/ForkPoolWorker-1] http://x:80 \"POST /v1/refunds HTTP/1.1\" 201 61\n\
+         [2026-12-06 08:42:58,701: INFO/ForkPoolWorker-1] Task tasks.issue_refund[a1] succeeded in 1.1s: None\n",
+    );
+    let runs: Vec<(&str, &str)> = (p.events.iter())
+        .map(|e| match &e.kind {
+            EventKind::ToolCall(t) => ("tool_call", t.call.run.as_str()),
+            EventKind::Attempt(a) => ("attempt", a.call.as_ref().map_or("", |c| c.run.as_str())),
+            EventKind::Response(r) => ("response", r.call.as_ref().map_or("", |c| c.run.as_str())),
+            EventKind::StepEnd(s) => ("step_end", s.call.run.as_str()),
+            _ => ("other", ""),
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("tool_call", "a1"),
+            ("tool_call", "b2"),
+            ("attempt", "a1"),
+            ("response", "a1"),
+            ("step_end", "a1")
+        ]
+    );
+}
+
 /// A request written without its number (go-retryablehttp's `[DEBUG] POST http://...`) is
 /// the open call's next attempt; sent again after a wait, the next after that, at the
 /// wait's end.

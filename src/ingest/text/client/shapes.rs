@@ -227,7 +227,7 @@ fn split_last(b: &[u8], sep: u8) -> Option<(&[u8], &[u8])> {
 /// `/embeddings`, `:generateContent`, Ollama's `/api/chat`), and telemetry (LangSmith,
 /// Langfuse, an OTLP exporter's `/v1/traces`, Sentry, PostHog, ...). A fixed list: a tool
 /// whose whole job is one of these has no effect the audit counts.
-pub(in crate::ingest::text) fn agents_own(url: &[u8]) -> bool {
+pub(crate) fn agents_own(url: &[u8]) -> bool {
     const HOSTS: &[&str] = &[
         "api.openai.com",
         "api.anthropic.com",
