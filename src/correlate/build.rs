@@ -556,9 +556,10 @@ fn imply_unlogged_requests(model: &mut Model) {
             // A request logged as one: an attempt implied by a failure or an answer read
             // with none before it (a Celery task's `retry:`) is no request logged.
             let logged = |a: &AttemptRec| a.method.is_some() || a.url.is_some();
-            d.attempts.iter().any(logged)
-                && d.effect_kind.is_some()
+            d.effect_kind.is_some()
+                && !d.attempts.is_empty()
                 && candidates.contains(&d.call.run)
+                && d.attempts.iter().any(logged)
         })
         .map(|d| d.call.run.clone())
         .collect();

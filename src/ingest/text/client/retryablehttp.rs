@@ -8,7 +8,7 @@
 //! request: request="POST http://... (status: 503)" timeout=1s remaining=2`.
 
 use super::super::METHODS;
-use super::shapes::ClientLine;
+use super::shapes::{ClientLine, is_url, rfind, split_once, status_code};
 use crate::time::Duration;
 
 /// One of the lines above, or `None`.
@@ -132,25 +132,6 @@ fn token<'a>(text: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
     let value = &text[at + name.len()..];
     let end = value.iter().position(|&b| b == b' ').unwrap_or(value.len());
     (end > 0).then_some(&value[..end])
-}
-
-fn status_code(digits: &[u8]) -> Option<u16> {
-    let status = std::str::from_utf8(digits).ok()?.parse().ok()?;
-    (digits.len() == 3 && (100..600).contains(&status)).then_some(status)
-}
-
-fn is_url(b: &[u8]) -> bool {
-    (b.starts_with(b"http://") || b.starts_with(b"https://"))
-        && !b.iter().any(u8::is_ascii_whitespace)
-}
-
-fn split_once<'a>(b: &'a [u8], sep: &[u8]) -> Option<(&'a [u8], &'a [u8])> {
-    let at = b.windows(sep.len()).position(|w| w == sep)?;
-    Some((&b[..at], &b[at + sep.len()..]))
-}
-
-fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).rposition(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -192,13 +192,13 @@ fn pool_origin(message: &[u8]) -> Option<String> {
 }
 
 /// A status code of three digits, as a client logs the answer's.
-fn status_code(digits: &[u8]) -> Option<u16> {
+pub(super) fn status_code(digits: &[u8]) -> Option<u16> {
     (digits.len() == 3 && digits.iter().all(u8::is_ascii_digit))
         .then(|| digits.iter().fold(0, |n, d| n * 10 + u16::from(d - b'0')))
         .filter(|s| (100..600).contains(s))
 }
 
-fn is_url(b: &[u8]) -> bool {
+pub(super) fn is_url(b: &[u8]) -> bool {
     (b.starts_with(b"http://") || b.starts_with(b"https://"))
         && !b.iter().any(u8::is_ascii_whitespace)
 }
@@ -207,11 +207,11 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(super) fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).rposition(|w| w == needle)
 }
 
-fn split_once<'a>(b: &'a [u8], sep: &[u8]) -> Option<(&'a [u8], &'a [u8])> {
+pub(super) fn split_once<'a>(b: &'a [u8], sep: &[u8]) -> Option<(&'a [u8], &'a [u8])> {
     let at = find(b, sep)?;
     Some((&b[..at], &b[at + sep.len()..]))
 }
