@@ -160,11 +160,10 @@ impl AttemptRec {
     /// Any request but GET, HEAD and OPTIONS (in any case). Asked of every attempt of a
     /// month: compared in place, not through an upper-cased copy.
     fn may_cause_effects(&self) -> bool {
-        !self.method.as_deref().is_some_and(|m| {
-            ["GET", "HEAD", "OPTIONS"]
-                .iter()
-                .any(|safe| m.eq_ignore_ascii_case(safe))
-        })
+        !self
+            .method
+            .as_deref()
+            .is_some_and(crate::event::is_safe_method)
     }
 }
 

@@ -25,6 +25,21 @@ pub type Attrs = Vec<(String, String)>;
 /// by its clones. (`CompactString` was 24 bytes: the model and events were 60 MB larger.)
 pub type Text = lean_string::LeanStr;
 
+/// The HTTP methods a request is read with, in capitals, as clients log them.
+pub const HTTP_METHODS: [&[u8]; 7] = [
+    b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
+];
+
+/// The methods that change nothing: a request by one of them makes no effect.
+pub const SAFE_METHODS: [&[u8]; 3] = [b"GET", b"HEAD", b"OPTIONS"];
+
+/// Whether `method` is one of [`SAFE_METHODS`], in any case.
+pub fn is_safe_method(method: &str) -> bool {
+    SAFE_METHODS
+        .iter()
+        .any(|safe| method.as_bytes().eq_ignore_ascii_case(safe))
+}
+
 /// One thing that happened, at a time, read from one line (or span, or row).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {

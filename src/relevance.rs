@@ -449,11 +449,10 @@ fn still_idle(p: &mut Pending, ev: &Event, urls_naming: &mut ShapeCache) -> bool
             p.attempts += 1;
             let names_effect =
                 (a.url.as_deref()).is_some_and(|url| urls_naming.get(url, url_names_effect));
-            p.safe &= a.method.as_deref().is_some_and(|m| {
-                ["GET", "HEAD", "OPTIONS"]
-                    .iter()
-                    .any(|s| m.eq_ignore_ascii_case(s))
-            });
+            p.safe &= a
+                .method
+                .as_deref()
+                .is_some_and(crate::event::is_safe_method);
             p.attempts == 1 && a.number == 1 && a.key.is_none() && !names_effect
         }
         EventKind::Response(r) => {

@@ -1008,15 +1008,12 @@ const EFFECT_ID_TOKENS: &[&str] = &[
     "credit_id",
 ];
 
-const METHODS: &[&[u8]] = &[
-    b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
-];
-
 /// `POST https://...`.
 fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let sp = field.iter().position(|&b| b == b' ')?;
     let (method, url) = (&field[..sp], field[sp + 1..].trim_ascii());
-    (METHODS.contains(&method) && !url.is_empty() && !url.contains(&b' ')).then_some((method, url))
+    (HTTP_METHODS.contains(&method) && !url.is_empty() && !url.contains(&b' '))
+        .then_some((method, url))
 }
 
 /// `201 Created`, `409 Conflict`, `503`; also after the protocol, as HTTP clients and

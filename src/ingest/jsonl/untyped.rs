@@ -3,6 +3,7 @@
 //! "attempt", 1, "method", "POST", ...)`): the fields say which event each is. Such lines were
 //! skipped one by one ("no `type` field"), and the whole trace with them.
 
+use crate::event::{HTTP_METHODS, is_safe_method};
 use serde_json::{Map, Value};
 
 /// The line with the `type` its fields give, `err` as `error` (a sentence, Go's
@@ -119,7 +120,7 @@ pub(super) fn resent_request(line: &str) -> Option<(String, String, Option<u16>)
         Some((url, status)) => (url, Some(status.strip_suffix(')')?.parse().ok()?)),
         None => (rest, None),
     };
-    let known = ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method);
+    let known = HTTP_METHODS.contains(&method.as_bytes());
     let is_url = url.starts_with("http://") || url.starts_with("https://");
     (known && is_url && !url.contains(' ')).then(|| (method.to_string(), url.to_string(), status))
 }
@@ -172,9 +173,7 @@ fn request_of(top: &Map<String, Value>) -> Option<(&str, &str)> {
 /// telemetry, or a path without a host (a service's access log names the path it served;
 /// a client names the host it called).
 fn is_foreign(method: &str, url: &str) -> bool {
-    let read = ["GET", "HEAD", "OPTIONS"]
-        .iter()
-        .any(|m| m.eq_ignore_ascii_case(method));
+    let read = is_safe_method(method);
     let absolute = url.starts_with("http://") || url.starts_with("https://");
     read || !absolute || crate::ingest::text::agents_own(url.as_bytes())
 }
@@ -220,7 +219,7 @@ fn request_in_message(top: &Map<String, Value>) -> Option<(&str, &str)> {
     let mut words = message.split_ascii_whitespace();
     let method = words.next()?;
     let url = words.next()?;
-    let is_method = ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method);
+    let is_method = HTTP_METHODS.contains(&method.as_bytes());
     let is_url = url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/');
     (is_method && is_url).then_some((method, url))
 }

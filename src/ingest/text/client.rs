@@ -99,7 +99,7 @@ impl ClientLog {
 
 /// A method that changes nothing (`GET`, `HEAD`, `OPTIONS`).
 fn is_safe_method(method: &[u8]) -> bool {
-    [&b"GET"[..], b"HEAD", b"OPTIONS"].contains(&method)
+    crate::event::SAFE_METHODS.contains(&method)
 }
 
 /// Whether `msg` may be a client's line: the first byte of each shape. Inlined into the

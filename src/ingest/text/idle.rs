@@ -18,6 +18,7 @@
 use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request};
 use super::{AMOUNT_TOKENS, EFFECT_ID_TOKENS, as_text, message_of, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
+use crate::event::SAFE_METHODS;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
 use crate::flat_json::is_flat_object;
 use crate::ingest::lines::{Ahead, for_each_line_in};
@@ -98,9 +99,6 @@ fn plain_request(msg: &[u8], url_kind: &mut ShapeCache) -> Option<bool> {
     }
     Some(SAFE_METHODS.contains(&method))
 }
-
-/// Methods with nothing to compare after a resume.
-const SAFE_METHODS: [&[u8]; 3] = [b"GET", b"HEAD", b"OPTIONS"];
 
 #[derive(Clone)]
 struct HeldLine {

@@ -5,9 +5,7 @@
 //! answer lines; read as they were, the answer's body was taken for a logged refund and the
 //! request for nothing, and the call's retry for a gateway's.
 
-const METHODS: [&[u8]; 7] = [
-    b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
-];
+use crate::event::HTTP_METHODS;
 
 /// The SPEC line `msg` stands for, if it holds an `HttpResponse`'s or `HttpRequest`'s text.
 pub(super) fn respaced(msg: &[u8]) -> Option<Vec<u8>> {
@@ -30,7 +28,7 @@ pub(super) fn respaced(msg: &[u8]) -> Option<Vec<u8>> {
         Some(method) => {
             let rest = msg[url_end..].strip_prefix(b") ")?;
             let status = rest.get(..3).filter(|s| s.iter().all(u8::is_ascii_digit))?;
-            if !METHODS.contains(&method) || rest.get(3).is_some_and(|&b| b != b' ') {
+            if !HTTP_METHODS.contains(&method) || rest.get(3).is_some_and(|&b| b != b' ') {
                 return None;
             }
             let mut line = status.to_vec();
@@ -48,7 +46,7 @@ pub(super) fn respaced(msg: &[u8]) -> Option<Vec<u8>> {
             let after = msg[url_end..].trim_ascii_start();
             let method_end = after.iter().position(|&b| b == b' ').unwrap_or(after.len());
             let method = &after[..method_end];
-            if !METHODS.contains(&method) {
+            if !HTTP_METHODS.contains(&method) {
                 return None;
             }
             let mut line = [method, b" ", url].concat();

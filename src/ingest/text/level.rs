@@ -179,9 +179,6 @@ fn name_end(msg: &[u8]) -> Option<usize> {
 /// `_` (`agent.tools`, `__main__`), or a Rust path (`agent::tools`), and no HTTP method (a
 /// request written `POST  https://...`).
 fn is_logger_name(word: &[u8]) -> bool {
-    const METHODS: &[&[u8]] = &[
-        b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
-    ];
     let starts_word = |b: &u8| b.is_ascii_alphabetic() || *b == b'_';
     let parts = word.split(|&b| b == b':').count();
     word.first().is_some_and(starts_word)
@@ -199,7 +196,7 @@ fn is_logger_name(word: &[u8]) -> bool {
                 }
             }
         })
-        && !METHODS.contains(&word)
+        && !crate::event::HTTP_METHODS.contains(&word)
 }
 
 /// The message after Python's `%(levelname)s %(name)s %(message)s` with a logger named in

@@ -5,13 +5,11 @@
 //! of several words) and the requests and answers ignored: a whole trace lost. Only these
 //! three shapes are rewritten, field by field, into their two-blank spelling.
 
-const METHODS: [&[u8]; 7] = [
-    b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS",
-];
+use crate::event::HTTP_METHODS;
 
 /// Whether `word` is an HTTP method, in capitals.
 pub(super) fn is_method(word: &[u8]) -> bool {
-    METHODS.contains(&word)
+    HTTP_METHODS.contains(&word)
 }
 
 /// Tokens whose value runs to the end of the line (a JSON object, an error's words).
@@ -29,7 +27,7 @@ pub(super) fn respaced(msg: &[u8]) -> Option<Vec<u8>> {
             fields.push([&b"agent run "[..], run].concat());
             3
         }
-        [method, url, ..] if METHODS.contains(method) && is_url(url) => {
+        [method, url, ..] if HTTP_METHODS.contains(method) && is_url(url) => {
             fields.push([*method, b" ", *url].concat());
             2
         }

@@ -7,7 +7,8 @@
 use super::fields::Fields;
 #[cfg(test)]
 use super::http_request;
-use super::{EFFECT_ID_TOKENS, METHODS, as_text, parse_u32, status_line};
+use super::{EFFECT_ID_TOKENS, as_text, parse_u32, status_line};
+use crate::event::HTTP_METHODS;
 use crate::scan::first_blank;
 
 /// `agent run R  step N  ok` spelt exactly so: `R` without whitespace, `N` in decimal
@@ -124,7 +125,7 @@ pub(super) struct RequestLine<'a> {
 pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
     let space = msg.iter().position(|&b| b == b' ')?;
     let (method, rest) = (&msg[..space], &msg[space + 1..]);
-    if !METHODS.contains(&method) {
+    if !HTTP_METHODS.contains(&method) {
         return None;
     }
     let end = rest.iter().position(u8::is_ascii_whitespace)?;

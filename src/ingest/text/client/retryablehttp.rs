@@ -7,8 +7,8 @@
 //! method=POST url=...`, `request failed: error="..." method=POST url=...` and `retrying
 //! request: request="POST http://... (status: 503)" timeout=1s remaining=2`.
 
-use super::super::METHODS;
 use super::shapes::{ClientLine, is_url, rfind, split_once, status_code};
+use crate::event::HTTP_METHODS;
 use crate::time::Duration;
 
 /// One of the lines above, or `None`.
@@ -24,7 +24,7 @@ pub(super) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
 /// N)]: retrying in WAIT (N left)`.
 fn default_logger(msg: &[u8]) -> Option<ClientLine<'_>> {
     let (method, rest) = split_once(msg, b" ")?;
-    METHODS.contains(&method).then_some(())?;
+    HTTP_METHODS.contains(&method).then_some(())?;
     let (url, rest) = match rest.iter().position(|&b| b == b' ') {
         Some(end) => (&rest[..end], &rest[end..]),
         None => (rest, &b""[..]),
@@ -58,7 +58,7 @@ fn default_logger(msg: &[u8]) -> Option<ClientLine<'_>> {
 fn performing(msg: &[u8]) -> Option<ClientLine<'_>> {
     let rest = msg.strip_prefix(b"performing request: ")?;
     let (method, url) = (token(rest, b"method=")?, token(rest, b"url=")?);
-    (METHODS.contains(&method) && is_url(url)).then_some(ClientLine::Sending { method, url })
+    (HTTP_METHODS.contains(&method) && is_url(url)).then_some(ClientLine::Sending { method, url })
 }
 
 /// `request failed: error="Post "http://...": context deadline exceeded" method=POST
@@ -85,7 +85,7 @@ fn leveled_retry(msg: &[u8]) -> Option<ClientLine<'_>> {
         None => (request, None),
     };
     let wait = token(rest, b"timeout=")?;
-    (METHODS.contains(&method) && is_url(url)).then_some(ClientLine::Resending {
+    (HTTP_METHODS.contains(&method) && is_url(url)).then_some(ClientLine::Resending {
         method,
         url,
         status,

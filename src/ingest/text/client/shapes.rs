@@ -1,8 +1,8 @@
 //! The shapes of the lines httpx and urllib3 log of their requests, read at their fixed
 //! separators ([`read`]), and the requests an agent sends of its own ([`agents_own`]).
 
-use super::super::{METHODS, as_text};
-use crate::event::url_parts;
+use super::super::as_text;
+use crate::event::{HTTP_METHODS, url_parts};
 
 /// A client's line, as read.
 #[derive(Debug, PartialEq)]
@@ -60,7 +60,7 @@ fn httpx_request(msg: &[u8]) -> Option<ClientLine<'_>> {
         Some((status, reason)) => (status, reason.trim_ascii()),
         None => (answer, &b""[..]),
     };
-    let known = METHODS.contains(&method) && version.starts_with(b"HTTP/") && is_url(url);
+    let known = HTTP_METHODS.contains(&method) && version.starts_with(b"HTTP/") && is_url(url);
     known.then_some(())?;
     Some(ClientLine::Answered {
         method,
@@ -81,7 +81,7 @@ fn urllib3_request(msg: &[u8]) -> Option<ClientLine<'_>> {
     let (status, length) = split_once(answer, b" ")?;
     let length_ok =
         length == b"None" || (!length.is_empty() && length.iter().all(u8::is_ascii_digit));
-    let known = METHODS.contains(&method)
+    let known = HTTP_METHODS.contains(&method)
         && version.starts_with(b"HTTP/")
         && length_ok
         && !target.is_empty()
