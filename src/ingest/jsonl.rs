@@ -252,13 +252,7 @@ impl State {
             }
             // SPEC §3.2's fields without their `type`: the fields say which event.
             if let Some(typed) = untyped::typed(text, self.next_number()) {
-                let was_typed = self.typed;
-                let line = self.text_line(&typed, opts);
-                self.typed = was_typed;
-                if let Ok(Some((at, kind, _))) = &line {
-                    self.tell_messages(kind, *at, opts);
-                }
-                return line;
+                return self.untyped_line(&typed, opts);
             }
             // A message with fields of no one event beside it (a logger's context: the MDC's
             // `step`, a span's `run`) is still the application's own line.

@@ -58,21 +58,32 @@ impl State {
             return Some(Ok(None));
         }
         let typed = untyped::typed(text, Some(next))?;
-        let was_typed = self.typed;
-        let line = self.text_line(&typed, opts);
-        self.typed = was_typed;
+        let line = self.untyped_line(&typed, opts);
         match &line {
             Ok(Some((_, EventKind::Response(_), _))) if self.foreign_request => {
                 self.foreign_request = false;
                 return Some(Ok(None));
             }
-            Ok(Some((at, kind, _))) => {
-                self.foreign_request &= !matches!(kind, EventKind::Attempt(_));
-                self.tell_messages(kind, *at, opts);
-            }
+            Ok(Some((_, EventKind::Attempt(_), _))) => self.foreign_request = false,
             _ => {}
         }
         Some(line)
+    }
+
+    /// A line given the `type` its fields make ([`untyped::typed`]), read as a typed one
+    /// without making the file a typed trace, and told to the reader of the messages.
+    pub(super) fn untyped_line(
+        &mut self,
+        typed: &str,
+        opts: &ParseOptions,
+    ) -> Result<Line, String> {
+        let was_typed = self.typed;
+        let line = self.text_line(typed, opts);
+        self.typed = was_typed;
+        if let Ok(Some((at, kind, _))) = &line {
+            self.tell_messages(kind, *at, opts);
+        }
+        line
     }
 
     /// The latest tool call's request sent again (go-retryablehttp's `retrying request`):

@@ -80,17 +80,11 @@ impl TextParser {
             self.celery_running = None;
         }
         let kind = match said {
-            Said::Received if running.is_some_and(|r| r != call) => {
-                EventKind::ToolCall(Box::new(ToolCall {
-                    call,
-                    tool: small(name),
-                    args_raw: Text::from_static_str("null"),
-                    args: serde_json::Value::Null,
-                }))
-            }
             Said::Received => {
-                self.celery_running = Some(call.clone());
-                self.begin_call(&call, at);
+                if running.is_none_or(|r| r == call) {
+                    self.celery_running = Some(call.clone());
+                    self.begin_call(&call, at);
+                }
                 EventKind::ToolCall(Box::new(ToolCall {
                     call,
                     tool: small(name),
