@@ -256,6 +256,8 @@ pub enum InputFormat {
     Text,
     Jsonl,
     Logfmt,
+    /// Node.js's console: `ISO-TIME words { inspected: 'object' }`
+    NodeConsole,
     Csv,
     Otlp,
     Records,

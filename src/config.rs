@@ -220,6 +220,7 @@ impl AuditConfig {
                 InputFormat::Text => Format::Text,
                 InputFormat::Jsonl => Format::Jsonl,
                 InputFormat::Logfmt => Format::Logfmt,
+                InputFormat::NodeConsole => Format::NodeConsole,
                 InputFormat::Csv => Format::Csv,
                 InputFormat::Otlp => Format::Otlp,
                 InputFormat::Records => Format::Records,

@@ -47,7 +47,11 @@ fn errors_name_the_thing_and_what_is_expected() {
     );
     assert_one_line_error(
         &["scan", f, "--input-format", "xml"],
-        &["--input-format", "xml", "text, jsonl, logfmt, csv, otlp"],
+        &[
+            "--input-format",
+            "xml",
+            "text, jsonl, logfmt, node-console, csv, otlp",
+        ],
     );
     assert_one_line_error(&["scan"], &["PATHS"]);
 }

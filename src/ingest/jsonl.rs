@@ -59,7 +59,7 @@ pub(super) fn parse_lines(
     mut as_json: impl for<'b> FnMut(&'b [u8], &'b mut Vec<u8>) -> Result<&'b [u8], String>,
 ) -> io::Result<Parsed> {
     let mut out = Parsed::new(opts);
-    let mut st = State::new(input, opts);
+    let mut lines = ObjectLines::new(input, opts);
     let mut json = Vec::new();
     for_each_line_at(reader, |line_no, span, bytes| {
         out.stats.lines += 1;
@@ -67,21 +67,55 @@ pub(super) fn parse_lines(
             out.stats.ignored += 1;
             return;
         }
+        let place = rereadable.then_some(span);
+        lines.read_at(&mut out, line_no, place, as_json(bytes, &mut json));
+    })?;
+    Ok(out)
+}
+
+/// Reads JSON objects, one a line, into a [`Parsed`]: for formats whose lines or records
+/// another reader makes JSON of ([`super::node_console`]).
+pub(super) struct ObjectLines {
+    st: State,
+    opts: ParseOptions,
+}
+
+impl ObjectLines {
+    pub(super) fn new(input: u32, opts: &ParseOptions) -> Self {
+        ObjectLines {
+            st: State::new(input, opts),
+            opts: opts.clone(),
+        }
+    }
+
+    /// The events of line `line_no`, `json` or why it is no JSON, counted and kept in `out`.
+    pub(super) fn read(&mut self, out: &mut Parsed, line_no: u32, json: Result<&[u8], String>) {
+        self.read_at(out, line_no, None, json);
+    }
+
+    /// [`Self::read`], with the line's place in a file that can be read again there.
+    fn read_at(
+        &mut self,
+        out: &mut Parsed,
+        line_no: u32,
+        span: Option<std::ops::Range<u64>>,
+        json: Result<&[u8], String>,
+    ) {
+        let (st, opts) = (&mut self.st, &self.opts);
         let undated = st.clock.undated();
         st.line_no = line_no;
-        let line = as_json(bytes, &mut json).and_then(|line| st.line(line, opts));
-        match line {
+        match json.and_then(|line| st.line(line, opts)) {
             Ok(Some((at, kind, attrs))) => {
                 out.stats.events += 1;
                 let loc = Loc {
-                    input,
+                    input: st.input,
                     line: line_no,
                 };
                 if !attrs.is_empty() {
                     out.attrs.push((loc, attrs));
                 }
                 // A time-only stamp is dated by the lines before it: not read alone again.
-                let place = (rereadable && st.clock.undated() == undated).then_some(span);
+                let place = span.filter(|_| st.clock.undated() == undated);
                 out.push_placed(Event { at, loc, kind }, place.clone());
                 for (at, kind) in st.more.drain(..) {
                     out.push_placed(Event { at, loc, kind }, place.clone());
@@ -90,8 +124,7 @@ pub(super) fn parse_lines(
             Ok(None) => out.stats.ignored += 1,
             Err(why) => out.stats.skip(line_no, why),
         }
-    })?;
-    Ok(out)
+    }
 }
 
 /// The events of `bytes`, lines of a file read again (a deferred call's place), numbered
@@ -458,7 +491,11 @@ impl State {
             },
             amount: f.money()?,
             whole: f.whole_money(),
-            key: f.string("idempotency_key")?.and_then(logged_key),
+            key: match f.string("idempotency_key")? {
+                Some(key) => logged_key(key),
+                None if said.is_some() => logged::key(f).and_then(logged_key),
+                None => None,
+            },
             state,
             state_at,
         }));

@@ -8,6 +8,7 @@ pub mod csv;
 pub mod jsonl;
 pub mod lines;
 pub mod logfmt;
+pub mod node_console;
 pub mod otlp;
 #[cfg(test)]
 mod prop_tests;
@@ -38,6 +39,7 @@ pub enum Format {
     Text,
     Jsonl,
     Logfmt,
+    NodeConsole,
     Csv,
     Otlp,
     Records,
@@ -49,6 +51,7 @@ impl Format {
             Format::Text => "text",
             Format::Jsonl => "jsonl",
             Format::Logfmt => "logfmt",
+            Format::NodeConsole => "node-console",
             Format::Csv => "csv",
             Format::Otlp => "otlp",
             Format::Records => "records",
@@ -239,6 +242,7 @@ pub fn parse_input(
         Format::Text => text::parse_input(reader, input, opts, rereadable),
         Format::Jsonl => jsonl::parse_input(reader, input, opts, rereadable),
         Format::Logfmt => logfmt::parse(reader, input, opts),
+        Format::NodeConsole => node_console::parse(reader, input, opts),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),
         Format::Otlp => otlp::parse(reader, input, opts),

@@ -603,6 +603,11 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
         {
             return Some(Format::Jsonl);
         }
+        // Node's console (`2026-... tool call { runId: ... }`) before the text logs it
+        // resembles: its objects are its events' fields.
+        if super::node_console::looks_like(head) {
+            return Some(Format::NodeConsole);
+        }
         if super::looks_like_text_log(head) {
             return Some(Format::Text);
         }

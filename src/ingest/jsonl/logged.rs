@@ -153,6 +153,16 @@ pub(super) fn order(f: &Fields) -> Option<Text> {
     }
 }
 
+/// The idempotency key a logger's line names other than as `idempotency_key`: pino's and
+/// winston's camelCase `idempotencyKey`, or the header's own name.
+pub(super) fn key(f: &Fields) -> Option<Text> {
+    let extra = |name: &str| (f.0.extra.iter()).find(|(k, _)| k == name).map(|(_, v)| *v);
+    ["idempotencyKey", "Idempotency-Key", "idempotency-key"]
+        .iter()
+        .find_map(|k| serde_json::from_str::<String>(extra(k)?).ok())
+        .map(|k| Text::from(k.as_str()))
+}
+
 /// A string's text, or a number as written.
 fn scalar(v: &str) -> Option<Text> {
     if v.starts_with('"') {

@@ -144,6 +144,38 @@ fn keys_that_say_there_is_none() {
     assert_eq!(keys, [Some("k-1".to_string()), None, None, None]);
 }
 
+/// A logger's effect line names its key as pino's and winston's programs do
+/// (`idempotencyKey`) or as the header (`Idempotency-Key`); a key saying none is none, and
+/// a typed effect reads SPEC's name only.
+#[test]
+fn a_loggers_effect_line_names_its_key_in_its_own_words() {
+    let keys: Vec<Option<String>> = [
+        r#""idempotencyKey":"k-1","#,
+        r#""Idempotency-Key":"k-2","#,
+        r#""idempotencyKey":"undefined","#,
+        "",
+    ]
+    .iter()
+    .map(|k| {
+        let p = run(&format!(
+            r#"{{"level":30,"time":1796551348569,"refundId":"re_1","orderId":"A-1","amount":4500,"currency":"GBP",{k}"msg":"refund created"}}"#
+        ));
+        match &p.events[0].kind {
+            EventKind::Effect(e) => e.key.as_ref().map(|k| k.to_string()),
+            other => panic!("{other:?}"),
+        }
+    })
+    .collect();
+    assert_eq!(keys, [Some("k-1".into()), Some("k-2".into()), None, None]);
+    let typed = run(
+        r#"{"ts":"2026-11-03T14:02:11Z","type":"effect","kind":"refund","effect_id":"rf_1","order":"A-1","idempotencyKey":"k-3"}"#,
+    );
+    match &typed.events[0].kind {
+        EventKind::Effect(e) => assert_eq!(e.key, None),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// Minor units as a string of an integer (protobuf's JSON mapping of an int64) read as
 /// the number does; a string that is no integer is still refused.
 #[test]

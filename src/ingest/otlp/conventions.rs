@@ -151,14 +151,18 @@ pub fn is_server(s: &Span) -> bool {
 }
 
 /// `gen_ai.tool.name`, `tool.name`, else the span's name without the conventions' decoration
-/// (`execute_tool issue_refund`, OpenLLMetry's `issue_refund.tool`).
+/// (`execute_tool issue_refund`, OpenLLMetry's `issue_refund.tool`, OpenInference DSPy's
+/// `issue_refund.__call__` and `issue_refund.acall`).
 pub fn tool_name(s: &Span) -> &str {
     TOOL_NAME
         .iter()
         .find_map(|k| s.attr_str(k).filter(|n| !n.is_empty()))
         .unwrap_or_else(|| {
             let n = s.name.strip_prefix("execute_tool ").unwrap_or(&s.name);
-            n.strip_suffix(".tool").unwrap_or(n)
+            [".tool", ".__call__", ".acall"]
+                .iter()
+                .find_map(|suffix| n.strip_suffix(suffix).filter(|n| !n.is_empty()))
+                .unwrap_or(n)
         })
 }
 

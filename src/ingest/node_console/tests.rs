@@ -1,0 +1,128 @@
+use super::*;
+use crate::event::EventKind;
+
+fn parsed(text: &str) -> Parsed {
+    parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
+}
+
+/// LangChain.js agent logging with `console.log(stamp, words, object)` (got's retry).
+const GOT_CONSOLE: &str = "2026-12-06T07:41:20.706Z agent run started { runId: 'b1e8' }
+2026-12-06T07:41:20.711Z tool call {
+  runId: 'b1e8',
+  step: 1,
+  tool: 'issue_refund',
+  args: { order: 'A-1', amount_p: 4500 }
+}
+2026-12-06T07:41:20.799Z refund request {
+  method: 'POST',
+  url: 'http://127.0.0.1:8401/v1/refunds',
+  idempotencyKey: undefined
+}
+2026-12-06T07:41:22.007Z retrying refund request {
+  retryCount: 1,
+  err: \"Timeout awaiting 'request' for 1000ms\",
+  code: 'ETIMEDOUT'
+}
+2026-12-06T07:41:22.008Z refund request { method: 'POST', url: 'http://127.0.0.1:8401/v1/refunds' }
+2026-12-06T07:41:22.020Z refund response { status: 201, refundId: 're_2', replayed: false }
+2026-12-06T07:41:22.026Z tool done { runId: 'b1e8', step: 1, tool: 'issue_refund', status: 'ok' }
+The refund has been issued.
+";
+
+#[test]
+fn each_record_is_read_as_the_json_line_it_stands_for() {
+    let p = parsed(GOT_CONSOLE);
+    let kinds: Vec<(u32, &str)> = (p.events.iter())
+        .map(|e| {
+            let kind = match &e.kind {
+                EventKind::ToolCall(_) => "tool_call",
+                EventKind::Attempt(_) => "attempt",
+                EventKind::Failure(_) => "failure",
+                EventKind::Response(_) => "response",
+                EventKind::StepEnd(_) => "step_end",
+                _ => "other",
+            };
+            (e.loc.line, kind)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (2, "tool_call"),
+            (8, "attempt"),
+            (13, "failure"),
+            (18, "attempt"),
+            (19, "response"),
+            (20, "step_end")
+        ]
+    );
+    let s = &p.stats;
+    assert_eq!((s.lines, s.events, s.skipped), (21, 6, 1));
+    assert_eq!(s.events + s.ignored + s.skipped, s.lines);
+    assert_eq!(s.problems[0].line, 21);
+    match &p.events[0].kind {
+        EventKind::ToolCall(t) => {
+            assert_eq!(t.call.run.as_str(), "b1e8");
+            assert_eq!(t.args_raw.as_str(), r#"{"amount_p":4500,"order":"A-1"}"#);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_errors_stack_is_its_records_and_its_members_are_read() {
+    let json = as_json(
+        "2026-12-06T07:41:22.007Z",
+        "refund failed RequestError: Timeout awaiting 'request' for 1000ms\n    at Request._onTimeout (file:///a.mjs:1:2) {\n  code: 'ETIMEDOUT',\n  timings: [Object]\n}",
+    );
+    assert_eq!(
+        json,
+        serde_json::json!({"time": "2026-12-06T07:41:22.007Z",
+            "msg": "refund failed RequestError: Timeout awaiting 'request' for 1000ms",
+            "code": "ETIMEDOUT", "timings": null})
+    );
+}
+
+#[test]
+fn a_debug_namespace_is_the_loggers_name_and_json_words_stay_words() {
+    let json = as_json(
+        "2026-12-06T07:43:20.120Z",
+        "openai-agents:core Invoking tool issue_refund with input {\"order\":\"A-1\"}",
+    );
+    assert_eq!(json["name"], "openai-agents:core");
+    assert_eq!(
+        json["msg"],
+        "Invoking tool issue_refund with input {\"order\":\"A-1\"}"
+    );
+    assert_eq!(as_json("t", "refund: created")["msg"], "refund: created");
+    assert_eq!(as_json("t", "12:30 lunch")["msg"], "12:30 lunch");
+}
+
+#[test]
+fn indented_lines_under_an_unstamped_line_are_skipped_with_it() {
+    let p = parsed(
+        "2026-12-06T07:41:20.706Z agent run started { runId: 'b1e8' }\n[chain/start] Entering Chain run with input: {\n  \"input\": \"refund\"\n}\n",
+    );
+    let lines: Vec<u32> = p.stats.problems.iter().map(|x| x.line).collect();
+    assert_eq!(lines, [2, 3, 4]);
+    assert!(p.stats.problems[1].reason.contains("below line 2"));
+}
+
+#[test]
+fn a_console_log_is_told_from_the_logs_it_resembles() {
+    assert!(looks_like(GOT_CONSOLE.as_bytes()));
+    assert!(looks_like(
+        b"2026-12-06T07:41:20.706Z server listening\n2026-12-06T07:41:20.711Z tool call {\n  runId: 'b1e8',\n}\n"
+    ));
+    for other in [
+        // SPEC's text log: JSON arguments, two blanks between fields.
+        &b"2026-11-03T14:02:11.402Z  agent run r1  step 4  tool=issue_refund  args={\"order\":\"A-1\"}\n"[..],
+        b"2026-12-06T07:41:20.706Z INFO refund created {\"refund_id\":\"re_1\"}\n",
+        // pino-pretty: its members four blanks in, quoted.
+        b"[2026-12-06 07:42:10.902 +0000] INFO (payments/15027): refund created\n    refundId: \"re_1\"\n",
+        b"2026-12-06T07:41:20.706Z tool call {\n\"runId\": 1}\n",
+        b"",
+    ] {
+        assert!(!looks_like(other), "{}", String::from_utf8_lossy(other));
+    }
+}
