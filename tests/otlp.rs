@@ -43,8 +43,8 @@ fn each_framework_trace_yields_the_generators_call() {
     let dirs = cases();
     assert_eq!(
         dirs.len(),
-        44,
-        "twenty-two producer setups × two variants: {dirs:?}"
+        46,
+        "twenty-three producer setups × two variants: {dirs:?}"
     );
     for dir in dirs {
         let case = dir.file_name().unwrap().to_string_lossy().into_owned();

@@ -102,6 +102,7 @@ pub fn link(spans: &[Span]) -> Linked {
         ambiguous: Vec::new(),
     };
     let calls = g.tool_calls();
+    let failed_inside = g.failed_inside();
     let attempts = g.attempts(&calls, &mut out.ambiguous);
     let steps = g.steps(&calls);
     for (c, &t) in calls.iter().enumerate() {
@@ -112,7 +113,7 @@ pub fn link(spans: &[Span]) -> Linked {
         if let Some(why) = spans[t].bad_time {
             out.problems.push((t, without_interval(&spans[t], why)));
         }
-        g.emit_tool(t, &call, &mut out);
+        g.emit_tool(t, failed_inside.get(&t).copied(), &call, &mut out);
         let mut mine: Vec<usize> = attempts
             .iter()
             .filter(|(_, owner)| *owner == c)
@@ -172,6 +173,26 @@ impl Graph<'_> {
             .collect();
         calls.sort_by_key(|&i| (self.spans[i].start, self.spans[i].loc, i));
         calls
+    }
+
+    /// Failed tool spans inside a call's span of the same name, by the call's span: AutoGen
+    /// catches its tool's exception, so OpenInference's outer span ends OK around
+    /// autogen-core's inner `execute_tool` span, which records the error.
+    fn failed_inside(&self) -> FxHashMap<usize, usize> {
+        let mut failed = FxHashMap::default();
+        for i in (0..self.spans.len()).filter(|&i| self.live[i] && is_tool(&self.spans[i])) {
+            if failure_of(&self.spans[i]).is_none() {
+                continue;
+            }
+            let name = tool_name(&self.spans[i]);
+            let outermost = (self.lineage(i).skip(1))
+                .filter(|&a| is_tool(&self.spans[a]) && tool_name(&self.spans[a]) == name)
+                .last();
+            if let Some(call) = outermost {
+                failed.entry(call).or_insert(i);
+            }
+        }
+        failed
     }
 
     /// The call (index into `calls`) each attempt span belongs to.
@@ -346,7 +367,9 @@ impl Graph<'_> {
             .collect()
     }
 
-    fn emit_tool(&self, t: usize, call: &CallRef, out: &mut Linked) {
+    /// The call of tool span `t`, and its step's end: failed when it or a tool span of the
+    /// same name inside it (`failed_inside`) failed.
+    fn emit_tool(&self, t: usize, failed_inside: Option<usize>, call: &CallRef, out: &mut Linked) {
         let s = &self.spans[t];
         let (args_raw, args) = tool_args(s);
         out.push(
@@ -360,7 +383,8 @@ impl Graph<'_> {
                 args,
             })),
         );
-        let error = failure_of(s).map(|(e, m)| describe(&e, &m));
+        let error = (failure_of(s).or_else(|| failure_of(&self.spans[failed_inside?])))
+            .map(|(e, m)| describe(&e, &m));
         out.push(
             self.spans,
             t,
