@@ -522,7 +522,7 @@ impl TextParser {
         // An HTTP client library's own line (`HTTP Request: POST ...`): one byte turns
         // away nearly every other line that gets here.
         if client::may_be_client_line(msg)
-            && let Some(verdict) = self.client_line(at, msg)
+            && let Some(verdict) = self.client_line(at, msg, &ahead)
         {
             return verdict;
         }
@@ -556,7 +556,7 @@ impl TextParser {
         if let Some(time) = self.jul_time.take() {
             if let Some((_, message)) = jul::message_line(line) {
                 let stamped = [time.as_bytes(), b"  ", message].concat();
-                return self.message_line(n, span, &stamped, Ahead::new(&[], &[]));
+                return self.message_line(n, span, &stamped, ahead);
             }
             self.jul_time = Some(time);
         }

@@ -25,7 +25,9 @@
 use super::{TextParser, Verdict, as_text, small};
 use crate::classify::classify_failure;
 use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url};
+use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
+pub(super) use jdk_httpclient::is_header_line;
 pub(crate) use shapes::agents_own;
 use shapes::{ClientLine, read};
 
@@ -108,7 +110,7 @@ fn is_safe_method(method: &[u8]) -> bool {
 pub(super) fn may_be_client_line(msg: &[u8]) -> bool {
     matches!(
         msg.first(),
-        Some(b'H' | b'h' | b'R' | b'S' | b'P' | b'D' | b'p' | b'r')
+        Some(b'H' | b'h' | b'R' | b'S' | b'P' | b'D' | b'p' | b'r' | b'E' | b'j')
     )
 }
 
@@ -116,8 +118,21 @@ impl TextParser {
     /// A client library's line at `at` (see the module's doc): its events, or ignored when
     /// it is no request of the current dispatch; `None` when the message is no such line.
     #[cold]
-    pub(super) fn client_line(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
+    pub(super) fn client_line(
+        &mut self,
+        at: Timestamp,
+        msg: &[u8],
+        ahead: &Ahead,
+    ) -> Option<Verdict> {
         let line = read(msg)?;
+        match line {
+            ClientLine::Headers => {
+                self.tail = super::tail::Tail::Headers;
+                return Some(Verdict::Ignored);
+            }
+            ClientLine::Diagnostic => return Some(Verdict::Ignored),
+            _ => {}
+        }
         let call = match &self.current_call {
             Some(call) if !self.client.over => call.clone(),
             Some(_) => return Some(Verdict::Ignored),
@@ -142,6 +157,7 @@ impl TextParser {
         }
         let since = self.client.since.min(at);
         let verdict = match line {
+            ClientLine::Headers | ClientLine::Diagnostic => return Some(Verdict::Ignored),
             ClientLine::Connecting { origin } => {
                 if !agents_own(origin.as_bytes()) {
                     self.client.origin = origin;
@@ -255,11 +271,19 @@ impl TextParser {
                 self.client.record(again);
                 Verdict::Events(events)
             }
-            ClientLine::Sending { method, url } => {
+            ClientLine::Sending {
+                method,
+                url,
+                headers_below,
+            } => {
                 if agents_own(url) || is_safe_method(method) {
                     return Some(Verdict::Ignored);
                 }
-                let sent = self.unanswered(&call, method, url)?;
+                let mut sent = self.unanswered(&call, method, url)?;
+                if headers_below {
+                    let below = jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k));
+                    sent.key = below.map(small);
+                }
                 let attempt = self.client_attempt(&call, &sent);
                 self.client.record(sent);
                 Verdict::Event(at, attempt)
@@ -388,6 +412,7 @@ impl TextParser {
     }
 }
 
+mod jdk_httpclient;
 mod retryablehttp;
 mod shapes;
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub(super) enum Tail {
     /// Inside one: every line up to the next stamped line belongs to it. `told`: the
     /// record's failure is known (its stamped line, or an exception line before).
     InTrace { told: bool },
+    /// After a client's `HEADERS:` line: its header lines follow ([`super::client`]).
+    Headers,
 }
 
 /// What a line without a timestamp is to the record above it.
@@ -47,6 +49,9 @@ impl Tail {
     pub(super) fn continues(&mut self, raw: &[u8], line: &[u8]) -> Continued {
         let told = match *self {
             Tail::NoRecord => return Continued::No,
+            Tail::Headers if super::client::is_header_line(raw) => return Continued::Yes,
+            Tail::Headers if opens_trace(raw, line) => false,
+            Tail::Headers => return Continued::No,
             Tail::AfterRecord { failed } if opens_trace(raw, line) => failed,
             Tail::AfterRecord { .. } => return Continued::No,
             Tail::InTrace { told } => told,

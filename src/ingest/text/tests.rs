@@ -1688,3 +1688,29 @@ fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
         Some(crate::ingest::Format::Text)
     );
 }
+
+/// The JDK client's `HEADERS:` line: the header lines below it are its record's, the key
+/// among them the request's; the same lines below any other line are still skipped.
+#[test]
+fn a_logged_header_block_is_its_records_and_names_the_requests_key() {
+    let p = run(
+        "2026-12-06T09:59:15.438Z INFO agent agent run 7f3a  step 4  tool=issue_refund  args={\"order\":\"A-1\"}\n\
+         2026-12-06T09:59:15.523Z INFO jdk.httpclient.HttpClient REQUEST: http://h/v1/refunds POST\n\
+         2026-12-06T09:59:15.526Z INFO jdk.httpclient.HttpClient HEADERS: REQUEST HEADERS:\n\
+         POST /v1/refunds HTTP/1.1\n\
+         Idempotency-Key: k-1\n\
+         \n\
+         2026-12-06T09:59:16.469Z INFO jdk.httpclient.HttpClient ERROR: Http1Exchange.cancel: count=1\n\
+         2026-12-06T09:59:16.470Z INFO agent waiting\n\
+         Idempotency-Key: k-2\n",
+    );
+    let keys: Vec<Option<&str>> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Attempt(a) => Some(a.key.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(keys, [Some("k-1")]);
+    let skipped: Vec<u32> = p.stats.problems.iter().map(|x| x.line).collect();
+    assert_eq!(skipped, [9]);
+}

@@ -30,7 +30,11 @@ fn default_logger(msg: &[u8]) -> Option<ClientLine<'_>> {
         None => (rest, &b""[..]),
     };
     if rest.is_empty() {
-        return is_url(url).then_some(ClientLine::Sending { method, url });
+        return is_url(url).then_some(ClientLine::Sending {
+            method,
+            url,
+            headers_below: false,
+        });
     }
     if let Some(error) = rest.strip_prefix(b" request failed: ") {
         return is_url(url).then_some(ClientLine::Failed { url, error });
@@ -58,7 +62,11 @@ fn default_logger(msg: &[u8]) -> Option<ClientLine<'_>> {
 fn performing(msg: &[u8]) -> Option<ClientLine<'_>> {
     let rest = msg.strip_prefix(b"performing request: ")?;
     let (method, url) = (token(rest, b"method=")?, token(rest, b"url=")?);
-    (HTTP_METHODS.contains(&method) && is_url(url)).then_some(ClientLine::Sending { method, url })
+    (HTTP_METHODS.contains(&method) && is_url(url)).then_some(ClientLine::Sending {
+        method,
+        url,
+        headers_below: false,
+    })
 }
 
 /// `request failed: error="Post "http://...": context deadline exceeded" method=POST
@@ -147,7 +155,8 @@ mod tests {
             sending,
             Some(ClientLine::Sending {
                 method: b"POST",
-                url: URL
+                url: URL,
+                headers_below: false
             })
         );
         let failed = read(b"POST http://127.0.0.1:18941/v1/refunds request failed: Post \"http://127.0.0.1:18941/v1/refunds\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
@@ -185,7 +194,8 @@ mod tests {
             sending,
             Some(ClientLine::Sending {
                 method: b"POST",
-                url: URL
+                url: URL,
+                headers_below: false
             })
         );
         let failed = read(b"request failed: error=\"Post \"http://127.0.0.1:18941/v1/refunds\": context deadline exceeded\" method=POST url=http://127.0.0.1:18941/v1/refunds");

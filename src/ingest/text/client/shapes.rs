@@ -24,8 +24,17 @@ pub(in crate::ingest::text) enum ClientLine<'a> {
     },
     /// urllib3 opens a connection to `origin`.
     Connecting { origin: String },
-    /// A request is sent, its answer not yet known (go-retryablehttp's first try).
-    Sending { method: &'a [u8], url: &'a [u8] },
+    /// A request is sent, its answer not yet known (go-retryablehttp's first try, the JDK
+    /// client's `REQUEST:`); `headers_below`: its headers are logged on the lines after it.
+    Sending {
+        method: &'a [u8],
+        url: &'a [u8],
+        headers_below: bool,
+    },
+    /// A logged block of headers starts: its lines follow, without a timestamp.
+    Headers,
+    /// A client's account of an exchange it has already failed to its caller: no event.
+    Diagnostic,
     /// The latest request to `url` failed with Go's `error`.
     Failed { url: &'a [u8], error: &'a [u8] },
     /// The request to `url` is sent again `after` a wait, having got `status` if named.
@@ -40,10 +49,11 @@ pub(in crate::ingest::text) enum ClientLine<'a> {
 /// Reads a client's line (see the module's doc); `None` for any other message.
 pub(in crate::ingest::text) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
     match msg.first()? {
-        b'H' => httpx_request(msg),
+        b'H' => httpx_request(msg).or_else(|| super::jdk_httpclient::read(msg)),
         b'h' => urllib3_request(msg),
-        b'R' => urllib3_retrying(msg),
+        b'R' => urllib3_retrying(msg).or_else(|| super::jdk_httpclient::read(msg)),
         b'S' => urllib3_connecting(msg),
+        b'E' | b'j' => super::jdk_httpclient::read(msg),
         _ => super::retryablehttp::read(msg),
     }
 }
