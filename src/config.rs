@@ -221,6 +221,7 @@ impl AuditConfig {
                 InputFormat::Jsonl => Format::Jsonl,
                 InputFormat::Logfmt => Format::Logfmt,
                 InputFormat::NodeConsole => Format::NodeConsole,
+                InputFormat::JulXml => Format::JulXml,
                 InputFormat::Csv => Format::Csv,
                 InputFormat::Otlp => Format::Otlp,
                 InputFormat::Records => Format::Records,

@@ -43,8 +43,8 @@ fn each_framework_trace_yields_the_generators_call() {
     let dirs = cases();
     assert_eq!(
         dirs.len(),
-        46,
-        "twenty-three producer setups × two variants: {dirs:?}"
+        48,
+        "twenty-four producer setups × two variants: {dirs:?}"
     );
     for dir in dirs {
         let case = dir.file_name().unwrap().to_string_lossy().into_owned();
@@ -86,8 +86,13 @@ fn each_framework_trace_yields_the_generators_call() {
             "{case}: step"
         );
         assert!(call.tool.ends_with("issue_refund"), "{case}: {}", call.tool);
-        assert_eq!(call.args["order"], "A-88214", "{case}");
-        assert_eq!(call.args["amount_p"].as_i64(), Some(4500), "{case}");
+        if record["args_traced"] == false {
+            // AutoGen's own tracing records none: the call's order is unknown.
+            assert!(call.args.is_null(), "{case}: {}", call.args);
+        } else {
+            assert_eq!(call.args["order"], "A-88214", "{case}");
+            assert_eq!(call.args["amount_p"].as_i64(), Some(4500), "{case}");
+        }
 
         let attempts: Vec<(usize, &idem_audit::event::Attempt)> = linked
             .events

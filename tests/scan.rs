@@ -254,7 +254,7 @@ fn an_input_read_as_nothing_but_skipped_lines_is_pointed_out() {
     let xml = dir.path().join("agent.xml.log");
     std::fs::write(
         &xml,
-        "<?xml version=\"1.0\"?>\n<log>\n<record>\n  <message>refund re_1 created</message>\n</record>\n</log>\n",
+        "<?xml version=\"1.0\"?>\n<events>\n<event>\n  <message>refund re_1 created</message>\n</event>\n</events>\n",
     )
     .unwrap();
     let (code, _, stderr) = scan(&[xml.to_str().unwrap()]);

@@ -61,8 +61,9 @@ impl TimeIndex {
     }
 
     /// The latest attempt of `e`'s kind that may have been sent by `e`'s creation (else by
-    /// it and the clocks' skew) and fits it, as matching by order and time chooses.
-    pub(super) fn get(&self, model: &Model, e: &EffectRec) -> Option<AttemptId> {
+    /// it and the clocks' skew) and fits it, as matching by order and time chooses; whatever
+    /// else was in flight then.
+    pub(super) fn latest(&self, model: &Model, e: &EffectRec) -> Option<AttemptId> {
         if self.0.is_empty() {
             return None;
         }
@@ -76,7 +77,16 @@ impl TimeIndex {
                 .map(|&(_, _, id)| id)
                 .find(|&id| attempt_fits(model, id, e))
         };
-        let chosen = latest(e.created).or_else(|| latest(e.created.plus(model.max_skew)))?;
+        // A time written to the second stands for some instant in it, as by order and time.
+        let created = super::matching::latest_instant(e.created, model.max_skew);
+        latest(created).or_else(|| latest(e.created.plus(model.max_skew)))
+    }
+
+    /// [`Self::latest`], unless another log's request fits the effect as well.
+    pub(super) fn get(&self, model: &Model, e: &EffectRec) -> Option<AttemptId> {
+        let chosen = self.latest(model, e)?;
+        let kind = e.kind.as_str();
+        let start = self.0.partition_point(|(k, _, _)| k.as_str() < kind);
         // Another log's request in flight then too (agents side by side, each logging no
         // tool call): which made the effect is not known.
         let input = model.attempt(chosen).loc.input;
@@ -138,6 +148,52 @@ mod tests {
                 Some("?0 #2 1".into())
             ]
         );
+    }
+
+    /// A settlement written to the second (`10:02:49`) by a request sent at 49.197: the
+    /// second stands for an instant in it, so the retry sent in it made the refund, not the
+    /// attempt before it.
+    #[test]
+    fn a_refund_timed_to_the_second_is_the_attempt_sent_in_that_second() {
+        let mut t = Trace::new();
+        t.request(47_690, "?0", 1, 1, "POST", REFUNDS)
+            .failure(48_696, "?0", 1, "ReadTimeout", "timed out")
+            .request(49_197, "?0", 1, 2, "POST", REFUNDS)
+            .response(49_300, "?0", 1, 201, "Created")
+            .refund(48_000, "rf_1", "A-1", 4500, None)
+            .in_input(5)
+            .refund(49_000, "rf_2", "A-1", 4500, None)
+            .in_input(5);
+        assert_eq!(
+            matched(&t),
+            [Some("?0 #1 1".into()), Some("?0 #1 2".into())]
+        );
+    }
+
+    /// A call of order A-1 timed out (its effect may still land), and a call whose order is
+    /// unknown (no arguments traced) sent a request later, just before the refund: the later
+    /// request is the likelier maker; sent before the timed-out one, it is not.
+    #[test]
+    fn an_unordered_calls_later_request_wins_over_an_older_open_one_of_the_order() {
+        let trace = |unordered_at: i64| {
+            let mut t = Trace::new();
+            t.tool_call(1_000, "r1", 1, "issue_refund", r#"{"order":"A-1"}"#)
+                .attempt(1_010, "r1", 1, 1, None)
+                .timeout(2_010, "r1", 1)
+                .step_end(2_020, "r1", 1, Some("timed out"))
+                .tool_call(unordered_at, "r2", 1, "issue_refund", "null")
+                .in_input(1)
+                .attempt(unordered_at + 10, "r2", 1, 1, None)
+                .in_input(1)
+                // Timed out too: open as long as the other.
+                .timeout(unordered_at + 1_010, "r2", 1)
+                .in_input(1)
+                .refund(20_050, "rf_1", "A-1", 4500, None)
+                .in_input(5);
+            t
+        };
+        assert_eq!(matched(&trace(19_000)), [Some("r2 #1 1".into())]);
+        assert_eq!(matched(&trace(500)), [Some("r1 #1 1".into())]);
     }
 
     #[test]

@@ -51,6 +51,12 @@ pub(super) fn match_effects(model: &mut Model) {
                             (first, later) => first.or(later).map(|(id, _)| id),
                         },
                     };
+                    // A call whose order is unknown (its arguments untraced) may be any
+                    // order's: its attempt sent later, nearer the effect, is the likelier.
+                    let found = match (found, by_time.latest(m, e)) {
+                        (Some(id), Some(t)) if m.attempt(t).at > m.attempt(id).at => Some(t),
+                        (found, _) => found,
+                    };
                     found.map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime))
                 })
                 .or_else(|| {

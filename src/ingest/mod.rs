@@ -6,6 +6,7 @@ pub mod ansi;
 pub mod container;
 pub mod csv;
 pub mod jsonl;
+pub mod jul_xml;
 pub mod lines;
 pub mod logfmt;
 pub mod node_console;
@@ -40,6 +41,7 @@ pub enum Format {
     Jsonl,
     Logfmt,
     NodeConsole,
+    JulXml,
     Csv,
     Otlp,
     Records,
@@ -52,6 +54,7 @@ impl Format {
             Format::Jsonl => "jsonl",
             Format::Logfmt => "logfmt",
             Format::NodeConsole => "node-console",
+            Format::JulXml => "jul-xml",
             Format::Csv => "csv",
             Format::Otlp => "otlp",
             Format::Records => "records",
@@ -243,6 +246,7 @@ pub fn parse_input(
         Format::Jsonl => jsonl::parse_input(reader, input, opts, rereadable),
         Format::Logfmt => logfmt::parse(reader, input, opts),
         Format::NodeConsole => node_console::parse(reader, input, opts),
+        Format::JulXml => jul_xml::parse(reader, input, opts),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),
         Format::Otlp => otlp::parse(reader, input, opts),

@@ -583,6 +583,10 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     } else {
         head
     };
+    // java.util.logging's XMLFormatter: a document, told by its declaration and doctype.
+    if super::jul_xml::looks_like(head) {
+        return Some(Format::JulXml);
+    }
     let line = first_line(head)?;
     let line = line.as_str();
     if super::looks_like_otlp_batch(line) || (line == "{" && super::otlp::pretty_printed_head(head))
