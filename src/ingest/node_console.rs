@@ -16,33 +16,42 @@ use super::{ParseOptions, Parsed};
 use serde_json::{Map, Value};
 use std::io::{self, Read};
 
-/// Whether the head of a file is such a log: its first line of content is an ISO instant,
-/// one blank and words, and a record in the head ends with an inspected object.
+/// Whether the head of a file is such a log: most lines at the margin are an ISO instant,
+/// one blank and words, and a record in the head ends with an object that says something.
 pub fn looks_like(head: &[u8]) -> bool {
-    let mut lines = head
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
-    let Some(first) = lines.by_ref().find(|l| !l.trim_ascii().is_empty()) else {
-        return false;
-    };
-    if stamp_and_words(first).is_none() {
-        return false;
-    }
-    let mut lines = std::iter::once(first).chain(lines).peekable();
+    let mut lines = (head.split(|&b| b == b'\n'))
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.trim_ascii().is_empty())
+        .peekable();
+    // Lines at the margin: most are stamped (a program may print a word or two first).
+    let (mut margin, mut stamped, mut object) = (0, 0, false);
     while let Some(line) = lines.next() {
+        if continues(line) {
+            continue;
+        }
+        margin += 1;
         let Some((_, words)) = stamp_and_words(line) else {
             continue;
         };
+        stamped += 1;
         // `tool call {` and its first member below; or `tool call { runId: 'x' }`.
         let opens_below = words.ends_with(b" {") || words == b"{";
-        if opens_below && lines.peek().is_some_and(|next| member_line(next)) {
-            return true;
-        }
-        if words.ends_with(b"}") && object_at_end(words).is_some() {
-            return true;
-        }
+        object |= opens_below && lines.peek().is_some_and(|next| member_line(next));
+        object |= words.ends_with(b"}") && ends_with_object(words);
     }
-    false
+    object && stamped * 2 > margin
+}
+
+/// A record's words end with an object that says something: util.inspect's (`{ runId: 'x'
+/// }`), or JSON after words that start with no level (`tool call {"runId":"x"}`; `INFO refund
+/// created {"refund_id":...}` is a text log's). An empty `{}` (SLF4J's placeholder) says
+/// nothing.
+fn ends_with_object(words: &[u8]) -> bool {
+    let Some((at, members)) = object_at_end(words) else {
+        return false;
+    };
+    let plain_first_word = words.first().is_some_and(u8::is_ascii_lowercase);
+    !members.is_empty() && (inspect::opens_object(&words[at..]) || plain_first_word)
 }
 
 /// Reads a console log: each record as a JSON Lines line (see the module's doc).
@@ -133,19 +142,54 @@ fn as_json(stamp: &str, text: &str) -> Value {
     if let Some(name) = name {
         line.insert("name".into(), Value::String(name.into()));
     }
+    // The words are the first line's: an error's stack below them is not.
     let (words, members) = match object_at_end(text.as_bytes()) {
-        // An error's stack between its message and its members is not the line's words.
-        Some((start, members)) => {
-            let words = text[..start].split('\n').next().unwrap_or_default();
-            (words.trim_end(), Some(members))
+        // JSON after a sentence (`Invoking tool issue_refund with input {"order":...}`, the
+        // OpenAI Agents SDK's) is part of it: read as a text log's message.
+        Some((start, _))
+            if text[start..].starts_with("{\"") && text.starts_with(char::is_uppercase) =>
+        {
+            (text, None)
         }
+        Some((start, members)) => (&text[..start], Some(members)),
         None => (text, None),
     };
+    let words = words.split('\n').next().unwrap_or_default().trim_end();
+    // `refund failed TypeError: fetch failed`: an error logged as itself, its first line.
+    let (words, error) = match error_at(words.as_bytes()) {
+        Some(at) => (words[..at].trim_end(), Some(without_frames(&words[at..]))),
+        None => (words, None),
+    };
     line.insert("msg".into(), Value::String(words.into()));
+    if let Some(error) = error {
+        line.insert("err".into(), Value::String(error.into()));
+    }
     for (k, v) in members.into_iter().flatten() {
         line.entry(k).or_insert(v);
     }
     Value::Object(line)
+}
+
+/// An error's first line without the stack `debug`'s `%o` joins onto it (`... for 1000ms
+/// at ClientRequest.<anonymous> (file:///...:868:61) at ...`).
+fn without_frames(error: &str) -> &str {
+    let frame = |rest: &str| {
+        let first = rest.split(' ').next().unwrap_or_default();
+        ["async", "new", "node:", "file:"]
+            .iter()
+            .any(|p| first.starts_with(p))
+            || (first.contains('.') && rest.contains('(') && rest.contains(')'))
+    };
+    let cut = (error.match_indices(" at ")).find(|&(i, _)| frame(&error[i + 4..]));
+    cut.map_or(error, |(i, _)| &error[..i])
+}
+
+/// Where an error's first line starts among a record's words ([`inspect::is_error_header`]),
+/// at a word's start.
+fn error_at(words: &[u8]) -> Option<usize> {
+    (0..words.len())
+        .filter(|&i| i == 0 || words[i - 1] == b' ')
+        .find(|&i| words[i].is_ascii_uppercase() && inspect::is_error_header(&words[i..]))
 }
 
 /// The `debug` module's namespace first (`openai-agents:core`, `app:http`): lower-case
@@ -178,7 +222,9 @@ fn object_at_end(text: &[u8]) -> Option<(usize, Map<String, Value>)> {
         let at = from + k;
         from = at + 1;
         let after_blank = at == 0 || text[at - 1].is_ascii_whitespace();
-        if !after_blank || !inspect::opens_object(&text[at..]) {
+        // util.inspect's, or JSON's (`JSON.stringify` after the words).
+        let opens = inspect::opens_object(&text[at..]) || text[at..].starts_with(b"{\"");
+        if !after_blank || !opens {
             continue;
         }
         let rest = std::str::from_utf8(&text[at..]).ok()?;

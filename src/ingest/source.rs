@@ -589,6 +589,12 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     }
     let line = first_line(head)?;
     let line = line.as_str();
+    // Node's console (`2026-... tool call { runId: ... }`), before the text logs it
+    // resembles and the JSON an unstamped object's first line may look like: its objects
+    // are its events' fields.
+    if !line.starts_with("{\"") && super::node_console::looks_like(head) {
+        return Some(Format::NodeConsole);
+    }
     if super::looks_like_otlp_batch(line) || (line == "{" && super::otlp::pretty_printed_head(head))
     {
         return Some(Format::Otlp);
@@ -606,11 +612,6 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
             || super::jsonl::monolog::as_object(line).is_some()
         {
             return Some(Format::Jsonl);
-        }
-        // Node's console (`2026-... tool call { runId: ... }`) before the text logs it
-        // resembles: its objects are its events' fields.
-        if super::node_console::looks_like(head) {
-            return Some(Format::NodeConsole);
         }
         if super::looks_like_text_log(head) {
             return Some(Format::Text);

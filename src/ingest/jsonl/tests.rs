@@ -176,6 +176,27 @@ fn a_loggers_effect_line_names_its_key_in_its_own_words() {
     }
 }
 
+/// A request logged with its headers names its key among them (any case, `-` or `_`).
+#[test]
+fn a_requests_key_among_its_logged_headers() {
+    let p = run(concat!(
+        r#"{"time":"2026-12-06T10:00:00Z","runId":"r1","step":1,"tool":"issue_refund","args":{"order":"A-1"},"msg":"tool call"}"#,
+        "
+",
+        r#"{"time":"2026-12-06T10:00:01Z","method":"POST","url":"http://h/v1/refunds","headers":{"content-type":"application/json","Idempotency-Key":"k-1"},"msg":"refund request"}"#,
+        "
+",
+        r#"{"time":"2026-12-06T10:00:02Z","method":"POST","url":"http://h/v1/refunds","headers":{"content-type":"application/json"},"msg":"refund request"}"#,
+    ));
+    let keys: Vec<Option<String>> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Attempt(a) => Some(a.key.as_ref().map(|k| k.to_string())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(keys, [Some("k-1".to_string()), None]);
+}
+
 /// Minor units as a string of an integer (protobuf's JSON mapping of an int64) read as
 /// the number does; a string that is no integer is still refused.
 #[test]

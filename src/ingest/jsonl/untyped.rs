@@ -22,6 +22,11 @@ pub(super) fn typed(line: &str, open: Option<u32>) -> Option<String> {
             top.insert(field.into(), v);
         }
     }
+    if !top.contains_key("idempotency_key")
+        && let Some(key) = key_in_headers(&top)
+    {
+        top.insert("idempotency_key".into(), key);
+    }
     let names_none = !top.contains_key("run") && !top.contains_key("step");
     let ty = match (type_of(&top), open) {
         (Some(ty), _) => ty,
@@ -222,6 +227,19 @@ fn request_in_message(top: &Map<String, Value>) -> Option<(&str, &str)> {
     let is_method = HTTP_METHODS.contains(&method.as_bytes());
     let is_url = url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/');
     (is_method && is_url).then_some((method, url))
+}
+
+/// The key among a logged request's `headers` (`{"headers": {"Idempotency-Key": "k"}}`,
+/// any case, `-` or `_`): a program that logs the request it sends logs its headers so.
+fn key_in_headers(top: &Map<String, Value>) -> Option<Value> {
+    let Some(Value::Object(headers)) = top.get("headers") else {
+        return None;
+    };
+    let is_key = |k: &str| k.replace('_', "-").eq_ignore_ascii_case("idempotency-key");
+    headers
+        .iter()
+        .find(|(k, v)| is_key(k) && v.is_string())
+        .map(|(_, v)| v.clone())
 }
 
 /// Names a program's own logging gives SPEC's fields (`logger.info("tool call", run_id=...)`),

@@ -74,19 +74,58 @@ impl Reader<'_> {
                 }
             }
             b'[' => self.array(depth),
+            // `<Buffer 7b 22>`, `<pending>`, `<1 empty item>`: nothing JSON holds.
+            b'<' => self.angled().then_some(Value::Null),
             q @ (b'\'' | b'"' | b'`') => self.string(q).map(Value::String),
             _ => self.word(depth),
         }
     }
 
+    /// Reads past `<...>` on its line.
+    fn angled(&mut self) -> bool {
+        let rest = &self.b[self.at..];
+        match rest.iter().position(|&c| c == b'>' || c == b'\n') {
+            Some(close) if rest[close] == b'>' => {
+                self.at += close + 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Reads past `[...]` on its line (a key JSON cannot have: `[Symbol(x)]`, `%o`'s
+    /// `[length]`, an error's `[cause]`).
+    fn bracketed(&mut self) -> bool {
+        let rest = &self.b[self.at..];
+        let close = (rest.iter().skip(1)).position(|&c| c == b']' || c == b'\n' || c == b'[');
+        match close.map(|c| c + 1) {
+            Some(close) if close > 1 && rest[close] == b']' => {
+                self.at += close + 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `:` between a key and its value, or a Map's `=>`.
+    fn eat_separator(&mut self) -> bool {
+        if self.eat(b':') {
+            return true;
+        }
+        let arrow = self.b[self.at..].starts_with(b"=>");
+        self.at += if arrow { 2 } else { 0 };
+        arrow
+    }
+
     fn object(&mut self, depth: usize) -> Option<Value> {
         self.at += 1;
         let mut members = Map::new();
+        let mut first = true;
         loop {
             if self.eat(b'}') {
                 return Some(Value::Object(members));
             }
-            if !members.is_empty() && !self.eat(b',') {
+            if !std::mem::take(&mut first) && !self.eat(b',') {
                 return None;
             }
             // A trailing comma, as a member a line may end.
@@ -94,16 +133,26 @@ impl Reader<'_> {
                 return Some(Value::Object(members));
             }
             self.blanks();
-            // `[Symbol(x)]: 1`: a key JSON cannot have.
+            // `[Symbol(x)]: 1`, `[length]: 1`: a key JSON cannot have.
             let key = match self.peek()? {
                 q @ (b'\'' | b'"') => Some(self.string(q)?),
                 b'[' => {
-                    self.special().then_some(())?;
+                    self.bracketed().then_some(())?;
                     None
+                }
+                // A WeakMap's `<items unknown>`.
+                b'<' => {
+                    self.angled().then_some(())?;
+                    continue;
                 }
                 _ => Some(self.name()?),
             };
-            if !self.eat(b':') {
+            if !self.eat_separator() {
+                // A Set's item (`Set(2) { 'a', 'b' }`): no member.
+                self.blanks();
+                if matches!(self.peek(), Some(b',' | b'}')) {
+                    continue;
+                }
                 return None;
             }
             let value = self.value(depth + 1)?;
@@ -116,11 +165,12 @@ impl Reader<'_> {
     fn array(&mut self, depth: usize) -> Option<Value> {
         self.at += 1;
         let mut items = Vec::new();
+        let mut first = true;
         loop {
             if self.eat(b']') {
                 return Some(Value::Array(items));
             }
-            if !items.is_empty() && !self.eat(b',') {
+            if !std::mem::take(&mut first) && !self.eat(b',') {
                 return None;
             }
             if self.eat(b']') {
@@ -133,8 +183,28 @@ impl Reader<'_> {
                 self.at += end;
                 continue;
             }
+            if self.keyed_item(depth)? {
+                continue;
+            }
             items.push(self.value(depth + 1)?);
         }
+    }
+
+    /// An array's named member (`[length]: 1` under `%o`, `extra: 'x'`), read past: no
+    /// item. `Some(false)` when the next item is a plain one.
+    fn keyed_item(&mut self, depth: usize) -> Option<bool> {
+        let start = self.at;
+        let named = match self.peek() {
+            Some(b'[') => self.bracketed(),
+            _ => self.name().is_some(),
+        };
+        if named && self.peek() == Some(b':') && self.b.get(self.at + 1) == Some(&b' ') {
+            self.at += 1;
+            self.value(depth + 1)?;
+            return Some(true);
+        }
+        self.at = start;
+        Some(false)
     }
 
     /// `[Function: f]`, `[Object]`, `[Array]`, `[Circular *1]`, `[Getter]`, `[class X]`: a
@@ -154,8 +224,8 @@ impl Reader<'_> {
     }
 
     /// A quoted string; util.inspect escapes its own quote and control characters; a long
-    /// one broken over lines is `'...' +` then the rest.
-    fn string(&mut self, quote: u8) -> Option<String> {
+    /// one broken over lines is `'...' +` then the rest, each part in its own quote.
+    fn string(&mut self, mut quote: u8) -> Option<String> {
         let mut out = Vec::new();
         loop {
             self.at += 1;
@@ -186,7 +256,9 @@ impl Reader<'_> {
             if self.peek() == Some(b'+') {
                 self.at += 1;
                 self.blanks();
-                if self.peek() == Some(quote) {
+                // The next part in whichever quote suits it.
+                if let Some(q @ (b'\'' | b'"' | b'`')) = self.peek() {
+                    quote = q;
                     continue;
                 }
             }
@@ -223,6 +295,9 @@ impl Reader<'_> {
     /// object.
     fn word(&mut self, depth: usize) -> Option<Value> {
         let start = self.at;
+        if is_error_header(&self.b[start..]) {
+            return self.error(start);
+        }
         while self
             .peek()
             .is_some_and(|c| !matches!(c, b',' | b'}' | b']' | b'{') && !c.is_ascii_whitespace())
@@ -231,14 +306,32 @@ impl Reader<'_> {
         }
         let word = std::str::from_utf8(&self.b[start..self.at]).ok()?;
         let end = self.at;
+        // A class's name before its object or array: `AxiosHeaders {`, `Map(1) {`,
+        // `Object [AxiosHeaders] {`, `Uint8Array(3) [`.
+        let class = word.trim_end_matches(|c: char| c.is_ascii_digit() || "()".contains(c));
+        let named = class.starts_with(|c: char| c.is_ascii_uppercase())
+            && (class.bytes()).all(|c| c.is_ascii_alphanumeric() || b"_$".contains(&c));
         self.blanks();
-        if self.peek() != Some(b'{') {
-            self.at = end;
-        } else {
-            let class = word.trim_end_matches(|c: char| c.is_ascii_digit() || "()".contains(c));
-            let named = !class.is_empty()
-                && (class.bytes()).all(|c| c.is_ascii_alphanumeric() || b"_$".contains(&c));
-            return if named { self.object(depth) } else { None };
+        if named && self.peek() == Some(b'[') && self.special() {
+            self.blanks();
+        }
+        match self.peek() {
+            Some(b'{') if named => {
+                let object = self.object(depth)?;
+                // A URL object is its address.
+                return Some(match (class, object.get("href")) {
+                    ("URL", Some(Value::String(href))) => Value::String(href.clone()),
+                    _ => object,
+                });
+            }
+            Some(b'[') if named => return self.array(depth),
+            Some(b'{') => return None,
+            _ => self.at = end,
+        }
+        // `Invalid Date`: one value of two words.
+        if word == "Invalid" && self.b[end..].starts_with(b" Date") {
+            self.at = end + 5;
+            return Some(Value::Null);
         }
         if word.is_empty() {
             return None;
@@ -256,14 +349,78 @@ impl Reader<'_> {
     }
 }
 
-/// A JSON number for `word` (a BigInt's `n` dropped), or `None` (`NaN`, `Infinity`).
+impl Reader<'_> {
+    /// An error where a value is: its first line (`DOMException [TimeoutError]: The
+    /// operation was aborted due to timeout`) is the value; its stack below it (`at ...`
+    /// lines) and its own members after the stack (`at ... {`, `code: 'ETIMEDOUT'`, `}`)
+    /// are read past.
+    fn error(&mut self, start: usize) -> Option<Value> {
+        let line_end = |from: usize| {
+            (self.b[from..].iter().position(|&c| c == b'\n')).map_or(self.b.len(), |p| from + p)
+        };
+        let mut end = line_end(start);
+        let header = String::from_utf8_lossy(self.b[start..end].trim_ascii_end()).into_owned();
+        let header = header.strip_suffix(" {").unwrap_or(&header).to_owned();
+        let mut members_at = self.b[..end]
+            .trim_ascii_end()
+            .ends_with(b" {")
+            .then(|| self.b[..end].trim_ascii_end().len() - 1);
+        while members_at.is_none() && end < self.b.len() {
+            let next = end + 1;
+            let next_end = line_end(next);
+            let line = self.b[next..next_end].trim_ascii();
+            if !(line.starts_with(b"at ") || line.starts_with(b"... ")) {
+                break;
+            }
+            end = next_end;
+            if line.ends_with(b" {") {
+                members_at = Some(next + (self.b[next..next_end].trim_ascii_end().len() - 1));
+            }
+        }
+        self.at = end;
+        if let Some(open) = members_at {
+            self.at = open;
+            self.object(1)?;
+        }
+        Some(Value::String(header))
+    }
+}
+
+/// Whether `text` starts with an error's first line as Node prints it: a class ending in
+/// `Error` or `Exception`, perhaps its name in brackets, then `: ` (`TypeError: fetch
+/// failed`, `DOMException [TimeoutError]: ...`, `RequestError: Timeout ...`).
+pub(super) fn is_error_header(text: &[u8]) -> bool {
+    let name_end = (text.iter())
+        .position(|b| !(b.is_ascii_alphanumeric() || b"_$.".contains(b)))
+        .unwrap_or(text.len());
+    let name = &text[..name_end];
+    let class = name.first().is_some_and(u8::is_ascii_uppercase)
+        && (name.ends_with(b"Error") || name.ends_with(b"Exception"));
+    let mut rest = &text[name_end..];
+    if let Some(bracket) = rest.strip_prefix(b" [")
+        && let Some(close) = bracket.iter().position(|&b| b == b']')
+    {
+        rest = &bracket[close + 1..];
+    }
+    class && rest.starts_with(b": ")
+}
+
+/// A JSON number for `word` (a BigInt's `n` dropped), or `None` (`NaN`, `Infinity`, an
+/// integer too long for JSON's numbers to keep, which stays its text).
 fn number(word: &str) -> Option<Number> {
     let digits = word.strip_suffix('n').unwrap_or(word);
     if let Ok(i) = digits.parse::<i64>() {
         return Some(i.into());
     }
+    if let Ok(u) = digits.parse::<u64>() {
+        return Some(u.into());
+    }
     let first = digits.bytes().next()?;
-    (first.is_ascii_digit() || first == b'-')
+    let integer = digits
+        .trim_start_matches('-')
+        .bytes()
+        .all(|b| b.is_ascii_digit());
+    (!integer && (first.is_ascii_digit() || first == b'-'))
         .then(|| digits.parse::<f64>().ok())
         .flatten()
         .and_then(Number::from_f64)
@@ -315,6 +472,38 @@ mod tests {
                 as_value(text).is_none() || !matches!(as_value(text), Some(Value::Object(_))),
                 "{text}"
             );
+        }
+        for (text, want) in [
+            (
+                "{ items: [ 'sku_1', [length]: 1 ] }",
+                json!({"items": ["sku_1"]}),
+            ),
+            (
+                "Map(2) { 'tenant' => 'acme', 'x' => 1 }",
+                json!({"tenant": "acme", "x": 1}),
+            ),
+            (
+                "{ s: Set(2) { 'a', 'b' }, w: WeakMap { <items unknown> } }",
+                json!({"s": {}, "w": {}}),
+            ),
+            (
+                "{ h: Object [AxiosHeaders] { Accept: '*/*' }, b: <Buffer 7b 22>, d: Invalid Date }",
+                json!({"h": {"Accept": "*/*"}, "b": null, "d": null}),
+            ),
+            (
+                "{ u: URL { href: 'http://h/v1/refunds', origin: 'http://h' }, n: 12345678901234567890n, m: 123456789012345678901234n }",
+                json!({"u": "http://h/v1/refunds", "n": 12345678901234567890u64, "m": "123456789012345678901234n"}),
+            ),
+            (
+                "{ a: Uint8Array(2) [ 1, 2 ], e: [ 1, <1 empty item>, 3, extra: 'x' ], s: 'it' +\n  \"'s\" }",
+                json!({"a": [1, 2], "e": [1, null, 3], "s": "it's"}),
+            ),
+            (
+                "{ err: TypeError: fetch failed\n      at node:internal/deps/undici/undici:13510:13\n      at async post (file:///a.mjs:1:2) {\n    [cause]: SocketError: other side closed\n        at Socket.onclose (node:internal:1:1) {\n      code: 'UND_ERR_SOCKET'\n    }\n  }, step: 1 }",
+                json!({"err": "TypeError: fetch failed", "step": 1}),
+            ),
+        ] {
+            assert_eq!(as_value(text), Some(want), "{text}");
         }
         let deep = "{ a: ".repeat(100) + &"}".repeat(100);
         assert_eq!(as_value(&deep), None);

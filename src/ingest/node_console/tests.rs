@@ -78,7 +78,8 @@ fn an_errors_stack_is_its_records_and_its_members_are_read() {
     assert_eq!(
         json,
         serde_json::json!({"time": "2026-12-06T07:41:22.007Z",
-            "msg": "refund failed RequestError: Timeout awaiting 'request' for 1000ms",
+            "msg": "refund failed",
+            "err": "RequestError: Timeout awaiting 'request' for 1000ms",
             "code": "ETIMEDOUT", "timings": null})
     );
 }
@@ -125,4 +126,56 @@ fn a_console_log_is_told_from_the_logs_it_resembles() {
     ] {
         assert!(!looks_like(other), "{}", String::from_utf8_lossy(other));
     }
+}
+
+/// An error logged as itself (`console.error(stamp, 'refund attempt failed', err)`): its
+/// first line is the record's `err`, its stack no part of the words, `debug`'s `%o` stack
+/// joined onto the line cut off; JSON after plain words is the record's members.
+#[test]
+fn an_error_logged_as_itself_is_the_records_err() {
+    let json = as_json(
+        "t",
+        "refund attempt failed DOMException [TimeoutError]: The operation was aborted due to timeout\n    at node:internal/deps/undici/undici:14976:13",
+    );
+    assert_eq!(json["msg"], "refund attempt failed");
+    assert_eq!(
+        json["err"],
+        "DOMException [TimeoutError]: The operation was aborted due to timeout"
+    );
+    let joined = as_json(
+        "t",
+        "retrying refund request RequestError: Timeout awaiting 'request' for 1000ms at ClientRequest.<anonymous> (file:///x/index.js:868:61) at Object.onceWrapper (node:events:632:28)",
+    );
+    assert_eq!(
+        joined["err"],
+        "RequestError: Timeout awaiting 'request' for 1000ms"
+    );
+    let words = as_json("t", "refund for order A-1 at noon");
+    assert_eq!(words["msg"], "refund for order A-1 at noon");
+    assert!(words.get("err").is_none());
+    let stringified = as_json("t", r#"tool call {"runId":"r1","step":1}"#);
+    assert_eq!(
+        (stringified["msg"].as_str(), stringified["runId"].as_str()),
+        (Some("tool call"), Some("r1"))
+    );
+}
+
+#[test]
+fn a_console_log_may_start_with_words_or_an_unstamped_object_but_not_with_an_empty_one() {
+    let records = "2026-12-06T10:35:21.667Z agent run started { runId: '4c16' }\n2026-12-06T10:35:21.673Z tool call {\n  runId: '4c16',\n  step: 1\n}\n";
+    for preamble in [
+        "agent starting, node v20.20.2\n",
+        "{ config: { timeout: 1000 } }\n",
+    ] {
+        let head = format!("{preamble}{records}");
+        assert!(looks_like(head.as_bytes()), "{head}");
+        assert_eq!(
+            crate::ingest::source::detect(head.as_bytes(), &[]),
+            Some(crate::ingest::Format::NodeConsole)
+        );
+    }
+    let slf4j = b"2026-12-06T02:37:04.210Z INFO refund context {}\n2026-12-06T02:37:05.210Z INFO issue_refund attempt 1: http://h/v1/refunds POST\n";
+    assert!(!looks_like(slf4j));
+    let stringified = b"2026-12-06T10:34:26.684Z tool call {\"runId\":\"cee5\",\"step\":1}\n";
+    assert!(looks_like(stringified));
 }
