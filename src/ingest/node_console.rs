@@ -262,4 +262,6 @@ fn member_line(line: &[u8]) -> bool {
 }
 
 #[cfg(test)]
+mod inspect_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,84 @@
+//! util.inspect's renderings read as JSON ([`super::inspect`]).
+
+use super::inspect::*;
+use serde_json::{Value, json};
+
+#[test]
+fn an_inspected_object_is_the_json_it_stands_for() {
+    let text = "{\n  runId: 'b1e8',\n  step: 1,\n  tool: 'issue_refund',\n  args: { order: 'A-1', amount_p: 4500 },\n  idempotencyKey: undefined\n}";
+    assert_eq!(
+        as_value(text),
+        Some(json!({"runId": "b1e8", "step": 1, "tool": "issue_refund",
+            "args": {"order": "A-1", "amount_p": 4500}, "idempotencyKey": null}))
+    );
+    assert_eq!(
+        as_value("{ err: \"Timeout awaiting 'request' for 1000ms\", code: 'ETIMEDOUT' }"),
+        Some(json!({"err": "Timeout awaiting 'request' for 1000ms", "code": "ETIMEDOUT"}))
+    );
+    assert_eq!(as_value("{}"), Some(json!({})));
+}
+
+#[test]
+fn what_json_cannot_hold_is_null_and_the_rest_is_kept() {
+    let text = "<ref *1> { 'content-type': 'application/json', at: 2026-12-06T07:41:20.706Z, f: [Function: post], deep: [Object], self: [Circular *1], list: [ 1, 2, ... 98 more items ], big: 12n, 'it\\'s': 'a' +\n  'b', h: AxiosHeaders { Accept: '*/*' } }";
+    assert_eq!(
+        as_value(text),
+        Some(
+            json!({"content-type": "application/json", "at": "2026-12-06T07:41:20.706Z",
+            "f": null, "deep": null, "self": null, "list": [1, 2], "big": 12,
+            "it's": "ab", "h": {"Accept": "*/*"}})
+        )
+    );
+}
+
+#[test]
+fn text_that_is_no_inspected_value_is_none() {
+    for text in [
+        "{ runId: 'open",
+        "{ a: 1 } trailing",
+        "{ a 1 }",
+        "{ a: 1 b: 2 }",
+        "the refund has been issued",
+    ] {
+        assert!(
+            as_value(text).is_none() || !matches!(as_value(text), Some(Value::Object(_))),
+            "{text}"
+        );
+    }
+    for (text, want) in [
+        (
+            "{ items: [ 'sku_1', [length]: 1 ] }",
+            json!({"items": ["sku_1"]}),
+        ),
+        (
+            "Map(2) { 'tenant' => 'acme', 'x' => 1 }",
+            json!({"tenant": "acme", "x": 1}),
+        ),
+        (
+            "{ s: Set(2) { 'a', 'b' }, w: WeakMap { <items unknown> } }",
+            json!({"s": {}, "w": {}}),
+        ),
+        (
+            "{ h: Object [AxiosHeaders] { Accept: '*/*' }, b: <Buffer 7b 22>, d: Invalid Date }",
+            json!({"h": {"Accept": "*/*"}, "b": null, "d": null}),
+        ),
+        (
+            "{ u: URL { href: 'http://h/v1/refunds', origin: 'http://h' }, n: 12345678901234567890n, m: 123456789012345678901234n }",
+            json!({"u": "http://h/v1/refunds", "n": 12345678901234567890u64, "m": "123456789012345678901234n"}),
+        ),
+        (
+            "{ a: Uint8Array(2) [ 1, 2 ], e: [ 1, <1 empty item>, 3, extra: 'x' ], s: 'it' +\n  \"'s\" }",
+            json!({"a": [1, 2], "e": [1, null, 3], "s": "it's"}),
+        ),
+        (
+            "{ err: TypeError: fetch failed\n      at node:internal/deps/undici/undici:13510:13\n      at async post (file:///a.mjs:1:2) {\n    [cause]: SocketError: other side closed\n        at Socket.onclose (node:internal:1:1) {\n      code: 'UND_ERR_SOCKET'\n    }\n  }, step: 1 }",
+            json!({"err": "TypeError: fetch failed", "step": 1}),
+        ),
+    ] {
+        assert_eq!(as_value(text), Some(want), "{text}");
+    }
+    let deep = "{ a: ".repeat(100) + &"}".repeat(100);
+    assert_eq!(as_value(&deep), None);
+    assert!(opens_object(b"{ runId: 'x' }") && opens_object(b"{") && opens_object(b"{}"));
+    assert!(!opens_object(b"{\"runId\":\"x\"}"));
+}
