@@ -58,21 +58,43 @@ impl Currency {
         std::str::from_utf8(&CODES[i..i + 3]).unwrap_or("???")
     }
 
-    /// The ISO 4217 minor-unit exponent, when the code is a known currency.
+    /// The ISO 4217 minor-unit exponent, when the code is a known currency: one look in a
+    /// table built at compile time (asked of every effect line of a month).
+    #[inline]
     pub fn exponent(&self) -> Option<u32> {
-        let code = self.as_str();
-        if ZERO_DECIMAL.contains(&code) {
-            Some(0)
-        } else if THREE_DECIMAL.contains(&code) {
-            Some(3)
-        } else if FOUR_DECIMAL.contains(&code) {
-            Some(4)
-        } else if TWO_DECIMAL.contains(&code) {
-            Some(2)
-        } else {
-            None
+        match EXPONENTS[self.0.get() as usize - 1] {
+            UNKNOWN => None,
+            e => Some(e as u32),
         }
     }
+}
+
+/// Each code's exponent by its rank, [`UNKNOWN`] for codes no currency has.
+static EXPONENTS: [u8; CODE_COUNT] = exponents();
+const UNKNOWN: u8 = u8::MAX;
+
+const fn exponents() -> [u8; CODE_COUNT] {
+    let mut out = [UNKNOWN; CODE_COUNT];
+    let lists: [(&[&str], u8); 4] = [
+        (ZERO_DECIMAL, 0),
+        (TWO_DECIMAL, 2),
+        (THREE_DECIMAL, 3),
+        (FOUR_DECIMAL, 4),
+    ];
+    let mut l = 0;
+    while l < lists.len() {
+        let (codes, exponent) = lists[l];
+        let mut i = 0;
+        while i < codes.len() {
+            let b = codes[i].as_bytes();
+            let rank =
+                (b[0] - b'A') as usize * 676 + (b[1] - b'A') as usize * 26 + (b[2] - b'A') as usize;
+            out[rank] = exponent;
+            i += 1;
+        }
+        l += 1;
+    }
+    out
 }
 
 impl std::fmt::Display for Currency {
@@ -339,6 +361,21 @@ mod tests {
         }
         assert!(Currency::parse("EUR").unwrap() < Currency::parse("GBP").unwrap());
         assert!(Currency::parse("GB1").is_none() && Currency::parse("GBPX").is_none());
+        // The table holds each list's exponent, and none for a code no currency has.
+        let exponent = |c: &str| Currency::parse(c).unwrap().exponent();
+        let lists = [
+            (ZERO_DECIMAL, 0),
+            (TWO_DECIMAL, 2),
+            (THREE_DECIMAL, 3),
+            (FOUR_DECIMAL, 4),
+        ];
+        for (codes, e) in lists {
+            assert!(codes.iter().all(|c| exponent(c) == Some(e)), "{e}");
+        }
+        assert_eq!(
+            (exponent("AAA"), exponent("XXX"), exponent("ZZZ")),
+            (None, None, None)
+        );
         let beyond = Total::new(i128::from(i64::MAX) * 3, gbp);
         assert_eq!(beyond.major_string(), "276701161105643274.21");
     }

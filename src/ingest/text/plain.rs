@@ -77,6 +77,7 @@ pub(super) struct ToolCallLine<'a> {
 /// separators, a tool call's line (a quarter of a month of traces) is not split into
 /// fields; whenever this answers, the fields say the same (a test holds it to them), and
 /// any other spelling is `None`, left to the field splitting.
+#[inline]
 pub(super) fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
     let rest = msg.strip_prefix(b"agent run ")?;
     let end = first_blank(rest)?;
@@ -247,6 +248,7 @@ pub(super) struct EffectLine<'a> {
 /// of letters, digits and `_-.:`; `NNN` of at most 18 digits; `STATE` of letters and `_`;
 /// `TIME` of letters, digits and `:.+-`. The line a payments service writes for each
 /// effect, which the fields would read the same (a test holds it to them).
+#[inline]
 pub(super) fn plain_effect_line(msg: &[u8]) -> Option<EffectLine<'_>> {
     let id_char = |b: &u8| ID_CHARS[usize::from(*b)];
     // The longest run of `ok` bytes at the start of `b` (at least one), and what follows.
