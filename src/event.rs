@@ -339,6 +339,20 @@ pub fn state_means_not_happened(state: &str) -> bool {
 }
 
 impl EventKind {
+    /// The kind's name as SPEC §3.2's `type` spells it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventKind::ToolCall(_) => "tool_call",
+            EventKind::Attempt(_) => "attempt",
+            EventKind::Failure(_) => "failure",
+            EventKind::Response(_) => "response",
+            EventKind::StepEnd(_) => "step_end",
+            EventKind::Run(_) => "run",
+            EventKind::Effect(_) => "effect",
+            EventKind::Record(_) => "record",
+        }
+    }
+
     /// The call a client event names, if any.
     pub fn call(&self) -> Option<&CallRef> {
         match self {

@@ -200,7 +200,6 @@ fn unescaped(value: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::EventKind;
 
     const LOG: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <!DOCTYPE log SYSTEM "logger.dtd">
@@ -238,15 +237,7 @@ mod tests {
     fn each_record_is_its_text_line_on_its_message_line() {
         let p = parse(&mut LOG.as_bytes(), 0, &ParseOptions::default()).unwrap();
         let kinds: Vec<(u32, &str)> = (p.events.iter())
-            .map(|e| {
-                let kind = match &e.kind {
-                    EventKind::ToolCall(_) => "tool_call",
-                    EventKind::Attempt(_) => "attempt",
-                    EventKind::Failure(_) => "failure",
-                    _ => "other",
-                };
-                (e.loc.line, kind)
-            })
+            .map(|e| (e.loc.line, e.kind.type_name()))
             .collect();
         assert_eq!(kinds, [(8, "tool_call"), (15, "attempt"), (23, "failure")]);
         // Java 8's zoneless `<date>` gives way to `<millis>`.

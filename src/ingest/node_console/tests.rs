@@ -33,17 +33,7 @@ The refund has been issued.
 fn each_record_is_read_as_the_json_line_it_stands_for() {
     let p = parsed(GOT_CONSOLE);
     let kinds: Vec<(u32, &str)> = (p.events.iter())
-        .map(|e| {
-            let kind = match &e.kind {
-                EventKind::ToolCall(_) => "tool_call",
-                EventKind::Attempt(_) => "attempt",
-                EventKind::Failure(_) => "failure",
-                EventKind::Response(_) => "response",
-                EventKind::StepEnd(_) => "step_end",
-                _ => "other",
-            };
-            (e.loc.line, kind)
-        })
+        .map(|e| (e.loc.line, e.kind.type_name()))
         .collect();
     assert_eq!(
         kinds,
