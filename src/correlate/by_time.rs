@@ -64,22 +64,28 @@ impl TimeIndex {
     /// it and the clocks' skew) and fits it, as matching by order and time chooses; whatever
     /// else was in flight then.
     pub(super) fn latest(&self, model: &Model, e: &EffectRec) -> Option<AttemptId> {
-        if self.0.is_empty() {
-            return None;
-        }
+        let created = super::matching::latest_instant(e.created, model.max_skew);
+        (self.latest_by(model, e, created))
+            .or_else(|| self.latest_by(model, e, e.created.plus(model.max_skew)))
+    }
+
+    /// The latest attempt of `e`'s kind sent by `e`'s creation (a time written to the
+    /// second standing for an instant in it, as by order and time) that fits it; none sent
+    /// after it, within the clocks' skew.
+    pub(super) fn sent_by_creation(&self, model: &Model, e: &EffectRec) -> Option<AttemptId> {
+        let created = super::matching::latest_instant(e.created, model.max_skew);
+        self.latest_by(model, e, created)
+    }
+
+    fn latest_by(&self, model: &Model, e: &EffectRec, limit: Timestamp) -> Option<AttemptId> {
         let kind = e.kind.as_str();
         let start = self.0.partition_point(|(k, _, _)| k.as_str() < kind);
-        let latest = |limit: Timestamp| {
-            let end = self
-                .0
-                .partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
-            (self.0[start..end].iter().rev())
-                .map(|&(_, _, id)| id)
-                .find(|&id| attempt_fits(model, id, e))
-        };
-        // A time written to the second stands for some instant in it, as by order and time.
-        let created = super::matching::latest_instant(e.created, model.max_skew);
-        latest(created).or_else(|| latest(e.created.plus(model.max_skew)))
+        let end = self
+            .0
+            .partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
+        (self.0[start..end].iter().rev())
+            .map(|&(_, _, id)| id)
+            .find(|&id| attempt_fits(model, id, e))
     }
 
     /// [`Self::latest`], unless another log's request fits the effect as well.
@@ -172,7 +178,8 @@ mod tests {
 
     /// A call of order A-1 timed out (its effect may still land), and a call whose order is
     /// unknown (no arguments traced) sent a request later, just before the refund: the later
-    /// request is the likelier maker; sent before the timed-out one, it is not.
+    /// request is the likelier maker; sent before the timed-out one, or after the refund
+    /// was created, it is not.
     #[test]
     fn an_unordered_calls_later_request_wins_over_an_older_open_one_of_the_order() {
         let trace = |unordered_at: i64| {
@@ -194,6 +201,8 @@ mod tests {
         };
         assert_eq!(matched(&trace(19_000)), [Some("r2 #1 1".into())]);
         assert_eq!(matched(&trace(500)), [Some("r1 #1 1".into())]);
+        // Sent after the refund was created, if within the clocks' skew: not its maker.
+        assert_eq!(matched(&trace(20_060)), [Some("r1 #1 1".into())]);
     }
 
     #[test]

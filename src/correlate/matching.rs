@@ -53,7 +53,7 @@ pub(super) fn match_effects(model: &mut Model) {
                     };
                     // A call whose order is unknown (its arguments untraced) may be any
                     // order's: its attempt sent later, nearer the effect, is the likelier.
-                    let found = match (found, by_time.latest(m, e)) {
+                    let found = match (found, by_time.sent_by_creation(m, e)) {
                         (Some(id), Some(t)) if m.attempt(t).at > m.attempt(id).at => Some(t),
                         (found, _) => found,
                     };

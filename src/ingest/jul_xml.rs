@@ -40,6 +40,8 @@ struct Record {
     millis: Option<i64>,
     level: String,
     in_exception: bool,
+    /// Inside a `<message>` written over several lines (XMLFormatter escapes no line break).
+    in_message: bool,
 }
 
 /// The document read as text lines, one for each of its lines.
@@ -53,17 +55,21 @@ struct AsText<R> {
 
 impl<R: Read> Read for AsText<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.at == self.out.len() {
-            self.line.clear();
-            if self.inner.read_until(b'\n', &mut self.line)? == 0 {
-                return Ok(0);
-            }
+        if self.at == self.out.len() {
             self.out.clear();
             self.at = 0;
-            let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            text_line(&mut self.record, line, &mut self.out);
-            self.out.push(b'\n');
+            // Many lines at a time: the text parser reads the lines ahead of one (a
+            // request's headers below it) in what it was given.
+            while self.out.len() < buf.len() {
+                self.line.clear();
+                if self.inner.read_until(b'\n', &mut self.line)? == 0 {
+                    break;
+                }
+                let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                text_line(&mut self.record, line, &mut self.out);
+                self.out.push(b'\n');
+            }
         }
         let n = buf.len().min(self.out.len() - self.at);
         buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
@@ -74,7 +80,25 @@ impl<R: Read> Read for AsText<R> {
 
 /// The text line (into `out`) that the document's `line` stands for.
 fn text_line(record: &mut Record, line: &[u8], out: &mut Vec<u8>) {
+    // A message's lines after its first are its record's, as in a text log.
+    if record.in_message {
+        let (text, ends) = match line.strip_suffix(b"</message>") {
+            Some(text) => (text, true),
+            None => (line, false),
+        };
+        record.in_message = !ends;
+        out.extend_from_slice(&unescaped(text));
+        return;
+    }
     let tag = line.trim_ascii();
+    // `<message>first line` without its end: the record's line, the rest below it.
+    if let Some(first) = tag.strip_prefix(b"<message>")
+        && memchr::memmem::find(first, b"</message>").is_none()
+    {
+        record.in_message = true;
+        message(record, &unescaped(first), out);
+        return;
+    }
     if tag == b"<record>" {
         *record = Record::default();
         return;
@@ -100,23 +124,30 @@ fn text_line(record: &mut Record, line: &[u8], out: &mut Vec<u8>) {
                 .and_then(|m| m.parse().ok())
         }
         b"level" => record.level = String::from_utf8_lossy(&value).into_owned(),
-        b"message" if record.in_exception => out.extend_from_slice(&value),
-        b"message" => {
-            out.extend_from_slice(record.instant().as_bytes());
-            out.push(b' ');
-            out.extend_from_slice(record.level.as_bytes());
-            out.push(b' ');
-            out.extend_from_slice(&value);
-        }
+        b"message" => message(record, &value, out),
         _ => {}
     }
+}
+
+/// A `<message>`'s (first) line: the record's stamped line, or its exception's first line.
+fn message(record: &Record, value: &[u8], out: &mut Vec<u8>) {
+    if !record.in_exception {
+        out.extend_from_slice(record.instant().as_bytes());
+        out.push(b' ');
+        out.extend_from_slice(record.level.as_bytes());
+        out.push(b' ');
+    }
+    out.extend_from_slice(value);
 }
 
 impl Record {
     /// The record's time: `<date>` when it names its zone (Java 9 on), else `<millis>` (Java
     /// 8 writes a local time without one).
     fn instant(&self) -> String {
-        let zoned = |t: &&String| t.ends_with('Z') || t.len() > 19 && t[19..].contains(['+', '-']);
+        let zoned = |t: &&String| {
+            let after_seconds = t.as_bytes().get(19..).unwrap_or_default();
+            t.ends_with('Z') || after_seconds.iter().any(|b| matches!(b, b'+' | b'-'))
+        };
         match (self.time.as_ref().filter(zoned), self.millis) {
             (Some(t), _) => t.clone(),
             (None, Some(ms)) => chrono::DateTime::from_timestamp_millis(ms)
@@ -182,6 +213,8 @@ fn unescaped(value: &[u8]) -> Vec<u8> {
                 .and_then(char::from_u32),
             _ => None,
         };
+        // A line break written as `&#10;` stays on the record's line: a line for a line.
+        let c = c.map(|c| if c == '\n' || c == '\r' { ' ' } else { c });
         match c {
             Some(c) => {
                 out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());

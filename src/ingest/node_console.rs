@@ -24,7 +24,9 @@ pub fn looks_like(head: &[u8]) -> bool {
         .filter(|l| !l.trim_ascii().is_empty())
         .peekable();
     // Lines at the margin: most are stamped (a program may print a word or two first).
-    let (mut margin, mut stamped, mut object) = (0, 0, false);
+    // Objects: util.inspect's members below a line decide alone; objects on the line
+    // (which another log's message may end with) must be two or more.
+    let (mut margin, mut stamped, mut below, mut on_line) = (0, 0, false, 0);
     while let Some(line) = lines.next() {
         if continues(line) {
             continue;
@@ -36,10 +38,10 @@ pub fn looks_like(head: &[u8]) -> bool {
         stamped += 1;
         // `tool call {` and its first member below; or `tool call { runId: 'x' }`.
         let opens_below = words.ends_with(b" {") || words == b"{";
-        object |= opens_below && lines.peek().is_some_and(|next| member_line(next));
-        object |= words.ends_with(b"}") && ends_with_object(words);
+        below |= opens_below && lines.peek().is_some_and(|next| member_line(next));
+        on_line += usize::from(words.ends_with(b"}") && ends_with_object(words));
     }
-    object && stamped * 2 > margin
+    (below || on_line >= 2) && stamped * 2 > margin
 }
 
 /// A record's words end with an object that says something: util.inspect's (`{ runId: 'x'
@@ -50,7 +52,30 @@ fn ends_with_object(words: &[u8]) -> bool {
     let Some((at, members)) = object_at_end(words) else {
         return false;
     };
-    let plain_first_word = words.first().is_some_and(u8::is_ascii_lowercase);
+    let first = words.split(|&b| b == b' ').next().unwrap_or_default();
+    let first = first.strip_suffix(b":").unwrap_or(first);
+    // A level in lower case (winston's printf `info: ...`, log4j's `lowerCase=true`) starts
+    // a text log's line: its JSON is a message's.
+    let level = [
+        &b"trace"[..],
+        b"debug",
+        b"info",
+        b"notice",
+        b"warn",
+        b"warning",
+        b"error",
+    ]
+    .iter()
+    .chain(&[
+        &b"err"[..],
+        b"fatal",
+        b"critical",
+        b"crit",
+        b"severe",
+        b"fine",
+    ])
+    .any(|l| first.eq_ignore_ascii_case(l));
+    let plain_first_word = first.first().is_some_and(u8::is_ascii_lowercase) && !level;
     !members.is_empty() && (inspect::opens_object(&words[at..]) || plain_first_word)
 }
 
@@ -175,10 +200,12 @@ fn as_json(stamp: &str, text: &str) -> Value {
 fn without_frames(error: &str) -> &str {
     let frame = |rest: &str| {
         let first = rest.split(' ').next().unwrap_or_default();
+        // Its place in parentheses a little after it: looked for nearby only.
+        let near = &rest.as_bytes()[..rest.len().min(300)];
         ["async", "new", "node:", "file:"]
             .iter()
             .any(|p| first.starts_with(p))
-            || (first.contains('.') && rest.contains('(') && rest.contains(')'))
+            || (first.contains('.') && near.contains(&b'(') && near.contains(&b')'))
     };
     let cut = (error.match_indices(" at ")).find(|&(i, _)| frame(&error[i + 4..]));
     cut.map_or(error, |(i, _)| &error[..i])
@@ -217,8 +244,13 @@ fn object_at_end(text: &[u8]) -> Option<(usize, Map<String, Value>)> {
     if !text.trim_ascii_end().ends_with(b"}") {
         return None;
     }
+    let whole = std::str::from_utf8(text).ok()?;
     let mut from = 0;
-    while let Some(k) = memchr::memchr(b'{', &text[from..]) {
+    // A few tries: a record has few objects before its last, and a hostile line many.
+    let mut tries = 0;
+    while let Some(k) = memchr::memchr(b'{', &text[from..])
+        && tries < 16
+    {
         let at = from + k;
         from = at + 1;
         let after_blank = at == 0 || text[at - 1].is_ascii_whitespace();
@@ -227,8 +259,8 @@ fn object_at_end(text: &[u8]) -> Option<(usize, Map<String, Value>)> {
         if !after_blank || !opens {
             continue;
         }
-        let rest = std::str::from_utf8(&text[at..]).ok()?;
-        if let Some(Value::Object(members)) = inspect::as_value(rest) {
+        tries += 1;
+        if let Some(Value::Object(members)) = inspect::as_value(&whole[at..]) {
             return Some((at, members));
         }
     }

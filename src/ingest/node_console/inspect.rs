@@ -398,7 +398,7 @@ pub(super) fn is_error_header(text: &[u8]) -> bool {
         && (name.ends_with(b"Error") || name.ends_with(b"Exception"));
     let mut rest = &text[name_end..];
     if let Some(bracket) = rest.strip_prefix(b" [")
-        && let Some(close) = bracket.iter().position(|&b| b == b']')
+        && let Some(close) = bracket.iter().take(64).position(|&b| b == b']')
     {
         rest = &bracket[close + 1..];
     }

@@ -166,6 +166,14 @@ fn a_console_log_may_start_with_words_or_an_unstamped_object_but_not_with_an_emp
     }
     let slf4j = b"2026-12-06T02:37:04.210Z INFO refund context {}\n2026-12-06T02:37:05.210Z INFO issue_refund attempt 1: http://h/v1/refunds POST\n";
     assert!(!looks_like(slf4j));
-    let stringified = b"2026-12-06T10:34:26.684Z tool call {\"runId\":\"cee5\",\"step\":1}\n";
-    assert!(looks_like(stringified));
+    // Objects on their line: two or more decide, one does not (another log's message may
+    // end with one); a level in lower case is a text log's.
+    let one = "2026-12-06T10:34:26.684Z tool call {\"runId\":\"cee5\",\"step\":1}\n";
+    let two = format!("{one}2026-12-06T10:34:26.942Z refund request {{\"method\":\"POST\"}}\n");
+    assert!(!looks_like(one.as_bytes()) && looks_like(two.as_bytes()));
+    assert!(!looks_like(
+        two.replace("Z tool call", "Z info: tool call")
+            .replace("Z refund", "Z info: refund")
+            .as_bytes()
+    ));
 }

@@ -175,24 +175,26 @@ impl Graph<'_> {
         calls
     }
 
-    /// Failed tool spans inside a call's span of the same name, by the call's span: AutoGen
-    /// catches its tool's exception, so OpenInference's outer span ends OK around
-    /// autogen-core's inner `execute_tool` span, which records the error.
+    /// The failed tool span inside a call's span of the same name that ended last there, by
+    /// the call's span: AutoGen catches its tool's exception, so OpenInference's outer span
+    /// ends OK around autogen-core's inner `execute_tool` span, which records the error. An
+    /// inner span that ended later without one (a retry inside the tool) leaves it ok.
     fn failed_inside(&self) -> FxHashMap<usize, usize> {
-        let mut failed = FxHashMap::default();
+        let mut last: FxHashMap<usize, usize> = FxHashMap::default();
         for i in (0..self.spans.len()).filter(|&i| self.live[i] && is_tool(&self.spans[i])) {
-            if failure_of(&self.spans[i]).is_none() {
-                continue;
-            }
             let name = tool_name(&self.spans[i]);
             let outermost = (self.lineage(i).skip(1))
                 .filter(|&a| is_tool(&self.spans[a]) && tool_name(&self.spans[a]) == name)
                 .last();
             if let Some(call) = outermost {
-                failed.entry(call).or_insert(i);
+                let later = |j: usize| (self.spans[i].end, i) > (self.spans[j].end, j);
+                if last.get(&call).is_none_or(|&j| later(j)) {
+                    last.insert(call, i);
+                }
             }
         }
-        failed
+        last.retain(|_, &mut i| failure_of(&self.spans[i]).is_some());
+        last
     }
 
     /// The call (index into `calls`) each attempt span belongs to.

@@ -172,3 +172,40 @@ fn a_model_call_outside_the_tool_leaves_its_request_alone() {
     only_the_refund_is_an_attempt(other_run, "another run's model call");
     only_the_refund_is_an_attempt(tool_inside_model, "a model span with the tool's interval");
 }
+
+/// AutoGen under OpenInference: the outer tool span ends OK around autogen-core's inner
+/// `execute_tool` span of the same name. The call failed when the inner span that ended
+/// last failed; an inner failure retried inside the tool, the last inner span ok, did not.
+#[test]
+fn a_call_fails_when_its_last_inner_tool_span_of_its_name_failed() {
+    let failed = |mut v: Value| {
+        v["status"] = json!({"code": 2, "message": "ReadTimeout"});
+        v
+    };
+    let step_ok = |inner: Vec<Value>| {
+        let mut spans = vec![tool(at(TR, "8000000000000001", None, 0, 3000))];
+        spans.extend(inner);
+        let (_, l) = linked(&[&batch("a", spans)]);
+        assert_eq!(tool_calls(&l).len(), 1);
+        (l.events.iter()).find_map(|(_, e)| match &e.kind {
+            crate::event::EventKind::StepEnd(s) => Some(s.ok),
+            _ => None,
+        })
+    };
+    let inner = |id, start, end| tool(at(TR, id, Some("8000000000000001"), start, end));
+    assert_eq!(
+        step_ok(vec![failed(inner("8000000000000002", 10, 1000))]),
+        Some(false)
+    );
+    assert_eq!(
+        step_ok(vec![
+            failed(inner("8000000000000002", 10, 1000)),
+            inner("8000000000000003", 1100, 2900)
+        ]),
+        Some(true)
+    );
+    assert_eq!(
+        step_ok(vec![inner("8000000000000002", 10, 1000)]),
+        Some(true)
+    );
+}
