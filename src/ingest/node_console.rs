@@ -219,22 +219,12 @@ fn error_at(words: &[u8]) -> Option<usize> {
         .find(|&i| words[i].is_ascii_uppercase() && inspect::is_error_header(&words[i..]))
 }
 
-/// The `debug` module's namespace first (`openai-agents:core`, `app:http`): lower-case
-/// words joined by `:`, then a blank.
+/// The `debug` module's namespace first (`openai-agents:core`, `app:http`), then a blank.
 fn namespace(text: &str) -> (Option<&str>, &str) {
-    let Some((first, rest)) = text.split_once(' ') else {
-        return (None, text);
-    };
-    let word = |w: &str| {
-        w.starts_with(|c: char| c.is_ascii_lowercase())
-            && (w.bytes())
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.*".contains(&b))
-    };
-    let parts = first.split(':').collect::<Vec<_>>();
-    let is_namespace = parts.len() >= 2 && parts.iter().all(|p| word(p));
-    match is_namespace && !rest.trim_start().is_empty() {
-        true => (Some(first), rest.trim_start()),
-        false => (None, text),
+    match super::text::after_debug_namespace(text.as_bytes()) {
+        // Both parts of `text` split at ASCII bytes: still text.
+        Some((name, rest)) => (Some(&text[..name.len()]), &text[text.len() - rest.len()..]),
+        None => (None, text),
     }
 }
 

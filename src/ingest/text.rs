@@ -21,6 +21,7 @@ use failures::{
     backoff_raised, exception_line, failure_of_cause, go_request_error, is_ruby_exception_class,
     prefixed_exception, tenacity_raised, words_about_a_failure,
 };
+pub(crate) use level::after_debug_namespace;
 use plain::{
     plain_answer_line, plain_effect_line, plain_request_line, plain_run_start, plain_step_ok,
     plain_tool_call,
@@ -403,7 +404,16 @@ impl TextParser {
                     _ => self.with_members_below(unsplit, ahead),
                 }
             }
-            Verdict::Ignored => self.with_members_below(unsplit, ahead),
+            // `openai-agents:core Invoking tool ...`: a `debug` module's namespace first.
+            Verdict::Ignored => match level::after_debug_namespace(msg) {
+                Some((_, msg)) => {
+                    match self.read_message(idle::Unsplit { msg, ..unsplit }, ahead) {
+                        Verdict::Ignored => self.with_members_below(unsplit, ahead),
+                        verdict => verdict,
+                    }
+                }
+                None => self.with_members_below(unsplit, ahead),
+            },
             verdict => verdict,
         }
     }

@@ -214,6 +214,22 @@ pub(super) fn after_one_word_logger(msg: &[u8]) -> Option<&[u8]> {
     (LEVELS.contains(&level) && one_word && !not_for_real && starts).then_some(message)
 }
 
+/// The `debug` module's namespace before a message (`openai-agents:core Invoking tool
+/// ...`, `app:http POST ...`): lower-case words joined by `:`, then a blank; the namespace
+/// and the message after it.
+pub(crate) fn after_debug_namespace(msg: &[u8]) -> Option<(&[u8], &[u8])> {
+    let blank = memchr::memchr(b' ', msg)?;
+    let (first, rest) = (&msg[..blank], msg[blank + 1..].trim_ascii_start());
+    let word = |w: &[u8]| {
+        w.first().is_some_and(u8::is_ascii_lowercase)
+            && (w.iter())
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.*".contains(b))
+    };
+    let parts = first.split(|&b| b == b':');
+    let namespace = memchr::memchr(b':', first).is_some() && parts.into_iter().all(word);
+    (namespace && !rest.is_empty()).then_some((first, rest))
+}
+
 /// The first word of `text` and what follows it, from the blank after it.
 fn first_field(text: &[u8]) -> Option<(&[u8], &[u8])> {
     let end = text.iter().position(|&b| b == b' ' || b == b'\t')?;

@@ -1714,3 +1714,29 @@ fn a_logged_header_block_is_its_records_and_names_the_requests_key() {
     let skipped: Vec<u32> = p.stats.problems.iter().map(|x| x.line).collect();
     assert_eq!(skipped, [9]);
 }
+
+/// The `debug` module's namespace before a message (`DEBUG=openai-agents:*`) is read past
+/// when the line is otherwise nothing; a word with a colon that is no namespace is not.
+#[test]
+fn a_debug_namespace_before_a_message_is_read_past() {
+    let p = run(
+        "2026-12-06T07:43:20.120Z openai-agents:core Invoking tool issue_refund with input {\"order\":\"A-1\",\"amount_p\":4500}\n\
+         2026-12-06T07:43:20.130Z Note:Invoking tool issue_refund with input {\"order\":\"A-2\"}\n",
+    );
+    let tools: Vec<String> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolCall(t) => Some(t.args_raw.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tools, [r#"{"order":"A-1","amount_p":4500}"#]);
+    assert_eq!(
+        super::level::after_debug_namespace(b"app:http POST x"),
+        Some((&b"app:http"[..], &b"POST x"[..]))
+    );
+    assert_eq!(super::level::after_debug_namespace(b"12:30 lunch"), None);
+    assert_eq!(
+        super::level::after_debug_namespace(b"refund: created"),
+        None
+    );
+}
