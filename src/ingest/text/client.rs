@@ -27,6 +27,7 @@ use crate::classify::classify_failure;
 use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url};
 use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
+use jdk_httpclient::KeyBelow;
 pub(super) use jdk_httpclient::is_header_line;
 pub(crate) use shapes::agents_own;
 use shapes::{ClientLine, read};
@@ -56,6 +57,9 @@ struct Sent {
     method: Option<Text>,
     url: Text,
     key: Option<Text>,
+    /// Its headers were logged (the JDK client's): no key among them is none sent, not
+    /// one unknown.
+    headers_seen: bool,
     /// It has an outcome: a later line cannot be its answer.
     answered: bool,
 }
@@ -193,6 +197,7 @@ impl TextParser {
                             method,
                             url,
                             key: None,
+                            headers_seen: false,
                             answered: true,
                         };
                         events.push((since, self.client_attempt(&call, &sent)));
@@ -231,6 +236,7 @@ impl TextParser {
                             method: s.method.clone(),
                             url: s.url.clone(),
                             key: s.key.clone(),
+                            headers_seen: s.headers_seen,
                             answered: true,
                         }
                     }
@@ -242,6 +248,7 @@ impl TextParser {
                             method: None,
                             url: self.urls.get(&url),
                             key: None,
+                            headers_seen: false,
                             answered: true,
                         };
                         events.push((since, self.client_attempt(&call, &sent)));
@@ -281,8 +288,11 @@ impl TextParser {
                 }
                 let mut sent = self.unanswered(&call, method, url)?;
                 if headers_below {
-                    let below = jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k));
-                    sent.key = below.map(small);
+                    match jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k)) {
+                        KeyBelow::Key(key) => sent.key = Some(small(key)),
+                        KeyBelow::NoKey => sent.headers_seen = true,
+                        KeyBelow::Unseen => {}
+                    }
                 }
                 let attempt = self.client_attempt(&call, &sent);
                 self.client.record(sent);
@@ -372,6 +382,7 @@ impl TextParser {
             method: (!method.is_empty()).then(|| small(method)),
             url: self.urls.get(as_text(url)?),
             key: None,
+            headers_seen: false,
             answered: false,
         })
     }
@@ -395,8 +406,8 @@ impl TextParser {
             method: sent.method.clone(),
             url: Some(sent.url.clone()),
             key: sent.key.clone(),
-            // No client line shows a header.
-            key_unseen: sent.key.is_none(),
+            // No client line shows a header but the JDK client's.
+            key_unseen: sent.key.is_none() && !sent.headers_seen,
         }))
     }
 

@@ -1713,6 +1713,21 @@ fn a_logged_header_block_is_its_records_and_names_the_requests_key() {
     assert_eq!(keys, [Some("k-1")]);
     let skipped: Vec<u32> = p.stats.problems.iter().map(|x| x.line).collect();
     assert_eq!(skipped, [9]);
+    // A header block without a key: none was sent. No block (headers not logged): unknown.
+    let unseen = |text: &str| -> Vec<bool> {
+        (run(text).events.iter())
+            .filter_map(|e| match &e.kind {
+                EventKind::Attempt(a) => Some(a.key_unseen),
+                _ => None,
+            })
+            .collect()
+    };
+    let call = "2026-12-06T09:59:15.438Z INFO agent agent run 7f3a  step 4  tool=issue_refund  args={\"order\":\"A-1\"}\n\
+                2026-12-06T09:59:15.523Z INFO jdk.httpclient.HttpClient REQUEST: http://h/v1/refunds POST\n";
+    let block = "2026-12-06T09:59:15.526Z INFO jdk.httpclient.HttpClient HEADERS: REQUEST HEADERS:\n\
+                 POST /v1/refunds HTTP/1.1\nHost: h\n\n";
+    assert_eq!(unseen(&format!("{call}{block}")), [false]);
+    assert_eq!(unseen(call), [true]);
 }
 
 /// The `debug` module's namespace before a message (`DEBUG=openai-agents:*`) is read past

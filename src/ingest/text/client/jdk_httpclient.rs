@@ -74,14 +74,28 @@ fn is_diagnostic(msg: &[u8]) -> bool {
         .any(|p| msg.starts_with(p))
 }
 
-/// The idempotency key among the request headers logged below a `REQUEST:` line (`ahead`:
+/// What the request headers logged below a `REQUEST:` line say of its key.
+#[derive(Debug, PartialEq)]
+pub(super) enum KeyBelow<'a> {
+    /// `Idempotency-Key: K` among them.
+    Key(&'a [u8]),
+    /// The block was read to its end: no key was sent.
+    NoKey,
+    /// No block in the lines at hand (headers not logged, or past the read buffer).
+    Unseen,
+}
+
+/// The idempotency key among the request headers logged below a `REQUEST:` line (`bytes`:
 /// the bytes after it, `line_end(k)` where the `k`th line ahead ends): the block after
-/// the next few lines' `HEADERS: REQUEST HEADERS:`, up to a blank line.
-pub(super) fn key_below(bytes: &[u8], line_end: impl Fn(usize) -> Option<usize>) -> Option<&[u8]> {
+/// the next few lines' `HEADERS: REQUEST HEADERS:`, up to a blank line or any line that is
+/// no header's.
+pub(super) fn key_below(bytes: &[u8], line_end: impl Fn(usize) -> Option<usize>) -> KeyBelow<'_> {
     let mut start = 0;
     let mut in_block = false;
     for k in 0..64 {
-        let end = line_end(k)?;
+        let Some(end) = line_end(k) else {
+            return KeyBelow::Unseen;
+        };
         let line = bytes[start..end]
             .strip_suffix(b"\r")
             .unwrap_or(&bytes[start..end]);
@@ -89,22 +103,25 @@ pub(super) fn key_below(bytes: &[u8], line_end: impl Fn(usize) -> Option<usize>)
         if !in_block {
             in_block = memchr::memmem::find(line, b"HEADERS: REQUEST HEADERS:").is_some();
             if !in_block && k >= 2 {
-                return None;
+                return KeyBelow::Unseen;
             }
             continue;
         }
-        if line.trim_ascii().is_empty() {
-            return None;
+        if line.trim_ascii().is_empty() || !is_header_line(line) {
+            return KeyBelow::NoKey;
         }
         let Some((name, value)) = split_once(line, b":") else {
             continue;
         };
         if name.eq_ignore_ascii_case(b"idempotency-key") {
             let value = value.trim_ascii();
-            return crate::ingest::is_key_value(value).then_some(value);
+            return match crate::ingest::is_key_value(value) {
+                true => KeyBelow::Key(value),
+                false => KeyBelow::NoKey,
+            };
         }
     }
-    None
+    KeyBelow::Unseen
 }
 
 /// Whether `line`, without a timestamp, is one of a logged header block's lines: `Name:
@@ -177,13 +194,23 @@ mod tests {
         let ends: Vec<usize> = (0..text.len()).filter(|&i| text[i] == b'\n').collect();
         assert_eq!(
             key_below(text, |k| ends.get(k).copied()),
-            Some(&b"22f76fa0"[..])
+            KeyBelow::Key(b"22f76fa0")
         );
         let unkeyed = b"x HEADERS: REQUEST HEADERS:\nPOST /v1/refunds HTTP/1.1\nHost: h\n\nIdempotency-Key: later\n";
         let ends: Vec<usize> = (0..unkeyed.len())
             .filter(|&i| unkeyed[i] == b'\n')
             .collect();
-        assert_eq!(key_below(unkeyed, |k| ends.get(k).copied()), None);
+        assert_eq!(
+            key_below(unkeyed, |k| ends.get(k).copied()),
+            KeyBelow::NoKey
+        );
+        // The buffer ends inside the block: what it says of the key is not known.
+        let cut = b"x HEADERS: REQUEST HEADERS:\nPOST /v1/refunds HTTP/1.1\nHost: h\n";
+        let ends: Vec<usize> = (0..cut.len()).filter(|&i| cut[i] == b'\n').collect();
+        assert_eq!(key_below(cut, |k| ends.get(k).copied()), KeyBelow::Unseen);
+        let none = b"2026-12-06T09:59:16.469Z INFO agent waiting\nsomething\nelse\n";
+        let ends: Vec<usize> = (0..none.len()).filter(|&i| none[i] == b'\n').collect();
+        assert_eq!(key_below(none, |k| ends.get(k).copied()), KeyBelow::Unseen);
         assert!(is_header_line(b"Idempotency-Key: 22f76fa0"));
         assert!(is_header_line(b"POST /v1/refunds HTTP/1.1"));
         assert!(is_header_line(b"    content-length: 99"));
