@@ -369,6 +369,17 @@ pub struct RecordRec {
     pub loc: Loc,
 }
 
+/// A replay the service logged: the effect `effect_id` (of `kind`, where said) confirmed
+/// again to a request at `at`.
+#[derive(Clone, Debug)]
+pub struct ReplayRec {
+    pub kind: Option<Text>,
+    pub effect_id: Text,
+    pub key: Option<Text>,
+    pub at: Timestamp,
+    pub loc: Loc,
+}
+
 #[derive(Clone, Debug)]
 pub struct RunEventRec {
     pub at: Timestamp,
@@ -383,6 +394,8 @@ pub struct Model {
     pub calls: Vec<LogicalCall>,
     pub effects: Vec<EffectRec>,
     pub records: Vec<RecordRec>,
+    /// The service's replays ([`crate::event::Replay`]), in time order.
+    pub replays: Vec<ReplayRec>,
     /// Lifecycle events per run, in time order.
     pub runs: BTreeMap<Text, Vec<RunEventRec>>,
     /// When each resume of a run happened: segment `n` of the run starts at `resumes[n-1]`.
@@ -461,6 +474,7 @@ mod matching;
 mod merge;
 mod nearly_sorted;
 mod ready;
+mod replays;
 mod restated;
 mod whole_amounts;
 

@@ -60,6 +60,7 @@ pub enum EventKind {
     Response(Box<Response>),
     Effect(Box<Effect>),
     Record(Box<Record>),
+    Replay(Box<Replay>),
 }
 
 /// The logical call a client event belongs to: a step of a run.
@@ -235,6 +236,18 @@ pub struct Record {
     pub response: Option<Text>,
 }
 
+/// The service's word that it answered a request from its idempotency record, naming the
+/// effect an earlier request made (`"msg": "idempotent replay", "refundId": "re_1"`): the
+/// answer a client got then confirms that effect, whatever the effect's creation time says
+/// (a service may reserve the id, answer the replay and log the creation after both).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    /// The effect's kind, where the line says it (`refund_id`, `refund replayed`).
+    pub kind: Option<Text>,
+    pub effect_id: Text,
+    pub key: Option<Text>,
+}
+
 /// Final states meaning the effect did not happen.
 pub const NOT_HAPPENED_STATES: &[&str] = &[
     "rejected",
@@ -350,6 +363,7 @@ impl EventKind {
             EventKind::Run(_) => "run",
             EventKind::Effect(_) => "effect",
             EventKind::Record(_) => "record",
+            EventKind::Replay(_) => "replay",
         }
     }
 
@@ -361,7 +375,10 @@ impl EventKind {
             EventKind::Attempt(a) => a.call.as_ref(),
             EventKind::Failure(f) => f.call.as_ref(),
             EventKind::Response(r) => r.call.as_ref(),
-            EventKind::Run(_) | EventKind::Effect(_) | EventKind::Record(_) => None,
+            EventKind::Run(_)
+            | EventKind::Effect(_)
+            | EventKind::Record(_)
+            | EventKind::Replay(_) => None,
         }
     }
 
@@ -381,12 +398,16 @@ impl EventKind {
             EventKind::Response(b) => at(&**b),
             EventKind::Effect(b) => at(&**b),
             EventKind::Record(b) => at(&**b),
+            EventKind::Replay(b) => at(&**b),
         }
     }
 
     /// Is this something the client (the agent) recorded, rather than the service?
     pub fn is_client_side(&self) -> bool {
-        !matches!(self, EventKind::Effect(_) | EventKind::Record(_))
+        !matches!(
+            self,
+            EventKind::Effect(_) | EventKind::Record(_) | EventKind::Replay(_)
+        )
     }
 }
 

@@ -2,7 +2,8 @@
 //! the whole input and per time window, and which windows are replay-rate spikes (SPEC §5).
 //!
 //! Every keyed attempt is classified once, in time order, by [`classify`]: a *replay* is a
-//! response marked replayed, or a `200` for a key that an earlier attempt already completed
+//! response marked replayed (by the client's line, or by correlation when the service logged
+//! a replay of its effect), or a `200` for a key that an earlier attempt already completed
 //! (2xx); a *conflict* is what `key-payload-mismatch` reports, per request: a key refused by
 //! the service (a `422`, or a `400` naming the key), or a key sent again with another tool or
 //! canonical payload than the first request that carried it.

@@ -133,6 +133,26 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
             format!("idempotency record {}  status {}", r.key, r.status),
         ));
     }
+    // The service's replays of this subject's effects, or under its keys: which request
+    // a confirmed effect was the answer to.
+    let effect_ids: BTreeSet<&str> = effects.iter().map(|&i| &*model.effects[i].id).collect();
+    for r in model.replays.iter().filter(|r| {
+        effect_ids.contains(&*r.effect_id) || r.key.as_deref().is_some_and(|k| keys.contains(k))
+    }) {
+        let key = r
+            .key
+            .as_deref()
+            .map(|k| format!("  key {k}"))
+            .unwrap_or_default();
+        let kind = r.kind.as_deref().unwrap_or("effect");
+        entries.push(entry(
+            r.at,
+            r.loc,
+            Side::Service,
+            "replay",
+            format!("{kind} {} replayed{key}", r.effect_id),
+        ));
+    }
     entries.retain(|e| period.contains(e.at));
     // A line's attributes go with the first thing it says, not again with its settlement.
     for e in &mut entries {

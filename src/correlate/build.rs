@@ -204,6 +204,13 @@ impl<'o> Builder<'o> {
                 created: at,
                 loc,
             }),
+            EventKind::Replay(r) => self.model.replays.push(ReplayRec {
+                kind: r.kind,
+                effect_id: r.effect_id,
+                key: r.key,
+                at,
+                loc,
+            }),
         }
     }
 
@@ -522,6 +529,7 @@ impl<'o> Builder<'o> {
         imply_unlogged_requests(&mut self.model);
         number_generations(&mut self.model);
         match_effects(&mut self.model);
+        super::replays::mark_replayed_answers(&mut self.model);
         learn_whole_amounts(&mut self.model);
         attach_delivery_copies(&mut self.model);
         join_renumbered(&mut self.model);

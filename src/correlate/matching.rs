@@ -19,13 +19,14 @@ pub(super) fn match_effects(model: &mut Model) {
         || (OrderIndex::new(m), super::by_time::TimeIndex::new(m)),
     );
     let skew = model.max_skew;
+    let replays = super::replays::ReplayIndex::new(m);
     let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
         .effects
         .par_iter()
         .map(|e| {
             by_effect_id
                 .get(m, &e.id)
-                .map(|id| match replayed_from(m, id, e) {
+                .map(|id| match replayed_from(m, id, e, &replays) {
                     Some(origin) => (origin, MatchedBy::Key),
                     None => (id, MatchedBy::EffectId),
                 })
@@ -404,21 +405,27 @@ fn answered_before(model: &Model, id: AttemptId, e: &EffectRec) -> AttemptId {
 }
 
 /// The attempt that made an effect named in the answer to `id`, when that answer is a
-/// keyed retry's replay: `id` was sent after the effect was created, under a key an earlier
+/// keyed retry's replay: `id` was sent after the effect was created, or the service logged
+/// a replay of the effect while `id` was in flight (`replays`), under a key an earlier
 /// attempt of its dispatch was sent with before it (a replay needs no clocks out of step to
 /// explain it). Only its dispatch's: another call sharing the key (another order, a
 /// resumed run) is not taken for the maker on the strength of the key alone. The latest
 /// such attempt that may have reached the service.
 /// Taken as the answer's own, the effect was made by a request not yet sent: a false
 /// clock warning, and no `effect-after-timeout` for the attempt that timed out.
-fn replayed_from(model: &Model, id: AttemptId, e: &EffectRec) -> Option<AttemptId> {
+fn replayed_from(
+    model: &Model,
+    id: AttemptId,
+    e: &EffectRec,
+    replays: &super::replays::ReplayIndex,
+) -> Option<AttemptId> {
     let attempt = model.attempt(id);
     let key = attempt.key.as_deref()?;
     if e.key.as_deref().is_some_and(|logged| logged != key) {
         return None;
     }
     let created = latest_instant(e.created, model.max_skew);
-    if attempt.at <= created {
+    if attempt.at <= created && !replays.during(model, attempt, e) {
         return None;
     }
     // An attempt whose failure says it never reached the service (refused) made nothing.

@@ -71,7 +71,10 @@ impl<'o> Preparer<'o> {
                 r.message = repeated.get(take(&mut r.message));
             }
             EventKind::StepEnd(s) => s.error = s.error.take().map(fresh),
-            EventKind::Run(_) | EventKind::Effect(_) | EventKind::Record(_) => {}
+            EventKind::Run(_)
+            | EventKind::Effect(_)
+            | EventKind::Record(_)
+            | EventKind::Replay(_) => {}
         }
         Ready { event, call }
     }

@@ -20,8 +20,8 @@ use super::text::EmbeddedMessages;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::{
-    Attempt, Attrs, CallRef, Effect, Event, EventKind, Failure, Lifecycle, Loc, Response, RunEvent,
-    StepEnd, Text, ToolCall, state_means_not_happened,
+    Attempt, Attrs, CallRef, Effect, Event, EventKind, Failure, Lifecycle, Loc, Replay, Response,
+    RunEvent, StepEnd, Text, ToolCall, state_means_not_happened,
 };
 use crate::money::{Currency, Money};
 use crate::scan::same_bytes;
@@ -263,6 +263,10 @@ impl State {
                 };
                 return Ok(Some((at, kind, attrs)));
             }
+            // A service's replay of an effect under its key: which request made it.
+            if let Some(line) = self.replay_line(text, opts) {
+                return line;
+            }
             // The application's own log line (a message and no `type`: winston's `message`,
             // pino's `msg`, structlog's `event`, Serilog's `@mt`) is no event, as an
             // unrecognised text line is none. With a field only events have (a failure's
@@ -450,6 +454,31 @@ impl State {
     /// An effect (SPEC §3.2) with its time: a typed `effect` event, or a logger's line
     /// whose message `said` what happened (`refund failed`), which is its state unless a
     /// field gives one, and always when it says the effect did not happen.
+    /// A service's line saying it replayed an effect ([`logged::replayed_effect`]).
+    fn replay_line(&mut self, text: &str, opts: &ParseOptions) -> Option<Result<Line, String>> {
+        let raw = read_raw(text, true).ok()?;
+        let f = Fields(&raw, Cell::new(0));
+        let (kind, effect_id) = logged::replayed_effect(&f)?;
+        let key = match f.string("idempotency_key") {
+            Ok(Some(key)) => logged_key(key),
+            _ => logged::key(&f).and_then(logged_key),
+        };
+        let replay = Replay {
+            kind: kind.map(Text::from),
+            effect_id,
+            key,
+        };
+        let attrs = if opts.keep_attrs {
+            f.attrs()
+        } else {
+            Attrs::new()
+        };
+        Some(
+            self.stamp(&f, opts)
+                .map(|at| Some((at, EventKind::Replay(Box::new(replay)), attrs))),
+        )
+    }
+
     fn effect(
         &mut self,
         f: &Fields,

@@ -15,6 +15,7 @@ pub mod otlp;
 mod prop_tests;
 pub(crate) mod python_repr;
 pub mod records;
+pub mod replay;
 pub mod rotated;
 pub mod selfcheck;
 pub mod source;

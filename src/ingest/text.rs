@@ -735,6 +735,11 @@ impl TextParser {
             effect = effect_line(&rewritten, at, &mut self.dates, self.zone)?;
         }
         if effect.is_none()
+            && let Some(replay) = effects::replay_line(f)
+        {
+            return Ok(Some(EventKind::Replay(Box::new(replay))));
+        }
+        if effect.is_none()
             && let Some(split) = f.words_then_tokens()
         {
             return self.client_event_of_tokens(&split);

@@ -8,6 +8,7 @@
 
 use super::Fields;
 use crate::event::{EFFECT_KINDS, EVENT_WORDS, Text};
+use crate::ingest::replay;
 
 /// Where loggers put their message, first found first.
 const MESSAGE_NAMES: [&str; 4] = ["message", "msg", "event", "@m"];
@@ -161,6 +162,27 @@ pub(super) fn key(f: &Fields) -> Option<Text> {
         .iter()
         .find_map(|k| serde_json::from_str::<String>(extra(k)?).ok())
         .map(|k| Text::from(k.as_str()))
+}
+
+/// A service's line saying it replayed an effect (`"msg": "idempotent replay",
+/// "refundId": "re_1"`, see [`crate::ingest::replay`]): the effect's kind (where the line
+/// says it) and id. Not a client's line (one with a status, a URL or a call's fields).
+/// `f` must hold the line's every field.
+pub(super) fn replayed_effect(f: &Fields) -> Option<(Option<&'static str>, Text)> {
+    const CLIENT_FIELDS: [&str; 7] = ["status", "url", "method", "attempt", "run", "step", "tool"];
+    let message = message(f)?;
+    if !replay::says_replay(message.as_bytes()) || CLIENT_FIELDS.iter().any(|k| f.get(k).is_some())
+    {
+        return None;
+    }
+    let by_field = (f.0.extra.iter()).find_map(|(name, v)| {
+        let kind = replay::kind_of_id_field(name)?;
+        Some((Some(kind), scalar(v)?))
+    });
+    let named = replay::kind_in(message.as_bytes());
+    by_field
+        .or_else(|| Some((named, f.id("effect_id").ok().flatten()?)))
+        .filter(|(_, id)| !id.is_empty())
 }
 
 /// A string's text, or a number as written.

@@ -759,3 +759,43 @@ fn escapes_spelling_and_numeric_timestamps() {
     };
     assert!(r.replayed && r.effect_id.is_none());
 }
+
+/// A service's replay line is a replay of the effect it names (by its kind's id field, else
+/// `effect_id`), with its key; a client's line saying `replayed` is not one, and neither is
+/// a replay line naming no effect.
+#[test]
+fn a_services_replay_line_names_the_effect_it_replayed() {
+    let replays = |text: &str| -> Vec<Replay> {
+        (run(text).events.into_iter())
+            .filter_map(|e| match e.kind {
+                EventKind::Replay(r) => Some(*r),
+                _ => None,
+            })
+            .collect()
+    };
+    let pino = r#"{"level":30,"time":1796553188513,"name":"payments","refundId":"re_1","orderId":"A-1","idempotencyKey":"k-1","msg":"idempotent replay"}"#;
+    assert_eq!(
+        replays(pino),
+        [Replay {
+            kind: Some("refund".into()),
+            effect_id: "re_1".into(),
+            key: Some("k-1".into()),
+        }]
+    );
+    let structlog = r#"{"timestamp":"2026-12-06T08:33:46.806Z","event":"payout replayed","effect_id":"po_2","idempotency_key":"k-2"}"#;
+    assert_eq!(
+        replays(structlog),
+        [Replay {
+            kind: Some("payout".into()),
+            effect_id: "po_2".into(),
+            key: Some("k-2".into()),
+        }]
+    );
+    for other in [
+        r#"{"time":1796553188513,"msg":"refund response replayed","status":200,"refundId":"re_1"}"#,
+        r#"{"time":1796553188513,"msg":"idempotent replay","idempotencyKey":"k-1"}"#,
+        r#"{"time":1796553188513,"msg":"replay-rate spike","refundId":"re_1"}"#,
+    ] {
+        assert_eq!(replays(other), [], "{other}");
+    }
+}

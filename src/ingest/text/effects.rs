@@ -241,6 +241,49 @@ pub(super) fn effect_line(
     }))
 }
 
+/// A service's line saying it replayed an effect (`idempotent replay  refund_id=re_1
+/// idempotency_key=K`, see [`crate::ingest::replay`]): the effect by a token naming its
+/// kind's id, else `effect_id=`. Not a client's line (one with a status or a URL). Tokens
+/// written with one blank between them (`idempotent replay refund_id=re_1 key=K`) count.
+pub(super) fn replay_line(f: &Fields) -> Option<Replay> {
+    use crate::ingest::replay;
+    // The words before a field's first token (`idempotent replay refund_id=re_1`).
+    fn head(p: &[u8]) -> &[u8] {
+        let Some(eq) = memchr::memchr(b'=', p) else {
+            return p;
+        };
+        &p[..memchr::memrchr(b' ', &p[..eq]).unwrap_or(0)]
+    }
+    let message = (f.plain.iter().take(4))
+        .map(|p| head(p))
+        .find(|m| replay::says_replay(m))?;
+    let one_blank = (f.plain.iter())
+        .flat_map(|p| p.split(|&b| b == b' '))
+        .filter_map(super::fields::token);
+    let tokens: Vec<(&[u8], &[u8])> = f.tokens.iter().copied().chain(one_blank).collect();
+    let token = |name: &[u8]| {
+        (tokens.iter())
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| *v)
+    };
+    if token(b"status").is_some() || token(b"url").is_some() {
+        return None;
+    }
+    let by_kind = tokens.iter().find_map(|(name, value)| {
+        let kind = replay::kind_of_id_field(std::str::from_utf8(name).ok()?)?;
+        Some((Some(kind), *value))
+    });
+    let (kind, id) = by_kind.or_else(|| Some((replay::kind_in(message), token(b"effect_id")?)))?;
+    let key = (token(b"key").and_then(crate::ingest::key_of))
+        .or_else(|| token(b"idempotency_key").and_then(crate::ingest::key_of))
+        .or_else(|| f.idempotency_key());
+    (!id.is_empty()).then(|| Replay {
+        kind: kind.map(Text::from),
+        effect_id: small(id),
+        key: key.map(small),
+    })
+}
+
 /// Tokens that give an effect line's order when no `order ORDER` field does.
 /// `orderId`, `order_ref`: as services in other languages name it (compared in any case).
 const ORDER_TOKENS: [&[u8]; 4] = [b"order", b"order_id", b"orderId", b"order_ref"];

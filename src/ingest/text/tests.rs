@@ -1755,3 +1755,42 @@ fn a_debug_namespace_before_a_message_is_read_past() {
         None
     );
 }
+
+/// A service's replay line, tokens two blanks or one apart, is a replay of the effect its
+/// kind's id token names; a client's answer with a status is not one.
+#[test]
+fn a_services_replay_line_names_the_effect_it_replayed() {
+    let replays = |text: &str| -> Vec<Replay> {
+        (run(text).events.into_iter())
+            .filter_map(|e| match e.kind {
+                EventKind::Replay(r) => Some(*r),
+                _ => None,
+            })
+            .collect()
+    };
+    let replay = |id: &str, key: &str| Replay {
+        kind: Some("refund".into()),
+        effect_id: id.into(),
+        key: Some(key.into()),
+    };
+    assert_eq!(
+        replays("2026-12-06T06:27:11.030Z  idempotent replay  refund_id=re_1  key=k1\n"),
+        [replay("re_1", "k1")]
+    );
+    assert_eq!(
+        replays(
+            "2026-12-06T06:27:11.030Z  INFO payments: idempotent replay refund_id=re_b9b41bae087f46 idempotency_key=7f855f4a115c18a8195bd55fea5a9928\n"
+        ),
+        [replay(
+            "re_b9b41bae087f46",
+            "7f855f4a115c18a8195bd55fea5a9928"
+        )]
+    );
+    for other in [
+        "2026-12-06T06:27:11.030Z  replayed  status=200  refund_id=re_1\n",
+        "2026-12-06T06:27:11.030Z  idempotent replay for key k1 order A-1\n",
+        "2026-12-06T06:27:11.030Z  refund created  refund_id=re_1\n",
+    ] {
+        assert_eq!(replays(other), [], "{other}");
+    }
+}
