@@ -40,6 +40,17 @@ pub fn kind_of_id_field(name: &str) -> Option<&'static str> {
     EFFECT_KINDS.iter().find(|k| **k == kind).copied()
 }
 
+/// The replays among `events`, for tests.
+#[cfg(test)]
+pub(crate) fn replays_of(events: Vec<crate::event::Event>) -> Vec<crate::event::Replay> {
+    (events.into_iter())
+        .filter_map(|e| match e.kind {
+            crate::event::EventKind::Replay(r) => Some(*r),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

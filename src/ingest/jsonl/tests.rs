@@ -765,14 +765,7 @@ fn escapes_spelling_and_numeric_timestamps() {
 /// a replay line naming no effect.
 #[test]
 fn a_services_replay_line_names_the_effect_it_replayed() {
-    let replays = |text: &str| -> Vec<Replay> {
-        (run(text).events.into_iter())
-            .filter_map(|e| match e.kind {
-                EventKind::Replay(r) => Some(*r),
-                _ => None,
-            })
-            .collect()
-    };
+    let replays = |text: &str| crate::ingest::replay::replays_of(run(text).events);
     let pino = r#"{"level":30,"time":1796553188513,"name":"payments","refundId":"re_1","orderId":"A-1","idempotencyKey":"k-1","msg":"idempotent replay"}"#;
     assert_eq!(
         replays(pino),

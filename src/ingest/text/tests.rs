@@ -1760,14 +1760,7 @@ fn a_debug_namespace_before_a_message_is_read_past() {
 /// kind's id token names; a client's answer with a status is not one.
 #[test]
 fn a_services_replay_line_names_the_effect_it_replayed() {
-    let replays = |text: &str| -> Vec<Replay> {
-        (run(text).events.into_iter())
-            .filter_map(|e| match e.kind {
-                EventKind::Replay(r) => Some(*r),
-                _ => None,
-            })
-            .collect()
-    };
+    let replays = |text: &str| crate::ingest::replay::replays_of(run(text).events);
     let replay = |id: &str, key: &str| Replay {
         kind: Some("refund".into()),
         effect_id: id.into(),
