@@ -10,6 +10,7 @@
 
 use crate::config::Period;
 use crate::correlate::{AttemptId, Model};
+use crate::event::Loc;
 use crate::report::Metrics;
 use crate::rules::rejects_key;
 use crate::rules::support::has_args;
@@ -26,18 +27,57 @@ pub const SPIKE_FACTOR: f64 = 10.0;
 /// (1 / 20 = 5%): a window with three requests and one replay is noise, not a spike.
 pub const SPIKE_MIN_REQUESTS: u64 = 20;
 
-/// One keyed attempt, classified.
+/// Where a keyed request was read: a client's attempt, or, when no client trace has a keyed
+/// request, the service's own line (an effect made under a key, or a replay it logged).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    Attempt(AttemptId),
+    Service(Loc),
+}
+
+/// One keyed request, classified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Keyed {
-    pub id: AttemptId,
+    pub seen: Seen,
     pub at: Timestamp,
     pub replay: bool,
     pub conflict: bool,
 }
 
-/// Every keyed attempt in time order (then input position), classified.
+/// Every keyed attempt in time order (then input position), classified; with no keyed
+/// attempt in the inputs (the service's logs alone), the service's keyed requests instead
+/// ([`service_side`]).
 pub fn classify(model: &Model) -> Vec<Keyed> {
-    let mut keyed: Vec<(Timestamp, crate::event::Loc, AttemptId)> = model
+    let client = client_side(model);
+    match client.is_empty() {
+        true => service_side(model),
+        false => client,
+    }
+}
+
+/// The keyed requests a service's log shows: each effect it made under a key, and each
+/// replay it logged (a replay, conflicts unknown), in time order (then input position).
+/// A service that does not log its replays shows none.
+fn service_side(model: &Model) -> Vec<Keyed> {
+    let made = (model.effects.iter())
+        .filter(|e| e.key.is_some())
+        .map(|e| (e.created, e.locs[0], false));
+    let replayed = model.replays.iter().map(|r| (r.at, r.loc, true));
+    let mut seen: Vec<(Timestamp, Loc, bool)> = made.chain(replayed).collect();
+    seen.sort_unstable();
+    (seen.into_iter())
+        .map(|(at, loc, replay)| Keyed {
+            seen: Seen::Service(loc),
+            at,
+            replay,
+            conflict: false,
+        })
+        .collect()
+}
+
+/// Every keyed attempt of the client traces, classified.
+fn client_side(model: &Model) -> Vec<Keyed> {
+    let mut keyed: Vec<(Timestamp, Loc, AttemptId)> = model
         .attempts()
         .filter(|(_, a)| a.key.is_some())
         .map(|(id, a)| (a.at, a.loc, id))
@@ -67,7 +107,7 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
             state.completed = true;
         }
         out.push(Keyed {
-            id,
+            seen: Seen::Attempt(id),
             at,
             replay,
             conflict: rejected || mismatch,
@@ -175,9 +215,9 @@ pub struct Window {
     pub conflict_rate: Option<f64>,
     /// This window is a replay-rate spike (SPEC §5).
     pub spike: bool,
-    /// The replayed attempts in it, for evidence.
+    /// Where its replays were read, for evidence.
     #[serde(skip)]
-    pub replayed: Vec<AttemptId>,
+    pub replayed: Vec<Seen>,
 }
 
 /// A window's bound as a report writes times (`2026-11-03T14:05:00.000Z`), and read back.
@@ -224,7 +264,7 @@ pub fn windows(keyed: &[Keyed], width: Duration) -> Vec<Window> {
         win.replays += k.replay as u64;
         win.conflicts += k.conflict as u64;
         if k.replay {
-            win.replayed.push(k.id);
+            win.replayed.push(k.seen);
         }
     }
     for win in &mut out {

@@ -156,3 +156,140 @@ fn the_replay_rate_counts_the_services_replays() {
         .collect();
     assert_eq!((replays(&service), replays(&without)), (1, 0));
 }
+
+/// A replay is given to one answer only, never to the answer that made the effect (the
+/// first request with its key), nor to an answer that arrived well before it was logged
+/// (another run's request, whose log is not among the inputs).
+#[test]
+fn a_replay_is_no_answer_that_made_the_effect_or_came_before_it() {
+    let agent = "\
+2026-12-06T02:11:31.794Z  agent run 3c9d  step 2  tool=issue_refund  args={\"order\":\"A-5120\",\"amount_p\":4500}
+2026-12-06T02:11:31.794Z  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=k1
+2026-12-06T02:11:32.806Z  httpx.ReadTimeout: The read operation timed out
+2026-12-06T02:11:32.807Z  POST https://payments.internal/v1/refunds  (attempt 2)  idempotency_key=k1
+2026-12-06T02:11:32.861Z  201 Created  refund_id=rf_1
+2026-12-06T02:11:32.861Z  agent run 3c9d  step 2  ok
+2026-12-06T02:11:40.500Z  agent run 3c9d  step 3  tool=issue_refund  args={\"order\":\"A-5120\",\"amount_p\":4500}
+2026-12-06T02:11:40.500Z  POST https://payments.internal/v1/refunds  (attempt 1)  idempotency_key=k1
+2026-12-06T02:11:40.530Z  200 OK  refund_id=rf_1
+2026-12-06T02:11:40.530Z  agent run 3c9d  step 3  ok
+";
+    let created = "{\"time\":\"2026-12-06T02:11:32.812Z\",\"refundId\":\"rf_1\",\"orderId\":\"A-5120\",\"amount\":4500,\"currency\":\"GBP\",\"idempotencyKey\":\"k1\",\"msg\":\"refund created\"}\n";
+    let replay = |at: &str| {
+        format!(
+            "{{\"time\":\"{at}\",\"refundId\":\"rf_1\",\"idempotencyKey\":\"k1\",\"msg\":\"idempotent replay\"}}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (agent_path, payments) = (
+        dir.path().join("agent.log"),
+        dir.path().join("payments.log"),
+    );
+    std::fs::write(&agent_path, agent).unwrap();
+    let replays = |service: &str| -> (Vec<(String, Vec<String>)>, u64) {
+        std::fs::write(&payments, service).unwrap();
+        let out = assert_cmd::Command::cargo_bin("idem-audit")
+            .unwrap()
+            .args(["metrics", "--format", "json"])
+            .arg(&agent_path)
+            .arg(&payments)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let replays = v["totals"]["replays"].as_u64().unwrap();
+        (findings(&[&agent_path, &payments]), replays)
+    };
+    // Step 3's request, 8 s later, answered from the record: its answer is the replay; the
+    // refund stays step 2's second attempt's, which was answered 201 (no effect-after-timeout).
+    let step_3 = replay("2026-12-06T02:11:40.510Z");
+    assert_eq!(replays(&format!("{created}{step_3}")), (vec![], 1));
+    // Another run's replay 0.66 s after step 2's 201, that run's log missing: not step 2's.
+    let other = replay("2026-12-06T02:11:33.520Z");
+    assert_eq!(replays(&format!("{created}{other}")).0, []);
+    // Logged while step 2's second attempt was in flight: that answer was a replay (and step
+    // 3's 200 for a completed key is one too), the refund the first attempt's, made after
+    // the client gave up on it.
+    let in_flight = replay("2026-12-06T02:11:32.850Z");
+    assert_eq!(
+        replays(&format!("{created}{in_flight}")),
+        (after_timeout("rf_1"), 2)
+    );
+}
+
+/// With the service's log alone (no client trace with a keyed request), the replay rate is
+/// the service's: each effect made under a key and each replay logged is a keyed request,
+/// each replay a replay.
+#[test]
+fn a_service_log_alone_gives_the_services_replay_rate() {
+    let totals = |service: &str| -> (u64, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let payments = dir.path().join("service.log");
+        std::fs::write(&payments, service).unwrap();
+        let out = assert_cmd::Command::cargo_bin("idem-audit")
+            .unwrap()
+            .args(["metrics", "--format", "json"])
+            .arg(&payments)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let t = &v["totals"];
+        (
+            t["keyed_requests"].as_u64().unwrap(),
+            t["replays"].as_u64().unwrap(),
+        )
+    };
+    let service = fixture_service();
+    let without: String = (service.lines())
+        .filter(|l| !l.contains("idempotent replay"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!((totals(&service), totals(&without)), ((2, 1), (1, 0)));
+}
+
+/// The service's replays alone can make a replay-rate spike, cited by their lines.
+#[test]
+fn a_service_logs_replays_alone_can_make_a_spike() {
+    let mut log = String::new();
+    let mut line = 0;
+    let mut refund = |log: &mut String, minute: u32, second: u32| {
+        line += 1;
+        log.push_str(&format!(
+            "{{\"time\":\"2026-11-03T14:{minute:02}:{second:02}.000Z\",\"refundId\":\"re_{line}\",\"orderId\":\"A-{line}\",\"amount\":4500,\"currency\":\"GBP\",\"idempotencyKey\":\"k{line}\",\"msg\":\"refund created\"}}\n"
+        ));
+        line
+    };
+    let mut replayed = Vec::new();
+    for minute in 0..6 {
+        for second in 0..30 {
+            let n = refund(&mut log, minute, second);
+            if minute == 4 && second < 10 {
+                replayed.push(n);
+                log.push_str(&format!(
+                    "{{\"time\":\"2026-11-03T14:{minute:02}:{second:02}.500Z\",\"refundId\":\"re_{n}\",\"idempotencyKey\":\"k{n}\",\"msg\":\"idempotent replay\"}}\n"
+                ));
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let payments = dir.path().join("payments.log");
+    std::fs::write(&payments, &log).unwrap();
+    let r = report(&[&payments], &[]);
+    let spikes: Vec<_> = (r.findings.iter())
+        .filter(|f| f.rule == "replay-rate-spike")
+        .collect();
+    assert_eq!(spikes.len(), 1, "{:?}", r.findings);
+    assert!(
+        spikes[0].message.contains("10 of 40 keyed requests"),
+        "{}",
+        spikes[0].message
+    );
+    assert_eq!(spikes[0].evidence.len(), 10);
+    // Without the replays, no spike.
+    let quiet: String = (log.lines())
+        .filter(|l| !l.contains("idempotent replay"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&payments, quiet).unwrap();
+    let r = report(&[&payments], &[]);
+    assert!(r.findings.iter().all(|f| f.rule != "replay-rate-spike"));
+}

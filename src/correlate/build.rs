@@ -7,6 +7,7 @@ use super::generations::number_generations;
 use super::kinds::effect_kind_of;
 use super::matching::{join_renumbered, match_effects};
 use super::ready::{Ready, fresh};
+use super::replays::{ReplayIndex, mark_replayed_answers};
 use super::restated::absorb;
 use super::whole_amounts::learn_whole_amounts;
 use super::*;
@@ -528,8 +529,9 @@ impl<'o> Builder<'o> {
         }
         imply_unlogged_requests(&mut self.model);
         number_generations(&mut self.model);
-        match_effects(&mut self.model);
-        super::replays::mark_replayed_answers(&mut self.model);
+        let replays = ReplayIndex::new(&self.model);
+        match_effects(&mut self.model, &replays);
+        mark_replayed_answers(&mut self.model, &replays);
         learn_whole_amounts(&mut self.model);
         attach_delivery_copies(&mut self.model);
         join_renumbered(&mut self.model);

@@ -11,7 +11,7 @@ use std::hash::BuildHasher;
 /// Matches each effect to at most one attempt (SPEC §4.2). The three indexes are built
 /// side by side and effects matched in parallel: each reads the model only, and results
 /// are kept in effect order, so the thread count changes nothing.
-pub(super) fn match_effects(model: &mut Model) {
+pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayIndex) {
     use rayon::prelude::*;
     let m = &*model;
     let ((by_effect_id, by_key), (by_order, by_time)) = rayon::join(
@@ -19,14 +19,13 @@ pub(super) fn match_effects(model: &mut Model) {
         || (OrderIndex::new(m), super::by_time::TimeIndex::new(m)),
     );
     let skew = model.max_skew;
-    let replays = super::replays::ReplayIndex::new(m);
     let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
         .effects
         .par_iter()
         .map(|e| {
             by_effect_id
                 .get(m, &e.id)
-                .map(|id| match replayed_from(m, id, e, &replays) {
+                .map(|id| match replayed_from(m, id, e, replays) {
                     Some(origin) => (origin, MatchedBy::Key),
                     None => (id, MatchedBy::EffectId),
                 })
@@ -425,7 +424,7 @@ fn replayed_from(
         return None;
     }
     let created = latest_instant(e.created, model.max_skew);
-    if attempt.at <= created && !replays.during(model, attempt, e) {
+    if attempt.at <= created && !replays.replayed(id) {
         return None;
     }
     // An attempt whose failure says it never reached the service (refused) made nothing.

@@ -1,72 +1,138 @@
-//! Replays the service logged (`"msg": "idempotent replay", "refundId": "re_1"`), asked by
-//! effect id: an answer naming an effect confirms it rather than making it when the
-//! service says it replayed that effect while the request was in flight. A service that
+//! Replays the service logged (`"msg": "idempotent replay", "refundId": "re_1"`), each
+//! given to the one answer it was: an answer naming an effect confirms it rather than
+//! making it when the service says it replayed that effect for that request. A service that
 //! reserves an effect's id, answers a keyed retry from its record and logs the effect's
 //! creation after both would otherwise have the retry credited with the effect, and the
 //! attempt that timed out, whose request made it, with nothing.
 
-use super::{AttemptId, AttemptRec, EffectRec, Model, OutcomeKind};
-use rustc_hash::FxHashMap;
+use super::{AttemptId, AttemptRec, Model, OutcomeKind};
+use crate::time::{Duration, Timestamp};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-/// The service's replays by effect id, each in time order.
-pub(super) struct ReplayIndex<'m>(FxHashMap<&'m str, Vec<usize>>);
+/// How long after a replay its answer may still be logged: the service logs the replay
+/// and answers at once, so an answer much later than the line is another request's.
+const ANSWER_WITHIN: Duration = Duration(30 * 1_000_000_000);
 
-impl<'m> ReplayIndex<'m> {
-    pub(super) fn new(model: &'m Model) -> Self {
-        let mut by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        for (i, r) in model.replays.iter().enumerate() {
-            by_id.entry(&r.effect_id).or_default().push(i);
+/// How long before a replay its answer may have been logged: the service logs the replay
+/// before it answers, so only clocks out of step put the answer first. By a little only:
+/// a replay logged well after an answer is another request's (a run whose log is not among
+/// the inputs), and taking it for this one's would move this answer's effect.
+const REPLAYED_AFTER_ANSWER: Duration = Duration(250 * 1_000_000);
+
+/// The attempts whose answers the service logged as replays.
+#[derive(Default)]
+pub(super) struct ReplayIndex(FxHashSet<AttemptId>);
+
+impl ReplayIndex {
+    /// Gives each logged replay to at most one answer naming its effect, and each answer at
+    /// most one replay: of the answers sent by the replay's time (widened by `--max-skew`)
+    /// and answered since (less a quarter second, or `--max-skew` if smaller), the one
+    /// answered nearest after it, else nearest before. Only a request whose key an earlier request carried can be answered from a
+    /// record: the answer that made the effect is never taken for a replay of it, however
+    /// near another request's replay is logged.
+    pub(super) fn new(model: &Model) -> Self {
+        if model.replays.is_empty() {
+            return ReplayIndex::default();
         }
-        ReplayIndex(by_id)
+        let mut replays: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (i, r) in model.replays.iter().enumerate() {
+            replays.entry(&r.effect_id).or_default().push(i);
+        }
+        let first_sent = first_sent_by_key(model);
+        let mut answers: FxHashMap<&str, Vec<AttemptId>> = FxHashMap::default();
+        for (id, a) in model.attempts() {
+            let Some(effect) = effect_named(a) else {
+                continue;
+            };
+            let repeated_key = match a.key.as_deref() {
+                Some(key) => first_sent.get(key).is_some_and(|&first| first < a.at),
+                None => a.key_unseen,
+            };
+            if repeated_key && replays.contains_key(effect) {
+                answers.entry(effect).or_default().push(id);
+            }
+        }
+        let mut given = FxHashSet::default();
+        for (effect, mut candidates) in answers {
+            candidates.sort_by_key(|&id| (answered(model.attempt(id)), id));
+            for &r in &replays[effect] {
+                if let Some(id) = nearest(model, &candidates, &given, r) {
+                    given.insert(id);
+                }
+            }
+        }
+        ReplayIndex(given)
     }
 
-    /// Whether the service logged a replay of `effect` from `attempt`'s sending to its
-    /// answer (each widened by `--max-skew`), under the attempt's key where both name one
-    /// and of the effect's kind where the replay says one.
-    pub(super) fn during(&self, model: &Model, attempt: &AttemptRec, effect: &EffectRec) -> bool {
-        self.of(model, attempt, &effect.id, Some(&effect.kind))
-    }
-
-    /// [`ReplayIndex::during`] for the effect `id` of kind `kind`, where known.
-    fn of(&self, model: &Model, attempt: &AttemptRec, id: &str, kind: Option<&str>) -> bool {
-        let Some(replays) = self.0.get(id) else {
-            return false;
-        };
-        let skew = model.max_skew;
-        let answered = attempt.outcome.as_ref().map_or(attempt.at, |o| o.at);
-        let (from, to) = (attempt.at.minus(skew), answered.plus(skew));
-        replays.iter().map(|&i| &model.replays[i]).any(|r| {
-            (from..=to).contains(&r.at)
-                && (r.kind.as_deref().zip(kind)).is_none_or(|(a, b)| a == b)
-                && (r.key.as_deref().zip(attempt.key.as_deref())).is_none_or(|(a, b)| a == b)
-        })
+    /// Whether the service logged `id`'s answer as a replay.
+    pub(super) fn replayed(&self, id: AttemptId) -> bool {
+        self.0.contains(&id)
     }
 }
 
-/// Marks as replayed each answer naming an effect that the service logged a replay of
-/// while its attempt was in flight: the rules and the replay rate then read the answer as
-/// what it was. Done after matching, which tells the replay's maker itself.
-pub(super) fn mark_replayed_answers(model: &mut Model) {
-    if model.replays.is_empty() {
-        return;
+/// The effect an attempt's answer names.
+fn effect_named(a: &AttemptRec) -> Option<&str> {
+    match &a.outcome.as_ref()?.kind {
+        OutcomeKind::Response {
+            effect_id: Some(effect),
+            ..
+        } => Some(effect),
+        _ => None,
     }
-    let index = ReplayIndex::new(model);
-    let replayed: Vec<AttemptId> = (model.attempts())
-        .filter(|(id, a)| {
-            let Some(OutcomeKind::Response {
-                effect_id: Some(effect),
-                replayed: false,
-                ..
-            }) = a.outcome.as_ref().map(|o| &o.kind)
-            else {
-                return false;
-            };
-            let kind = model.dispatches[id.dispatch()].effect_kind.as_deref();
-            index.of(model, a, effect, kind)
-        })
-        .map(|(id, _)| id)
-        .collect();
-    for id in replayed {
+}
+
+fn answered(a: &AttemptRec) -> Timestamp {
+    a.outcome.as_ref().map_or(a.at, |o| o.at)
+}
+
+/// When each key was first sent.
+fn first_sent_by_key(model: &Model) -> FxHashMap<&str, Timestamp> {
+    let mut first: FxHashMap<&str, Timestamp> = FxHashMap::default();
+    for (_, a) in model.attempts() {
+        if let Some(key) = a.key.as_deref() {
+            let at = first.entry(key).or_insert(a.at);
+            *at = (*at).min(a.at);
+        }
+    }
+    first
+}
+
+/// The answer replay `r` was, among `candidates` (answers naming its effect, by answer
+/// time) not `given` to another replay: see [`ReplayIndex::new`].
+fn nearest(
+    model: &Model,
+    candidates: &[AttemptId],
+    given: &FxHashSet<AttemptId>,
+    r: usize,
+) -> Option<AttemptId> {
+    let replay = &model.replays[r];
+    let skew = model.max_skew;
+    let fits = |id: AttemptId| {
+        let a = model.attempt(id);
+        let kind = model.dispatches[id.dispatch()].effect_kind.as_deref();
+        !given.contains(&id)
+            && a.at.minus(skew) <= replay.at
+            && replay.at <= answered(a).plus(Duration(skew.0.min(REPLAYED_AFTER_ANSWER.0)))
+            && answered(a) <= replay.at.plus(skew).plus(ANSWER_WITHIN)
+            && (replay.kind.as_deref().zip(kind)).is_none_or(|(a, b)| a == b)
+            && (replay.key.as_deref().zip(a.key.as_deref())).is_none_or(|(a, b)| a == b)
+    };
+    let after = candidates.partition_point(|&id| answered(model.attempt(id)) < replay.at);
+    let later = candidates[after..].iter().copied().find(|&id| fits(id));
+    later.or_else(|| {
+        candidates[..after]
+            .iter()
+            .rev()
+            .copied()
+            .find(|&id| fits(id))
+    })
+}
+
+/// Marks as replayed each answer the service logged as a replay ([`ReplayIndex`]): the
+/// rules and the replay rate then read it as what it was. Done after matching, which
+/// reads the same index to tell the replayed effect's maker.
+pub(super) fn mark_replayed_answers(model: &mut Model, index: &ReplayIndex) {
+    for &id in &index.0 {
         let attempt = &mut model.dispatches[id.dispatch()].attempts[id.index()];
         if let Some(OutcomeKind::Response { replayed, .. }) =
             attempt.outcome.as_mut().map(|o| &mut o.kind)

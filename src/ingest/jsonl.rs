@@ -451,9 +451,6 @@ impl State {
         Ok(Some((at, kind, attrs)))
     }
 
-    /// An effect (SPEC §3.2) with its time: a typed `effect` event, or a logger's line
-    /// whose message `said` what happened (`refund failed`), which is its state unless a
-    /// field gives one, and always when it says the effect did not happen.
     /// A service's line saying it replayed an effect ([`logged::replayed_effect`]).
     fn replay_line(&mut self, text: &str, opts: &ParseOptions) -> Option<Result<Line, String>> {
         let raw = read_raw(text, true).ok()?;
@@ -468,17 +465,20 @@ impl State {
             effect_id,
             key,
         };
+        // Without its time a replay says nothing of which request it answered: the line
+        // is the application's own, as before replays were read.
+        let at = self.stamp(&f, opts).ok()?;
         let attrs = if opts.keep_attrs {
             f.attrs()
         } else {
             Attrs::new()
         };
-        Some(
-            self.stamp(&f, opts)
-                .map(|at| Some((at, EventKind::Replay(Box::new(replay)), attrs))),
-        )
+        Some(Ok(Some((at, EventKind::Replay(Box::new(replay)), attrs))))
     }
 
+    /// An effect (SPEC §3.2) with its time: a typed `effect` event, or a logger's line
+    /// whose message `said` what happened (`refund failed`), which is its state unless a
+    /// field gives one, and always when it says the effect did not happen.
     fn effect(
         &mut self,
         f: &Fields,

@@ -5,21 +5,56 @@
 
 use crate::event::EFFECT_KINDS;
 
-/// A short message with the word `replay`, `replays`, `replayed` or `replaying` in any
-/// case: a sentence about something else is longer, and `replay-rate` is a metric's
-/// name, not a replay.
+/// The words a service's replay message is made of (`idempotent replay`, `refund replayed`,
+/// `Replaying stored response`), besides the effect kinds: a message with any other word
+/// (`not a replay`, `replay attack rejected`, `Replaying 3 events`, `webhook delivery
+/// replayed`, `Replaying request from cassette`) is about something else.
+const WORDS: [&str; 24] = [
+    "idempotent",
+    "idempotency",
+    "idempotently",
+    "replay",
+    "replays",
+    "replayed",
+    "replaying",
+    "request",
+    "response",
+    "stored",
+    "cached",
+    "saved",
+    "original",
+    "previous",
+    "key",
+    "for",
+    "of",
+    "the",
+    "a",
+    "from",
+    "record",
+    "returning",
+    "served",
+    "with",
+];
+
+/// Whether `message` is a service's replay message: a replay word, only [`WORDS`] and
+/// effect kinds, and a word saying what is replayed (idempotency, a kind, a stored
+/// response).
 pub fn says_replay(message: &[u8]) -> bool {
-    const LONGEST: usize = 64;
-    message.len() <= LONGEST
-        && message
-            .split(|b| !b.is_ascii_alphanumeric() && *b != b'-')
-            .any(|word| {
-                word.len() >= 6
-                    && word[..6].eq_ignore_ascii_case(b"replay")
-                    && [&b""[..], b"s", b"ed", b"ing"]
-                        .iter()
-                        .any(|end| word[6..].eq_ignore_ascii_case(end))
-            })
+    const LONGEST: usize = 80;
+    if message.len() > LONGEST {
+        return false;
+    }
+    let words = || {
+        message
+            .split(|b| !b.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+    };
+    let is = |w: &[u8], list: &[&str]| list.iter().any(|l| l.as_bytes().eq_ignore_ascii_case(w));
+    let is_kind = |w: &[u8]| is(w, EFFECT_KINDS);
+    let replay = words().any(|w| is(w, &WORDS[3..7]));
+    let known = words().all(|w| is(w, &WORDS) || is_kind(w));
+    let what = words().any(|w| is(w, &WORDS[..3]) || is_kind(w) || is(w, &WORDS[8..14]));
+    replay && known && what
 }
 
 /// The effect kind a message names among its words (`refund replayed`), if any.
@@ -38,6 +73,39 @@ pub fn kind_in(message: &[u8]) -> Option<&'static str> {
 pub fn kind_of_id_field(name: &str) -> Option<&'static str> {
     let kind = (name.strip_suffix("_id").or_else(|| name.strip_suffix("Id")))?;
     EFFECT_KINDS.iter().find(|k| **k == kind).copied()
+}
+
+/// The effect a replay line names, from its message and its `(name, value)` fields: the id
+/// of the kind the message names (`<kind>_id`, `<kind>Id`, else `id`), else the one kind
+/// whose id the fields give, else `effect_id` (its kind unknown). Ids of two kinds and no
+/// kind named: none, rather than a guess.
+pub fn effect_named<V: Clone>(
+    message: &[u8],
+    fields: &[(&str, V)],
+) -> Option<(Option<&'static str>, V)> {
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
+    };
+    if let Some(kind) = kind_in(message) {
+        let of_kind = (fields.iter()).find(|(n, _)| kind_of_id_field(n) == Some(kind));
+        if let Some((_, id)) = of_kind {
+            return Some((Some(kind), id.clone()));
+        }
+        return field("id")
+            .or_else(|| field("effect_id"))
+            .map(|id| (Some(kind), id));
+    }
+    let mut kinds = fields
+        .iter()
+        .filter_map(|(n, v)| Some((kind_of_id_field(n)?, v)));
+    match (kinds.next(), kinds.next()) {
+        (Some((kind, id)), None) => Some((Some(kind), id.clone())),
+        (Some(_), Some(_)) => None,
+        (None, _) => field("effect_id").map(|id| (None, id)),
+    }
 }
 
 /// The replays among `events`, for tests.
@@ -62,6 +130,7 @@ mod tests {
             b"refund replayed",
             b"Replaying stored response",
             b"idempotency: replayed",
+            b"idempotent request replayed from the record",
         ] {
             assert!(says_replay(yes), "{}", String::from_utf8_lossy(yes));
         }
@@ -69,7 +138,17 @@ mod tests {
             &b"refund created"[..],
             b"replay-rate spike",
             b"replayable request",
-            b"a long sentence that mentions a replay of something but goes on for far too long to be one",
+            b"key not seen, no replay",
+            b"webhook replay rejected",
+            b"replaying outbox events",
+            b"Replaying 3 events",
+            b"not a replay",
+            b"replay check",
+            b"replay failed",
+            b"webhook delivery replayed",
+            b"Replaying request from cassette",
+            b"possible replay attack",
+            b"replay",
         ] {
             assert!(!says_replay(no), "{}", String::from_utf8_lossy(no));
         }
@@ -78,5 +157,26 @@ mod tests {
         assert_eq!(kind_of_id_field("refundId"), Some("refund"));
         assert_eq!(kind_of_id_field("refund_id"), Some("refund"));
         assert_eq!(kind_of_id_field("order_id"), None);
+    }
+
+    #[test]
+    fn the_effect_is_the_named_kinds_else_the_only_kinds() {
+        let named = |m: &[u8], f: &[(&str, u8)]| effect_named(m, f);
+        let both = [("payment_id", 1), ("refund_id", 2)];
+        assert_eq!(named(b"refund replayed", &both), Some((Some("refund"), 2)));
+        assert_eq!(named(b"idempotent replay", &both), None);
+        assert_eq!(
+            named(b"idempotent replay", &both[1..]),
+            Some((Some("refund"), 2))
+        );
+        assert_eq!(
+            named(b"refund replayed", &[("id", 3)]),
+            Some((Some("refund"), 3))
+        );
+        assert_eq!(named(b"idempotent replay", &[("id", 3)]), None);
+        assert_eq!(
+            named(b"idempotent replay", &[("effect_id", 4)]),
+            Some((None, 4))
+        );
     }
 }

@@ -4,7 +4,7 @@ use super::support::attempt_evidence;
 use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
-use crate::metrics::{self, SPIKE_MIN_REQUESTS};
+use crate::metrics::{self, SPIKE_MIN_REQUESTS, Seen};
 
 pub static RULE: Rule = Rule {
     id: "replay-rate-spike",
@@ -14,8 +14,10 @@ pub static RULE: Rule = Rule {
     explanation: r#"## What it does
 Splits keyed requests into windows (`--window`, default 1m, starting at multiples of the
 width since the epoch: a whole-minute width is aligned to the minute) and
-computes each window's replay rate: replays (a response marked replayed, or a `200` for a
-key an earlier attempt already completed) over keyed requests. A window whose rate exceeds
+computes each window's replay rate: replays (a response marked replayed, one the service
+logged as a replay, or a `200` for a key an earlier attempt already completed) over keyed
+requests. With the service's logs alone, its effects made under a key and the replays it
+logged are the keyed requests. A window whose rate exceeds
 max(5%, 10 x the median of all windows' rates) is a spike. Windows with fewer than 20 keyed
 requests are not judged, since one replay there is already 5%.
 
@@ -63,8 +65,11 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
             ),
         );
         f.at = Some(w.start_at);
-        for &id in &w.replayed {
-            attempt_evidence(model.attempt(id), &mut f.evidence);
+        for &seen in &w.replayed {
+            match seen {
+                Seen::Attempt(id) => attempt_evidence(model.attempt(id), &mut f.evidence),
+                Seen::Service(loc) => f.evidence.push(loc),
+            }
         }
         debug_assert!(w.keyed_requests >= SPIKE_MIN_REQUESTS);
         out.push(f);

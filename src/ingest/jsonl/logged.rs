@@ -166,23 +166,49 @@ pub(super) fn key(f: &Fields) -> Option<Text> {
 
 /// A service's line saying it replayed an effect (`"msg": "idempotent replay",
 /// "refundId": "re_1"`, see [`crate::ingest::replay`]): the effect's kind (where the line
-/// says it) and id. Not a client's line (one with a status, a URL or a call's fields).
-/// `f` must hold the line's every field.
+/// says it) and id. Not a client's line (one with an HTTP status or a call's fields); a
+/// service's request context (`method`, `url`) is no client's. `f` must hold the line's
+/// every field.
 pub(super) fn replayed_effect(f: &Fields) -> Option<(Option<&'static str>, Text)> {
-    const CLIENT_FIELDS: [&str; 7] = ["status", "url", "method", "attempt", "run", "step", "tool"];
+    const CLIENT_FIELDS: [&str; 7] = [
+        "status",
+        "statusCode",
+        "status_code",
+        "attempt",
+        "run",
+        "step",
+        "tool",
+    ];
     let message = message(f)?;
     if !replay::says_replay(message.as_bytes()) || CLIENT_FIELDS.iter().any(|k| f.get(k).is_some())
     {
         return None;
     }
-    let by_field = (f.0.extra.iter()).find_map(|(name, v)| {
-        let kind = replay::kind_of_id_field(name)?;
-        Some((Some(kind), scalar(v)?))
-    });
-    let named = replay::kind_in(message.as_bytes());
-    by_field
-        .or_else(|| Some((named, f.id("effect_id").ok().flatten()?)))
+    let ids: Vec<(&str, Text)> = (f.0.extra.iter())
+        .filter(|(name, _)| *name == "id" || replay::kind_of_id_field(name).is_some())
+        .filter_map(|(name, v)| Some((name.as_ref(), scalar(v)?)))
+        .chain(f.id("effect_id").ok().flatten().map(|id| ("effect_id", id)))
+        .collect();
+    (replay::effect_named(message.as_bytes(), &ids))
+        .or_else(|| logged_whole(f))
         .filter(|(_, id)| !id.is_empty())
+}
+
+/// The effect logged whole under its kind (`logger.info({ refund }, "idempotent replay")`):
+/// its kind and its object's `id`.
+fn logged_whole(f: &Fields) -> Option<(Option<&'static str>, Text)> {
+    EFFECT_KINDS.iter().find_map(|kind| {
+        let raw = (f.0.extra.iter())
+            .find(|(k, _)| k == kind)
+            .map(|(_, v)| *v)?;
+        let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(raw).ok()?;
+        let id = match object.get("id")? {
+            serde_json::Value::String(s) => Text::from(s.as_str()),
+            serde_json::Value::Number(n) => Text::from(n.to_string().as_str()),
+            _ => return None,
+        };
+        Some((Some(*kind), id))
+    })
 }
 
 /// A string's text, or a number as written.

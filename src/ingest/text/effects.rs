@@ -243,7 +243,8 @@ pub(super) fn effect_line(
 
 /// A service's line saying it replayed an effect (`idempotent replay  refund_id=re_1
 /// idempotency_key=K`, see [`crate::ingest::replay`]): the effect by a token naming its
-/// kind's id, else `effect_id=`. Not a client's line (one with a status or a URL). Tokens
+/// kind's id, else `effect_id=` ([`crate::ingest::replay::effect_named`]). Not a client's
+/// answer (one with a status). Tokens
 /// written with one blank between them (`idempotent replay refund_id=re_1 key=K`) count.
 pub(super) fn replay_line(f: &Fields) -> Option<Replay> {
     use crate::ingest::replay;
@@ -266,14 +267,17 @@ pub(super) fn replay_line(f: &Fields) -> Option<Replay> {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| *v)
     };
-    if token(b"status").is_some() || token(b"url").is_some() {
+    // A client's answer, not the service's line.
+    if token(b"status").is_some() || token(b"status_code").is_some() {
         return None;
     }
-    let by_kind = tokens.iter().find_map(|(name, value)| {
-        let kind = replay::kind_of_id_field(std::str::from_utf8(name).ok()?)?;
-        Some((Some(kind), *value))
-    });
-    let (kind, id) = by_kind.or_else(|| Some((replay::kind_in(message), token(b"effect_id")?)))?;
+    let ids: Vec<(&str, &[u8])> = (tokens.iter())
+        .filter_map(|(name, value)| Some((std::str::from_utf8(name).ok()?, *value)))
+        .filter(|(name, _)| {
+            matches!(*name, "id" | "effect_id") || replay::kind_of_id_field(name).is_some()
+        })
+        .collect();
+    let (kind, id) = replay::effect_named(message, &ids)?;
     let key = (token(b"key").and_then(crate::ingest::key_of))
         .or_else(|| token(b"idempotency_key").and_then(crate::ingest::key_of))
         .or_else(|| f.idempotency_key());
