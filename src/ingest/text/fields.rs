@@ -358,12 +358,15 @@ fn next_token_word(text: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((&text[..end], &text[end..]))
 }
 
-/// A value without the double quotes a logger put around it (`idempotency_key=""`, Go's
-/// `%q`; `key="k_1"`, Ruby's `inspect`): read with them, an empty key was a key, shared by
-/// every request. A value with a quote inside is left as written.
+/// A value without the quotes a logger put around it (`idempotency_key=""`, Go's `%q`;
+/// `key="k_1"`, Ruby's `inspect`; `refund_id='re_1'`, Python's `repr`): read with them, an
+/// empty key was a key, shared by every request, and `currency='GBP'` no currency. A value
+/// with its quote inside is left as written.
 fn unquoted(value: &[u8]) -> &[u8] {
     match value {
         [b'"', inner @ .., b'"'] if !inner.contains(&b'"') => inner,
+        // Python's `repr` (`logger.info("refund_id=%r", rid)`, an f-string's `{rid!r}`).
+        [b'\'', inner @ .., b'\''] if !inner.contains(&b'\'') => inner,
         _ => value,
     }
 }
@@ -371,6 +374,28 @@ fn unquoted(value: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Go's `%q`, Ruby's `inspect` and Python's `repr` quote a value; a quote inside it
+    /// leaves it as written.
+    #[test]
+    fn token_values_are_read_without_their_quotes() {
+        for (field, value) in [
+            (&b"key=\"k_1\""[..], &b"k_1"[..]),
+            (b"refund_id='re_0001'", b"re_0001"),
+            (b"key=\"\"", b""),
+            (b"key=''", b""),
+            (b"note='it's'", b"'it's'"),
+            (b"key=None", b"None"),
+        ] {
+            assert_eq!(
+                token(field),
+                Some((
+                    &field[..field.iter().position(|&b| b == b'=').unwrap()],
+                    value
+                ))
+            );
+        }
+    }
 
     #[test]
     fn gaps_found_a_word_at_a_time_are_where_a_byte_loop_finds_them() {
