@@ -369,12 +369,12 @@ pub struct RecordRec {
     pub loc: Loc,
 }
 
-/// A replay the service logged: the effect `effect_id` (of `kind`, where said) confirmed
-/// again to a request at `at`.
+/// A replay the service logged: the effect `effect_id` (of `kind`, where said), or an
+/// answer stored under `key`, confirmed again to a request at `at`.
 #[derive(Clone, Debug)]
 pub struct ReplayRec {
     pub kind: Option<Text>,
-    pub effect_id: Text,
+    pub effect_id: Option<Text>,
     pub key: Option<Text>,
     pub at: Timestamp,
     pub loc: Loc,

@@ -237,14 +237,16 @@ pub struct Record {
 }
 
 /// The service's word that it answered a request from its idempotency record, naming the
-/// effect an earlier request made (`"msg": "idempotent replay", "refundId": "re_1"`): the
-/// answer a client got then confirms that effect, whatever the effect's creation time says
-/// (a service may reserve the id, answer the replay and log the creation after both).
+/// effect an earlier request made (`"msg": "idempotent replay", "refundId": "re_1"`) or the
+/// key (`Idempotency key K seen before, replaying stored response`): the answer a client
+/// got then confirms an effect, whatever the effect's creation time says (a service may
+/// reserve the id, answer the replay and log the creation after both). One or both of the
+/// effect and the key is known.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replay {
     /// The effect's kind, where the line says it (`refund_id`, `refund replayed`).
     pub kind: Option<Text>,
-    pub effect_id: Text,
+    pub effect_id: Option<Text>,
     pub key: Option<Text>,
 }
 

@@ -137,20 +137,26 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
     // a confirmed effect was the answer to.
     let effect_ids: BTreeSet<&str> = effects.iter().map(|&i| &*model.effects[i].id).collect();
     for r in model.replays.iter().filter(|r| {
-        effect_ids.contains(&*r.effect_id) || r.key.as_deref().is_some_and(|k| keys.contains(k))
+        r.effect_id
+            .as_deref()
+            .is_some_and(|e| effect_ids.contains(e))
+            || r.key.as_deref().is_some_and(|k| keys.contains(k))
     }) {
         let key = r
             .key
             .as_deref()
             .map(|k| format!("  key {k}"))
             .unwrap_or_default();
-        let kind = r.kind.as_deref().unwrap_or("effect");
+        let what = match (r.kind.as_deref(), r.effect_id.as_deref()) {
+            (kind, Some(id)) => format!("{} {id} replayed", kind.unwrap_or("effect")),
+            (_, None) => "answer replayed".to_string(),
+        };
         entries.push(entry(
             r.at,
             r.loc,
             Side::Service,
             "replay",
-            format!("{kind} {} replayed{key}", r.effect_id),
+            format!("{what}{key}"),
         ));
     }
     entries.retain(|e| period.contains(e.at));

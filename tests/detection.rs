@@ -123,3 +123,20 @@ fn a_readme_and_a_stray_json_document_are_still_passed_over_once() {
     }
     assert_eq!(stderr.lines().count(), 3, "{stderr}");
 }
+
+/// Log4j 2's JsonLayout keeps its time in `instant` (no stamp field of the usual names): a
+/// folder of such logs is read, not passed over as unrecognised (the files were read only
+/// when named). Written by Log4j 2.19 (fixtures/java-log4j2-json/make).
+#[test]
+fn a_folder_of_log4j2_json_layout_logs_is_read() {
+    let (code, r, stderr) = scan_dir(&fixture("java-log4j2-json"), &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("passed over"), "{stderr}");
+    assert_eq!(r.inputs.len(), 2);
+    assert!(
+        r.inputs
+            .iter()
+            .all(|i| i.format.as_deref() == Some("jsonl") && i.events > 0)
+    );
+    assert!(r.findings.iter().any(|f| f.rule == "duplicate-effect"));
+}

@@ -293,3 +293,38 @@ fn a_service_logs_replays_alone_can_make_a_spike() {
     let r = report(&[&payments], &[]);
     assert!(r.findings.iter().all(|f| f.rule != "replay-rate-spike"));
 }
+
+/// A replay that names the key alone (a Java service's `Idempotency key K seen before,
+/// replaying stored response`) is given to the answer sent with that key, the same way.
+#[test]
+fn a_replay_naming_only_its_key_is_given_to_the_answer_of_that_key() {
+    let service = fixture_service();
+    let replay = service
+        .lines()
+        .find(|l| l.contains("idempotent replay"))
+        .unwrap();
+    let key = replay
+        .split("\"idempotencyKey\":\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap();
+    let time = replay
+        .split("\"time\":")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .unwrap();
+    let by_key = format!(
+        "{{\"time\":{time},\"msg\":\"Idempotency key {key} seen before, replaying stored response\"}}"
+    );
+    let refund = service
+        .split("\"refundId\":\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap();
+    let service = service.replacen(replay, &by_key, 1);
+    assert_eq!(findings_with_service(&service), after_timeout(refund));
+    // Another key's replay: the refund stays the answer's.
+    let other = service.replacen(key, "0000", 1);
+    assert!(other.contains("Idempotency key 0000 seen"));
+    assert_eq!(findings_with_service(&other), []);
+}

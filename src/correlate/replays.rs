@@ -19,13 +19,18 @@ const ANSWER_WITHIN: Duration = Duration(30 * 1_000_000_000);
 /// the inputs), and taking it for this one's would move this answer's effect.
 const REPLAYED_AFTER_ANSWER: Duration = Duration(250 * 1_000_000);
 
+/// Replays by the effect id or key they name.
+type Replays<'m> = FxHashMap<&'m str, Vec<usize>>;
+/// Answers by the effect id they name or the key they were sent with.
+type Answers<'m> = FxHashMap<&'m str, Vec<AttemptId>>;
+
 /// The attempts whose answers the service logged as replays.
 #[derive(Default)]
 pub(super) struct ReplayIndex(FxHashSet<AttemptId>);
 
 impl ReplayIndex {
-    /// Gives each logged replay to at most one answer naming its effect, and each answer at
-    /// most one replay: of the answers sent by the replay's time (widened by `--max-skew`)
+    /// Gives each logged replay to at most one answer naming its effect (or, for a replay
+    /// naming only a key, sent with it), and each answer at most one replay: of the answers sent by the replay's time (widened by `--max-skew`)
     /// and answered since (less a quarter second, or `--max-skew` if smaller), the one
     /// answered nearest after it, else nearest before. Only a request whose key an earlier request carried can be answered from a
     /// record: the answer that made the effect is never taken for a replay of it, however
@@ -34,30 +39,41 @@ impl ReplayIndex {
         if model.replays.is_empty() {
             return ReplayIndex::default();
         }
-        let mut replays: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        // Replays naming an effect, by its id; those naming only a key, by the key.
+        let (mut by_effect, mut by_key): (Replays, Replays) = Default::default();
         for (i, r) in model.replays.iter().enumerate() {
-            replays.entry(&r.effect_id).or_default().push(i);
+            match (r.effect_id.as_deref(), r.key.as_deref()) {
+                (Some(effect), _) => by_effect.entry(effect).or_default().push(i),
+                (None, Some(key)) => by_key.entry(key).or_default().push(i),
+                (None, None) => {}
+            }
         }
         let first_sent = first_sent_by_key(model);
-        let mut answers: FxHashMap<&str, Vec<AttemptId>> = FxHashMap::default();
+        // The answers each replay may have been: naming its effect, or sent with its key.
+        let (mut naming, mut keyed): (Answers, Answers) = Default::default();
         for (id, a) in model.attempts() {
-            let Some(effect) = effect_named(a) else {
-                continue;
-            };
             let repeated_key = match a.key.as_deref() {
                 Some(key) => first_sent.get(key).is_some_and(|&first| first < a.at),
                 None => a.key_unseen,
             };
-            if repeated_key && replays.contains_key(effect) {
-                answers.entry(effect).or_default().push(id);
+            if !repeated_key {
+                continue;
+            }
+            if let Some(effect) = effect_named(a).filter(|e| by_effect.contains_key(e)) {
+                naming.entry(effect).or_default().push(id);
+            }
+            if let Some(key) = a.key.as_deref().filter(|k| by_key.contains_key(k)) {
+                keyed.entry(key).or_default().push(id);
             }
         }
         let mut given = FxHashSet::default();
-        for (effect, mut candidates) in answers {
-            candidates.sort_by_key(|&id| (answered(model.attempt(id)), id));
-            for &r in &replays[effect] {
-                if let Some(id) = nearest(model, &candidates, &given, r) {
-                    given.insert(id);
+        for (replays, answers) in [(&by_effect, naming), (&by_key, keyed)] {
+            for (name, mut candidates) in answers {
+                candidates.sort_by_key(|&id| (answered(model.attempt(id)), id));
+                for &r in &replays[name] {
+                    if let Some(id) = nearest(model, &candidates, &given, r) {
+                        given.insert(id);
+                    }
                 }
             }
         }

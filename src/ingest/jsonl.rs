@@ -455,14 +455,19 @@ impl State {
     fn replay_line(&mut self, text: &str, opts: &ParseOptions) -> Option<Result<Line, String>> {
         let raw = read_raw(text, true).ok()?;
         let f = Fields(&raw, Cell::new(0));
-        let (kind, effect_id) = logged::replayed_effect(&f)?;
+        let replayed = logged::replayed_effect(&f)?;
         let key = match f.string("idempotency_key") {
             Ok(Some(key)) => logged_key(key),
             _ => logged::key(&f).and_then(logged_key),
         };
+        let key = key.or(replayed.key_in_message);
+        // A replay that names neither an effect nor a key says nothing of which answer.
+        if replayed.effect_id.is_none() && key.is_none() {
+            return None;
+        }
         let replay = Replay {
-            kind: kind.map(Text::from),
-            effect_id,
+            kind: replayed.kind.map(Text::from),
+            effect_id: replayed.effect_id,
             key,
         };
         // Without its time a replay says nothing of which request it answered: the line

@@ -6,10 +6,12 @@
 use crate::event::EFFECT_KINDS;
 
 /// The words a service's replay message is made of (`idempotent replay`, `refund replayed`,
-/// `Replaying stored response`), besides the effect kinds: a message with any other word
-/// (`not a replay`, `replay attack rejected`, `Replaying 3 events`, `webhook delivery
-/// replayed`, `Replaying request from cassette`) is about something else.
-const WORDS: [&str; 24] = [
+/// `Replaying stored response`, `Idempotency key K seen before, replaying stored
+/// response`), besides the effect kinds: a message with any other word (`not a replay`,
+/// `replay attack rejected`, `Replaying 3 events`, `webhook delivery replayed`, `Replaying
+/// request from cassette`) is about something else. The first three say what is replayed
+/// (with a kind or a stored response), the next four are the replay words.
+const WORDS: [&str; 31] = [
     "idempotent",
     "idempotency",
     "idempotently",
@@ -25,6 +27,7 @@ const WORDS: [&str; 24] = [
     "original",
     "previous",
     "key",
+    "idempotency-key",
     "for",
     "of",
     "the",
@@ -34,27 +37,65 @@ const WORDS: [&str; 24] = [
     "returning",
     "served",
     "with",
+    "seen",
+    "before",
+    "already",
+    "hit",
+    "order",
+    "on",
 ];
 
-/// Whether `message` is a service's replay message: a replay word, only [`WORDS`] and
-/// effect kinds, and a word saying what is replayed (idempotency, a kind, a stored
-/// response).
-pub fn says_replay(message: &[u8]) -> bool {
-    const LONGEST: usize = 80;
+/// A service's replay message, read: the key it names in its words (`for key K`), if any.
+#[derive(Debug, PartialEq)]
+pub struct ReplayMessage<'a> {
+    pub key: Option<&'a [u8]>,
+}
+
+/// `message` read as a service's replay message: a replay word, only [`WORDS`] and effect
+/// kinds (and the values after `key` and `order`), and a word saying what is replayed
+/// (idempotency, a kind, a stored response).
+pub fn replay_message(message: &[u8]) -> Option<ReplayMessage<'_>> {
+    const LONGEST: usize = 160;
     if message.len() > LONGEST {
-        return false;
+        return None;
     }
-    let words = || {
-        message
-            .split(|b| !b.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
-    };
     let is = |w: &[u8], list: &[&str]| list.iter().any(|l| l.as_bytes().eq_ignore_ascii_case(w));
-    let is_kind = |w: &[u8]| is(w, EFFECT_KINDS);
-    let replay = words().any(|w| is(w, &WORDS[3..7]));
-    let known = words().all(|w| is(w, &WORDS) || is_kind(w));
-    let what = words().any(|w| is(w, &WORDS[..3]) || is_kind(w) || is(w, &WORDS[8..14]));
-    replay && known && what
+    let words = (message.split(u8::is_ascii_whitespace))
+        .map(|w| w.trim_ascii_start())
+        .map(|w| {
+            let start = w
+                .iter()
+                .position(u8::is_ascii_alphanumeric)
+                .unwrap_or(w.len());
+            let end = w
+                .iter()
+                .rposition(u8::is_ascii_alphanumeric)
+                .map_or(start, |e| e + 1);
+            &w[start..end.max(start)]
+        })
+        .filter(|w| !w.is_empty());
+    let (mut replay, mut what, mut key) = (false, false, None);
+    let mut after: Option<&[u8]> = None;
+    for w in words {
+        let value_of = after.take();
+        if is(w, &WORDS) {
+            replay |= is(w, &WORDS[3..7]);
+            what |= is(w, &WORDS[..3]) || is(w, &WORDS[8..14]) || is(w, &WORDS[15..16]);
+            after = (is(w, &["key", "idempotency-key", "order"])).then_some(w);
+        } else if is(w, EFFECT_KINDS) {
+            what = true;
+        } else if value_of.is_some_and(|v| !v.eq_ignore_ascii_case(b"order")) {
+            key = Some(crate::ingest::key_of(w)?);
+        } else if value_of.is_none() {
+            return None;
+        }
+    }
+    (replay && what).then_some(ReplayMessage { key })
+}
+
+/// Whether `message` is a service's replay message ([`replay_message`]).
+pub fn says_replay(message: &[u8]) -> bool {
+    replay_message(message).is_some()
 }
 
 /// The effect kind a message names among its words (`refund replayed`), if any.
@@ -149,6 +190,7 @@ mod tests {
             b"Replaying request from cassette",
             b"possible replay attack",
             b"replay",
+            b"replay-rate spike for key k1",
         ] {
             assert!(!says_replay(no), "{}", String::from_utf8_lossy(no));
         }
@@ -157,6 +199,26 @@ mod tests {
         assert_eq!(kind_of_id_field("refundId"), Some("refund"));
         assert_eq!(kind_of_id_field("refund_id"), Some("refund"));
         assert_eq!(kind_of_id_field("order_id"), None);
+    }
+
+    #[test]
+    fn a_key_or_order_named_in_the_message_is_read_past() {
+        fn key(m: &[u8]) -> Option<Option<&[u8]>> {
+            replay_message(m).map(|r| r.key)
+        }
+        assert_eq!(
+            key(b"idempotent replay for key d49d19e4-f3d1 order A-1"),
+            Some(Some(&b"d49d19e4-f3d1"[..]))
+        );
+        assert_eq!(
+            key(b"Idempotency key ebcdf11dd2616e1c seen before, replaying stored response"),
+            Some(Some(&b"ebcdf11dd2616e1c"[..]))
+        );
+        assert_eq!(key(b"Idempotency-Key hit: replaying response"), Some(None));
+        // A word after anything else is no key.
+        assert_eq!(key(b"idempotent replay for k1"), None);
+        // `key None` names no key: not a replay of any.
+        assert_eq!(key(b"idempotent replay for key None"), None);
     }
 
     #[test]

@@ -164,12 +164,20 @@ pub(super) fn key(f: &Fields) -> Option<Text> {
         .map(|k| Text::from(k.as_str()))
 }
 
+/// What a service's replay line names ([`replayed_effect`]).
+pub(super) struct Replayed {
+    pub kind: Option<&'static str>,
+    pub effect_id: Option<Text>,
+    /// The key its message names (`Idempotency key K seen before, ...`).
+    pub key_in_message: Option<Text>,
+}
+
 /// A service's line saying it replayed an effect (`"msg": "idempotent replay",
 /// "refundId": "re_1"`, see [`crate::ingest::replay`]): the effect's kind (where the line
-/// says it) and id. Not a client's line (one with an HTTP status or a call's fields); a
-/// service's request context (`method`, `url`) is no client's. `f` must hold the line's
-/// every field.
-pub(super) fn replayed_effect(f: &Fields) -> Option<(Option<&'static str>, Text)> {
+/// says it) and id, where it names one, and the key its message names. Not a client's line
+/// (one with an HTTP status or a call's fields); a service's request context (`method`,
+/// `url`) is no client's. `f` must hold the line's every field.
+pub(super) fn replayed_effect(f: &Fields) -> Option<Replayed> {
     const CLIENT_FIELDS: [&str; 7] = [
         "status",
         "statusCode",
@@ -180,8 +188,8 @@ pub(super) fn replayed_effect(f: &Fields) -> Option<(Option<&'static str>, Text)
         "tool",
     ];
     let message = message(f)?;
-    if !replay::says_replay(message.as_bytes()) || CLIENT_FIELDS.iter().any(|k| f.get(k).is_some())
-    {
+    let read = replay::replay_message(message.as_bytes())?;
+    if CLIENT_FIELDS.iter().any(|k| f.get(k).is_some()) {
         return None;
     }
     let ids: Vec<(&str, Text)> = (f.0.extra.iter())
@@ -189,9 +197,21 @@ pub(super) fn replayed_effect(f: &Fields) -> Option<(Option<&'static str>, Text)
         .filter_map(|(name, v)| Some((name.as_ref(), scalar(v)?)))
         .chain(f.id("effect_id").ok().flatten().map(|id| ("effect_id", id)))
         .collect();
-    (replay::effect_named(message.as_bytes(), &ids))
+    let named = (replay::effect_named(message.as_bytes(), &ids))
         .or_else(|| logged_whole(f))
-        .filter(|(_, id)| !id.is_empty())
+        .filter(|(_, id)| !id.is_empty());
+    let kind = named
+        .as_ref()
+        .and_then(|(k, _)| *k)
+        .or(replay::kind_in(message.as_bytes()));
+    Some(Replayed {
+        kind,
+        effect_id: named.map(|(_, id)| id),
+        key_in_message: read
+            .key
+            .and_then(|k| std::str::from_utf8(k).ok())
+            .map(Text::from),
+    })
 }
 
 /// The effect logged whole under its kind (`logger.info({ refund }, "idempotent replay")`):

@@ -761,8 +761,8 @@ fn escapes_spelling_and_numeric_timestamps() {
 }
 
 /// A service's replay line is a replay of the effect it names (by its kind's id field, else
-/// `effect_id`), with its key; a client's line saying `replayed` is not one, and neither is
-/// a replay line naming no effect.
+/// `effect_id`) or of its key alone; a client's line saying `replayed` is not one, and
+/// neither is a line naming neither an effect nor a key.
 #[test]
 fn a_services_replay_line_names_the_effect_it_replayed() {
     let replays = |text: &str| crate::ingest::replay::replays_of(run(text).events);
@@ -771,7 +771,7 @@ fn a_services_replay_line_names_the_effect_it_replayed() {
         replays(pino),
         [Replay {
             kind: Some("refund".into()),
-            effect_id: "re_1".into(),
+            effect_id: Some("re_1".into()),
             key: Some("k-1".into()),
         }]
     );
@@ -780,13 +780,23 @@ fn a_services_replay_line_names_the_effect_it_replayed() {
         replays(structlog),
         [Replay {
             kind: Some("payout".into()),
-            effect_id: "po_2".into(),
+            effect_id: Some("po_2".into()),
             key: Some("k-2".into()),
+        }]
+    );
+    // logstash's JSON of a Java service: the key in the message only.
+    let by_key = r#"{"@timestamp":"2026-12-06T06:28:16.717Z","message":"Idempotency key ebcdf11dd2616e1c seen before, replaying stored response","orderId":"A-88215"}"#;
+    assert_eq!(
+        replays(by_key),
+        [Replay {
+            kind: None,
+            effect_id: None,
+            key: Some("ebcdf11dd2616e1c".into()),
         }]
     );
     for other in [
         r#"{"time":1796553188513,"msg":"refund response replayed","status":200,"refundId":"re_1"}"#,
-        r#"{"time":1796553188513,"msg":"idempotent replay","idempotencyKey":"k-1"}"#,
+        r#"{"time":1796553188513,"msg":"idempotent replay"}"#,
         r#"{"time":1796553188513,"msg":"replay-rate spike","refundId":"re_1"}"#,
     ] {
         assert_eq!(replays(other), [], "{other}");

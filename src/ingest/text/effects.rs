@@ -243,7 +243,8 @@ pub(super) fn effect_line(
 
 /// A service's line saying it replayed an effect (`idempotent replay  refund_id=re_1
 /// idempotency_key=K`, see [`crate::ingest::replay`]): the effect by a token naming its
-/// kind's id, else `effect_id=` ([`crate::ingest::replay::effect_named`]). Not a client's
+/// kind's id, else `effect_id=` ([`crate::ingest::replay::effect_named`]), and the key
+/// (a token, or named in the message: `idempotent replay for key K`). Not a client's
 /// answer (one with a status). Tokens
 /// written with one blank between them (`idempotent replay refund_id=re_1 key=K`) count.
 pub(super) fn replay_line(f: &Fields) -> Option<Replay> {
@@ -255,9 +256,9 @@ pub(super) fn replay_line(f: &Fields) -> Option<Replay> {
         };
         &p[..memchr::memrchr(b' ', &p[..eq]).unwrap_or(0)]
     }
-    let message = (f.plain.iter().take(4))
+    let (message, read) = (f.plain.iter().take(4))
         .map(|p| head(p))
-        .find(|m| replay::says_replay(m))?;
+        .find_map(|m| Some((m, replay::replay_message(m)?)))?;
     let one_blank = (f.plain.iter())
         .flat_map(|p| p.split(|&b| b == b' '))
         .filter_map(super::fields::token);
@@ -277,13 +278,18 @@ pub(super) fn replay_line(f: &Fields) -> Option<Replay> {
             matches!(*name, "id" | "effect_id") || replay::kind_of_id_field(name).is_some()
         })
         .collect();
-    let (kind, id) = replay::effect_named(message, &ids)?;
+    let named = replay::effect_named(message, &ids).filter(|(_, id)| !id.is_empty());
     let key = (token(b"key").and_then(crate::ingest::key_of))
         .or_else(|| token(b"idempotency_key").and_then(crate::ingest::key_of))
-        .or_else(|| f.idempotency_key());
-    (!id.is_empty()).then(|| Replay {
-        kind: kind.map(Text::from),
-        effect_id: small(id),
+        .or_else(|| f.idempotency_key())
+        .or(read.key);
+    // A replay that names neither an effect nor a key says nothing of which answer.
+    if named.is_none() && key.is_none() {
+        return None;
+    }
+    Some(Replay {
+        kind: (named.and_then(|(k, _)| k).or(replay::kind_in(message))).map(Text::from),
+        effect_id: named.map(|(_, id)| small(id)),
         key: key.map(small),
     })
 }

@@ -1757,13 +1757,14 @@ fn a_debug_namespace_before_a_message_is_read_past() {
 }
 
 /// A service's replay line, tokens two blanks or one apart, is a replay of the effect its
-/// kind's id token names; a client's answer with a status is not one.
+/// kind's id token names, or of the key its message names; a client's answer with a status
+/// is not one.
 #[test]
 fn a_services_replay_line_names_the_effect_it_replayed() {
     let replays = |text: &str| crate::ingest::replay::replays_of(run(text).events);
     let replay = |id: &str, key: &str| Replay {
         kind: Some("refund".into()),
-        effect_id: id.into(),
+        effect_id: Some(id.into()),
         key: Some(key.into()),
     };
     assert_eq!(
@@ -1779,9 +1780,20 @@ fn a_services_replay_line_names_the_effect_it_replayed() {
             "7f855f4a115c18a8195bd55fea5a9928"
         )]
     );
+    // JUL's SimpleFormatter of a Java service: the key in the message only.
+    assert_eq!(
+        replays(
+            "2026-12-06T06:27:11.030Z  INFO: idempotent replay for key d49d19e4-f3d1 order A-1\n"
+        ),
+        [Replay {
+            kind: None,
+            effect_id: None,
+            key: Some("d49d19e4-f3d1".into()),
+        }]
+    );
     for other in [
         "2026-12-06T06:27:11.030Z  replayed  status=200  refund_id=re_1\n",
-        "2026-12-06T06:27:11.030Z  idempotent replay for key k1 order A-1\n",
+        "2026-12-06T06:27:11.030Z  idempotent replay for order A-1\n",
         "2026-12-06T06:27:11.030Z  refund created  refund_id=re_1\n",
     ] {
         assert_eq!(replays(other), [], "{other}");
