@@ -27,6 +27,37 @@ fn findings(paths: &[&Path]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// `text` without its lines that contain `needle`.
+fn without(text: &str, needle: &str) -> String {
+    (text.lines())
+        .filter(|l| !l.contains(needle))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The string value of `"name":"..."` in a JSON line.
+fn json_str<'a>(line: &'a str, name: &str) -> &'a str {
+    (line.split(&format!("\"{name}\":\"")).nth(1))
+        .and_then(|s| s.split('"').next())
+        .unwrap_or_else(|| panic!("no {name} in {line}"))
+}
+
+/// `idem-audit metrics --format json PATHS`: the whole input's keyed requests and replays.
+fn metrics_totals(paths: &[&Path]) -> (u64, u64) {
+    let out = assert_cmd::Command::cargo_bin("idem-audit")
+        .unwrap()
+        .args(["metrics", "--format", "json"])
+        .args(paths)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = &v["totals"];
+    (
+        t["keyed_requests"].as_u64().unwrap(),
+        t["replays"].as_u64().unwrap(),
+    )
+}
+
 fn fixture_service() -> String {
     std::fs::read_to_string(fixture("node-console-fetch-keyed/service.log")).unwrap()
 }
@@ -38,21 +69,13 @@ fn after_timeout(refund: &str) -> Vec<(String, Vec<String>)> {
 #[test]
 fn a_logged_replay_gives_the_refund_to_the_attempt_that_timed_out() {
     let service = fixture_service();
-    let refund = service
-        .split("\"refundId\":\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .unwrap()
-        .to_string();
-    assert_eq!(findings_with_service(&service), after_timeout(&refund));
+    let refund = json_str(&service, "refundId");
+    assert_eq!(findings_with_service(&service), after_timeout(refund));
 }
 
 #[test]
 fn without_the_replay_line_the_answer_naming_the_refund_made_it() {
-    let service: String = (fixture_service().lines())
-        .filter(|l| !l.contains("idempotent replay"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let service = without(&fixture_service(), "idempotent replay");
     assert_eq!(findings_with_service(&service), []);
 }
 
@@ -139,22 +162,11 @@ fn the_replay_rate_counts_the_services_replays() {
         let dir = tempfile::tempdir().unwrap();
         let payments = dir.path().join("service.log");
         std::fs::write(&payments, service).unwrap();
-        let out = assert_cmd::Command::cargo_bin("idem-audit")
-            .unwrap()
-            .args(["metrics", "--format", "json"])
-            .arg(fixture("node-console-fetch-keyed/agent.log"))
-            .arg(&payments)
-            .output()
-            .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["totals"]["replays"].as_u64().unwrap()
+        metrics_totals(&[&fixture("node-console-fetch-keyed/agent.log"), &payments]).1
     };
     let service = fixture_service();
-    let without: String = (service.lines())
-        .filter(|l| !l.contains("idempotent replay"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    assert_eq!((replays(&service), replays(&without)), (1, 0));
+    let unlogged = without(&service, "idempotent replay");
+    assert_eq!((replays(&service), replays(&unlogged)), (1, 0));
 }
 
 /// A replay is given to one answer only, never to the answer that made the effect (the
@@ -188,15 +200,7 @@ fn a_replay_is_no_answer_that_made_the_effect_or_came_before_it() {
     std::fs::write(&agent_path, agent).unwrap();
     let replays = |service: &str| -> (Vec<(String, Vec<String>)>, u64) {
         std::fs::write(&payments, service).unwrap();
-        let out = assert_cmd::Command::cargo_bin("idem-audit")
-            .unwrap()
-            .args(["metrics", "--format", "json"])
-            .arg(&agent_path)
-            .arg(&payments)
-            .output()
-            .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let replays = v["totals"]["replays"].as_u64().unwrap();
+        let replays = metrics_totals(&[&agent_path, &payments]).1;
         (findings(&[&agent_path, &payments]), replays)
     };
     // Step 3's request, 8 s later, answered from the record: its answer is the replay; the
@@ -225,25 +229,11 @@ fn a_service_log_alone_gives_the_services_replay_rate() {
         let dir = tempfile::tempdir().unwrap();
         let payments = dir.path().join("service.log");
         std::fs::write(&payments, service).unwrap();
-        let out = assert_cmd::Command::cargo_bin("idem-audit")
-            .unwrap()
-            .args(["metrics", "--format", "json"])
-            .arg(&payments)
-            .output()
-            .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let t = &v["totals"];
-        (
-            t["keyed_requests"].as_u64().unwrap(),
-            t["replays"].as_u64().unwrap(),
-        )
+        metrics_totals(&[&payments])
     };
     let service = fixture_service();
-    let without: String = (service.lines())
-        .filter(|l| !l.contains("idempotent replay"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    assert_eq!((totals(&service), totals(&without)), ((2, 1), (1, 0)));
+    let unlogged = without(&service, "idempotent replay");
+    assert_eq!((totals(&service), totals(&unlogged)), ((2, 1), (1, 0)));
 }
 
 /// The service's replays alone can make a replay-rate spike, cited by their lines.
@@ -285,10 +275,7 @@ fn a_service_logs_replays_alone_can_make_a_spike() {
     );
     assert_eq!(spikes[0].evidence.len(), 10);
     // Without the replays, no spike.
-    let quiet: String = (log.lines())
-        .filter(|l| !l.contains("idempotent replay"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let quiet = without(&log, "idempotent replay");
     std::fs::write(&payments, quiet).unwrap();
     let r = report(&[&payments], &[]);
     assert!(r.findings.iter().all(|f| f.rule != "replay-rate-spike"));
@@ -303,11 +290,7 @@ fn a_replay_naming_only_its_key_is_given_to_the_answer_of_that_key() {
         .lines()
         .find(|l| l.contains("idempotent replay"))
         .unwrap();
-    let key = replay
-        .split("\"idempotencyKey\":\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .unwrap();
+    let key = json_str(replay, "idempotencyKey");
     let time = replay
         .split("\"time\":")
         .nth(1)
@@ -316,11 +299,7 @@ fn a_replay_naming_only_its_key_is_given_to_the_answer_of_that_key() {
     let by_key = format!(
         "{{\"time\":{time},\"msg\":\"Idempotency key {key} seen before, replaying stored response\"}}"
     );
-    let refund = service
-        .split("\"refundId\":\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .unwrap();
+    let refund = json_str(&service, "refundId");
     let service = service.replacen(replay, &by_key, 1);
     assert_eq!(findings_with_service(&service), after_timeout(refund));
     // Another key's replay: the refund stays the answer's.
