@@ -57,8 +57,12 @@ pub fn classify(model: &Model) -> Vec<Keyed> {
 
 /// The keyed requests a service's log shows: each effect it made under a key, and each
 /// replay it logged (a replay, conflicts unknown), in time order (then input position).
-/// A service that does not log its replays shows none.
+/// A service that does not log its replays shows none; one that logs no key with its
+/// effects shows nothing (its replays alone would read as every request replayed).
 fn service_side(model: &Model) -> Vec<Keyed> {
+    if !model.effects.iter().any(|e| e.key.is_some()) {
+        return Vec::new();
+    }
     let made = (model.effects.iter())
         .filter(|e| e.key.is_some())
         .map(|e| (e.created, e.locs[0], false));

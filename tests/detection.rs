@@ -140,3 +140,34 @@ fn a_folder_of_log4j2_json_layout_logs_is_read() {
     );
     assert!(r.findings.iter().any(|f| f.rule == "duplicate-effect"));
 }
+
+/// A JSON document with an `instant` or a `timeMillis` (a test report's duration) but no
+/// logger's name is no Log4j 2 log: still passed over.
+#[test]
+fn json_documents_with_only_a_log4j2_time_field_are_still_passed_over() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("java-log4j2-json/payments.log"),
+        dir.path().join("payments.log"),
+    )
+    .unwrap();
+    for (name, body) in [
+        (
+            "test-results.json",
+            r#"{"suite":"refunds","tests":12,"failures":0,"timeMillis":1532}"#,
+        ),
+        (
+            "snapshot.json",
+            r#"{"instant":{"epochSecond":1796538480,"nanoOfSecond":0},"state":"ok"}"#,
+        ),
+    ] {
+        std::fs::write(dir.path().join(name), format!("{body}\n")).unwrap();
+    }
+    let (code, r, stderr) = scan_dir(dir.path(), &["--strict", "--fail-on", "never"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let read: Vec<&str> = (r.inputs.iter())
+        .filter(|i| i.format.is_some())
+        .map(|i| i.path.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(read, ["payments.log"], "{stderr}");
+}

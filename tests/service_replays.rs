@@ -234,6 +234,14 @@ fn a_service_log_alone_gives_the_services_replay_rate() {
     let service = fixture_service();
     let unlogged = without(&service, "idempotent replay");
     assert_eq!((totals(&service), totals(&unlogged)), ((2, 1), (1, 0)));
+    // A service that logs keys with its replays only: its replays would be every keyed
+    // request it shows, so it shows none.
+    let unkeyed = service.replace(",\"idempotencyKey\"", ",\"requestKey\"");
+    let replay_by_key = "{\"time\":1796561185709,\"msg\":\"idempotent replay for key k1\"}\n";
+    assert_eq!(
+        totals(&format!("{}{replay_by_key}", without(&unkeyed, "replay"))),
+        (0, 0)
+    );
 }
 
 /// The service's replays alone can make a replay-rate spike, cited by their lines.

@@ -264,8 +264,11 @@ pub fn looks_like_jsonl(line: &str) -> bool {
             m.contains_key("type")
                 || jsonl::STAMP_NAMES.iter().any(|k| m.contains_key(*k))
                 || jsonl::nested::flattened(line).is_some()
-                // Log4j 2's JsonLayout: its time in `instant` (or `timeMillis`).
-                || (jsonl::nested::may_be_stamped_nesting(line)
+                // Log4j 2's JsonLayout: its time in `instant` (or `timeMillis`), beside its
+                // logger's name (a document with an `instant` or a duration in
+                // `timeMillis` is no log).
+                || (m.contains_key("loggerName")
+                    && jsonl::nested::may_be_stamped_nesting(line)
                     && jsonl::nested::flattened_stamped(line).is_some_and(|flat| {
                         let flat = serde_json::from_str::<serde_json::Value>(&flat);
                         flat.is_ok_and(|f| jsonl::STAMP_NAMES.iter().any(|k| f.get(*k).is_some()))

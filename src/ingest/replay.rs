@@ -9,25 +9,21 @@ use crate::event::EFFECT_KINDS;
 /// `Replaying stored response`, `Idempotency key K seen before, replaying stored
 /// response`), besides the effect kinds: a message with any other word (`not a replay`,
 /// `replay attack rejected`, `Replaying 3 events`, `webhook delivery replayed`, `Replaying
-/// request from cassette`) is about something else. The first three say what is replayed
-/// (with a kind or a stored response), the next four are the replay words.
-const WORDS: [&str; 31] = [
+/// request from cassette`, a client's `Replaying request with idempotency key K`) is about
+/// something else. Idempotency, an effect kind or a stored response says what is
+/// replayed.
+const IDEMPOTENCY: [&str; 4] = [
     "idempotent",
     "idempotency",
     "idempotently",
-    "replay",
-    "replays",
-    "replayed",
-    "replaying",
-    "request",
-    "response",
-    "stored",
-    "cached",
-    "saved",
-    "original",
-    "previous",
-    "key",
     "idempotency-key",
+];
+const REPLAY: [&str; 4] = ["replay", "replays", "replayed", "replaying"];
+const STORED: [&str; 6] = [
+    "response", "stored", "cached", "saved", "original", "previous",
+];
+const OTHER: [&str; 16] = [
+    "key",
     "for",
     "of",
     "the",
@@ -51,7 +47,7 @@ pub struct ReplayMessage<'a> {
     pub key: Option<&'a [u8]>,
 }
 
-/// `message` read as a service's replay message: a replay word, only [`WORDS`] and effect
+/// `message` read as a service's replay message: a replay word, only such words and effect
 /// kinds (and the values after `key` and `order`), and a word saying what is replayed
 /// (idempotency, a kind, a stored response).
 pub fn replay_message(message: &[u8]) -> Option<ReplayMessage<'_>> {
@@ -78,9 +74,9 @@ pub fn replay_message(message: &[u8]) -> Option<ReplayMessage<'_>> {
     let mut after: Option<&[u8]> = None;
     for w in words {
         let value_of = after.take();
-        if is(w, &WORDS) {
-            replay |= is(w, &WORDS[3..7]);
-            what |= is(w, &WORDS[..3]) || is(w, &WORDS[8..14]) || is(w, &WORDS[15..16]);
+        if is(w, &IDEMPOTENCY) || is(w, &REPLAY) || is(w, &STORED) || is(w, &OTHER) {
+            replay |= is(w, &REPLAY);
+            what |= is(w, &IDEMPOTENCY) || is(w, &STORED);
             after = (is(w, &["key", "idempotency-key", "order"])).then_some(w);
         } else if is(w, EFFECT_KINDS) {
             what = true;
@@ -171,7 +167,7 @@ mod tests {
             b"refund replayed",
             b"Replaying stored response",
             b"idempotency: replayed",
-            b"idempotent request replayed from the record",
+            b"idempotent replay served from the record",
         ] {
             assert!(says_replay(yes), "{}", String::from_utf8_lossy(yes));
         }
@@ -191,6 +187,7 @@ mod tests {
             b"possible replay attack",
             b"replay",
             b"replay-rate spike for key k1",
+            b"Replaying request with idempotency key k1",
         ] {
             assert!(!says_replay(no), "{}", String::from_utf8_lossy(no));
         }
