@@ -341,7 +341,8 @@ fn all_tokens(field: &[u8]) -> bool {
 }
 
 /// The first word of `text` and what follows it: up to a blank, or past the closing quote
-/// of a value that opens one (`name="a b"`). `None` at the end, or at a quote left open.
+/// of a value that opens one (`name="a b"`, Python's `name='a b'`). `None` at the end, or
+/// at a quote left open.
 fn next_token_word(text: &[u8]) -> Option<(&[u8], &[u8])> {
     let text = text.trim_ascii_start();
     if text.is_empty() {
@@ -350,9 +351,10 @@ fn next_token_word(text: &[u8]) -> Option<(&[u8], &[u8])> {
     let quoted = text
         .iter()
         .position(|&b| b == b'=' || b == b' ')
-        .filter(|&eq| text[eq] == b'=' && text.get(eq + 1) == Some(&b'"'));
+        .filter(|&eq| text[eq] == b'=')
+        .and_then(|eq| Some((eq, *text.get(eq + 1).filter(|q| matches!(q, b'"' | b'\''))?)));
     let end = match quoted {
-        Some(eq) => eq + 2 + text[eq + 2..].iter().position(|&b| b == b'"')? + 1,
+        Some((eq, quote)) => eq + 2 + text[eq + 2..].iter().position(|&b| b == quote)? + 1,
         None => text.iter().position(|&b| b == b' ').unwrap_or(text.len()),
     };
     Some((&text[..end], &text[end..]))
@@ -374,6 +376,25 @@ fn unquoted(value: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A quoted value with blanks in it is one word, in either quotes.
+    #[test]
+    fn a_quoted_value_is_one_word_blanks_and_all() {
+        for (text, word) in [
+            (&b"note=\"a b\" x=1"[..], &b"note=\"a b\""[..]),
+            (
+                b"args='{\"order\": \"A-1\"}' x=1",
+                b"args='{\"order\": \"A-1\"}'",
+            ),
+            (b"a=b c=d", b"a=b"),
+        ] {
+            assert_eq!(next_token_word(text).map(|(w, _)| w), Some(word));
+        }
+        assert_eq!(next_token_word(b"note='open"), None);
+        assert!(all_tokens(
+            b"refund_id='re_1' reason='requested by customer'"
+        ));
+    }
 
     /// Go's `%q`, Ruby's `inspect` and Python's `repr` quote a value; a quote inside it
     /// leaves it as written.
