@@ -41,15 +41,25 @@ const OTHER: [&str; 16] = [
     "on",
 ];
 
-/// A service's replay message, read: the key it names in its words (`for key K`), if any.
+/// A service's replay message, read: the key and the effect it names in its words (`for
+/// key K`, `for refund re_1`), if any.
 #[derive(Debug, PartialEq)]
 pub struct ReplayMessage<'a> {
     pub key: Option<&'a [u8]>,
+    pub effect: Option<(&'static str, &'a [u8])>,
+}
+
+/// What the word before a value said the value is.
+#[derive(Clone, Copy)]
+enum Before {
+    Key,
+    Order,
+    Kind(&'static str),
 }
 
 /// `message` read as a service's replay message: a replay word, only such words and effect
-/// kinds (and the values after `key` and `order`), and a word saying what is replayed
-/// (idempotency, a kind, a stored response).
+/// kinds (and the values after `key`, `order` and a kind: an effect's id has a digit), and
+/// a word saying what is replayed (idempotency, a kind, a stored response).
 pub fn replay_message(message: &[u8]) -> Option<ReplayMessage<'_>> {
     const LONGEST: usize = 160;
     if message.len() > LONGEST {
@@ -70,23 +80,36 @@ pub fn replay_message(message: &[u8]) -> Option<ReplayMessage<'_>> {
             &w[start..end.max(start)]
         })
         .filter(|w| !w.is_empty());
-    let (mut replay, mut what, mut key) = (false, false, None);
-    let mut after: Option<&[u8]> = None;
+    let (mut replay, mut what, mut key, mut effect) = (false, false, None, None);
+    let mut after: Option<Before> = None;
     for w in words {
         let value_of = after.take();
+        let kind = EFFECT_KINDS
+            .iter()
+            .find(|k| k.as_bytes().eq_ignore_ascii_case(w));
         if is(w, &IDEMPOTENCY) || is(w, &REPLAY) || is(w, &STORED) || is(w, &OTHER) {
             replay |= is(w, &REPLAY);
             what |= is(w, &IDEMPOTENCY) || is(w, &STORED);
-            after = (is(w, &["key", "idempotency-key", "order"])).then_some(w);
-        } else if is(w, EFFECT_KINDS) {
+            after = match () {
+                _ if is(w, &["key", "idempotency-key"]) => Some(Before::Key),
+                _ if is(w, &["order"]) => Some(Before::Order),
+                _ => None,
+            };
+        } else if let Some(kind) = kind {
             what = true;
-        } else if value_of.is_some_and(|v| !v.eq_ignore_ascii_case(b"order")) {
-            key = Some(crate::ingest::key_of(w)?);
-        } else if value_of.is_none() {
-            return None;
+            after = Some(Before::Kind(kind));
+        } else {
+            match value_of {
+                Some(Before::Key) => key = Some(crate::ingest::key_of(w)?),
+                Some(Before::Order) => {}
+                Some(Before::Kind(kind)) if w.iter().any(u8::is_ascii_digit) => {
+                    effect = Some((kind, w));
+                }
+                _ => return None,
+            }
         }
     }
-    (replay && what).then_some(ReplayMessage { key })
+    (replay && what).then_some(ReplayMessage { key, effect })
 }
 
 /// Whether `message` is a service's replay message ([`replay_message`]).
@@ -212,6 +235,16 @@ mod tests {
             Some(Some(&b"ebcdf11dd2616e1c"[..]))
         );
         assert_eq!(key(b"Idempotency-Key hit: replaying response"), Some(None));
+        let read = replay_message(b"Replaying stored response for refund re_1a2b (key k9)");
+        assert_eq!(
+            read,
+            Some(ReplayMessage {
+                key: Some(b"k9"),
+                effect: Some(("refund", b"re_1a2b"))
+            })
+        );
+        // A kind's word followed by a word without a digit is no id.
+        assert_eq!(replay_message(b"refund replayed for customer"), None);
         // A word after anything else is no key.
         assert_eq!(key(b"idempotent replay for k1"), None);
         // `key None` names no key: not a replay of any.

@@ -197,8 +197,13 @@ pub(super) fn replayed_effect(f: &Fields) -> Option<Replayed> {
         .filter_map(|(name, v)| Some((name.as_ref(), scalar(v)?)))
         .chain(f.id("effect_id").ok().flatten().map(|id| ("effect_id", id)))
         .collect();
+    let in_words = (read.effect).and_then(|(kind, id)| {
+        let id = std::str::from_utf8(id).ok()?;
+        Some((Some(kind), Text::from(id)))
+    });
     let named = (replay::effect_named(message.as_bytes(), &ids))
         .or_else(|| logged_whole(f))
+        .or(in_words)
         .filter(|(_, id)| !id.is_empty());
     let kind = named
         .as_ref()

@@ -278,7 +278,10 @@ pub(super) fn replay_line(f: &Fields) -> Option<Replay> {
             matches!(*name, "id" | "effect_id") || replay::kind_of_id_field(name).is_some()
         })
         .collect();
-    let named = replay::effect_named(message, &ids).filter(|(_, id)| !id.is_empty());
+    let in_words = read.effect.map(|(kind, id)| (Some(kind), id));
+    let named = (replay::effect_named(message, &ids))
+        .or(in_words)
+        .filter(|(_, id)| !id.is_empty());
     let key = (token(b"key").and_then(crate::ingest::key_of))
         .or_else(|| token(b"idempotency_key").and_then(crate::ingest::key_of))
         .or_else(|| f.idempotency_key())

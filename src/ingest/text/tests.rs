@@ -1780,6 +1780,13 @@ fn a_services_replay_line_names_the_effect_it_replayed() {
             "7f855f4a115c18a8195bd55fea5a9928"
         )]
     );
+    // Python's logging, a sentence naming the refund and its key.
+    assert_eq!(
+        replays(
+            "2026-12-06 02:11:32,850 INFO payments: Replaying stored response for refund re_1 (key k1)\n"
+        ),
+        [replay("re_1", "k1")]
+    );
     // JUL's SimpleFormatter of a Java service: the key in the message only.
     assert_eq!(
         replays(
