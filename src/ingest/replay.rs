@@ -112,11 +112,6 @@ pub fn replay_message(message: &[u8]) -> Option<ReplayMessage<'_>> {
     (replay && what).then_some(ReplayMessage { key, effect })
 }
 
-/// Whether `message` is a service's replay message ([`replay_message`]).
-pub fn says_replay(message: &[u8]) -> bool {
-    replay_message(message).is_some()
-}
-
 /// The effect kind a message names among its words (`refund replayed`), if any.
 pub fn kind_in(message: &[u8]) -> Option<&'static str> {
     message
@@ -192,7 +187,11 @@ mod tests {
             b"idempotency: replayed",
             b"idempotent replay served from the record",
         ] {
-            assert!(says_replay(yes), "{}", String::from_utf8_lossy(yes));
+            assert!(
+                replay_message(yes).is_some(),
+                "{}",
+                String::from_utf8_lossy(yes)
+            );
         }
         for no in [
             &b"refund created"[..],
@@ -212,7 +211,11 @@ mod tests {
             b"replay-rate spike for key k1",
             b"Replaying request with idempotency key k1",
         ] {
-            assert!(!says_replay(no), "{}", String::from_utf8_lossy(no));
+            assert!(
+                replay_message(no).is_none(),
+                "{}",
+                String::from_utf8_lossy(no)
+            );
         }
         assert_eq!(kind_in(b"refund replayed"), Some("refund"));
         assert_eq!(kind_in(b"idempotent replay"), None);
