@@ -520,13 +520,11 @@ impl<'o> Builder<'o> {
     }
 
     pub(super) fn finish(mut self) -> Model {
-        for call in &mut self.model.calls {
-            call.dispatches
-                .sort_by_key(|&d| self.model.dispatches[d].first_at());
-        }
-        for e in &mut self.model.effects {
-            e.locs.sort();
-        }
+        use rayon::prelude::*;
+        let dispatches = &self.model.dispatches;
+        (self.model.calls.par_iter_mut())
+            .for_each(|call| call.dispatches.sort_by_key(|&d| dispatches[d].first_at()));
+        (self.model.effects.par_iter_mut()).for_each(|e| e.locs.sort());
         imply_unlogged_requests(&mut self.model);
         number_generations(&mut self.model);
         let replays = ReplayIndex::new(&self.model);

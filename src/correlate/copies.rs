@@ -13,6 +13,7 @@
 use super::matching::latest_instant;
 use super::*;
 use crate::money::Money;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 /// How close (beyond `--max-skew`) two effects of one kind, order and amount must be
@@ -44,15 +45,18 @@ pub(super) fn attach_delivery_copies(model: &mut Model) {
     if buckets.is_empty() {
         return;
     }
-    for (i, e) in model
-        .effects
-        .iter()
-        .enumerate()
+    // Every effect's bucket is looked up, on every thread: the few in one are then added
+    // in effect order.
+    let members: Vec<(usize, (&str, &str, Money))> = (model.effects.par_iter().enumerate())
         .filter(|(_, e)| candidate(e))
-    {
-        if let Some(list) = bucket(e).and_then(|b| buckets.get_mut(&b)) {
-            list.push(i);
-        }
+        .filter_map(|(i, e)| {
+            bucket(e)
+                .filter(|b| buckets.contains_key(b))
+                .map(|b| (i, b))
+        })
+        .collect();
+    for (i, b) in members {
+        buckets.get_mut(&b).expect("a bucket looked up").push(i);
     }
     let mut lists: Vec<Vec<usize>> = buckets.into_values().filter(|l| l.len() > 1).collect();
     let mut copies: Vec<(usize, AttemptId)> = Vec::new();
