@@ -137,11 +137,11 @@ fn thousands_of_records_give_the_findings_the_scans_gave() {
         ("record-after-effect", 3000),
         ("key-payload-mismatch", 1249),
         ("record-stuck", 260),
-        // Of the 125 calls the scans found with two effects, 108 have two amounts: the
-        // effect their answer names (another call's) and their own. Effects of one call
-        // with different amounts are no copies of each other (a split payment refunded
-        // in one call), so only the 17 of one amount are duplicates.
-        ("duplicate-effect", 17),
+        // The 125 calls the scans found with two effects have the effect their answer
+        // names (another call's, for another order) and their own. Effects of one call
+        // with different amounts (108) or orders (all 125) are no copies of each other: a
+        // split payment refunded in one call, two requests' refunds matched to one call.
+        // The scans gave 17 duplicates, those of one amount, before orders were compared.
         ("key-not-enforced", 25),
         ("unattributed-effect", 25),
     ]

@@ -112,6 +112,53 @@ impl TimeIndex {
     }
 }
 
+/// Effects matched by time alone, each to an attempt, moved where a call's order says:
+/// one call refunds one order, so where a call (its dispatches together) took effects of
+/// several orders and another call in flight then took only effects of one of them, an
+/// effect of that order goes to that call's attempt that fits it, the latest sent. Two
+/// Celery tasks running at once, neither naming its order, each take their own refunds.
+pub(super) fn one_order_per_call(
+    model: &Model,
+    index: &TimeIndex,
+    matches: &mut [Option<(AttemptId, MatchedBy)>],
+) {
+    let by_time = |id: AttemptId| model.dispatches[id.dispatch()].order.is_none();
+    let logical = |id: AttemptId| model.dispatches[id.dispatch()].logical();
+    let mut orders: rustc_hash::FxHashMap<usize, Vec<&str>> = Default::default();
+    for (e, found) in model.effects.iter().zip(matches.iter()) {
+        if let (Some((id, _)), Some(order)) = (found, e.order.as_deref())
+            && by_time(*id)
+        {
+            let seen = orders.entry(logical(*id)).or_default();
+            if !seen.contains(&order) {
+                seen.push(order);
+            }
+        }
+    }
+    if orders.values().all(|o| o.len() < 2) {
+        return;
+    }
+    let only = |call: usize, order: &str| orders.get(&call).is_some_and(|o| o == &[order]);
+    for (e, found) in model.effects.iter().zip(matches.iter_mut()) {
+        let (Some((id, _)), Some(order)) = (*found, e.order.as_deref()) else {
+            continue;
+        };
+        if !by_time(id) || orders.get(&logical(id)).is_none_or(|o| o.len() < 2) {
+            continue;
+        }
+        let kind = e.kind.as_str();
+        let start = index.0.partition_point(|(k, _, _)| k.as_str() < kind);
+        let limit = super::matching::latest_instant(e.created, model.max_skew);
+        let end = (index.0).partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
+        let other = (index.0[start..end].iter().rev())
+            .map(|&(_, _, other)| other)
+            .find(|&other| only(logical(other), order) && attempt_fits(model, other, e));
+        if let Some(other) = other {
+            *found = Some((other, MatchedBy::OrderAndTime));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::rules::testkit::Trace;
@@ -153,6 +200,53 @@ mod tests {
                 Some("?0 #1 2".into()),
                 Some("?0 #2 1".into())
             ]
+        );
+    }
+
+    /// Two Celery tasks in flight at once, neither naming its order: A's first request
+    /// (unlogged) timed out, B's was answered, then A ran again. A request logged only with
+    /// its answer (httpx) is placed at its task's start, the earliest it can have been sent.
+    fn two_tasks(with_as_retry: bool) -> Trace {
+        let mut t = Trace::new();
+        t.tool_call(16_212, "A", 1, "issue_refund", "null")
+            .tool_call(16_213, "B", 1, "issue_refund", "null")
+            .request(16_213, "B", 1, 1, "POST", REFUNDS)
+            .response(16_276, "B", 1, 201, "Created")
+            .failure(17_278, "A", 1, "ReadTimeout", "timed out")
+            .refund(16_265, "rf_1", "A-1", 4500, None)
+            .in_input(5)
+            .refund(16_275, "rf_2", "A-2", 4500, None)
+            .in_input(5);
+        if with_as_retry {
+            t.tool_call(18_216, "A", 1, "issue_refund", "null")
+                .request(18_216, "A", 1, 1, "POST", REFUNDS)
+                .response(19_293, "A", 1, 201, "Created")
+                .refund(19_292, "rf_3", "A-1", 4500, None)
+                .in_input(5);
+        }
+        t
+    }
+
+    #[test]
+    fn a_call_that_took_effects_of_two_orders_gives_one_to_the_call_of_that_order() {
+        // By time alone B's answered request took both early refunds; A's retry made an
+        // A-1 refund only, so A-1's early refund is A's timed-out request's.
+        assert_eq!(
+            matched(&two_tasks(true)),
+            [
+                Some("A #1 1".into()),
+                Some("B #1 1".into()),
+                Some("A #1 1".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn with_no_call_of_one_order_the_effects_stay_where_time_put_them() {
+        // A made no refund of its own: nothing says which order it was for.
+        assert_eq!(
+            matched(&two_tasks(false)),
+            [Some("B #1 1".into()), Some("B #1 1".into())]
         );
     }
 

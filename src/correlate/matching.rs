@@ -65,6 +65,8 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
                 })
         })
         .collect();
+    let mut matches = matches;
+    super::by_time::one_order_per_call(m, &by_time, &mut matches);
     for (e, found) in model.effects.iter_mut().zip(matches) {
         if let Some((id, by)) = found {
             e.matched = Some(id);

@@ -183,6 +183,8 @@ struct TextParser {
     jul_time: Option<String>,
     /// The Celery task whose client lines the log's are now ([`celery`]).
     celery_running: Option<CallRef>,
+    /// A Celery worker's processes and their tasks ([`celery::Pool`]).
+    pool: celery::Pool,
     out: Parsed,
 }
 
@@ -214,6 +216,7 @@ impl TextParser {
             tail: tail::Tail::default(),
             jul_time: None,
             celery_running: None,
+            pool: celery::Pool::default(),
             out: Parsed::new(opts),
         }
     }
@@ -294,8 +297,9 @@ impl TextParser {
             Some(b':') => {
                 let close = used + inner[used..].iter().position(|&b| b == b']')?;
                 let (level, process) = split_celery_header(&inner[used + 1..close])?;
-                (level.iter().all(u8::is_ascii_uppercase) && !process.is_empty())
-                    .then_some((stamp, close + 2))
+                let celery = level.iter().all(u8::is_ascii_uppercase) && !process.is_empty();
+                self.pool.seen |= celery;
+                celery.then_some((stamp, close + 2))
             }
             Some(b' ') => match written_offset_after(&inner[used..]) {
                 // pino-pretty's `translateTime`: `[2026-12-06 07:42:10.902 +0000]`.
@@ -383,6 +387,9 @@ impl TextParser {
             }
         };
         let msg = level::without_level(message_of(rest));
+        if self.pool.seen && line[0] == b'[' {
+            self.pool_line(line, msg, at, ahead);
+        }
         let local = Local { at, shift };
         let dated = matches!(stamp, Stamp::Instant(_));
         self.place = (self.rereadable && dated).then(|| span.clone());

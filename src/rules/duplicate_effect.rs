@@ -88,7 +88,7 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
     // Most calls made one effect: the groups of two or more, in key order.
     let by_group: Vec<(usize, &str, Vec<usize>)> = groups_by_key(&matched, group_and_kind)
         .into_iter()
-        .flat_map(|effects| by_amount(model, effects))
+        .flat_map(|effects| by_order_and_amount(model, effects))
         .map(|effects| {
             let (group, _, kind) = group_and_kind(effects[0]);
             (group, kind, effects)
@@ -108,6 +108,32 @@ fn check_calls(model: &Model, out: &mut Vec<Finding>) {
         let dispatches = members.get(&group).cloned().unwrap_or_default();
         out.push(call_finding(model, group, kind, effects, dispatches));
     }
+}
+
+/// A call's effects, apart where their orders differ: one request sent again is made for
+/// the same order, so effects of two orders matched to one call by time alone (two Celery
+/// tasks in flight at once, neither naming its order) are no copies of each other: each
+/// order's apart, and those of no order known, which cannot be told apart, alone. Effects of
+/// one order (or none known) are split by [`by_amount`].
+fn by_order_and_amount(model: &Model, effects: Vec<usize>) -> Vec<Vec<usize>> {
+    let order = |i: usize| model.effects[i].order.as_deref();
+    let first = effects.iter().find_map(|&i| order(i));
+    if effects
+        .iter()
+        .all(|&i| order(i).is_none_or(|o| Some(o) == first))
+    {
+        return by_amount(model, effects);
+    }
+    let mut split: BTreeMap<Option<&str>, Vec<usize>> = BTreeMap::new();
+    for i in effects {
+        split.entry(order(i)).or_default().push(i);
+    }
+    // Those of no order known cannot be told apart: they stay alone.
+    split.remove(&None);
+    (split.into_values())
+        .filter(|g| g.len() > 1)
+        .flat_map(|g| by_amount(model, g))
+        .collect()
 }
 
 /// A call's effects, apart where their amounts differ: one request sent again is made for
@@ -544,6 +570,32 @@ mod tests {
             t(0, "14:02:34.010"),
         );
         tr
+    }
+
+    /// A call that names no order, answered once, and two refunds of the same amount made
+    /// while it was in flight: one per order, or both for `second_order`.
+    fn untraced_order(second_order: &str) -> Trace {
+        let mut tr = Trace::default();
+        tr.tool_call(16_213, "B", 1, "issue_refund", "null")
+            .request(
+                16_276,
+                "B",
+                1,
+                1,
+                "POST",
+                "https://payments.internal/v1/refunds",
+            )
+            .response(16_276, "B", 1, 201, "Created")
+            .refund(16_265, "rf_1", "A-1", 4500, None)
+            .refund(16_275, "rf_2", second_order, 4500, None);
+        tr
+    }
+
+    #[test]
+    fn refunds_of_two_orders_matched_to_one_call_by_time_are_no_copies() {
+        assert!(untraced_order("A-2").of("duplicate-effect").is_empty());
+        // The same order twice is one request's two refunds.
+        assert_eq!(ids(&dup(&untraced_order("A-1"))), ["rf_1", "rf_2"]);
     }
 
     #[test]

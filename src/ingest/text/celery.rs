@@ -6,10 +6,145 @@
 //! `succeeded in 0.003s: {...}` and `raised unexpected: Exc(...)` end the step. The task's
 //! arguments are not in these lines: its effects are matched by time.
 
+use super::client::ClientLog;
 use super::{TextParser, Verdict, small};
 use crate::classify::classify_failure;
 use crate::event::{CallRef, EventKind, Failure, Text, ToolCall};
+use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
+use std::collections::VecDeque;
+
+/// A worker's pool of processes (`-c 2`: `ForkPoolWorker-1`, `ForkPoolWorker-2`), each
+/// running one task at a time, their lines interleaved in one log. The task lines name
+/// their task; the lines of the libraries a task calls (httpx's `HTTP Request: POST ...`)
+/// name only their process, so each process's task is remembered: the task that names
+/// itself from the process, else the task received longest ago that no process has taken
+/// (the pool takes them in turn). Each process keeps its own HTTP client's state.
+#[derive(Default)]
+pub(super) struct Pool {
+    /// A Celery header naming a process was read: the file's lines say their process.
+    pub(super) seen: bool,
+    /// Tasks received and not yet seen in a process, oldest first, with when received.
+    waiting: VecDeque<(CallRef, Timestamp)>,
+    processes: Vec<Process>,
+    /// The process whose client state is the parser's now.
+    current: Option<usize>,
+}
+
+struct Process {
+    name: Box<[u8]>,
+    task: Option<CallRef>,
+    client: ClientLog,
+}
+
+impl Pool {
+    fn index_of(&mut self, name: &[u8]) -> usize {
+        match self.processes.iter().position(|p| *p.name == *name) {
+            Some(i) => i,
+            None => {
+                self.processes.push(Process {
+                    name: name.into(),
+                    task: None,
+                    client: ClientLog::default(),
+                });
+                self.processes.len() - 1
+            }
+        }
+    }
+
+    /// Process `i` runs `task`: taken from the waiting tasks (with when it was received)
+    /// or from another process it was wrongly given to. A task given to `i` before by
+    /// turn, that was not this one, goes back to the front of the queue.
+    fn place_named(&mut self, i: usize, task: CallRef, at: Timestamp) -> Option<Timestamp> {
+        if self.processes[i].task.as_ref() == Some(&task) {
+            return None;
+        }
+        let received = match self.waiting.iter().position(|(t, _)| *t == task) {
+            Some(w) => self.waiting.remove(w).map_or(at, |(_, r)| r),
+            None => {
+                for p in &mut self.processes {
+                    if p.task.as_ref() == Some(&task) {
+                        p.task = None;
+                    }
+                }
+                at
+            }
+        };
+        if let Some(guessed) = self.processes[i].task.replace(task) {
+            self.waiting.push_front((guessed, received));
+        }
+        Some(received)
+    }
+
+    /// The task of process `i`, given it by turn if it has none; with when it was
+    /// received if it was given now.
+    fn place_next(&mut self, i: usize) -> Option<(CallRef, Option<Timestamp>)> {
+        if let Some(task) = &self.processes[i].task {
+            return Some((task.clone(), None));
+        }
+        let (task, received) = self.waiting.pop_front()?;
+        self.processes[i].task = Some(task.clone());
+        Some((task, Some(received)))
+    }
+
+    /// `task` ended or is to be run again: no process runs it now.
+    fn task_over(&mut self, task: &CallRef) {
+        for p in &mut self.processes {
+            if p.task.as_ref() == Some(task) {
+                p.task = None;
+            }
+        }
+    }
+}
+
+/// The process in a Celery header (`[2026-12-06 07:39:46,898: INFO/ForkPoolWorker-2]`), unless
+/// it is the main process (where tasks are received, and run only by a pool of one).
+fn pool_process(line: &[u8]) -> Option<&[u8]> {
+    let close = memchr::memchr(b']', line)?;
+    let head = line.get(1..close)?;
+    let slash = head.iter().rposition(|&b| b == b'/')?;
+    let name = &head[slash + 1..];
+    (!name.is_empty() && name != b"MainProcess" && !name.contains(&b' ')).then_some(name)
+}
+
+/// The task named by the first line of `process` among the lines ahead that names one
+/// (looking no further than [`LOOK_AHEAD`] lines).
+fn next_named_by<'a>(process: &[u8], ahead: Ahead<'a>) -> Option<&'a [u8]> {
+    let bytes = ahead.bytes();
+    let mut start = 0;
+    for k in 0..LOOK_AHEAD {
+        let end = ahead.line_end(k)?;
+        let line = bytes[start..end].trim_ascii();
+        start = end + 1;
+        if pool_process(line) != Some(process) {
+            continue;
+        }
+        let close = memchr::memchr(b']', line)?;
+        let msg = line[close + 1..].trim_ascii_start();
+        if let Some(id) = task_named(msg) {
+            return Some(id);
+        }
+    }
+    None
+}
+
+/// How many lines ahead a process's next naming line is looked for: a task's lines
+/// between its first and its end, in a log of a few processes.
+const LOOK_AHEAD: usize = 4096;
+
+/// The task a line names: a task line's (`Task NAME[ID] succeeded ...`), or the task
+/// logger's prefix (`NAME[ID]: message`).
+fn task_named(msg: &[u8]) -> Option<&[u8]> {
+    if let Some((_, id, _)) = task_line(msg) {
+        return Some(id);
+    }
+    let open = memchr::memchr(b'[', msg)?;
+    let close = open + memchr::memchr(b']', &msg[open..])?;
+    let (name, id) = (&msg[..open], &msg[open + 1..close]);
+    let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':');
+    let named = !name.is_empty() && !id.is_empty() && name.iter().all(is_name);
+    (named && !id.contains(&b' ') && msg[close + 1..].starts_with(b": ")).then_some(id)
+}
 
 /// What a task line says.
 #[derive(Debug, PartialEq)]
@@ -65,6 +200,47 @@ fn exception(repr: &[u8]) -> (&[u8], &[u8]) {
 }
 
 impl TextParser {
+    /// A line with a Celery header (`line`, its message `msg`): if a pool process wrote it,
+    /// its task is the current call, with that process's client state.
+    #[cold]
+    pub(super) fn pool_line(&mut self, line: &[u8], msg: &[u8], at: Timestamp, ahead: Ahead) {
+        let Some(process) = pool_process(line) else {
+            return;
+        };
+        let i = self.pool.index_of(process);
+        if self.pool.current != Some(i) {
+            // The live state goes to its process's slot; `i`'s comes out of its own.
+            if let Some(c) = self.pool.current {
+                std::mem::swap(&mut self.client, &mut self.pool.processes[c].client);
+            }
+            std::mem::swap(&mut self.client, &mut self.pool.processes[i].client);
+            self.pool.current = Some(i);
+        }
+        // A process with no task known yet: the task its next naming line names, if the
+        // buffer holds one (a task's end names it), else the one waiting longest.
+        let named = task_named(msg).or_else(|| {
+            let idle = self.pool.processes[i].task.is_none();
+            idle.then(|| next_named_by(process, ahead)).flatten()
+        });
+        let placed = match named {
+            Some(id) => {
+                let task = CallRef {
+                    run: small(id),
+                    step: 1,
+                };
+                let received = self.pool.place_named(i, task.clone(), at);
+                Some((task, received))
+            }
+            None => self.pool.place_next(i),
+        };
+        match placed {
+            Some((task, Some(received))) => self.begin_call(&task, received),
+            Some((task, None)) => self.current_call = Some(task),
+            // A process with no task known: its lines are no task's.
+            None => self.current_call = None,
+        }
+    }
+
     /// A Celery worker's task line at `at` (see the module's doc); `None` for any other.
     #[cold]
     pub(super) fn celery_task(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
@@ -73,15 +249,22 @@ impl TextParser {
             run: small(id),
             step: 1,
         };
+        if self.pool.seen {
+            // Each process's task is known from its lines ([`Pool`]).
+            match said {
+                Said::Received => self.pool.waiting.push_back((call.clone(), at)),
+                _ => self.pool.task_over(&call),
+            }
+        }
         // Another task received while one runs waits for the pool: the client lines
-        // that follow are the running one's.
-        let running = self.celery_running.clone();
+        // that follow are the running one's (where the lines do not say their process).
+        let running = self.celery_running.clone().filter(|_| !self.pool.seen);
         if !matches!(said, Said::Received) && running.as_ref() == Some(&call) {
             self.celery_running = None;
         }
         let kind = match said {
             Said::Received => {
-                if running.is_none_or(|r| r == call) {
+                if !self.pool.seen && running.is_none_or(|r| r == call) {
                     self.celery_running = Some(call.clone());
                     self.begin_call(&call, at);
                 }
@@ -149,6 +332,65 @@ mod tests {
                 }
             ))
         ));
+    }
+
+    /// Each attempt's call, as `run: method url status` of the answer read with it.
+    fn attempts_by_call(log: &str) -> Vec<String> {
+        use crate::ingest::ParseOptions;
+        use crate::ingest::text::parse;
+        let p = parse(&mut log.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        (p.events.iter())
+            .filter_map(|e| match &e.kind {
+                EventKind::Attempt(a) => Some(format!("{} {}", a.call.as_ref()?.run, e.loc.line)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const RECEIVED: &str = "[2026-12-06 14:52:16,212: INFO/MainProcess] Task tasks.issue_refund[A] received\n\
+        [2026-12-06 14:52:16,213: INFO/MainProcess] Task tasks.issue_refund[B] received\n";
+
+    #[test]
+    fn a_pool_process_lines_are_the_task_it_names_later() {
+        // A runs in process 1 and logs nothing until its retry; B's request is process 2's.
+        let log = format!(
+            "{RECEIVED}\
+            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-2] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
+            [2026-12-06 14:52:16,278: INFO/ForkPoolWorker-2] Task tasks.issue_refund[B] succeeded in 0.06s: {{}}\n\
+            [2026-12-06 14:52:17,278: INFO/ForkPoolWorker-1] Task tasks.issue_refund[A] retry: Retry in 2s: ReadTimeout('timed out')\n\
+            [2026-12-06 14:52:18,216: INFO/MainProcess] Task tasks.issue_refund[A] received\n\
+            [2026-12-06 14:52:19,293: INFO/ForkPoolWorker-2] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
+            [2026-12-06 14:52:19,294: INFO/ForkPoolWorker-2] Task tasks.issue_refund[A] succeeded in 0.02s: {{}}\n"
+        );
+        assert_eq!(attempts_by_call(&log), ["B 3", "A 7"]);
+    }
+
+    #[test]
+    fn a_process_whose_task_is_not_named_ahead_takes_the_one_waiting_longest() {
+        // Neither task's end is in the log: each process takes the next task received.
+        let log = format!(
+            "{RECEIVED}\
+            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
+            [2026-12-06 14:52:16,290: INFO/ForkPoolWorker-2] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
+            [2026-12-06 14:52:16,295: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/orders \"HTTP/1.1 201 Created\"\n"
+        );
+        assert_eq!(attempts_by_call(&log), ["A 3", "B 4", "A 5"]);
+    }
+
+    #[test]
+    fn the_task_loggers_prefix_names_the_task_of_its_process() {
+        let log = format!(
+            "{RECEIVED}\
+            [2026-12-06 14:52:16,250: INFO/ForkPoolWorker-1] tasks.issue_refund[B]: calling payments\n\
+            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n"
+        );
+        assert_eq!(attempts_by_call(&log), ["B 4"]);
+        assert_eq!(
+            task_named(b"tasks.issue_refund[B]: calling"),
+            Some(&b"B"[..])
+        );
+        assert_eq!(task_named(b"retrying [3 left]: calling"), None);
+        assert_eq!(task_named(b"tasks.issue_refund[B] calling"), None);
     }
 
     #[test]
