@@ -15,6 +15,7 @@
 
 pub mod conventions;
 pub mod link;
+mod processes;
 mod reading;
 
 use super::{InputStats, ParseOptions, Parsed};

@@ -143,6 +143,15 @@ fn without_interval(s: &Span, why: &str) -> String {
 struct Resourced<'a> {
     calls: FxHashMap<&'a str, Vec<usize>>,
     llms: FxHashMap<&'a str, Vec<usize>>,
+    /// A resource of requests and no tool calls, read as the one of the same process that
+    /// has them ([`super::processes`]).
+    alias: FxHashMap<&'a str, &'a str>,
+}
+
+impl Resourced<'_> {
+    fn process_of<'r>(&'r self, resource: &'r str) -> &'r str {
+        self.alias.get(resource).copied().unwrap_or(resource)
+    }
 }
 
 struct Graph<'a> {
@@ -227,8 +236,14 @@ impl Graph<'_> {
             }
             by
         };
+        let calls_by_resource = per_resource(&mut calls.iter().copied());
+        let with_calls: Vec<&str> = calls_by_resource.keys().copied().collect();
         let by_resource = Resourced {
-            calls: per_resource(&mut calls.iter().copied()),
+            alias: super::processes::same_process(
+                http.iter().map(|&h| &*self.spans[h].resource),
+                &with_calls,
+            ),
+            calls: calls_by_resource,
             llms: per_resource(
                 &mut (0..self.spans.len()).filter(|&i| self.live[i] && is_llm(&self.spans[i])),
             ),
@@ -322,9 +337,10 @@ impl Graph<'_> {
                 Reverse(*t),
             )
         };
+        let process = by_resource.process_of(&s.resource);
         let mut holders: Vec<usize> = by_resource
             .calls
-            .get(&*s.resource)?
+            .get(process)?
             .iter()
             .copied()
             .filter(|&t| self.spans[t].bad_time.is_none() && holds(t))
@@ -332,7 +348,7 @@ impl Graph<'_> {
             .collect();
         holders.sort_by_key(|t| Reverse(inner(t)));
         let (&tool, others) = holders.split_first()?;
-        let asked_a_model = by_resource.llms.get(&*s.resource).is_some_and(|llms| {
+        let asked_a_model = by_resource.llms.get(process).is_some_and(|llms| {
             llms.iter()
                 .any(|&l| holds(l) && self.lineage(l).skip(1).any(|a| a == tool))
         });
