@@ -175,8 +175,15 @@ impl AuditConfig {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        if a.threads == Some(0) {
-            return Err("--threads 0: expected at least 1".into());
+        // Each thread is started before any work: a mistyped count (99999999999) ran for
+        // minutes starting threads on a 1 KB input.
+        const MAX_THREADS: usize = 1024;
+        match a.threads {
+            Some(0) => return Err("--threads 0: expected at least 1".into()),
+            Some(n) if n > MAX_THREADS => {
+                return Err(format!("--threads {n}: expected at most {MAX_THREADS}"));
+            }
+            _ => {}
         }
         let period = Period {
             since: a

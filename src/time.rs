@@ -143,7 +143,8 @@ impl Duration {
 
     /// Seconds with one decimal, for messages: `10.0 s`.
     pub fn display_secs(self) -> String {
-        let tenths = (self.0 + NANOS_PER_SEC / 20) / (NANOS_PER_SEC / 10);
+        // Saturating: a span of three centuries (1900 to 2199, both valid) is near i64's end.
+        let tenths = self.0.saturating_add(NANOS_PER_SEC / 20) / (NANOS_PER_SEC / 10);
         format!("{}.{} s", tenths / 10, (tenths % 10).abs())
     }
 

@@ -683,7 +683,7 @@ fn merged_created(a: Timestamp, b: Timestamp) -> Timestamp {
     let within = |whole: Timestamp, fine: Timestamp| {
         whole.0.rem_euclid(NANOS_PER_SEC) == 0
             && fine.0 >= whole.0
-            && fine.0 - whole.0 < NANOS_PER_SEC
+            && fine.0.saturating_sub(whole.0) < NANOS_PER_SEC
     };
     if within(a, b) {
         b

@@ -398,6 +398,13 @@ pub(super) fn open<'a>(
 ) -> Result<Opened<'a>, Outcome> {
     let raw: Reader<'a> = match &input.origin {
         Origin::Stdin => Box::new(io::stdin()),
+        // A FIFO, socket or device found in a folder: opening a FIFO no one writes to
+        // blocks for ever. Named on the command line, it is read, as `cat` would.
+        Origin::File(p) if !input.explicit && !is_plain_file(p) => {
+            return Err(Outcome::NotALog(
+                "not a regular file (a FIFO, socket or device); passed over".into(),
+            ));
+        }
         Origin::File(p) => match File::open(p) {
             Ok(f) => Box::new(Counting { inner: f, read }),
             Err(e) => return Err(Outcome::Unreadable(io_reason(&e))),
@@ -441,6 +448,12 @@ pub(super) fn open<'a>(
 }
 
 type Reader<'a> = Box<dyn Read + Send + 'a>;
+
+/// A regular file, through any symbolic link (one that leads nowhere is left to `open` to
+/// report).
+fn is_plain_file(path: &Path) -> bool {
+    std::fs::metadata(path).map_or(true, |m| m.is_file())
+}
 
 /// Wraps the reader in a decoder when the stream starts with gzip's or zstd's magic bytes
 /// (and says so). Both read every member or frame: rotated logs are often several gzip

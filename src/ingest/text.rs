@@ -145,6 +145,8 @@ enum Verdict {
 
 /// Why a line without a timestamp is skipped (unless it continues a record: [`tail`]).
 const NO_STAMP: &str = "no parsable timestamp at the start of the line";
+const DAMAGED: &str =
+    "a NUL byte inside the line (a damaged write?): it reads as no event, and may have been one";
 
 struct TextParser {
     input: u32,
@@ -242,6 +244,11 @@ impl TextParser {
             match self.message_line(n, &span, line, ahead) {
                 Verdict::Skipped(why) if why == NO_STAMP => {
                     self.unstamped(n, &span, raw, line, why, ahead)
+                }
+                // A NUL inside a line read as none of ours: a damaged tool call or effect
+                // would read so too, and must not pass as chatter.
+                Verdict::Ignored if memchr::memchr(0, line).is_some() => {
+                    Verdict::Skipped(DAMAGED.into())
                 }
                 verdict => verdict,
             }

@@ -378,7 +378,7 @@ pub fn clusters(model: &Model, sorted: &[usize], gap: Duration) -> Vec<Vec<usize
 /// `1 h 38 min`, `3 min 20 s`, `12.5 s`, `2 d 4 h`: a human span for messages, its last
 /// unit rounded to the nearest.
 pub fn span_text(d: Duration) -> String {
-    let secs = (d.0.max(0) + 500_000_000) / 1_000_000_000;
+    let secs = d.0.max(0).saturating_add(500_000_000) / 1_000_000_000;
     if secs >= 86_400 {
         let hours = (secs + 1800) / 3600;
         format!("{} d {} h", hours / 24, hours % 24)

@@ -53,7 +53,7 @@ impl TextParser {
         self.current_call = Some(call.clone());
         // Its first request was sent after the file's previous line, at the earliest.
         let since = (self.anonymous.previous_line)
-            .filter(|p| *p <= at && at.0 - p.0 <= SENT_AFTER_WITHIN.0)
+            .filter(|p| *p <= at && at.0.saturating_sub(p.0) <= SENT_AFTER_WITHIN.0)
             .unwrap_or(at);
         self.client.new_dispatch(since);
         Some(call)
