@@ -9,6 +9,7 @@
 use super::matching::attempt_fits;
 use super::*;
 use crate::time::{Duration, Timestamp};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// How long before its failure a request no line logged may have been sent: its client's
 /// timeout, unknown here.
@@ -115,21 +116,31 @@ impl TimeIndex {
 /// Effects matched by time alone, each to an attempt, moved where a call's order says:
 /// one call refunds one order, so where a call (its dispatches together) took effects of
 /// several orders and another call in flight then took only effects of one of them, an
-/// effect of that order goes to that call's attempt that fits it, the latest sent. Two
+/// effect of that order goes to that call's latest-sent attempt that fits it and had made
+/// none (one request, one refund: a second effect of the order stays where it was). Two
 /// Celery tasks running at once, neither naming its order, each take their own refunds.
+/// Only matches by order and time to calls this index holds are moved or learned from: an
+/// effect an answer named, or a key, stays where it is.
 pub(super) fn one_order_per_call(
     model: &Model,
     index: &TimeIndex,
     matches: &mut [Option<(AttemptId, MatchedBy)>],
 ) {
-    let by_time = |id: AttemptId| model.dispatches[id.dispatch()].order.is_none();
+    let indexed: FxHashSet<AttemptId> = index.0.iter().map(|&(_, _, id)| id).collect();
+    let by_time = |found: &Option<(AttemptId, MatchedBy)>| match found {
+        Some((id, MatchedBy::OrderAndTime)) if indexed.contains(id) => Some(*id),
+        _ => None,
+    };
     let logical = |id: AttemptId| model.dispatches[id.dispatch()].logical();
-    let mut orders: rustc_hash::FxHashMap<usize, Vec<&str>> = Default::default();
+    let mut orders: FxHashMap<usize, Vec<&str>> = FxHashMap::default();
+    // Attempts that account for an effect already, however matched.
+    let mut made: FxHashSet<AttemptId> = FxHashSet::default();
     for (e, found) in model.effects.iter().zip(matches.iter()) {
-        if let (Some((id, _)), Some(order)) = (found, e.order.as_deref())
-            && by_time(*id)
-        {
-            let seen = orders.entry(logical(*id)).or_default();
+        if let Some((id, _)) = found {
+            made.insert(*id);
+        }
+        if let (Some(id), Some(order)) = (by_time(found), e.order.as_deref()) {
+            let seen = orders.entry(logical(id)).or_default();
             if !seen.contains(&order) {
                 seen.push(order);
             }
@@ -140,10 +151,10 @@ pub(super) fn one_order_per_call(
     }
     let only = |call: usize, order: &str| orders.get(&call).is_some_and(|o| o == &[order]);
     for (e, found) in model.effects.iter().zip(matches.iter_mut()) {
-        let (Some((id, _)), Some(order)) = (*found, e.order.as_deref()) else {
+        let (Some(id), Some(order)) = (by_time(found), e.order.as_deref()) else {
             continue;
         };
-        if !by_time(id) || orders.get(&logical(id)).is_none_or(|o| o.len() < 2) {
+        if orders.get(&logical(id)).is_none_or(|o| o.len() < 2) {
             continue;
         }
         let kind = e.kind.as_str();
@@ -152,8 +163,13 @@ pub(super) fn one_order_per_call(
         let end = (index.0).partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
         let other = (index.0[start..end].iter().rev())
             .map(|&(_, _, other)| other)
-            .find(|&other| only(logical(other), order) && attempt_fits(model, other, e));
+            .find(|&other| {
+                !made.contains(&other)
+                    && only(logical(other), order)
+                    && attempt_fits(model, other, e)
+            });
         if let Some(other) = other {
+            made.insert(other);
             *found = Some((other, MatchedBy::OrderAndTime));
         }
     }
@@ -247,6 +263,68 @@ mod tests {
         assert_eq!(
             matched(&two_tasks(false)),
             [Some("B #1 1".into()), Some("B #1 1".into())]
+        );
+    }
+
+    #[test]
+    fn one_timed_out_request_takes_one_refund_of_its_order() {
+        // X timed out (its request unlogged), ran again and refunded A-1; Y and Z were
+        // answered. By time Z's request took the three early refunds.
+        let mut t = Trace::new();
+        t.tool_call(16_000, "X", 1, "issue_refund", "null")
+            .tool_call(16_001, "Y", 1, "issue_refund", "null")
+            .request(16_001, "Y", 1, 1, "POST", REFUNDS)
+            .response(16_300, "Y", 1, 201, "Created")
+            .tool_call(16_002, "Z", 1, "issue_refund", "null")
+            .request(16_002, "Z", 1, 1, "POST", REFUNDS)
+            .response(16_400, "Z", 1, 201, "Created")
+            .failure(17_000, "X", 1, "ReadTimeout", "timed out")
+            .tool_call(18_000, "X", 1, "issue_refund", "null")
+            .request(18_000, "X", 1, 1, "POST", REFUNDS)
+            .response(18_500, "X", 1, 201, "Created");
+        for (ms, id, order) in [
+            (16_100, "re_1", "A-1"),
+            (16_200, "re_2", "A-2"),
+            (16_350, "re_3", "A-1"),
+            (18_400, "re_4", "A-1"),
+        ] {
+            t.refund(ms, id, order, 4500, None).in_input(5);
+        }
+        // re_1 goes to X's timed-out request; re_3 cannot go there too.
+        let m = matched(&t);
+        assert_eq!(m[0].as_deref(), Some("X #1 1"));
+        assert_eq!(m[2].as_deref(), Some("Z #1 1"));
+        assert_eq!(m[3].as_deref(), Some("X #1 1"));
+    }
+
+    #[test]
+    fn effects_an_answer_named_are_neither_moved_nor_learned_from() {
+        // Batch call X's answers named refunds of two orders; task Y made an A-1 refund by
+        // time, and was in flight when X's A-1 refund was made.
+        let mut t = Trace::new();
+        t.tool_call(16_000, "X", 1, "issue_refund", r#"{"batch":"b1"}"#)
+            .request(16_001, "X", 1, 1, "POST", REFUNDS)
+            .created(16_100, "X", 1, "re_1", false)
+            .request(16_200, "X", 1, 2, "POST", REFUNDS)
+            .created(16_300, "X", 1, "re_2", false)
+            .tool_call(16_002, "Y", 1, "issue_refund", "null")
+            .request(16_002, "Y", 1, 1, "POST", REFUNDS)
+            .failure(16_060, "Y", 1, "ReadTimeout", "timed out")
+            .request(16_400, "Y", 1, 2, "POST", REFUNDS)
+            .response(16_500, "Y", 1, 201, "Created")
+            .refund(16_050, "re_1", "A-1", 4500, None)
+            .in_input(5)
+            .refund(16_250, "re_2", "A-2", 4500, None)
+            .in_input(5)
+            .refund(16_450, "re_3", "A-1", 4500, None)
+            .in_input(5);
+        assert_eq!(
+            matched(&t),
+            [
+                Some("X #1 1".into()),
+                Some("X #1 2".into()),
+                Some("Y #1 2".into())
+            ]
         );
     }
 

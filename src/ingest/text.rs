@@ -305,7 +305,10 @@ impl TextParser {
                 let close = used + inner[used..].iter().position(|&b| b == b']')?;
                 let (level, process) = split_celery_header(&inner[used + 1..close])?;
                 let celery = level.iter().all(u8::is_ascii_uppercase) && !process.is_empty();
-                self.pool.seen |= celery;
+                // Only a pool process makes the lines' processes worth reading: a worker
+                // whose every line is MainProcess's (a solo or threads pool) keeps the
+                // older rule ([`celery`]).
+                self.pool.seen |= celery && process != b"MainProcess";
                 celery.then_some((stamp, close + 2))
             }
             Some(b' ') => match written_offset_after(&inner[used..]) {

@@ -11,23 +11,26 @@
 use rustc_hash::FxHashMap;
 
 /// Attributes that tell two processes of one service apart, where a resource has them.
-const PROCESS_KEYS: [&str; 6] = [
+const PROCESS_KEYS: [&str; 8] = [
     "service.namespace",
     "host.name",
     "host.id",
     "process.pid",
     "container.id",
+    "container.name",
     "k8s.pod.uid",
+    "k8s.pod.name",
 ];
 
 /// For each of `requests` (resources of HTTP spans) that is not among `with_calls`
 /// (resources of tool calls), the one resource of `with_calls` it may share a process with,
-/// where exactly one may.
+/// where exactly one may, and no other resource of requests read as that one is another
+/// process (two pids' requests beside one resource that names none: which is its?).
 pub(super) fn same_process<'a>(
     requests: impl Iterator<Item = &'a str>,
     with_calls: &[&'a str],
 ) -> FxHashMap<&'a str, &'a str> {
-    let mut alias = FxHashMap::default();
+    let mut alias: FxHashMap<&'a str, &'a str> = FxHashMap::default();
     for r in requests {
         if with_calls.contains(&r) || alias.contains_key(r) {
             continue;
@@ -36,6 +39,16 @@ pub(super) fn same_process<'a>(
         if let (Some(&only), None) = (candidates.next(), candidates.next()) {
             alias.insert(r, only);
         }
+    }
+    let apart: Vec<&str> = (alias.iter())
+        .filter(|(r, c)| {
+            (alias.iter())
+                .any(|(other, oc)| oc == *c && other != *r && !may_share_process(r, other))
+        })
+        .map(|(r, _)| *r)
+        .collect();
+    for r in apart {
+        alias.remove(r);
     }
     alias
 }
@@ -88,5 +101,15 @@ mod tests {
         // Both hosts' tool calls could be the process of requests that name no host.
         assert!(same_process([SDK].into_iter(), &[h1.as_str(), h2.as_str()]).is_empty());
         assert!(same_process([SDK].into_iter(), &["instance:abc"]).is_empty());
+    }
+
+    #[test]
+    fn two_processes_of_requests_beside_one_resource_of_tool_calls_are_neither_its() {
+        let pid = |p: &str| format!("process.pid={p}\u{1f}service.name=\"agent\"");
+        let (p1, p2) = (pid("100"), pid("200"));
+        let alias = same_process([p1.as_str(), p2.as_str()].into_iter(), &[MASTRA]);
+        assert!(alias.is_empty(), "{alias:?}");
+        // One of them alone is.
+        assert_eq!(same_process([p1.as_str()].into_iter(), &[MASTRA]).len(), 1);
     }
 }

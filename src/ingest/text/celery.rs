@@ -94,18 +94,32 @@ impl Pool {
                 p.task = None;
             }
         }
+        self.waiting.retain(|(t, _)| t != task);
+    }
+
+    fn received(&mut self, task: CallRef, at: Timestamp) {
+        if self.waiting.len() == WAITING_KEPT {
+            self.waiting.pop_front();
+        }
+        self.waiting.push_back((task, at));
     }
 }
 
-/// The process in a Celery header (`[2026-12-06 07:39:46,898: INFO/ForkPoolWorker-2]`), unless
-/// it is the main process (where tasks are received, and run only by a pool of one).
-fn pool_process(line: &[u8]) -> Option<&[u8]> {
+/// The process in a Celery header (`[2026-12-06 07:39:46,898: INFO/ForkPoolWorker-2]`).
+fn header_process(line: &[u8]) -> Option<&[u8]> {
     let close = memchr::memchr(b']', line)?;
     let head = line.get(1..close)?;
     let slash = head.iter().rposition(|&b| b == b'/')?;
     let name = &head[slash + 1..];
-    (!name.is_empty() && name != b"MainProcess" && !name.contains(&b' ')).then_some(name)
+    (!name.is_empty()).then_some(name)
 }
+
+/// Where tasks are received: in a pool of processes it runs none of them.
+const MAIN_PROCESS: &[u8] = b"MainProcess";
+
+/// How many received tasks are remembered while no process has taken them: a worker whose
+/// processes never log would otherwise keep every task of a month.
+const WAITING_KEPT: usize = 1024;
 
 /// The task named by the first line of `process` among the lines ahead that names one
 /// (looking no further than [`LOOK_AHEAD`] lines).
@@ -116,7 +130,7 @@ fn next_named_by<'a>(process: &[u8], ahead: Ahead<'a>) -> Option<&'a [u8]> {
         let end = ahead.line_end(k)?;
         let line = bytes[start..end].trim_ascii();
         start = end + 1;
-        if pool_process(line) != Some(process) {
+        if header_process(line) != Some(process) {
             continue;
         }
         let close = memchr::memchr(b']', line)?;
@@ -204,7 +218,7 @@ impl TextParser {
     /// its task is the current call, with that process's client state.
     #[cold]
     pub(super) fn pool_line(&mut self, line: &[u8], msg: &[u8], at: Timestamp, ahead: Ahead) {
-        let Some(process) = pool_process(line) else {
+        let Some(process) = header_process(line) else {
             return;
         };
         let i = self.pool.index_of(process);
@@ -215,6 +229,11 @@ impl TextParser {
             }
             std::mem::swap(&mut self.client, &mut self.pool.processes[i].client);
             self.pool.current = Some(i);
+        }
+        if process == MAIN_PROCESS {
+            // Its client lines (and those of its libraries) are no task's.
+            self.current_call = None;
+            return;
         }
         // A process with no task known yet: the task its next naming line names, if the
         // buffer holds one (a task's end names it), else the one waiting longest.
@@ -249,12 +268,11 @@ impl TextParser {
             run: small(id),
             step: 1,
         };
-        if self.pool.seen {
-            // Each process's task is known from its lines ([`Pool`]).
-            match said {
-                Said::Received => self.pool.waiting.push_back((call.clone(), at)),
-                _ => self.pool.task_over(&call),
-            }
+        // Each process's task is known from its lines ([`Pool`]), once a pool process has
+        // written one: the tasks received before that wait for one too.
+        match said {
+            Said::Received => self.pool.received(call.clone(), at),
+            _ => self.pool.task_over(&call),
         }
         // Another task received while one runs waits for the pool: the client lines
         // that follow are the running one's (where the lines do not say their process).
@@ -375,6 +393,31 @@ mod tests {
             [2026-12-06 14:52:16,295: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/orders \"HTTP/1.1 201 Created\"\n"
         );
         assert_eq!(attempts_by_call(&log), ["A 3", "B 4", "A 5"]);
+    }
+
+    #[test]
+    fn a_worker_whose_every_line_is_the_main_process_keeps_the_older_rule() {
+        // A solo or threads pool: the client lines after a task's `received` are its.
+        let log = "[2026-12-06 14:52:16,000: INFO/MainProcess] Task tasks.issue_refund[A] received\n\
+            [2026-12-06 14:52:16,100: INFO/MainProcess] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
+            [2026-12-06 14:52:16,150: INFO/MainProcess] Task tasks.issue_refund[A] succeeded in 0.15s: {}\n";
+        assert_eq!(attempts_by_call(log), ["A 2"]);
+    }
+
+    #[test]
+    fn the_main_process_lines_in_a_pool_are_no_tasks() {
+        let log = format!(
+            "{RECEIVED}\
+            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
+            [2026-12-06 14:52:16,278: INFO/ForkPoolWorker-1] Task tasks.issue_refund[A] succeeded in 0.06s: {{}}\n\
+            [2026-12-06 14:52:16,300: INFO/MainProcess] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n"
+        );
+        let calls = attempts_by_call(&log);
+        assert_eq!(calls[0], "A 3");
+        assert!(
+            calls[1].starts_with('?') && calls[1].ends_with(" 5"),
+            "{calls:?}"
+        );
     }
 
     #[test]
