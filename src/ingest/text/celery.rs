@@ -365,54 +365,90 @@ mod tests {
             .collect()
     }
 
-    const RECEIVED: &str = "[2026-12-06 14:52:16,212: INFO/MainProcess] Task tasks.issue_refund[A] received\n\
-        [2026-12-06 14:52:16,213: INFO/MainProcess] Task tasks.issue_refund[B] received\n";
+    /// A worker's log: each line `(seconds,millis, process, message)` on 2026-12-06 14:52.
+    fn worker(lines: &[(&str, &str, &str)]) -> String {
+        (lines.iter())
+            .map(|(at, process, msg)| format!("[2026-12-06 14:52:{at}: INFO/{process}] {msg}\n"))
+            .collect()
+    }
+
+    const REFUND_POSTED: &str = "HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"";
+    const MAIN: &str = "MainProcess";
+    const P1: &str = "ForkPoolWorker-1";
+    const P2: &str = "ForkPoolWorker-2";
+
+    /// Tasks A and B received, one after the other.
+    fn received() -> Vec<(&'static str, &'static str, &'static str)> {
+        vec![
+            ("16,212", MAIN, "Task tasks.issue_refund[A] received"),
+            ("16,213", MAIN, "Task tasks.issue_refund[B] received"),
+        ]
+    }
 
     #[test]
     fn a_pool_process_lines_are_the_task_it_names_later() {
         // A runs in process 1 and logs nothing until its retry; B's request is process 2's.
-        let log = format!(
-            "{RECEIVED}\
-            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-2] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
-            [2026-12-06 14:52:16,278: INFO/ForkPoolWorker-2] Task tasks.issue_refund[B] succeeded in 0.06s: {{}}\n\
-            [2026-12-06 14:52:17,278: INFO/ForkPoolWorker-1] Task tasks.issue_refund[A] retry: Retry in 2s: ReadTimeout('timed out')\n\
-            [2026-12-06 14:52:18,216: INFO/MainProcess] Task tasks.issue_refund[A] received\n\
-            [2026-12-06 14:52:19,293: INFO/ForkPoolWorker-2] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
-            [2026-12-06 14:52:19,294: INFO/ForkPoolWorker-2] Task tasks.issue_refund[A] succeeded in 0.02s: {{}}\n"
-        );
-        assert_eq!(attempts_by_call(&log), ["B 3", "A 7"]);
+        let mut lines = received();
+        lines.extend([
+            ("16,276", P2, REFUND_POSTED),
+            (
+                "16,278",
+                P2,
+                "Task tasks.issue_refund[B] succeeded in 0.06s: {}",
+            ),
+            (
+                "17,278",
+                P1,
+                "Task tasks.issue_refund[A] retry: Retry in 2s: ReadTimeout('timed out')",
+            ),
+            ("18,216", MAIN, "Task tasks.issue_refund[A] received"),
+            ("19,293", P2, REFUND_POSTED),
+            (
+                "19,294",
+                P2,
+                "Task tasks.issue_refund[A] succeeded in 0.02s: {}",
+            ),
+        ]);
+        assert_eq!(attempts_by_call(&worker(&lines)), ["B 3", "A 7"]);
     }
 
     #[test]
     fn a_process_whose_task_is_not_named_ahead_takes_the_one_waiting_longest() {
         // Neither task's end is in the log: each process takes the next task received.
-        let log = format!(
-            "{RECEIVED}\
-            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
-            [2026-12-06 14:52:16,290: INFO/ForkPoolWorker-2] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
-            [2026-12-06 14:52:16,295: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/orders \"HTTP/1.1 201 Created\"\n"
-        );
-        assert_eq!(attempts_by_call(&log), ["A 3", "B 4", "A 5"]);
+        let mut lines = received();
+        lines.extend([("16,276", P1, REFUND_POSTED), ("16,290", P2, REFUND_POSTED)]);
+        lines.push(("16,295", P1, REFUND_POSTED));
+        assert_eq!(attempts_by_call(&worker(&lines)), ["A 3", "B 4", "A 5"]);
     }
 
     #[test]
     fn a_worker_whose_every_line_is_the_main_process_keeps_the_older_rule() {
         // A solo or threads pool: the client lines after a task's `received` are its.
-        let log = "[2026-12-06 14:52:16,000: INFO/MainProcess] Task tasks.issue_refund[A] received\n\
-            [2026-12-06 14:52:16,100: INFO/MainProcess] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
-            [2026-12-06 14:52:16,150: INFO/MainProcess] Task tasks.issue_refund[A] succeeded in 0.15s: {}\n";
-        assert_eq!(attempts_by_call(log), ["A 2"]);
+        let lines = [
+            ("16,000", MAIN, "Task tasks.issue_refund[A] received"),
+            ("16,100", MAIN, REFUND_POSTED),
+            (
+                "16,150",
+                MAIN,
+                "Task tasks.issue_refund[A] succeeded in 0.15s: {}",
+            ),
+        ];
+        assert_eq!(attempts_by_call(&worker(&lines)), ["A 2"]);
     }
 
     #[test]
     fn the_main_process_lines_in_a_pool_are_no_tasks() {
-        let log = format!(
-            "{RECEIVED}\
-            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n\
-            [2026-12-06 14:52:16,278: INFO/ForkPoolWorker-1] Task tasks.issue_refund[A] succeeded in 0.06s: {{}}\n\
-            [2026-12-06 14:52:16,300: INFO/MainProcess] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n"
-        );
-        let calls = attempts_by_call(&log);
+        let mut lines = received();
+        lines.extend([
+            ("16,276", P1, REFUND_POSTED),
+            (
+                "16,278",
+                P1,
+                "Task tasks.issue_refund[A] succeeded in 0.06s: {}",
+            ),
+            ("16,300", MAIN, REFUND_POSTED),
+        ]);
+        let calls = attempts_by_call(&worker(&lines));
         assert_eq!(calls[0], "A 3");
         assert!(
             calls[1].starts_with('?') && calls[1].ends_with(" 5"),
@@ -422,12 +458,12 @@ mod tests {
 
     #[test]
     fn the_task_loggers_prefix_names_the_task_of_its_process() {
-        let log = format!(
-            "{RECEIVED}\
-            [2026-12-06 14:52:16,250: INFO/ForkPoolWorker-1] tasks.issue_refund[B]: calling payments\n\
-            [2026-12-06 14:52:16,276: INFO/ForkPoolWorker-1] HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 Created\"\n"
-        );
-        assert_eq!(attempts_by_call(&log), ["B 4"]);
+        let mut lines = received();
+        lines.extend([
+            ("16,250", P1, "tasks.issue_refund[B]: calling payments"),
+            ("16,276", P1, REFUND_POSTED),
+        ]);
+        assert_eq!(attempts_by_call(&worker(&lines)), ["B 4"]);
         assert_eq!(
             task_named(b"tasks.issue_refund[B]: calling"),
             Some(&b"B"[..])
