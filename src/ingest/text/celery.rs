@@ -33,8 +33,15 @@ pub(super) struct Pool {
 
 struct Process {
     name: Box<[u8]>,
-    task: Option<CallRef>,
+    /// The task it runs, with when that task was received.
+    task: Option<(CallRef, Timestamp)>,
     client: ClientLog,
+}
+
+impl Process {
+    fn runs(&self, task: &CallRef) -> bool {
+        self.task.as_ref().is_some_and(|(t, _)| t == task)
+    }
 }
 
 impl Pool {
@@ -56,22 +63,18 @@ impl Pool {
     /// or from another process it was wrongly given to. A task given to `i` before by
     /// turn, that was not this one, goes back to the front of the queue.
     fn place_named(&mut self, i: usize, task: CallRef, at: Timestamp) -> Option<Timestamp> {
-        if self.processes[i].task.as_ref() == Some(&task) {
+        if self.processes[i].runs(&task) {
             return None;
         }
         let received = match self.waiting.iter().position(|(t, _)| *t == task) {
             Some(w) => self.waiting.remove(w).map_or(at, |(_, r)| r),
-            None => {
-                for p in &mut self.processes {
-                    if p.task.as_ref() == Some(&task) {
-                        p.task = None;
-                    }
-                }
-                at
-            }
+            None => (self.processes.iter_mut())
+                .find(|p| p.runs(&task))
+                .and_then(|p| p.task.take())
+                .map_or(at, |(_, r)| r),
         };
-        if let Some(guessed) = self.processes[i].task.replace(task) {
-            self.waiting.push_front((guessed, received));
+        if let Some(guessed) = self.processes[i].task.replace((task, received)) {
+            self.waiting.push_front(guessed);
         }
         Some(received)
     }
@@ -79,20 +82,18 @@ impl Pool {
     /// The task of process `i`, given it by turn if it has none; with when it was
     /// received if it was given now.
     fn place_next(&mut self, i: usize) -> Option<(CallRef, Option<Timestamp>)> {
-        if let Some(task) = &self.processes[i].task {
+        if let Some((task, _)) = &self.processes[i].task {
             return Some((task.clone(), None));
         }
         let (task, received) = self.waiting.pop_front()?;
-        self.processes[i].task = Some(task.clone());
+        self.processes[i].task = Some((task.clone(), received));
         Some((task, Some(received)))
     }
 
     /// `task` ended or is to be run again: no process runs it now.
     fn task_over(&mut self, task: &CallRef) {
-        for p in &mut self.processes {
-            if p.task.as_ref() == Some(task) {
-                p.task = None;
-            }
+        for p in self.processes.iter_mut().filter(|p| p.runs(task)) {
+            p.task = None;
         }
         self.waiting.retain(|(t, _)| t != task);
     }
