@@ -370,6 +370,21 @@ impl EventKind {
     }
 
     /// The call a client event names, if any.
+    /// [`EventKind::call`], to rename it.
+    pub fn call_mut(&mut self) -> Option<&mut CallRef> {
+        match self {
+            EventKind::ToolCall(t) => Some(&mut t.call),
+            EventKind::StepEnd(s) => Some(&mut s.call),
+            EventKind::Attempt(a) => a.call.as_mut(),
+            EventKind::Failure(f) => f.call.as_mut(),
+            EventKind::Response(r) => r.call.as_mut(),
+            EventKind::Run(_)
+            | EventKind::Effect(_)
+            | EventKind::Record(_)
+            | EventKind::Replay(_) => None,
+        }
+    }
+
     pub fn call(&self) -> Option<&CallRef> {
         match self {
             EventKind::ToolCall(t) => Some(&t.call),

@@ -50,6 +50,7 @@ pub fn parse_input(
         // Still open at the end: the filter keeps it, as later inputs may go on.
         p.replay_idle();
     }
+    p.settle_pool();
     p.out.stats.lines = lines as u64;
     Ok(p.out)
 }
@@ -398,7 +399,7 @@ impl TextParser {
         };
         let msg = level::without_level(message_of(rest));
         if self.pool.seen && line[0] == b'[' {
-            self.pool_line(line, msg, at, ahead);
+            self.pool_line(line, msg, at);
         }
         let local = Local { at, shift };
         let dated = matches!(stamp, Stamp::Instant(_));

@@ -10,16 +10,17 @@ use super::client::ClientLog;
 use super::{TextParser, Verdict, small};
 use crate::classify::classify_failure;
 use crate::event::{CallRef, EventKind, Failure, Text, ToolCall};
-use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
 use std::collections::VecDeque;
 
 /// A worker's pool of processes (`-c 2`: `ForkPoolWorker-1`, `ForkPoolWorker-2`), each
 /// running one task at a time, their lines interleaved in one log. The task lines name
 /// their task; the lines of the libraries a task calls (httpx's `HTTP Request: POST ...`)
-/// name only their process, so each process's task is remembered: the task that names
-/// itself from the process, else the task received longest ago that no process has taken
-/// (the pool takes them in turn). Each process keeps its own HTTP client's state.
+/// name only their process, so each process's task is remembered once a line of the
+/// process names it. Until then a call stands in for it (`?celery:PROCESS:N`), renamed to
+/// the task when a line names it, or at the input's end to the task received longest ago
+/// that no process was seen running (the pool takes them in turn). Each process keeps its
+/// own HTTP client's state.
 #[derive(Default)]
 pub(super) struct Pool {
     /// A Celery header naming a process was read: the file's lines say their process.
@@ -29,12 +30,16 @@ pub(super) struct Pool {
     processes: Vec<Process>,
     /// The process whose client state is the parser's now.
     current: Option<usize>,
+    /// The calls standing in for tasks not yet named, each with the task it turned out to be.
+    stand_ins: Vec<(CallRef, Option<CallRef>)>,
 }
 
 struct Process {
     name: Box<[u8]>,
-    /// The task it runs, with when that task was received.
+    /// The task it runs, with when that task was received (or the call standing in for it).
     task: Option<(CallRef, Timestamp)>,
+    /// `task` is the stand-in of this index in [`Pool::stand_ins`].
+    stand_in: Option<usize>,
     client: ClientLog,
 }
 
@@ -52,6 +57,7 @@ impl Pool {
                 self.processes.push(Process {
                     name: name.into(),
                     task: None,
+                    stand_in: None,
                     client: ClientLog::default(),
                 });
                 self.processes.len() - 1
@@ -77,17 +83,6 @@ impl Pool {
             self.waiting.push_front(guessed);
         }
         Some(received)
-    }
-
-    /// The task of process `i`, given it by turn if it has none; with when it was
-    /// received if it was given now.
-    fn place_next(&mut self, i: usize) -> Option<(CallRef, Option<Timestamp>)> {
-        if let Some((task, _)) = &self.processes[i].task {
-            return Some((task.clone(), None));
-        }
-        let (task, received) = self.waiting.pop_front()?;
-        self.processes[i].task = Some((task.clone(), received));
-        Some((task, Some(received)))
     }
 
     /// `task` ended or is to be run again: no process runs it now.
@@ -121,31 +116,6 @@ const MAIN_PROCESS: &[u8] = b"MainProcess";
 /// How many received tasks are remembered while no process has taken them: a worker whose
 /// processes never log would otherwise keep every task of a month.
 const WAITING_KEPT: usize = 1024;
-
-/// The task named by the first line of `process` among the lines ahead that names one
-/// (looking no further than [`LOOK_AHEAD`] lines).
-fn next_named_by<'a>(process: &[u8], ahead: Ahead<'a>) -> Option<&'a [u8]> {
-    let bytes = ahead.bytes();
-    let mut start = 0;
-    for k in 0..LOOK_AHEAD {
-        let end = ahead.line_end(k)?;
-        let line = bytes[start..end].trim_ascii();
-        start = end + 1;
-        if header_process(line) != Some(process) {
-            continue;
-        }
-        let close = memchr::memchr(b']', line)?;
-        let msg = line[close + 1..].trim_ascii_start();
-        if let Some(id) = task_named(msg) {
-            return Some(id);
-        }
-    }
-    None
-}
-
-/// How many lines ahead a process's next naming line is looked for: a task's lines
-/// between its first and its end, in a log of a few processes.
-const LOOK_AHEAD: usize = 4096;
 
 /// The task a line names: a task line's (`Task NAME[ID] succeeded ...`), or the task
 /// logger's prefix (`NAME[ID]: message`).
@@ -218,7 +188,7 @@ impl TextParser {
     /// A line with a Celery header (`line`, its message `msg`): if a pool process wrote it,
     /// its task is the current call, with that process's client state.
     #[cold]
-    pub(super) fn pool_line(&mut self, line: &[u8], msg: &[u8], at: Timestamp, ahead: Ahead) {
+    pub(super) fn pool_line(&mut self, line: &[u8], msg: &[u8], at: Timestamp) {
         let Some(process) = header_process(line) else {
             return;
         };
@@ -236,28 +206,63 @@ impl TextParser {
             self.current_call = None;
             return;
         }
-        // A process with no task known yet: the task its next naming line names, if the
-        // buffer holds one (a task's end names it), else the one waiting longest.
-        let named = task_named(msg).or_else(|| {
-            let idle = self.pool.processes[i].task.is_none();
-            idle.then(|| next_named_by(process, ahead)).flatten()
+        let named = task_named(msg).map(|id| CallRef {
+            run: small(id),
+            step: 1,
         });
-        let placed = match named {
-            Some(id) => {
-                let task = CallRef {
-                    run: small(id),
-                    step: 1,
-                };
-                let received = self.pool.place_named(i, task.clone(), at);
-                Some((task, received))
+        match named {
+            // The task its lines so far stood for: renamed at the input's end.
+            Some(task) if self.pool.processes[i].stand_in.is_some() => {
+                let k = self.pool.processes[i].stand_in.take().expect("checked");
+                let (stand_in, _) = self.pool.processes[i].task.take().expect("a stand-in");
+                self.pool.stand_ins[k].1 = Some(task.clone());
+                self.pool.place_named(i, task.clone(), at);
+                if let Some(n) = self.last_attempt.remove(&stand_in) {
+                    self.last_attempt.insert(task.clone(), n);
+                }
+                self.current_call = Some(task);
             }
-            None => self.pool.place_next(i),
-        };
-        match placed {
-            Some((task, Some(received))) => self.begin_call(&task, received),
-            Some((task, None)) => self.current_call = Some(task),
-            // A process with no task known: its lines are no task's.
-            None => self.current_call = None,
+            Some(task) => match self.pool.place_named(i, task.clone(), at) {
+                Some(received) => self.begin_call(&task, received),
+                None => self.current_call = Some(task),
+            },
+            None => match &self.pool.processes[i].task {
+                Some((task, _)) => self.current_call = Some(task.clone()),
+                None => {
+                    let k = self.pool.stand_ins.len();
+                    let name = String::from_utf8_lossy(process);
+                    let stand_in = CallRef {
+                        run: format!("?celery:{name}:{k}").as_str().into(),
+                        step: 1,
+                    };
+                    // Sent after the task it runs was received: the earliest waiting.
+                    let since = self.pool.waiting.front().map_or(at, |(_, r)| *r);
+                    self.pool.stand_ins.push((stand_in.clone(), None));
+                    self.pool.processes[i].task = Some((stand_in.clone(), since));
+                    self.pool.processes[i].stand_in = Some(k);
+                    self.begin_call(&stand_in, since);
+                }
+            },
+        }
+    }
+
+    /// The input's end: each stand-in's events renamed to its task, or, never named, to the
+    /// tasks received and never seen running, in turn.
+    pub(super) fn settle_pool(&mut self) {
+        if self.pool.stand_ins.is_empty() {
+            return;
+        }
+        let mut unclaimed = self.pool.waiting.iter().map(|(t, _)| t.clone());
+        let renamed: rustc_hash::FxHashMap<CallRef, CallRef> = (self.pool.stand_ins.iter())
+            .filter_map(|(s, task)| Some((s.clone(), task.clone().or_else(|| unclaimed.next())?)))
+            .collect();
+        let out = &mut self.out;
+        for e in out.events.iter_mut().chain(out.sealed.iter_mut().flatten()) {
+            if let Some(call) = e.kind.call_mut()
+                && let Some(task) = renamed.get(call)
+            {
+                *call = task.clone();
+            }
         }
     }
 
@@ -414,8 +419,29 @@ mod tests {
     }
 
     #[test]
-    fn a_process_whose_task_is_not_named_ahead_takes_the_one_waiting_longest() {
-        // Neither task's end is in the log: each process takes the next task received.
+    fn a_process_task_is_named_however_far_on_its_naming_line_is() {
+        // More than a read's block (256 KiB) of the main process's chatter between B's
+        // request and the line that names B: where the blocks fall decides nothing.
+        let mut lines = received();
+        lines.push(("16,276", P2, REFUND_POSTED));
+        let chatter = (
+            "16,277",
+            MAIN,
+            "mingle: sync with 3 nodes, all alive and well",
+        );
+        lines.extend(std::iter::repeat_n(chatter, 5_000));
+        lines.push((
+            "16,278",
+            P2,
+            "Task tasks.issue_refund[B] succeeded in 0.06s: {}",
+        ));
+        assert_eq!(attempts_by_call(&worker(&lines)), ["B 3"]);
+    }
+
+    #[test]
+    fn a_process_whose_task_is_never_named_takes_the_one_waiting_longest() {
+        // Neither task's end is in the log: each process's stand-in is, at the end, the next
+        // task received that no process was seen running.
         let mut lines = received();
         lines.extend([("16,276", P1, REFUND_POSTED), ("16,290", P2, REFUND_POSTED)]);
         lines.push(("16,295", P1, REFUND_POSTED));
