@@ -30,12 +30,15 @@ pub(super) struct Pool {
     processes: Vec<Process>,
     /// The process whose client state is the parser's now.
     current: Option<usize>,
-    /// The calls standing in for tasks not yet named, each with the task it turned out to be.
-    stand_ins: Vec<(CallRef, Option<CallRef>)>,
+    /// The calls standing in for tasks not yet named, each with when its first line was
+    /// written and the task it turned out to be.
+    stand_ins: Vec<(CallRef, Timestamp, Option<CallRef>)>,
+    /// Each process's place in `processes`: a worker restarting its processes
+    /// (`--max-tasks-per-child`) names a new one each time.
+    by_name: rustc_hash::FxHashMap<Box<[u8]>, usize>,
 }
 
 struct Process {
-    name: Box<[u8]>,
     /// The task it runs, with when that task was received (or the call standing in for it).
     task: Option<(CallRef, Timestamp)>,
     /// `task` is the stand-in of this index in [`Pool::stand_ins`].
@@ -51,18 +54,16 @@ impl Process {
 
 impl Pool {
     fn index_of(&mut self, name: &[u8]) -> usize {
-        match self.processes.iter().position(|p| *p.name == *name) {
-            Some(i) => i,
-            None => {
-                self.processes.push(Process {
-                    name: name.into(),
-                    task: None,
-                    stand_in: None,
-                    client: ClientLog::default(),
-                });
-                self.processes.len() - 1
-            }
+        if let Some(&i) = self.by_name.get(name) {
+            return i;
         }
+        self.processes.push(Process {
+            task: None,
+            stand_in: None,
+            client: ClientLog::default(),
+        });
+        self.by_name.insert(name.into(), self.processes.len() - 1);
+        self.processes.len() - 1
     }
 
     /// Process `i` runs `task`: taken from the waiting tasks (with when it was received)
@@ -215,7 +216,7 @@ impl TextParser {
             Some(task) if self.pool.processes[i].stand_in.is_some() => {
                 let k = self.pool.processes[i].stand_in.take().expect("checked");
                 let (stand_in, _) = self.pool.processes[i].task.take().expect("a stand-in");
-                self.pool.stand_ins[k].1 = Some(task.clone());
+                self.pool.stand_ins[k].2 = Some(task.clone());
                 self.pool.place_named(i, task.clone(), at);
                 if let Some(n) = self.last_attempt.remove(&stand_in) {
                     self.last_attempt.insert(task.clone(), n);
@@ -235,9 +236,13 @@ impl TextParser {
                         run: format!("?celery:{name}:{k}").as_str().into(),
                         step: 1,
                     };
-                    // Sent after the task it runs was received: the earliest waiting.
-                    let since = self.pool.waiting.front().map_or(at, |(_, r)| *r);
-                    self.pool.stand_ins.push((stand_in.clone(), None));
+                    // Sent after the task it runs was received: at the latest, the last
+                    // task received by now (an older one never run must not date it).
+                    let since = (self.pool.waiting.iter().rev())
+                        .map(|(_, r)| *r)
+                        .find(|r| *r <= at)
+                        .unwrap_or(at);
+                    self.pool.stand_ins.push((stand_in.clone(), at, None));
                     self.pool.processes[i].task = Some((stand_in.clone(), since));
                     self.pool.processes[i].stand_in = Some(k);
                     self.begin_call(&stand_in, since);
@@ -247,15 +252,23 @@ impl TextParser {
     }
 
     /// The input's end: each stand-in's events renamed to its task, or, never named, to the
-    /// tasks received and never seen running, in turn.
+    /// tasks received before its first line and never seen running, in turn.
     pub(super) fn settle_pool(&mut self) {
         if self.pool.stand_ins.is_empty() {
             return;
         }
-        let mut unclaimed = self.pool.waiting.iter().map(|(t, _)| t.clone());
-        let renamed: rustc_hash::FxHashMap<CallRef, CallRef> = (self.pool.stand_ins.iter())
-            .filter_map(|(s, task)| Some((s.clone(), task.clone().or_else(|| unclaimed.next())?)))
-            .collect();
+        let mut unclaimed: Vec<Option<&(CallRef, Timestamp)>> =
+            self.pool.waiting.iter().map(Some).collect();
+        let mut renamed: rustc_hash::FxHashMap<CallRef, CallRef> = Default::default();
+        for (stand_in, first, named) in &self.pool.stand_ins {
+            let task = named.clone().or_else(|| {
+                let slot = (unclaimed.iter_mut()).find(|w| w.is_some_and(|(_, r)| r <= first))?;
+                slot.take().map(|(t, _)| t.clone())
+            });
+            if let Some(task) = task {
+                renamed.insert(stand_in.clone(), task);
+            }
+        }
         let out = &mut self.out;
         for e in out.events.iter_mut().chain(out.sealed.iter_mut().flatten()) {
             if let Some(call) = e.kind.call_mut()
@@ -436,6 +449,47 @@ mod tests {
             "Task tasks.issue_refund[B] succeeded in 0.06s: {}",
         ));
         assert_eq!(attempts_by_call(&worker(&lines)), ["B 3"]);
+    }
+
+    #[test]
+    fn a_stand_in_never_named_takes_no_task_received_after_its_lines() {
+        let lines = [
+            ("16,212", MAIN, "Task tasks.issue_refund[A] received"),
+            ("16,276", P1, REFUND_POSTED),
+            (
+                "16,300",
+                P2,
+                "Task tasks.issue_refund[A] succeeded in 0.06s: {}",
+            ),
+            ("30,000", MAIN, "Task tasks.issue_refund[LATE] received"),
+        ];
+        let calls = attempts_by_call(&worker(&lines));
+        assert_eq!(calls, ["?celery:ForkPoolWorker-1:0 2"]);
+    }
+
+    #[test]
+    fn a_stand_in_is_sent_after_the_last_task_received_not_the_oldest_waiting() {
+        use crate::ingest::ParseOptions;
+        use crate::ingest::text::parse;
+        // OLD was received and never run; T runs in process 1 and names itself after its
+        // request.
+        let lines = [
+            ("01,000", MAIN, "Task tasks.issue_refund[OLD] received"),
+            ("16,212", MAIN, "Task tasks.issue_refund[T] received"),
+            ("16,276", P1, REFUND_POSTED),
+            (
+                "16,300",
+                P1,
+                "Task tasks.issue_refund[T] succeeded in 0.09s: {}",
+            ),
+        ];
+        let log = worker(&lines);
+        let p = parse(&mut log.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        let sent: Vec<String> = (p.events.iter())
+            .filter(|e| matches!(e.kind, EventKind::Attempt(_)))
+            .map(|e| e.at.display())
+            .collect();
+        assert_eq!(sent, ["2026-12-06T14:52:16.212Z"]);
     }
 
     #[test]

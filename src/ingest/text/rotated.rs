@@ -59,7 +59,8 @@ impl Rotated {
     }
 
     /// Every event read, with no file's accounts (the caller has them from [`Self::read`]).
-    pub fn finish(self) -> Parsed {
+    pub fn finish(mut self) -> Parsed {
+        self.p.settle_pool();
         self.p.out.finish()
     }
 }
