@@ -126,6 +126,10 @@ pub(super) fn one_order_per_call(
     index: &TimeIndex,
     matches: &mut [Option<(AttemptId, MatchedBy)>],
 ) {
+    // Nearly every month has no call that names no order: nothing to read then.
+    if index.0.is_empty() {
+        return;
+    }
     let indexed: FxHashSet<AttemptId> = index.0.iter().map(|&(_, _, id)| id).collect();
     let by_time = |found: &Option<(AttemptId, MatchedBy)>| match found {
         Some((id, MatchedBy::OrderAndTime)) if indexed.contains(id) => Some(*id),
@@ -133,12 +137,7 @@ pub(super) fn one_order_per_call(
     };
     let logical = |id: AttemptId| model.dispatches[id.dispatch()].logical();
     let mut orders: FxHashMap<usize, Vec<&str>> = FxHashMap::default();
-    // Attempts that account for an effect already, however matched.
-    let mut made: FxHashSet<AttemptId> = FxHashSet::default();
     for (e, found) in model.effects.iter().zip(matches.iter()) {
-        if let Some((id, _)) = found {
-            made.insert(*id);
-        }
         if let (Some(id), Some(order)) = (by_time(found), e.order.as_deref()) {
             let seen = orders.entry(logical(id)).or_default();
             if !seen.contains(&order) {
@@ -149,6 +148,8 @@ pub(super) fn one_order_per_call(
     if orders.values().all(|o| o.len() < 2) {
         return;
     }
+    // Attempts that account for an effect already, however matched.
+    let mut made: FxHashSet<AttemptId> = matches.iter().flatten().map(|&(id, _)| id).collect();
     let only = |call: usize, order: &str| orders.get(&call).is_some_and(|o| o == &[order]);
     for (e, found) in model.effects.iter().zip(matches.iter_mut()) {
         let (Some(id), Some(order)) = (by_time(found), e.order.as_deref()) else {
