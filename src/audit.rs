@@ -2,10 +2,13 @@
 //! correlate → run the rules. Commands decide what to render from the result.
 
 use crate::config::{AuditConfig, Period};
-use crate::correlate::{AttemptRec, EffectRec, MatchedBy, Model, correlate_parts_adding};
+use crate::correlate::{
+    AttemptRec, CorrelateOptions, EffectRec, MatchedBy, Model, correlate_parts_adding,
+};
 use crate::event::Event;
 use crate::finding::Finding;
 use crate::ingest::otlp::{Span, link};
+use crate::ingest::rotated;
 use crate::ingest::source::{self, InputError, Outcome};
 use crate::ingest::{MAX_PROBLEMS_KEPT, ParseOptions};
 use crate::period;
@@ -207,7 +210,11 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         });
         vec![starts, restored]
     };
-    let mut model = correlate_parts_adding(parts, &cfg.correlate, restore);
+    let correlate_opts = CorrelateOptions {
+        logs: rotated::logs(&inputs),
+        ..cfg.correlate.clone()
+    };
+    let mut model = correlate_parts_adding(parts, &correlate_opts, restore);
     model.attrs = attrs.into_iter().collect();
     // Dropped calls still show where the client traces begin and end.
     if let Some((first, last)) = dropped.span {

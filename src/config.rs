@@ -247,6 +247,8 @@ impl AuditConfig {
             correlate: CorrelateOptions {
                 max_skew,
                 tool_kinds,
+                // Known once the inputs are: see the audit.
+                logs: Vec::new(),
             },
             rules: settings,
             strict: a.strict,

@@ -22,6 +22,10 @@ pub struct CorrelateOptions {
     pub max_skew: Duration,
     /// `--tool-kind TOOL=KIND`: which effect kind a tool produces, beyond the built-in guess.
     pub tool_kinds: Vec<(String, String)>,
+    /// The log each input is a file of, by input index: a rotated log's files
+    /// (`worker.log.1`, `worker.log`) share their oldest file's index. Empty: every input
+    /// is a log of its own.
+    pub logs: Vec<u32>,
 }
 
 impl Default for CorrelateOptions {
@@ -29,6 +33,7 @@ impl Default for CorrelateOptions {
         CorrelateOptions {
             max_skew: Duration::from_secs(2),
             tool_kinds: Vec::new(),
+            logs: Vec::new(),
         }
     }
 }
@@ -407,6 +412,8 @@ pub struct Model {
     /// The newest event of any kind: "now" for rules that ask how old something is.
     pub latest_event: Option<Timestamp>,
     pub max_skew: Duration,
+    /// [`CorrelateOptions::logs`].
+    pub logs: Vec<u32>,
     /// Input attributes of events (JSON Lines' unknown fields), by where they were read:
     /// carried for display only, no rule reads them.
     pub attrs: FxHashMap<Loc, Attrs>,
@@ -455,6 +462,11 @@ impl Model {
             .filter(|r| r.what == Lifecycle::Crashed && r.at <= at)
             .map(|r| r.at)
             .next_back()
+    }
+
+    /// The log `input` is a file of: a rotated log's files are one log.
+    pub fn log_of(&self, input: u32) -> u32 {
+        self.logs.get(input as usize).copied().unwrap_or(input)
     }
 
     /// Is `at` inside the span the client traces cover (widened by the skew)?

@@ -48,6 +48,7 @@ impl<'o> Builder<'o> {
             opts,
             model: Model {
                 max_skew: opts.max_skew,
+                logs: opts.logs.clone(),
                 ..Model::default()
             },
             latest: HashTable::new(),

@@ -37,15 +37,16 @@ impl TimeIndex {
                 continue;
             }
             let services = services.get_or_insert_with(|| {
-                let mut inputs: Vec<u32> = (model.effects.iter())
-                    .flat_map(|e| e.locs.iter().map(|l| l.input))
+                let mut logs: Vec<u32> = (model.effects.iter())
+                    .flat_map(|e| e.locs.iter().map(|l| model.log_of(l.input)))
                     .collect();
-                inputs.sort_unstable();
-                inputs.dedup();
-                inputs
+                logs.sort_unstable();
+                logs.dedup();
+                logs
             });
             for (j, a) in d.attempts.iter().enumerate() {
-                if !a.may_cause_effects() || services.binary_search(&a.loc.input).is_ok() {
+                let log = model.log_of(a.loc.input);
+                if !a.may_cause_effects() || services.binary_search(&log).is_ok() {
                     continue;
                 }
                 // A request no line logged was sent after its tool call, if one was read.
@@ -96,7 +97,8 @@ impl TimeIndex {
         let start = self.0.partition_point(|(k, _, _)| k.as_str() < kind);
         // Another log's request in flight then too (agents side by side, each logging no
         // tool call): which made the effect is not known.
-        let input = model.attempt(chosen).loc.input;
+        // A rotated log's files are one log: its requests one after another.
+        let log = model.log_of(model.attempt(chosen).loc.input);
         let limit = e.created.plus(model.max_skew);
         let earliest = Timestamp(
             e.created
@@ -108,7 +110,9 @@ impl TimeIndex {
             .partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
         let rivals = (self.0[start..end].iter().rev())
             .take_while(|(_, at, _)| *at >= earliest)
-            .any(|&(_, _, id)| model.attempt(id).loc.input != input && attempt_fits(model, id, e));
+            .any(|&(_, _, id)| {
+                model.log_of(model.attempt(id).loc.input) != log && attempt_fits(model, id, e)
+            });
         (!rivals).then_some(chosen)
     }
 }
@@ -178,13 +182,17 @@ pub(super) fn one_order_per_call(
 
 #[cfg(test)]
 mod tests {
+    use crate::correlate::{CorrelateOptions, Model};
     use crate::rules::testkit::Trace;
 
     const REFUNDS: &str = "https://payments.internal/v1/refunds";
 
     /// Which attempt (`run #step attempt`) each effect was matched to, in effect order.
     fn matched(t: &Trace) -> Vec<Option<String>> {
-        let m = t.model();
+        matched_in(&t.model())
+    }
+
+    fn matched_in(m: &Model) -> Vec<Option<String>> {
         (m.effects.iter())
             .map(|e| {
                 e.matched.map(|id| {
@@ -392,6 +400,16 @@ mod tests {
         other.response(1_250, "?b", 1, 201, "Created").in_input(1);
         assert_eq!(matched(&t), [Some("?a #1 1".into())]);
         assert_eq!(matched(&other), [None]);
+        // Inputs 0 and 1 the files of one rotated log: one log's requests, the latest
+        // sent takes the effect.
+        let rotated = CorrelateOptions {
+            logs: vec![0, 0, 2, 3, 4, 5],
+            ..CorrelateOptions::default()
+        };
+        assert_eq!(
+            matched_in(&other.model_with(&rotated)),
+            [Some("?b #1 1".into())]
+        );
     }
 
     #[test]

@@ -103,6 +103,18 @@ pub fn groups(inputs: &[Input]) -> Vec<Vec<usize>> {
     groups
 }
 
+/// The log each input is a file of, by input index: the index of its group's oldest file
+/// (correlation's [`crate::correlate::CorrelateOptions::logs`]).
+pub fn logs(inputs: &[Input]) -> Vec<u32> {
+    let mut logs = vec![0; inputs.len()];
+    for group in groups(inputs) {
+        for &i in &group {
+            logs[i] = group[0] as u32;
+        }
+    }
+    logs
+}
+
 /// Reads one rotated log's files (`group`, oldest first): its text files through one
 /// parser, any other file alone. The events go with the last text file read; every file
 /// keeps its own accounts.

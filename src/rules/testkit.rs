@@ -254,7 +254,11 @@ impl Trace {
     }
 
     pub fn model(&self) -> Model {
-        correlate(self.events.clone(), &CorrelateOptions::default())
+        self.model_with(&CorrelateOptions::default())
+    }
+
+    pub fn model_with(&self, opts: &CorrelateOptions) -> Model {
+        correlate(self.events.clone(), opts)
     }
 
     /// The rule's findings with default settings (plus `settings` tweaks).
