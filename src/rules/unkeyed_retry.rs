@@ -100,7 +100,9 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
 /// unknown, not absent, and reporting every such retry blamed clients that sent one. The
 /// effects say what the trace cannot: a retry whose effect the service logged with a key
 /// was sent with it; a dispatch that made two or more effects was not deduplicated, keyed
-/// or not. Reported are the calls with a retry of such a dispatch whose effects show no key.
+/// or not. Reported are the calls with a retry of such a dispatch that made an effect and
+/// whose effects show no key (a retry that made none shows nothing of its key: Stripe's
+/// SDK resends a request with the key it logs nowhere, and the service replays it).
 fn keyless_by_their_effects(model: &Model, unseen: Vec<(Finding, Vec<AttemptId>)>) -> Vec<Finding> {
     if unseen.is_empty() {
         return Vec::new();
@@ -113,10 +115,11 @@ fn keyless_by_their_effects(model: &Model, unseen: Vec<(Finding, Vec<AttemptId>)
         let effects = by_dispatch
             .get(&retry.dispatch())
             .map_or(&[][..], Vec::as_slice);
-        let keyed = effects
-            .iter()
-            .any(|&e| model.effects[e].matched == Some(*retry) && model.effects[e].key.is_some());
-        effects.len() >= 2 && !keyed
+        // The retry's own effects: one that made none (the SDK's resend the service
+        // answered as a replay of the first's key) shows nothing of its key.
+        let mut own = (effects.iter()).filter(|&&e| model.effects[e].matched == Some(*retry));
+        let keyless_effect = own.clone().next().is_some();
+        effects.len() >= 2 && keyless_effect && !own.any(|&e| model.effects[e].key.is_some())
     };
     unseen
         .into_iter()

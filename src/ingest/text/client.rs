@@ -49,6 +49,9 @@ pub(super) struct ClientLog {
     last_number: Option<u32>,
     /// Outcomes read with no attempt before them: correlation implies one for each.
     implied: u32,
+    /// The request sent last was a read (a `GET`, not recorded): an answer or failure that
+    /// names no request ([`ClientLine::Answer`], Stripe's unnamed failure) is its.
+    read_in_flight: bool,
 }
 
 /// A request read from a client's line.
@@ -86,6 +89,7 @@ impl ClientLog {
         self.sent.clear();
         self.last_number = None;
         self.implied = 0;
+        self.read_in_flight = false;
     }
 
     fn record(&mut self, sent: Sent) {
@@ -101,6 +105,15 @@ impl ClientLog {
         let target = as_text(target)?;
         (self.sent.iter_mut()).rfind(|s| same_url(&s.url, target))
     }
+
+    /// The request sent last, when it is unanswered and was recorded (no read sent after
+    /// it): what a client that sends one request at a time answers next.
+    fn open_last(&mut self) -> Option<&mut Sent> {
+        if std::mem::take(&mut self.read_in_flight) {
+            return None;
+        }
+        self.sent.last_mut().filter(|s| !s.answered)
+    }
 }
 
 /// A method that changes nothing (`GET`, `HEAD`, `OPTIONS`).
@@ -114,7 +127,7 @@ fn is_safe_method(method: &[u8]) -> bool {
 pub(super) fn may_be_client_line(msg: &[u8]) -> bool {
     matches!(
         msg.first(),
-        Some(b'H' | b'h' | b'R' | b'S' | b'P' | b'D' | b'p' | b'r' | b'E' | b'j')
+        Some(b'H' | b'h' | b'R' | b'S' | b'P' | b'D' | b'p' | b'r' | b'E' | b'j' | b'm')
     )
 }
 
@@ -147,7 +160,9 @@ impl TextParser {
             {
                 return Some(Verdict::Ignored);
             }
-            None if matches!(line, ClientLine::Failed { .. }) => return Some(Verdict::Ignored),
+            None if matches!(line, ClientLine::Failed { .. } | ClientLine::Answer { .. }) => {
+                return Some(Verdict::Ignored);
+            }
             None => match self.call_or_anonymous(at) {
                 Some(call) => call,
                 None => return Some(Verdict::Ignored),
@@ -284,8 +299,10 @@ impl TextParser {
                 headers_below,
             } => {
                 if agents_own(url) || is_safe_method(method) {
+                    self.client.read_in_flight = is_safe_method(method);
                     return Some(Verdict::Ignored);
                 }
+                self.client.read_in_flight = false;
                 let mut sent = self.unanswered(&call, method, url)?;
                 if headers_below {
                     match jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k)) {
@@ -298,27 +315,35 @@ impl TextParser {
                 self.client.record(sent);
                 Verdict::Event(at, attempt)
             }
-            ClientLine::Failed { url, error } => {
-                if agents_own(url) {
-                    return Some(Verdict::Ignored);
-                }
+            ClientLine::Failed { url, class, error } => {
                 let mut events = Vec::with_capacity(2);
-                let number = match self.client.latest_to(url) {
-                    Some(s) if !s.answered => {
-                        s.answered = true;
-                        s.number
-                    }
-                    // Its request was logged before this file begins, or not at all.
-                    _ => {
-                        let mut sent = self.unanswered(&call, b"", url)?;
-                        sent.answered = true;
-                        let number = sent.number;
-                        events.push((since, self.client_attempt(&call, &sent)));
-                        self.client.record(sent);
-                        number
-                    }
+                let number = match url {
+                    Some(url) if agents_own(url) => return Some(Verdict::Ignored),
+                    // The request sent last: none open, the failure is no request's here.
+                    None => match self.client.open_last() {
+                        Some(s) => {
+                            s.answered = true;
+                            s.number
+                        }
+                        None => return Some(Verdict::Ignored),
+                    },
+                    Some(url) => match self.client.latest_to(url) {
+                        Some(s) if !s.answered => {
+                            s.answered = true;
+                            s.number
+                        }
+                        // Its request was logged before this file begins, or not at all.
+                        _ => {
+                            let mut sent = self.unanswered(&call, b"", url)?;
+                            sent.answered = true;
+                            let number = sent.number;
+                            events.push((since, self.client_attempt(&call, &sent)));
+                            self.client.record(sent);
+                            number
+                        }
+                    },
                 };
-                let (error, message) = (Text::from_static_str("url.Error"), small(error));
+                let (error, message) = (small(class), small(error));
                 let failure = Failure {
                     call: Some(call.clone()),
                     attempt: Some(number),
@@ -336,8 +361,10 @@ impl TextParser {
                 after,
             } => {
                 if agents_own(url) || is_safe_method(method) {
+                    self.client.read_in_flight = is_safe_method(method);
                     return Some(Verdict::Ignored);
                 }
+                self.client.read_in_flight = false;
                 let mut events = Vec::with_capacity(2);
                 if let Some(status) = status
                     && let Some(s) = self.client.latest_to(url).filter(|s| !s.answered)
@@ -352,6 +379,17 @@ impl TextParser {
                 events.push((at.plus(after), self.client_attempt(&call, &sent)));
                 self.client.record(sent);
                 Verdict::Events(events)
+            }
+            ClientLine::Answer { url, status } => {
+                let Some(s) = (self.client.open_last())
+                    .filter(|s| as_text(url).is_some_and(|u| same_url(&s.url, u)))
+                else {
+                    return Some(Verdict::Ignored);
+                };
+                s.answered = true;
+                let response = Response::status_only(call, s.number, status, Text::default());
+                self.answered(status);
+                Verdict::Event(at, EventKind::Response(Box::new(response)))
             }
         };
         self.client.since = at;
@@ -426,5 +464,6 @@ impl TextParser {
 mod jdk_httpclient;
 mod retryablehttp;
 mod shapes;
+mod stripe;
 #[cfg(test)]
 mod tests;

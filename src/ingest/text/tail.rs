@@ -82,6 +82,9 @@ fn opens_trace(raw: &[u8], line: &[u8]) -> bool {
         || line.starts_with("╭─".as_bytes())
         // The second line of httpx's `HTTPStatusError` message, logged with `%s`.
         || line.starts_with(b"For more information check: https://developer.mozilla.org/")
+        // The second line of the Stripe SDK's `APIConnectionError` (its text wrapped at 70
+        // columns), then the HTTP library's error: `(Network error: ReadTimeout: ...)`.
+        || line.starts_with(b"let us know at support@stripe.com.")
         || (indented && (line.starts_with(b"at ") || line.starts_with(b"File \"")))
         // pino-pretty's members of the logged object, four blanks in.
         || super::pino_pretty::member(raw).is_some()
@@ -196,6 +199,19 @@ mod tests {
             reads(&["For more information check: https://example.com/x"]),
             [false]
         );
+    }
+
+    /// `log.warning("refund failed: %s", e)` of Stripe's `APIConnectionError`: its text
+    /// spans four lines.
+    #[test]
+    fn the_rest_of_a_stripe_connection_error_belongs_to_its_record() {
+        let lines = [
+            "let us know at support@stripe.com.",
+            "",
+            "(Network error: ReadTimeout: HTTPSConnectionPool(host='api.stripe.com', port=443): Read timed out. (read timeout=10))",
+        ];
+        assert!(reads(&lines).iter().all(|&c| c));
+        assert_eq!(reads(&["let us know at example.com."]), [false]);
     }
 
     #[test]

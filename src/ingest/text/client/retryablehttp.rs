@@ -37,7 +37,7 @@ fn default_logger(msg: &[u8]) -> Option<ClientLine<'_>> {
         });
     }
     if let Some(error) = rest.strip_prefix(b" request failed: ") {
-        return is_url(url).then_some(ClientLine::Failed { url, error });
+        return is_url(url).then_some(go_failure(url, error));
     }
     let (url, status, rest) = match url.strip_suffix(b":") {
         Some(url) => (url, None, rest),
@@ -80,7 +80,7 @@ fn leveled_failure(msg: &[u8]) -> Option<ClientLine<'_>> {
         }
         None => token(rest, b"error=")?,
     };
-    is_url(url).then_some(ClientLine::Failed { url, error })
+    is_url(url).then_some(go_failure(url, error))
 }
 
 /// `retrying request: request="POST http://...[ (status: N)]" timeout=WAIT remaining=N`.
@@ -99,6 +99,15 @@ fn leveled_retry(msg: &[u8]) -> Option<ClientLine<'_>> {
         status,
         after: go_duration(wait)?,
     })
+}
+
+/// The request to `url` failed with Go's `*url.Error` saying `error`.
+fn go_failure<'a>(url: &'a [u8], error: &'a [u8]) -> ClientLine<'a> {
+    ClientLine::Failed {
+        url: Some(url),
+        class: b"url.Error",
+        error,
+    }
 }
 
 /// A Go `time.Duration` as its `String` writes it: `500ms`, `1s`, `1.5s`, `2m0s`, `1h2m3s`.
@@ -160,7 +169,12 @@ mod tests {
             })
         );
         let failed = read(b"POST http://127.0.0.1:18941/v1/refunds request failed: Post \"http://127.0.0.1:18941/v1/refunds\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
-        let Some(ClientLine::Failed { url, error }) = failed else {
+        let Some(ClientLine::Failed {
+            url: Some(url),
+            error,
+            ..
+        }) = failed
+        else {
             panic!("{failed:?}")
         };
         assert_eq!(url, URL);

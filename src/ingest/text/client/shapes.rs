@@ -35,8 +35,15 @@ pub(in crate::ingest::text) enum ClientLine<'a> {
     Headers,
     /// A client's account of an exchange it has already failed to its caller: no event.
     Diagnostic,
-    /// The latest request to `url` failed with Go's `error`.
-    Failed { url: &'a [u8], error: &'a [u8] },
+    /// The latest request to `url` (else the one sent last: the URL unnamed) failed with
+    /// exception `class` (Go's `url.Error`) and its words `error`.
+    Failed {
+        url: Option<&'a [u8]>,
+        class: &'a [u8],
+        error: &'a [u8],
+    },
+    /// The request sent last, to `url`, got `status` (Stripe's SDK).
+    Answer { url: &'a [u8], status: u16 },
     /// The request to `url` is sent again `after` a wait, having got `status` if named.
     Resending {
         method: &'a [u8],
@@ -54,6 +61,7 @@ pub(in crate::ingest::text) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
         b'R' => urllib3_retrying(msg).or_else(|| super::jdk_httpclient::read(msg)),
         b'S' => urllib3_connecting(msg),
         b'E' | b'j' => super::jdk_httpclient::read(msg),
+        b'm' => super::stripe::read(msg),
         _ => super::retryablehttp::read(msg),
     }
 }

@@ -344,3 +344,80 @@ fn the_agents_own_requests_are_told_by_host_or_endpoint() {
         assert!(!agents_own(url.as_bytes()), "{url}");
     }
 }
+
+/// Stripe's SDK: the request, its failure (no URL named), the keyed resend after the
+/// wait, and the answer to the request sent last.
+#[test]
+fn stripes_request_failure_resend_and_answer() {
+    let stripe = |time: &str, msg: &str| format!("2026-11-03 14:02:{time} INFO stripe {msg}");
+    let url = "https://api.stripe.com/v1/refunds";
+    let lines = [
+        TOOL.to_string(),
+        stripe(
+            "11,410",
+            &format!("message='Request to Stripe api' method=post url={url}"),
+        ),
+        stripe(
+            "21,412",
+            "message=\"Encountered a retryable error Unexpected error communicating with Stripe.  If this problem persists,\\nlet us know at support@stripe.com.\\n\\n(Network error: ReadTimeout: HTTPSConnectionPool(host='api.stripe.com', port=443): Read timed out. (read timeout=10))\"",
+        ),
+        stripe(
+            "21,412",
+            &format!(
+                "message='Initiating retry 1 for request post {url} after sleeping 0.50 seconds.'"
+            ),
+        ),
+        stripe(
+            "22,100",
+            &format!("message='Stripe API response' path={url} response_code=200"),
+        ),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 4",
+            "2 attempt 1 POST https://api.stripe.com/v1/refunds key=-",
+            "3 failure 1 ReadTimeout Ambiguous",
+            "4 attempt 2 POST https://api.stripe.com/v1/refunds key=-",
+            "5 response 2 200",
+            "6 end 4",
+        ]
+    );
+    // Sent once the wait was over.
+    assert_eq!(p.events[3].at.0 - p.events[2].at.0, 500_000_000);
+}
+
+/// An answer after a read the SDK sent (a `GET`, no attempt) is the read's, not that of a
+/// refund request whose failure no line said.
+#[test]
+fn stripes_answer_to_a_read_is_no_refunds() {
+    let stripe = |time: &str, msg: &str| format!("2026-11-03 14:02:{time} INFO stripe {msg}");
+    let url = "https://api.stripe.com/v1/refunds";
+    let lines = [
+        TOOL.to_string(),
+        stripe(
+            "11,410",
+            &format!("message='Request to Stripe api' method=post url={url}"),
+        ),
+        stripe(
+            "21,500",
+            &format!("message='Request to Stripe api' method=get url={url}"),
+        ),
+        stripe(
+            "21,600",
+            &format!("message='Stripe API response' path={url} response_code=200"),
+        ),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 4",
+            "2 attempt 1 POST https://api.stripe.com/v1/refunds key=-",
+            "5 end 4",
+        ]
+    );
+}
