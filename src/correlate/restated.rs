@@ -43,13 +43,41 @@ pub(super) fn absorb(kept: &mut Outcome, new: &Outcome) -> bool {
             true
         }
         (OutcomeKind::Response { status, .. }, OutcomeKind::Failure { error, message, .. }) => {
-            names_status(error, *status) || names_status(message, *status)
+            names_status(error, *status)
+                || names_status(message, *status)
+                || (*status >= 400 && !names_transport(error) && !names_transport(message))
         }
         (OutcomeKind::Failure { class, .. }, OutcomeKind::Failure { class: again, .. }) => {
             class == again
         }
         _ => false,
     }
+}
+
+/// Whether `text` speaks of the connection rather than an answer (`Read timed out`,
+/// `Connection reset`, Stripe's `Network error`). An SDK's exception for a refusal names
+/// its kind, not its status (Stripe's `InvalidRequestError: Request req_1: Charge ... has
+/// already been refunded.` after `response_code=400`): one that says nothing of the
+/// connection, logged at once after a refusal, is that refusal told again.
+fn names_transport(text: &str) -> bool {
+    const WORDS: [&str; 14] = [
+        "timeout",
+        "timed out",
+        "connect",
+        "reset",
+        "refused",
+        "broken pipe",
+        "eof",
+        "unreachable",
+        "name resolution",
+        "network",
+        "socket",
+        "ssl",
+        "tls",
+        "abort",
+    ];
+    let text = text.to_ascii_lowercase();
+    WORDS.iter().any(|w| text.contains(w))
 }
 
 /// Whether `text` names `status` as a number of its own (`'503 Service Unavailable'`,
@@ -162,6 +190,30 @@ mod tests {
             let refund = &model.effects[0];
             assert_eq!(refund.matched.map(|m| m.index()), Some(1), "{refund:#?}");
         }
+    }
+
+    #[test]
+    fn an_sdks_exception_for_a_refusal_is_that_refusal() {
+        let refused = "Request req_1: Charge ch_1 has already been refunded.";
+        let mut kept = response(0, 400, None);
+        assert!(absorb(
+            &mut kept,
+            &failure(2, FailureClass::Ambiguous, refused)
+        ));
+        assert_eq!(kept.status(), Some(400));
+        // Words of the connection are another request's failure; an answer that refused
+        // nothing is not restated by an exception.
+        let mut kept = response(0, 400, None);
+        let timeout = "(Network error: ReadTimeout: Read timed out. (read timeout=1))";
+        assert!(!absorb(
+            &mut kept,
+            &failure(2, FailureClass::Ambiguous, timeout)
+        ));
+        let mut kept = response(0, 201, None);
+        assert!(!absorb(
+            &mut kept,
+            &failure(2, FailureClass::Ambiguous, refused)
+        ));
     }
 
     #[test]
