@@ -8,6 +8,7 @@ pub(crate) mod monolog;
 pub(crate) mod nested;
 mod object;
 mod open_call;
+mod stripe;
 mod untyped;
 
 #[cfg(test)]
@@ -296,8 +297,18 @@ impl State {
             if has(&["message", "msg", "event", "@m", "@mt"]) {
                 return self.embedded(&f, opts);
             }
+            // Stripe's refund (charge, payout...) object: the effect it is.
+            if let Some(effect) = stripe::effect_line(text) {
+                return self.text_line(&effect, opts);
+            }
             return Err("no `type` field".into());
         };
+        // Stripe's event of such an object (`refund.created`): the effect it carries.
+        if ty.contains('.')
+            && let Some(effect) = stripe::effect_line(text)
+        {
+            return self.text_line(&effect, opts);
+        }
         self.typed = true;
         // An effect's own time, read before its settlement's, which is dated from it.
         let mut effect_at = None;

@@ -100,9 +100,9 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
 /// unknown, not absent, and reporting every such retry blamed clients that sent one. The
 /// effects say what the trace cannot: a retry whose effect the service logged with a key
 /// was sent with it; a dispatch that made two or more effects was not deduplicated, keyed
-/// or not. Reported are the calls with a retry of such a dispatch that made an effect and
-/// whose effects show no key (a retry that made none shows nothing of its key: Stripe's
-/// SDK resends a request with the key it logs nowhere, and the service replays it).
+/// or not. Reported are the calls with a retry of such a dispatch whose own effects show no
+/// key, or, when it made none, whose dispatch's effects show none (Stripe's SDK resends a
+/// request with a key it logs nowhere: the service replays it, and the refunds are keyed).
 fn keyless_by_their_effects(model: &Model, unseen: Vec<(Finding, Vec<AttemptId>)>) -> Vec<Finding> {
     if unseen.is_empty() {
         return Vec::new();
@@ -115,11 +115,17 @@ fn keyless_by_their_effects(model: &Model, unseen: Vec<(Finding, Vec<AttemptId>)
         let effects = by_dispatch
             .get(&retry.dispatch())
             .map_or(&[][..], Vec::as_slice);
-        // The retry's own effects: one that made none (the SDK's resend the service
-        // answered as a replay of the first's key) shows nothing of its key.
+        let keyed = |e: &usize| model.effects[*e].key.is_some();
+        // The retry's own effects say its key; one that made none (the SDK's resend the
+        // service answered as a replay of the first's key, or a retry whose refund the
+        // clocks' skew gave to the attempt before) is keyless when no effect of its
+        // dispatch was keyed.
         let mut own = (effects.iter()).filter(|&&e| model.effects[e].matched == Some(*retry));
-        let keyless_effect = own.clone().next().is_some();
-        effects.len() >= 2 && keyless_effect && !own.any(|&e| model.effects[e].key.is_some())
+        let shown = match own.next() {
+            Some(first) => !keyed(first) && !own.any(keyed),
+            None => !effects.iter().any(keyed),
+        };
+        effects.len() >= 2 && shown
     };
     unseen
         .into_iter()
@@ -179,6 +185,30 @@ mod tests {
         assert!(trace(false, None).is_empty());
         // Two refunds, no key on either: the retry went without one.
         assert_eq!(trace(true, None).len(), 1);
+        // Both refunds made before the retry was sent, as a service's clock behind the
+        // agent's dates them (the retry made none by the match): reported when neither
+        // refund was keyed, not when both were (a resend with its first key, replayed).
+        let skewed = |keys: [Option<&str>; 2]| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .request(10, "r", 1, 1, "POST", REFUNDS)
+                .headers_unseen()
+                .refund(500, "rf_1", "A-1", 4500, keys[0])
+                .timeout(10_010, "r", 1)
+                .refund(10_250, "rf_2", "A-1", 4500, keys[1])
+                .request(10_300, "r", 1, 2, "POST", REFUNDS)
+                .headers_unseen()
+                .response(10_500, "r", 1, 201, "Created");
+            let m = t.model();
+            let by_first = m
+                .effects
+                .iter()
+                .all(|e| e.matched.map(|a| a.index()) == Some(0));
+            assert!(by_first, "both refunds are the first attempt's");
+            t.check(&RULE).len()
+        };
+        assert_eq!(skewed([None, None]), 1);
+        assert_eq!(skewed([Some("K-1"), Some("K-2")]), 0);
         // The same retry in the SPEC's shape, where a line without a key has none: reported
         // with one refund.
         let mut t = Trace::new();

@@ -802,3 +802,47 @@ fn a_services_replay_line_names_the_effect_it_replayed() {
         assert_eq!(replays(other), [], "{other}");
     }
 }
+
+/// Stripe's events of a refund: created, then a later one saying it failed; an event of
+/// another object is ignored, a refund object alone is its effect.
+#[test]
+fn stripes_objects_and_events_are_effects() {
+    let refund = |id: &str, status: &str| {
+        format!(
+            r#"{{"id":"{id}","object":"refund","amount":4500,"created":1765040172,"currency":"gbp","metadata":{{"order_id":"A-1"}},"status":"{status}"}}"#
+        )
+    };
+    let event = |ty: &str, object: String| {
+        format!(
+            r#"{{"id":"evt_1","object":"event","created":1765040232,"type":"{ty}","request":{{"id":"req_1","idempotency_key":"K-1"}},"data":{{"object":{object}}}}}"#
+        )
+    };
+    let p = run(&[
+        event("refund.created", refund("re_1", "pending")),
+        event("refund.updated", refund("re_1", "failed")),
+        event(
+            "customer.created",
+            r#"{"id":"cus_1","object":"customer"}"#.into(),
+        ),
+        refund("re_2", "succeeded"),
+    ]
+    .join("\n"));
+    let effects: Vec<(&str, bool, Option<&str>)> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(x) => Some((x.id.as_str(), x.happened, x.key.as_deref())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        effects,
+        [
+            ("re_1", true, Some("K-1")),
+            ("re_1", false, Some("K-1")),
+            ("re_2", true, None)
+        ]
+    );
+    assert_eq!(
+        (p.stats.events, p.stats.ignored, p.stats.skipped),
+        (3, 1, 0)
+    );
+}

@@ -52,6 +52,10 @@ pub(super) struct ClientLog {
     /// The request sent last was a read (a `GET`, not recorded): an answer or failure that
     /// names no request ([`ClientLine::Answer`], Stripe's unnamed failure) is its.
     read_in_flight: bool,
+    /// The dispatch began while the one before still waited for an answer (tool calls
+    /// side by side, threads or `asyncio.gather`): an answer or failure that names no
+    /// request may be either's, so it is given to none.
+    overlapping: bool,
 }
 
 /// A request read from a client's line.
@@ -73,6 +77,7 @@ impl ClientLog {
 
     /// A tool call at `at` opened a dispatch.
     pub(super) fn new_dispatch(&mut self, at: Timestamp) {
+        self.overlapping = !self.over && self.sent.iter().any(|s| !s.answered);
         self.over = false;
         self.since = at;
         self.clear();
@@ -109,7 +114,7 @@ impl ClientLog {
     /// The request sent last, when it is unanswered and was recorded (no read sent after
     /// it): what a client that sends one request at a time answers next.
     fn open_last(&mut self) -> Option<&mut Sent> {
-        if std::mem::take(&mut self.read_in_flight) {
+        if std::mem::take(&mut self.read_in_flight) || self.overlapping {
             return None;
         }
         self.sent.last_mut().filter(|s| !s.answered)

@@ -101,7 +101,18 @@ pub(super) fn backoff_raised(field: &[u8]) -> Option<&[u8]> {
 /// `...Timeout`).
 pub(super) fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let cut = memchr::memmem::find(field, b": ")?;
-    if words_about_a_failure(&field[..cut]) != Some(true) {
+    // Inside a logfmt record's quoted message (Stripe's SDK: `message="Encountered a
+    // retryable error ...(Network error: ReadTimeout: ...)"`): no program's own words, and
+    // its reader says which request failed.
+    let words = &field[..cut];
+    let quoted = [&b"message=\""[..], b"message='"];
+    if quoted
+        .iter()
+        .any(|q| memchr::memmem::find(words, q).is_some())
+    {
+        return None;
+    }
+    if words_about_a_failure(words) != Some(true) {
         return None;
     }
     let (class, message) = exception_line(field[cut + 2..].trim_ascii())?;

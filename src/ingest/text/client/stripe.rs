@@ -83,13 +83,16 @@ fn method(name: &[u8]) -> Option<&'static [u8]> {
         .find(|m| m.eq_ignore_ascii_case(name))
 }
 
-/// `0.50` seconds, as the SDK writes a wait (`%.2f`).
+/// `0.50` seconds, as the SDK writes a wait (`%.2f`). It waits a few seconds at most: a
+/// minute or more is no wait of its.
 fn seconds(text: &[u8]) -> Option<Duration> {
+    const LONGEST: i64 = 60;
     let (whole, fraction) = split_once(text, b".").unwrap_or((text, b""));
     let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
     (!whole.is_empty() && whole.len() <= 6 && digits(whole) && fraction.len() <= 9).then_some(())?;
     digits(fraction).then_some(())?;
     let whole: i64 = std::str::from_utf8(whole).ok()?.parse().ok()?;
+    (whole < LONGEST).then_some(())?;
     let nanos = (fraction.iter().chain(std::iter::repeat(&b'0')).take(9))
         .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
     Some(Duration(whole * 1_000_000_000 + nanos))
@@ -213,6 +216,7 @@ mod tests {
             b"message='Request to Stripe api' method=fetch url=https://api.stripe.com/v1/refunds",
             b"message='Stripe API response' path=https://api.stripe.com/v1/refunds response_code=abc",
             b"message='Initiating retry x for request post https://a/v1/refunds after sleeping 0.50 seconds.'",
+            b"message='Initiating retry 1 for request post https://a/v1/refunds after sleeping 999999.00 seconds.'",
             b"message='Request to Stripe api",
             b"message=ready",
         ] {

@@ -421,3 +421,46 @@ fn stripes_answer_to_a_read_is_no_refunds() {
         ]
     );
 }
+
+/// Two tool calls side by side (threads, `asyncio.gather`): a line that names no request,
+/// Stripe's failure or answer, may be either call's, so it is given to neither.
+#[test]
+fn stripes_unnamed_outcomes_are_nobodys_while_calls_overlap() {
+    let stripe = |time: &str, msg: &str| format!("2026-11-03 14:02:{time} INFO stripe {msg}");
+    let url = "https://api.stripe.com/v1/refunds";
+    let tool = |time: &str, run: &str| {
+        format!(
+            r#"2026-11-03 14:02:{time} INFO agent tool call run_id={run} step=1 tool=issue_refund args={{"order": "A-1", "amount_p": 4500}}"#
+        )
+    };
+    let lines = [
+        tool("11,402", "r1"),
+        stripe(
+            "11,410",
+            &format!("message='Request to Stripe api' method=post url={url}"),
+        ),
+        tool("12,000", "r2"),
+        stripe(
+            "12,010",
+            &format!("message='Request to Stripe api' method=post url={url}"),
+        ),
+        stripe(
+            "12,420",
+            "message=\"Encountered a retryable error Unexpected error communicating with Stripe.\\n\\n(Network error: ReadTimeout: Read timed out. (read timeout=1))\"",
+        ),
+        stripe(
+            "12,500",
+            &format!("message='Stripe API response' path={url} response_code=200"),
+        ),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 1",
+            "2 attempt 1 POST https://api.stripe.com/v1/refunds key=-",
+            "3 tool 1",
+            "4 attempt 1 POST https://api.stripe.com/v1/refunds key=-",
+        ]
+    );
+}

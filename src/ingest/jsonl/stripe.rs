@@ -1,0 +1,139 @@
+//! Stripe's API objects as a service's effects, one JSON object a line: a refund, charge,
+//! payout or transfer object (`{"id":"re_1","object":"refund","amount":4500,"currency":
+//! "gbp","created":1765040172,"metadata":{"order_id":"A-1"},"status":"succeeded"}`, as a
+//! listing or a webhook handler that logs `event.data.object` writes it), and the events that
+//! carry one (`{"object":"event","type":"refund.created","created":...,"request":{"id":
+//! "req_1","idempotency_key":"K"},"data":{"object":{...}}}`, as `stripe events list` or a
+//! webhook endpoint writes them). Each is the SPEC's effect line it stands for: the object's
+//! id, kind, amount (minor units, as Stripe's API writes them), currency, `created` (unix
+//! seconds) and status, the order in its `metadata` (`order_id`, `order`, `order_ref`,
+//! `orderId`), and the key of the request that made it, which only an event names. A later
+//! event of the object (`refund.updated` to `failed`) is its state at the event's time.
+
+use serde_json::{Map, Value, json};
+
+/// The objects read as effects, by Stripe's `object` name: each is its own kind.
+const KINDS: [&str; 4] = ["refund", "charge", "payout", "transfer"];
+
+/// The SPEC effect line `line` stands for, when it is one of Stripe's objects above.
+pub(super) fn effect_line(line: &str) -> Option<String> {
+    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(line) else {
+        return None;
+    };
+    let (object, key, state_at) = match top.get("object")?.as_str()? {
+        "event" => {
+            let object = top.get("data")?.get("object")?.as_object()?;
+            let kind = object.get("object")?.as_str()?;
+            // `refund.created`, `charge.refund.updated`: events of the object itself.
+            let ty = top.get("type")?.as_str()?;
+            let of_it = ty.strip_prefix("charge.").unwrap_or(ty);
+            of_it.strip_prefix(kind)?.strip_prefix('.')?;
+            let request = top.get("request");
+            let key = request.and_then(|r| r.get("idempotency_key"));
+            let at = top.get("created").and_then(Value::as_i64);
+            // Its state when the event happened: a creation's is the object's own.
+            let later = !ty.ends_with(".created");
+            (object, key.and_then(Value::as_str), at.filter(|_| later))
+        }
+        _ => (&top, None, None),
+    };
+    let kind = object
+        .get("object")?
+        .as_str()
+        .filter(|k| KINDS.contains(k))?;
+    let id = object.get("id")?.as_str()?;
+    let amount = object.get("amount")?.as_i64()?;
+    let currency = object.get("currency")?.as_str()?;
+    let created = iso(object.get("created")?.as_i64()?)?;
+    let mut effect = Map::new();
+    effect.insert("ts".into(), json!(created));
+    effect.insert("type".into(), json!("effect"));
+    effect.insert("effect_id".into(), json!(id));
+    effect.insert("kind".into(), json!(kind));
+    effect.insert("amount_minor".into(), json!(amount));
+    effect.insert("currency".into(), json!(currency.to_ascii_uppercase()));
+    if let Some(order) = order(object) {
+        effect.insert("order".into(), order);
+    }
+    if let Some(key) = key {
+        effect.insert("idempotency_key".into(), json!(key));
+    }
+    if let Some(status) = object.get("status").and_then(Value::as_str) {
+        effect.insert("status".into(), json!(status));
+    }
+    if let Some(at) = state_at.and_then(iso) {
+        effect.insert("state_at".into(), json!(at));
+    }
+    serde_json::to_string(&effect).ok()
+}
+
+/// The order in the object's `metadata`, a string or a number.
+fn order(object: &Map<String, Value>) -> Option<Value> {
+    let metadata = object.get("metadata")?.as_object()?;
+    ["order_id", "order", "order_ref", "orderId"]
+        .iter()
+        .find_map(|k| match metadata.get(*k)? {
+            Value::String(s) if !s.is_empty() => Some(json!(s)),
+            Value::Number(n) => Some(json!(n.to_string())),
+            _ => None,
+        })
+}
+
+/// Unix seconds as an RFC 3339 time.
+fn iso(secs: i64) -> Option<String> {
+    let at = chrono::DateTime::from_timestamp(secs, 0)?;
+    Some(at.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REFUND: &str = r#"{"id":"re_1","object":"refund","amount":4500,"charge":"ch_1","created":1765040172,"currency":"gbp","metadata":{"order_id":"A-1"},"status":"succeeded"}"#;
+
+    fn read(line: &str) -> Value {
+        serde_json::from_str(&effect_line(line).expect("an effect")).unwrap()
+    }
+
+    #[test]
+    fn a_refund_object_is_its_effect() {
+        assert_eq!(
+            read(REFUND),
+            json!({"ts":"2025-12-06T16:56:12Z","type":"effect","effect_id":"re_1","kind":"refund",
+                   "amount_minor":4500,"currency":"GBP","order":"A-1","status":"succeeded"})
+        );
+    }
+
+    #[test]
+    fn an_event_gives_the_requests_key_and_a_later_state_its_time() {
+        let event = |ty: &str, status: &str| {
+            let object = REFUND.replace("succeeded", status);
+            format!(
+                r#"{{"id":"evt_1","object":"event","created":1765040200,"type":"{ty}","request":{{"id":"req_1","idempotency_key":"K-1"}},"data":{{"object":{object}}}}}"#
+            )
+        };
+        let created = read(&event("refund.created", "pending"));
+        assert_eq!(created["idempotency_key"], "K-1");
+        assert_eq!(created["status"], "pending");
+        assert_eq!(created.get("state_at"), None);
+        let failed = read(&event("charge.refund.updated", "failed"));
+        assert_eq!(failed["status"], "failed");
+        assert_eq!(failed["state_at"], "2025-12-06T16:56:40Z");
+    }
+
+    #[test]
+    fn other_objects_and_events_are_none() {
+        for line in [
+            r#"{"id":"cus_1","object":"customer","created":1765040172}"#,
+            r#"{"object":"event","type":"customer.created","data":{"object":{"id":"cus_1","object":"customer"}}}"#,
+            // An event of another object than the one it carries.
+            r#"{"object":"event","type":"charge.succeeded","data":{"object":{"id":"re_1","object":"refund","amount":1,"currency":"gbp","created":1}}}"#,
+            r#"{"id":"re_1","object":"refund","currency":"gbp","created":1765040172}"#,
+            r#"{"id":"re_1","object":"refund","amount":"45.00","currency":"gbp","created":1765040172}"#,
+            r#"{"type":"effect","effect_id":"re_1"}"#,
+            "[1, 2]",
+        ] {
+            assert_eq!(effect_line(line), None, "{line}");
+        }
+    }
+}
