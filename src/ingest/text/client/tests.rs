@@ -345,18 +345,32 @@ fn the_agents_own_requests_are_told_by_host_or_endpoint() {
     }
 }
 
+const STRIPE_REFUNDS: &str = "https://api.stripe.com/v1/refunds";
+
+/// A line of Stripe's SDK through Python's logging, at `14:02:TIME`.
+fn stripe(time: &str, msg: &str) -> String {
+    format!("2026-11-03 14:02:{time} INFO stripe {msg}")
+}
+
+/// The SDK's `Request to Stripe api` line for the refunds URL.
+fn stripe_request(time: &str, method: &str) -> String {
+    let msg = format!("message='Request to Stripe api' method={method} url={STRIPE_REFUNDS}");
+    stripe(time, &msg)
+}
+
+/// The SDK's `Stripe API response` line for the refunds URL.
+fn stripe_answer(time: &str, status: u16) -> String {
+    let msg = format!("message='Stripe API response' path={STRIPE_REFUNDS} response_code={status}");
+    stripe(time, &msg)
+}
+
 /// Stripe's SDK: the request, its failure (no URL named), the keyed resend after the
 /// wait, and the answer to the request sent last.
 #[test]
 fn stripes_request_failure_resend_and_answer() {
-    let stripe = |time: &str, msg: &str| format!("2026-11-03 14:02:{time} INFO stripe {msg}");
-    let url = "https://api.stripe.com/v1/refunds";
     let lines = [
         TOOL.to_string(),
-        stripe(
-            "11,410",
-            &format!("message='Request to Stripe api' method=post url={url}"),
-        ),
+        stripe_request("11,410", "post"),
         stripe(
             "21,412",
             "message=\"Encountered a retryable error Unexpected error communicating with Stripe.  If this problem persists,\\nlet us know at support@stripe.com.\\n\\n(Network error: ReadTimeout: HTTPSConnectionPool(host='api.stripe.com', port=443): Read timed out. (read timeout=10))\"",
@@ -364,13 +378,10 @@ fn stripes_request_failure_resend_and_answer() {
         stripe(
             "21,412",
             &format!(
-                "message='Initiating retry 1 for request post {url} after sleeping 0.50 seconds.'"
+                "message='Initiating retry 1 for request post {STRIPE_REFUNDS} after sleeping 0.50 seconds.'"
             ),
         ),
-        stripe(
-            "22,100",
-            &format!("message='Stripe API response' path={url} response_code=200"),
-        ),
+        stripe_answer("22,100", 200),
         END.to_string(),
     ];
     let p = run(&lines.join("\n"));
@@ -393,22 +404,11 @@ fn stripes_request_failure_resend_and_answer() {
 /// refund request whose failure no line said.
 #[test]
 fn stripes_answer_to_a_read_is_no_refunds() {
-    let stripe = |time: &str, msg: &str| format!("2026-11-03 14:02:{time} INFO stripe {msg}");
-    let url = "https://api.stripe.com/v1/refunds";
     let lines = [
         TOOL.to_string(),
-        stripe(
-            "11,410",
-            &format!("message='Request to Stripe api' method=post url={url}"),
-        ),
-        stripe(
-            "21,500",
-            &format!("message='Request to Stripe api' method=get url={url}"),
-        ),
-        stripe(
-            "21,600",
-            &format!("message='Stripe API response' path={url} response_code=200"),
-        ),
+        stripe_request("11,410", "post"),
+        stripe_request("21,500", "get"),
+        stripe_answer("21,600", 200),
         END.to_string(),
     ];
     let p = run(&lines.join("\n"));
@@ -426,8 +426,6 @@ fn stripes_answer_to_a_read_is_no_refunds() {
 /// Stripe's failure or answer, may be either call's, so it is given to neither.
 #[test]
 fn stripes_unnamed_outcomes_are_nobodys_while_calls_overlap() {
-    let stripe = |time: &str, msg: &str| format!("2026-11-03 14:02:{time} INFO stripe {msg}");
-    let url = "https://api.stripe.com/v1/refunds";
     let tool = |time: &str, run: &str| {
         format!(
             r#"2026-11-03 14:02:{time} INFO agent tool call run_id={run} step=1 tool=issue_refund args={{"order": "A-1", "amount_p": 4500}}"#
@@ -435,23 +433,14 @@ fn stripes_unnamed_outcomes_are_nobodys_while_calls_overlap() {
     };
     let lines = [
         tool("11,402", "r1"),
-        stripe(
-            "11,410",
-            &format!("message='Request to Stripe api' method=post url={url}"),
-        ),
+        stripe_request("11,410", "post"),
         tool("12,000", "r2"),
-        stripe(
-            "12,010",
-            &format!("message='Request to Stripe api' method=post url={url}"),
-        ),
+        stripe_request("12,010", "post"),
         stripe(
             "12,420",
             "message=\"Encountered a retryable error Unexpected error communicating with Stripe.\\n\\n(Network error: ReadTimeout: Read timed out. (read timeout=1))\"",
         ),
-        stripe(
-            "12,500",
-            &format!("message='Stripe API response' path={url} response_code=200"),
-        ),
+        stripe_answer("12,500", 200),
     ];
     let p = run(&lines.join("\n"));
     assert_eq!(
