@@ -85,6 +85,9 @@ const NEVER_CONNECTED: &[&str] = &[
     "opentimeout",
     "cannot connect to host",
     "pooltimeout",
+    // httpx's ConnectError (refused, no such host, a handshake refused: nothing was sent),
+    // as Stripe's SDK through httpx names it (`A ConnectError was raised`).
+    "connecterror",
     "certificate verify failed",
     // libcurl's words (PHP's Guzzle wraps them all in one ConnectException): error 7,
     // error 6, and error 28 while connecting (`Operation timed out` is after sending).

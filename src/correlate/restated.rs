@@ -45,7 +45,7 @@ pub(super) fn absorb(kept: &mut Outcome, new: &Outcome) -> bool {
         (OutcomeKind::Response { status, .. }, OutcomeKind::Failure { error, message, .. }) => {
             names_status(error, *status)
                 || names_status(message, *status)
-                || (*status >= 400 && !names_transport(error) && !names_transport(message))
+                || (*status >= 400 && is_sdk_refusal(error) && !names_transport(message))
         }
         (OutcomeKind::Failure { class, .. }, OutcomeKind::Failure { class: again, .. }) => {
             class == again
@@ -54,11 +54,30 @@ pub(super) fn absorb(kept: &mut Outcome, new: &Outcome) -> bool {
     }
 }
 
+/// An API SDK's exception for a refusal, which names its kind and not its status (Stripe's
+/// `InvalidRequestError: Request req_1: Charge ... has already been refunded.` after
+/// `response_code=400`; OpenAI's and Anthropic's `BadRequestError`): logged at once after a
+/// refusal, that refusal told again. Any other class (`TypeError: fetch failed`,
+/// `HTTPError: 502`, `IOException: unexpected end of stream`) may be a second request's.
+fn is_sdk_refusal(error: &str) -> bool {
+    const CLASSES: [&str; 10] = [
+        "InvalidRequestError",
+        "CardError",
+        "AuthenticationError",
+        "PermissionError",
+        "RateLimitError",
+        "IdempotencyError",
+        "BadRequestError",
+        "UnprocessableEntityError",
+        "ConflictError",
+        "NotFoundError",
+    ];
+    let name = error.rsplit(['.', ':']).next().unwrap_or(error);
+    CLASSES.contains(&name)
+}
+
 /// Whether `text` speaks of the connection rather than an answer (`Read timed out`,
-/// `Connection reset`, Stripe's `Network error`). An SDK's exception for a refusal names
-/// its kind, not its status (Stripe's `InvalidRequestError: Request req_1: Charge ... has
-/// already been refunded.` after `response_code=400`): one that says nothing of the
-/// connection, logged at once after a refusal, is that refusal told again.
+/// `Connection reset`, Stripe's `Network error`).
 fn names_transport(text: &str) -> bool {
     const WORDS: [&str; 14] = [
         "timeout",
@@ -192,27 +211,50 @@ mod tests {
         }
     }
 
+    fn raised(ms: i64, error: &str, message: &str) -> Outcome {
+        Outcome {
+            at: Timestamp(ms * 1_000_000),
+            loc: Loc { input: 0, line: 1 },
+            kind: OutcomeKind::Failure {
+                class: FailureClass::Ambiguous,
+                error: error.into(),
+                message: message.into(),
+            },
+        }
+    }
+
     #[test]
     fn an_sdks_exception_for_a_refusal_is_that_refusal() {
         let refused = "Request req_1: Charge ch_1 has already been refunded.";
         let mut kept = response(0, 400, None);
         assert!(absorb(
             &mut kept,
-            &failure(2, FailureClass::Ambiguous, refused)
+            &raised(2, "InvalidRequestError", refused)
         ));
         assert_eq!(kept.status(), Some(400));
-        // Words of the connection are another request's failure; an answer that refused
-        // nothing is not restated by an exception.
+        let mut kept = response(0, 400, None);
+        let openai = raised(2, "openai.BadRequestError", "Error code: invalid_request");
+        assert!(absorb(&mut kept, &openai));
+        // Another class may be a second request's failure (Node's fetch, another status,
+        // a stream cut short); an answer that refused nothing is not restated.
+        for (error, message) in [
+            ("TypeError", "fetch failed"),
+            ("HTTPError", "Bad Gateway"),
+            ("IOException", "unexpected end of stream"),
+        ] {
+            let mut kept = response(0, 503, None);
+            assert!(!absorb(&mut kept, &raised(500, error, message)), "{error}");
+        }
         let mut kept = response(0, 400, None);
         let timeout = "(Network error: ReadTimeout: Read timed out. (read timeout=1))";
         assert!(!absorb(
             &mut kept,
-            &failure(2, FailureClass::Ambiguous, timeout)
+            &raised(2, "InvalidRequestError", timeout)
         ));
         let mut kept = response(0, 201, None);
         assert!(!absorb(
             &mut kept,
-            &failure(2, FailureClass::Ambiguous, refused)
+            &raised(2, "InvalidRequestError", refused)
         ));
     }
 

@@ -24,10 +24,11 @@ pub(super) fn effect_line(line: &str) -> Option<String> {
         "event" => {
             let object = top.get("data")?.get("object")?.as_object()?;
             let kind = object.get("object")?.as_str()?;
-            // `refund.created`, `charge.refund.updated`: events of the object itself.
+            // `refund.created`, `charge.succeeded`, `charge.refund.updated`: events of the
+            // object itself (`charge.refunded` carries the charge, not its refunds).
             let ty = top.get("type")?.as_str()?;
-            let of_it = ty.strip_prefix("charge.").unwrap_or(ty);
-            of_it.strip_prefix(kind)?.strip_prefix('.')?;
+            let of = |t: &str| t.strip_prefix(kind).is_some_and(|r| r.starts_with('.'));
+            (of(ty) || ty.strip_prefix("charge.").is_some_and(of)).then_some(())?;
             let request = top.get("request");
             let key = request.and_then(|r| r.get("idempotency_key"));
             let at = top.get("created").and_then(Value::as_i64);
@@ -41,9 +42,13 @@ pub(super) fn effect_line(line: &str) -> Option<String> {
         .get("object")?
         .as_str()
         .filter(|k| KINDS.contains(k))?;
+    // An authorisation not captured moved no money yet.
+    if object.get("captured") == Some(&Value::Bool(false)) {
+        return None;
+    }
     let id = object.get("id")?.as_str()?;
-    let amount = object.get("amount")?.as_i64()?;
     let currency = object.get("currency")?.as_str()?;
+    let amount = minor_units(object.get("amount")?.as_i64()?, currency)?;
     let created = iso(object.get("created")?.as_i64()?)?;
     let mut effect = Map::new();
     effect.insert("ts".into(), json!(created));
@@ -67,10 +72,20 @@ pub(super) fn effect_line(line: &str) -> Option<String> {
     serde_json::to_string(&effect).ok()
 }
 
+/// Stripe's amount in the currency's ISO 4217 minor units: Stripe writes ISK with two
+/// decimals (100 is one króna) and MGA with none, unlike ISO 4217.
+fn minor_units(amount: i64, currency: &str) -> Option<i64> {
+    match currency.to_ascii_uppercase().as_str() {
+        "ISK" => (amount % 100 == 0).then_some(amount / 100),
+        "MGA" => amount.checked_mul(100),
+        _ => Some(amount),
+    }
+}
+
 /// The order in the object's `metadata`, a string or a number.
 fn order(object: &Map<String, Value>) -> Option<Value> {
     let metadata = object.get("metadata")?.as_object()?;
-    ["order_id", "order", "order_ref", "orderId"]
+    ["order_id", "order", "order_ref", "orderId", "orderRef"]
         .iter()
         .find_map(|k| match metadata.get(*k)? {
             Value::String(s) if !s.is_empty() => Some(json!(s)),
@@ -119,6 +134,28 @@ mod tests {
         let failed = read(&event("charge.refund.updated", "failed"));
         assert_eq!(failed["status"], "failed");
         assert_eq!(failed["state_at"], "2025-12-06T16:56:40Z");
+    }
+
+    #[test]
+    fn a_charge_event_is_the_charge_and_stripes_own_exponents_are_minded() {
+        let charge = r#"{"id":"ch_1","object":"charge","amount":4500,"captured":true,"created":1765040172,"currency":"isk","metadata":{"orderRef":"A-1"},"status":"succeeded"}"#;
+        let event = format!(
+            r#"{{"object":"event","type":"charge.succeeded","created":1765040172,"data":{{"object":{charge}}}}}"#
+        );
+        let read_event = read(&event);
+        assert_eq!(
+            (
+                &read_event["kind"],
+                &read_event["amount_minor"],
+                &read_event["order"]
+            ),
+            (&json!("charge"), &json!(45), &json!("A-1"))
+        );
+        let mga = REFUND.replace("gbp", "mga");
+        assert_eq!(read(&mga)["amount_minor"], 450_000);
+        // Held, not captured: no money moved.
+        let held = charge.replace(r#""captured":true"#, r#""captured":false"#);
+        assert_eq!(effect_line(&held), None);
     }
 
     #[test]

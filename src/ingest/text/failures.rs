@@ -101,15 +101,14 @@ pub(super) fn backoff_raised(field: &[u8]) -> Option<&[u8]> {
 /// `...Timeout`).
 pub(super) fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let cut = memchr::memmem::find(field, b": ")?;
-    // Inside a logfmt record's quoted message (Stripe's SDK: `message="Encountered a
-    // retryable error ...(Network error: ReadTimeout: ...)"`): no program's own words, and
-    // its reader says which request failed.
+    // Stripe's SDK's own record (`message="Encountered a retryable error ...(Network
+    // error: ReadTimeout: ...)"`): its reader says which request failed.
     let words = &field[..cut];
-    let quoted = [&b"message=\""[..], b"message='"];
-    if quoted
-        .iter()
-        .any(|q| memchr::memmem::find(words, q).is_some())
-    {
+    let sdk = [
+        &b"message=\"Encountered a retryable error "[..],
+        b"message='Encountered a retryable error ",
+    ];
+    if sdk.iter().any(|q| memchr::memmem::find(words, q).is_some()) {
         return None;
     }
     if words_about_a_failure(words) != Some(true) {

@@ -57,12 +57,20 @@ pub(super) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
 }
 
 /// The failure in `Unexpected error communicating with Stripe. ...\n\n(Network error:
-/// ReadTimeout: ...)`: the HTTP library's exception class and its words, else the SDK's
-/// own `APIConnectionError` with the whole text.
+/// ReadTimeout: ...)` (through requests) or `(Network error: A ConnectError was raised)`
+/// (through httpx): the HTTP library's exception class and its words, else the SDK's own
+/// `APIConnectionError` with the whole text.
 fn network_error(text: &[u8]) -> ClientLine<'_> {
     let named = split_once(text, b"(Network error: ").and_then(|(_, rest)| {
         let rest = rest.strip_suffix(b")").unwrap_or(rest);
-        let (class, words) = split_once(rest, b": ")?;
+        let (class, words) = match rest.strip_prefix(b"A ") {
+            Some(raised) => {
+                let (class, words) = split_once(raised, b" was raised")?;
+                let words = words.strip_prefix(b" with error message ").unwrap_or(b"");
+                (class, words)
+            }
+            None => split_once(rest, b": ")?,
+        };
         let is_class = !class.is_empty()
             && (class.iter()).all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
         is_class.then_some((class, words))
@@ -188,6 +196,21 @@ mod tests {
                 url: URL,
                 status: None,
                 after: Duration(710_000_000),
+            })
+        );
+    }
+
+    #[test]
+    fn an_error_raised_through_httpx_names_its_class() {
+        let failed = read(
+            br#"message="Encountered a retryable error Unexpected error communicating with Stripe. If this problem\npersists, let us know at support@stripe.com.\n\n(Network error: A ConnectError was raised)""#,
+        );
+        assert_eq!(
+            failed,
+            Some(ClientLine::Failed {
+                url: None,
+                class: b"ConnectError",
+                error: b"",
             })
         );
     }
