@@ -8,7 +8,7 @@ pub(crate) mod monolog;
 pub(crate) mod nested;
 mod object;
 mod open_call;
-mod stripe;
+pub(crate) mod stripe;
 mod untyped;
 
 #[cfg(test)]
@@ -298,17 +298,11 @@ impl State {
                 return self.embedded(&f, opts);
             }
             // Stripe's refund (charge, payout...) object: the effect it is.
-            if let Some(effect) = stripe::effect_line(text) {
+            if let Some(effect) = stripe::effect_line(text)? {
                 return self.text_line(&effect, opts);
             }
             return Err("no `type` field".into());
         };
-        // Stripe's event of such an object (`refund.created`): the effect it carries.
-        if ty.contains('.')
-            && let Some(effect) = stripe::effect_line(text)
-        {
-            return self.text_line(&effect, opts);
-        }
         self.typed = true;
         // An effect's own time, read before its settlement's, which is dated from it.
         let mut effect_at = None;
@@ -416,8 +410,15 @@ impl State {
                 effect_at = Some(at);
                 effect
             }
-            // `healthcheck`, `log`...: a line of the log, not an event of the audit.
-            _ => return Ok(None),
+            // Stripe's event of a refund (charge...) or the object itself (a payout's `type`
+            // is its destination's): the effect. Any other type, `healthcheck`, `log`...: a
+            // line of the log, not an event of the audit.
+            _ => {
+                return match stripe::effect_line(text)? {
+                    Some(effect) => self.text_line(&effect, opts),
+                    None => Ok(None),
+                };
+            }
         };
         let at = match effect_at {
             Some(at) => at,

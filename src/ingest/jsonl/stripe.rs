@@ -15,8 +15,43 @@ use serde_json::{Map, Value, json};
 /// The objects read as effects, by Stripe's `object` name: each is its own kind.
 const KINDS: [&str; 4] = ["refund", "charge", "payout", "transfer"];
 
-/// The SPEC effect line `line` stands for, when it is one of Stripe's objects above.
-pub(super) fn effect_line(line: &str) -> Option<String> {
+/// Whether a line's object is one of Stripe's objects read here, dated: a file of them is
+/// JSON Lines.
+pub(crate) fn is_object(top: &Map<String, Value>) -> bool {
+    let object = top.get("object").and_then(Value::as_str);
+    object.is_some_and(|o| KINDS.contains(&o)) && top.contains_key("created")
+}
+
+/// The SPEC effect line `line` stands for, when it is one of Stripe's objects above or an
+/// event of one; an error saying what it lacks when it is one but cannot be read (no id,
+/// an amount that is not a whole number...).
+pub(super) fn effect_line(line: &str) -> Result<Option<String>, String> {
+    let Some(object) = recognised(line) else {
+        return Ok(None);
+    };
+    // An authorisation not captured moved no money yet.
+    if object.object.get("captured") == Some(&Value::Bool(false)) {
+        return Ok(None);
+    }
+    let what = object.kind;
+    read(object).map(Some).ok_or_else(|| {
+        format!(
+            "a Stripe {what} needs `id`, a whole `amount`, `currency` and `created` (unix seconds)"
+        )
+    })
+}
+
+/// One of Stripe's objects read here, with what its event adds.
+struct Recognised {
+    object: Map<String, Value>,
+    kind: &'static str,
+    key: Option<String>,
+    state_at: Option<i64>,
+}
+
+fn recognised(line: &str) -> Option<Recognised> {
+    // Asked of every line of an unknown type (a health check's): parsed only when it may be.
+    memchr::memmem::find(line.as_bytes(), b"\"object\"")?;
     let Ok(Value::Object(top)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
@@ -34,18 +69,29 @@ pub(super) fn effect_line(line: &str) -> Option<String> {
             let at = top.get("created").and_then(Value::as_i64);
             // Its state when the event happened: a creation's is the object's own.
             let later = !ty.ends_with(".created");
-            (object, key.and_then(Value::as_str), at.filter(|_| later))
+            let key = key.and_then(Value::as_str).map(String::from);
+            (object.clone(), key, at.filter(|_| later))
         }
-        _ => (&top, None, None),
+        _ => (top, None, None),
     };
-    let kind = object
-        .get("object")?
-        .as_str()
-        .filter(|k| KINDS.contains(k))?;
-    // An authorisation not captured moved no money yet.
-    if object.get("captured") == Some(&Value::Bool(false)) {
-        return None;
-    }
+    let name = object.get("object")?.as_str()?;
+    let kind = KINDS.iter().copied().find(|k| *k == name)?;
+    Some(Recognised {
+        object,
+        kind,
+        key,
+        state_at,
+    })
+}
+
+/// The SPEC effect line of a recognised object; `None` when it lacks what one needs.
+fn read(r: Recognised) -> Option<String> {
+    let Recognised {
+        object,
+        kind,
+        key,
+        state_at,
+    } = r;
     let id = object.get("id")?.as_str()?;
     let currency = object.get("currency")?.as_str()?;
     let amount = minor_units(object.get("amount")?.as_i64()?, currency)?;
@@ -57,7 +103,7 @@ pub(super) fn effect_line(line: &str) -> Option<String> {
     effect.insert("kind".into(), json!(kind));
     effect.insert("amount_minor".into(), json!(amount));
     effect.insert("currency".into(), json!(currency.to_ascii_uppercase()));
-    if let Some(order) = order(object) {
+    if let Some(order) = order(&object) {
         effect.insert("order".into(), order);
     }
     if let Some(key) = key {
@@ -107,7 +153,7 @@ mod tests {
     const REFUND: &str = r#"{"id":"re_1","object":"refund","amount":4500,"charge":"ch_1","created":1765040172,"currency":"gbp","metadata":{"order_id":"A-1"},"status":"succeeded"}"#;
 
     fn read(line: &str) -> Value {
-        serde_json::from_str(&effect_line(line).expect("an effect")).unwrap()
+        serde_json::from_str(&effect_line(line).unwrap().expect("an effect")).unwrap()
     }
 
     #[test]
@@ -155,7 +201,7 @@ mod tests {
         assert_eq!(read(&mga)["amount_minor"], 450_000);
         // Held, not captured: no money moved.
         let held = charge.replace(r#""captured":true"#, r#""captured":false"#);
-        assert_eq!(effect_line(&held), None);
+        assert_eq!(effect_line(&held), Ok(None));
     }
 
     #[test]
@@ -165,12 +211,24 @@ mod tests {
             r#"{"object":"event","type":"customer.created","data":{"object":{"id":"cus_1","object":"customer"}}}"#,
             // An event of another object than the one it carries.
             r#"{"object":"event","type":"charge.succeeded","data":{"object":{"id":"re_1","object":"refund","amount":1,"currency":"gbp","created":1}}}"#,
-            r#"{"id":"re_1","object":"refund","currency":"gbp","created":1765040172}"#,
-            r#"{"id":"re_1","object":"refund","amount":"45.00","currency":"gbp","created":1765040172}"#,
             r#"{"type":"effect","effect_id":"re_1"}"#,
             "[1, 2]",
         ] {
-            assert_eq!(effect_line(line), None, "{line}");
+            assert_eq!(effect_line(line), Ok(None), "{line}");
+        }
+    }
+
+    /// A refund that cannot be read is skipped with what it lacks, not passed over.
+    #[test]
+    fn a_stripe_object_without_what_an_effect_needs_says_so() {
+        for line in [
+            r#"{"id":"re_1","object":"refund","currency":"gbp","created":1765040172}"#,
+            r#"{"id":"re_1","object":"refund","amount":"45.00","currency":"gbp","created":1765040172}"#,
+            r#"{"id":"re_1","object":"refund","amount":4500,"currency":"gbp","created":"2026-12-06"}"#,
+            r#"{"object":"event","type":"refund.created","data":{"object":{"id":"re_1","object":"refund","amount":4500,"currency":"gbp"}}}"#,
+        ] {
+            let why = effect_line(line).unwrap_err();
+            assert!(why.starts_with("a Stripe refund needs"), "{line}: {why}");
         }
     }
 }
