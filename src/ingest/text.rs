@@ -163,6 +163,9 @@ struct TextParser {
     /// Where a new section restarts the rollover reckoning: the file's first time of day.
     first_tod: Option<i64>,
     current_call: Option<CallRef>,
+    /// The tool of the latest call dispatched through a tool call line, for the program's
+    /// words that name it (`issue_refund failed: ReadTimeout: ...`).
+    call_tool: Option<(CallRef, Text)>,
     /// Calls made of requests logged with no tool call above them ([`anonymous`]).
     anonymous: anonymous::Anonymous,
     last_attempt: FxHashMap<CallRef, u32>,
@@ -206,6 +209,7 @@ impl TextParser {
             prev_tod: None,
             first_tod: None,
             current_call: None,
+            call_tool: None,
             anonymous: anonymous::Anonymous::default(),
             last_attempt: FxHashMap::default(),
             line_at: Timestamp::default(),
@@ -711,7 +715,7 @@ impl TextParser {
             let _ = self.call_or_anonymous(self.line_at);
             return self.failure_line(class, message, f).map(Some);
         }
-        if let Some((class, message)) = prefixed_exception(first) {
+        if let Some((class, message)) = prefixed_exception(first, |w| self.names_current_tool(w)) {
             return self.failure_line(class, message, f).map(Some);
         }
         // `receipt email failed: execution expired (Net::OpenTimeout)`: another failure.
@@ -834,12 +838,25 @@ impl TextParser {
                 .map_err(|e| format!("tool call args are not JSON: {e}"))?;
         }
         self.begin_call(&call, at);
+        let tool = small(tool);
+        self.call_tool = Some((call.clone(), tool.clone()));
         Ok(EventKind::ToolCall(Box::new(ToolCall {
             call,
-            tool: small(tool),
+            tool,
             args_raw: small(raw),
             args: serde_json::Value::Null,
         })))
+    }
+
+    /// Whether the program's `words` name the current call's tool (`issue_refund failed`):
+    /// a failure so told is the call's, though no word says a request.
+    fn names_current_tool(&self, words: &[u8]) -> bool {
+        match (&self.call_tool, &self.current_call) {
+            (Some((call, tool)), Some(current)) => {
+                call == current && memchr::memmem::find(words, tool.as_bytes()).is_some()
+            }
+            _ => false,
+        }
     }
 
     /// `call` was dispatched at `at`: the client lines after it that name no call are its.

@@ -97,9 +97,12 @@ pub(super) fn backoff_raised(field: &[u8]) -> Option<&[u8]> {
 /// An exception after the program's own words about a failure, as `console.error(prefix,
 /// err)` and `log.error("...: %s", e)` write it: `refund attempt 1 failed: RequestError:
 /// Timeout awaiting 'request' for 1000ms`. The words must say a request (an attempt, a
-/// call) failed, and the class must be named as an error is (`...Error`, `...Exception`,
-/// `...Timeout`).
-pub(super) fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
+/// call) failed, or name the call's tool (`names_call`: `issue_refund failed`), and the
+/// class must be named as an error is (`...Error`, `...Exception`, `...Timeout`).
+pub(super) fn prefixed_exception(
+    field: &[u8],
+    names_call: impl FnOnce(&[u8]) -> bool,
+) -> Option<(&[u8], &[u8])> {
     let cut = memchr::memmem::find(field, b": ")?;
     // Stripe's SDK's own record (`message="Encountered a retryable error ...(Network
     // error: ReadTimeout: ...)"`): its reader says which request failed.
@@ -111,8 +114,10 @@ pub(super) fn prefixed_exception(field: &[u8]) -> Option<(&[u8], &[u8])> {
     if sdk.iter().any(|q| memchr::memmem::find(words, q).is_some()) {
         return None;
     }
-    if words_about_a_failure(words) != Some(true) {
-        return None;
+    match words_about_a_failure(words) {
+        Some(true) => {}
+        Some(false) if names_call(words) => {}
+        _ => return None,
     }
     let (class, message) = exception_line(field[cut + 2..].trim_ascii())?;
     let name = class

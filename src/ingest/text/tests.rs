@@ -394,6 +394,32 @@ fn an_exception_after_words_about_a_failure() {
     );
 }
 
+/// Words that name the current call's tool say whose failure it is (`issue_refund failed`);
+/// the same words after another tool's call, or another thing's failure, do not.
+#[test]
+fn an_exception_after_the_tools_name() {
+    let failures = |log: &str| -> Vec<(String, FailureClass)> {
+        (kinds(&run(log)).into_iter())
+            .filter_map(|k| match k {
+                EventKind::Failure(f) => Some((f.error.to_string(), f.class)),
+                _ => None,
+            })
+            .collect()
+    };
+    let failed = "10:00:11  issue_refund failed: ReadTimeout: The read operation timed out\n";
+    let refund = "10:00:00  agent run r  step 2  tool=issue_refund  args={\"a\":1}\n\
+                  10:00:01  POST https://x/v1/refunds  (attempt 1)\n";
+    assert_eq!(
+        failures(&format!("{refund}{failed}")),
+        [("ReadTimeout".to_string(), FailureClass::Ambiguous)]
+    );
+    let lookup = "10:00:00  agent run r  step 2  tool=lookup_order  args={\"a\":1}\n\
+                  10:00:01  GET https://x/v1/orders/1  (attempt 1)\n";
+    assert_eq!(failures(&format!("{lookup}{failed}")), []);
+    let email = "10:00:11  receipt email failed: SMTPException: 421 try later\n";
+    assert_eq!(failures(&format!("{refund}{email}")), []);
+}
+
 #[test]
 fn broken_lines_are_skipped_with_a_reason_and_others_ignored() {
     let p = run(
