@@ -95,6 +95,9 @@ const NEVER_CONNECTED: &[&str] = &[
     "could not resolve host",
     "connection timed out after",
     "resolving timed out after",
+    // Ruby's Net::HTTP while connecting, whatever the cause in brackets (Faraday wraps it
+    // in ConnectionFailed: `Failed to open TCP connection to h:443 (execution expired)`).
+    "failed to open tcp connection",
 ];
 
 /// Error codes (Node's, from the C library) meaning the connection was never made: matched
@@ -426,6 +429,16 @@ mod tests {
                 Ambiguous,
             ),
             ("Net::OpenTimeout", "execution expired", Safe),
+            (
+                "Faraday::ConnectionFailed",
+                "Failed to open TCP connection to 127.0.0.1:40325 (Connection timed out - user specified timeout)",
+                Safe,
+            ),
+            (
+                "Faraday::ConnectionFailed",
+                "end of file reached",
+                Ambiguous,
+            ),
             (
                 "Errno::ECONNREFUSED",
                 "Failed to open TCP connection to p:443 (Connection refused)",

@@ -230,8 +230,10 @@ fn dispatch_entries(model: &Model, d: &Dispatch, out: &mut Vec<Entry>) {
                 .flatten()
                 .collect::<Vec<_>>()
                 .join(" ");
+            // A client's own line or a span without headers cannot show a key: not `no key`.
             let key = match &a.key {
                 Some(k) => format!("key {k}"),
+                None if a.key_unseen => "key unknown".to_string(),
                 None => "no key".to_string(),
             };
             let text = format!("attempt {}  {request}  {key}", a.number).replace("    ", "  ");

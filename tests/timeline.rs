@@ -315,3 +315,41 @@ fn a_delivery_copy_names_the_effect_it_copies() {
         "{original}"
     );
 }
+
+/// An attempt read from an HTTP client's own line (Stripe's SDK keys every POST and logs
+/// no header) shows its key as unknown; one the agent logged with its headers and no key
+/// shows `no key`.
+#[test]
+fn a_key_no_line_could_show_is_unknown() {
+    let attempts = |args: &[&str]| -> Vec<String> {
+        let (code, out) = timeline(args);
+        assert!(matches!(code, Some(0) | Some(1)), "{out}");
+        let t: TimelineReport = serde_json::from_str(&out).unwrap();
+        (t.entries.into_iter())
+            .filter(|e| e.what == "attempt")
+            .map(|e| e.text)
+            .collect()
+    };
+    let sdk = attempts(&[
+        "fixtures/python-stripe",
+        "--run",
+        "r-python-stripe",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        !sdk.is_empty() && sdk.iter().all(|a| a.ends_with("key unknown")),
+        "{sdk:?}"
+    );
+    let spec = attempts(&[
+        "fixtures/incident-a88214",
+        "--order",
+        "A-88214",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        !spec.is_empty() && spec.iter().all(|a| a.ends_with("no key")),
+        "{spec:?}"
+    );
+}

@@ -324,7 +324,8 @@ impl TextParser {
                     (whole == joined.len()).then_some((stamp, used + offset.len() + 3))
                 }
                 None => {
-                    let header = level::level_and_target(&inner[used..])?;
+                    let header = (level::level_and_target(&inner[used..]))
+                        .or_else(|| level::dashed_name_and_level(&inner[used..]))?;
                     Some((stamp, used + header + 2))
                 }
             },
@@ -991,7 +992,7 @@ impl TextParser {
         message: Text,
     ) -> EventKind {
         let attempt = self.current_attempt(&call);
-        self.note_outcome(&call, attempt.is_none());
+        self.note_outcome(&call, attempt, Some(status));
         EventKind::Response(Box::new(Response {
             attempt,
             call,
@@ -1026,7 +1027,7 @@ impl TextParser {
             message = joined.into();
         }
         let attempt = self.current_attempt(&call);
-        self.note_outcome(&call, attempt.is_none());
+        self.note_outcome(&call, attempt, None);
         self.tail.record_failed();
         Ok(EventKind::Failure(Box::new(Failure {
             attempt,

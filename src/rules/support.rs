@@ -142,13 +142,19 @@ pub fn how_it_ended(a: &AttemptRec) -> String {
     }
 }
 
-/// The past tense of an effect kind for messages: `refunded`, `charged`, `paid out`.
+/// The past tense of an effect kind for messages: `refunded`, `charged`, `paid out`. A
+/// kind that is no verb (`payment`, `payment_order`, a `--tool-kind` name) is said as
+/// what was made: `made a payment`.
 pub fn did(kind: &str) -> String {
     match kind {
         "payout" => "paid out".to_string(),
-        "capture" => "captured".to_string(),
-        k if k.ends_with('e') => format!("{k}d"),
-        k => format!("{k}ed"),
+        "payment" => "paid".to_string(),
+        "transfer" => "transferred".to_string(),
+        "refund" | "charge" | "capture" | "credit" => match kind.strip_suffix('e') {
+            Some(stem) => format!("{stem}ed"),
+            None => format!("{kind}ed"),
+        },
+        k => format!("made a {}", k.replace('_', " ")),
     }
 }
 
@@ -630,6 +636,25 @@ mod tests {
                     model.tool_of(d).to_string(),
                 )
             })
+    }
+
+    /// Each kind's past tense reads as English: no `paymented`, `transfered`.
+    #[test]
+    fn every_kind_is_said_in_the_past_tense() {
+        let said: Vec<String> = crate::event::EFFECT_KINDS.iter().map(|k| did(k)).collect();
+        assert_eq!(
+            said,
+            [
+                "refunded",
+                "charged",
+                "paid out",
+                "paid",
+                "transferred",
+                "captured",
+                "credited"
+            ]
+        );
+        assert_eq!(did("payment_order"), "made a payment order");
     }
 
     /// Thousands of records whose keys are shared by several attempts, logged on effects

@@ -314,7 +314,7 @@ impl TextParser {
             }
             Said::Retry { error, message } => {
                 let (error, message) = (small(error), small(message));
-                self.note_outcome(&Some(call.clone()), true);
+                self.note_outcome(&Some(call.clone()), None, None);
                 EventKind::Failure(Box::new(Failure {
                     call: Some(call),
                     attempt: None,

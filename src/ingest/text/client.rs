@@ -23,8 +23,8 @@
 //! one byte turns away nearly all of those ([`may_be_client_line`]).
 
 use super::{TextParser, Verdict, as_text, small};
-use crate::classify::classify_failure;
-use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url};
+use crate::classify::{FailureClass, classify_failure};
+use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url, url_parts};
 use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
 use jdk_httpclient::KeyBelow;
@@ -49,6 +49,9 @@ pub(super) struct ClientLog {
     last_number: Option<u32>,
     /// Outcomes read with no attempt before them: correlation implies one for each.
     implied: u32,
+    /// The latest outcome was such a one, a failure, and no request was read after it: an
+    /// SDK's line that the request is retried ([`ClientLine::Retried`]) is of that one.
+    implied_failure_last: bool,
     /// The request sent last was a read (a `GET`, not recorded): an answer or failure that
     /// names no request ([`ClientLine::Answer`], Stripe's unnamed failure) is its.
     read_in_flight: bool,
@@ -69,6 +72,11 @@ struct Sent {
     headers_seen: bool,
     /// It has an outcome: a later line cannot be its answer.
     answered: bool,
+    /// The status it got, when answered.
+    status: Option<u16>,
+    /// A failure of it was read (its client's line, or the program's own traceback): an
+    /// SDK's line that it is retried ([`ClientLine::Retried`]) adds none.
+    failure_read: bool,
 }
 
 impl ClientLog {
@@ -94,6 +102,7 @@ impl ClientLog {
         self.sent.clear();
         self.last_number = None;
         self.implied = 0;
+        self.implied_failure_last = false;
         self.read_in_flight = false;
     }
 
@@ -102,6 +111,7 @@ impl ClientLog {
             self.sent.remove(0);
         }
         self.last_number = Some(sent.number);
+        self.implied_failure_last = false;
         self.sent.push(sent);
     }
 
@@ -165,7 +175,11 @@ impl TextParser {
             {
                 return Some(Verdict::Ignored);
             }
-            None if matches!(line, ClientLine::Failed { .. } | ClientLine::Answer { .. }) => {
+            None if matches!(
+                line,
+                ClientLine::Failed { .. } | ClientLine::Answer { .. } | ClientLine::Retried { .. }
+            ) =>
+            {
                 return Some(Verdict::Ignored);
             }
             None => match self.call_or_anonymous(at) {
@@ -206,6 +220,7 @@ impl TextParser {
                 let number = match resent {
                     Some(s) => {
                         s.answered = true;
+                        s.status = Some(status);
                         s.number
                     }
                     None => {
@@ -219,6 +234,8 @@ impl TextParser {
                             key: None,
                             headers_seen: false,
                             answered: true,
+                            status: Some(status),
+                            failure_read: false,
                         };
                         events.push((since, self.client_attempt(&call, &sent)));
                         self.client.record(sent);
@@ -258,6 +275,8 @@ impl TextParser {
                             key: s.key.clone(),
                             headers_seen: s.headers_seen,
                             answered: true,
+                            status: None,
+                            failure_read: true,
                         }
                     }
                     // urllib3 logs a request once answered: the one that failed is in no
@@ -270,6 +289,8 @@ impl TextParser {
                             key: None,
                             headers_seen: false,
                             answered: true,
+                            status: None,
+                            failure_read: true,
                         };
                         events.push((since, self.client_attempt(&call, &sent)));
                         sent
@@ -292,6 +313,7 @@ impl TextParser {
                 let again = Sent {
                     number: self.next_attempt(&call),
                     answered: false,
+                    failure_read: false,
                     ..failed
                 };
                 events.push((at, self.client_attempt(&call, &again)));
@@ -328,6 +350,7 @@ impl TextParser {
                     None => match self.client.open_last() {
                         Some(s) => {
                             s.answered = true;
+                            s.failure_read = true;
                             s.number
                         }
                         None => return Some(Verdict::Ignored),
@@ -335,12 +358,14 @@ impl TextParser {
                     Some(url) => match self.client.latest_to(url) {
                         Some(s) if !s.answered => {
                             s.answered = true;
+                            s.failure_read = true;
                             s.number
                         }
                         // Its request was logged before this file begins, or not at all.
                         _ => {
                             let mut sent = self.unanswered(&call, b"", url)?;
                             sent.answered = true;
+                            sent.failure_read = true;
                             let number = sent.number;
                             events.push((since, self.client_attempt(&call, &sent)));
                             self.client.record(sent);
@@ -359,6 +384,37 @@ impl TextParser {
                 events.push((at, EventKind::Failure(Box::new(failure))));
                 Verdict::Events(events)
             }
+            ClientLine::Retried { path, after } => {
+                let Some((failed, unlogged)) = self.retried(&call, path, since) else {
+                    return Some(Verdict::Ignored);
+                };
+                let mut events = Vec::with_capacity(3);
+                events.extend(unlogged);
+                if !failed.failure_read && failed.status.is_none() {
+                    // Its failure is in no line: a timeout, or a connection lost.
+                    let failure = Failure {
+                        call: Some(call.clone()),
+                        attempt: Some(failed.number),
+                        class: FailureClass::Ambiguous,
+                        error: Text::from_static_str("unlogged failure"),
+                        message: Text::from_static_str(
+                            "the client sent the request again without saying why",
+                        ),
+                    };
+                    events.push((at, EventKind::Failure(Box::new(failure))));
+                }
+                // Sent again as it was, once the wait is over (the SDK keeps its key).
+                let again = Sent {
+                    number: self.next_attempt(&call),
+                    answered: false,
+                    status: None,
+                    failure_read: false,
+                    ..failed
+                };
+                events.push((at.plus(after), self.client_attempt(&call, &again)));
+                self.client.record(again);
+                Verdict::Events(events)
+            }
             ClientLine::Resending {
                 method,
                 url,
@@ -375,6 +431,7 @@ impl TextParser {
                     && let Some(s) = self.client.latest_to(url).filter(|s| !s.answered)
                 {
                     s.answered = true;
+                    s.status = Some(status);
                     let answer =
                         Response::status_only(call.clone(), s.number, status, Text::default());
                     events.push((at, EventKind::Response(Box::new(answer))));
@@ -392,6 +449,7 @@ impl TextParser {
                     return Some(Verdict::Ignored);
                 };
                 s.answered = true;
+                s.status = Some(status);
                 let response = Response::status_only(call, s.number, status, Text::default());
                 self.answered(status);
                 Verdict::Event(at, EventKind::Response(Box::new(response)))
@@ -418,6 +476,51 @@ impl TextParser {
                 .is_some_and(|s| !s.answered && as_text(url).is_some_and(|u| same_url(&s.url, u)))
     }
 
+    /// The request an SDK's [`ClientLine::Retried`] sends again, marked answered: the
+    /// latest to `path` (else the one sent last), unless its answer says it is no retry
+    /// (a 201, a 422: the request retried is a later one). A request to `path` that no line
+    /// gave was sent after the dispatch's latest line (`since`): its attempt comes with it.
+    fn retried(
+        &mut self,
+        call: &CallRef,
+        path: Option<&[u8]>,
+        since: Timestamp,
+    ) -> Option<(Sent, Option<(Timestamp, EventKind)>)> {
+        let retryable = |s: &Sent| {
+            s.status
+                .is_none_or(|st| matches!(st, 408 | 409 | 429) || st >= 500)
+        };
+        let latest = match path {
+            Some(p) => {
+                let p = as_text(p)?;
+                (self.client.sent.iter_mut()).rfind(|s| url_parts(&s.url).1.ends_with(p))
+            }
+            None if self.client.overlapping => None,
+            None => self.client.sent.last_mut(),
+        };
+        if let Some(s) = latest.filter(|s| retryable(s)) {
+            s.answered = true;
+            let failed = Sent {
+                method: s.method.clone(),
+                url: s.url.clone(),
+                key: s.key.clone(),
+                ..*s
+            };
+            return Some((failed, None));
+        }
+        let path = path.filter(|p| !agents_own(p))?;
+        let mut sent = self.unanswered(call, b"", path)?;
+        sent.answered = true;
+        if std::mem::take(&mut self.client.implied_failure_last) {
+            // The failure read last (a traceback at DEBUG) was of this request, whose
+            // attempt correlation implies.
+            sent.failure_read = true;
+            return Some((sent, None));
+        }
+        let attempt = self.client_attempt(call, &sent);
+        Some((sent, Some((since, attempt))))
+    }
+
     /// The dispatch's next request, to `url` with `method` (none when empty), unanswered.
     fn unanswered(&mut self, call: &CallRef, method: &[u8], url: &[u8]) -> Option<Sent> {
         Some(Sent {
@@ -427,6 +530,8 @@ impl TextParser {
             key: None,
             headers_seen: false,
             answered: false,
+            status: None,
+            failure_read: false,
         })
     }
 
@@ -458,10 +563,24 @@ impl TextParser {
     /// it (else an exception the agent logs of an answer, read after that request, would
     /// be the request's failure). Read with no attempt before it (`implied`), correlation
     /// implies one, which the client's next attempt must be numbered after.
-    pub(super) fn note_outcome(&mut self, call: &Option<CallRef>, implied: bool) {
+    /// The outcome is of `attempt` (`None`: implied), an answer `status` or else a failure.
+    pub(super) fn note_outcome(
+        &mut self,
+        call: &Option<CallRef>,
+        attempt: Option<u32>,
+        status: Option<u16>,
+    ) {
         if !self.client.over && call.is_some() && *call == self.current_call {
-            self.client.implied += u32::from(implied);
+            self.client.implied += u32::from(attempt.is_none());
+            self.client.implied_failure_last = attempt.is_none() && status.is_none();
             self.client.since = self.client.since.max(self.line_at);
+            let told = (self.client.sent.iter_mut()).rfind(|s| Some(s.number) == attempt);
+            if let Some(s) = told {
+                match status {
+                    Some(status) => _ = s.status.get_or_insert(status),
+                    None => s.failure_read = true,
+                }
+            }
         }
     }
 }
@@ -469,6 +588,7 @@ impl TextParser {
 mod jdk_httpclient;
 mod retryablehttp;
 mod shapes;
+mod stainless;
 mod stripe;
 #[cfg(test)]
 mod tests;

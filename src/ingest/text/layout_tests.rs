@@ -443,3 +443,17 @@ fn only_an_amount_takes_the_currency_code_after_it() {
         Some(crate::money::Currency::GBP)
     );
 }
+
+/// The layout the Stainless-generated SDKs install for Python's logging when their
+/// `*_LOG` variable is set (`[stamp - name:line - LEVEL] message`): the application's own
+/// lines take it too. A bracket that is no such header stays unread.
+#[test]
+fn the_stainless_sdks_layout_is_read() {
+    let p = run(concat!(
+        "[2026-12-06 19:02:31 - agent:59 - INFO] tool call run_id=r1 step=1 tool=create_payment_order args={\"order\": \"A-1\"}\n",
+        "[2026-12-06 19:02:33 - httpx:1025 - INFO] HTTP Request: POST http://127.0.0.1:8761/api/payment_orders \"HTTP/1.1 201 Created\"\n",
+        "[2026-12-06 19:02:34 - agent - INFO] tool call run_id=r1 step=2 tool=t args={}\n",
+        "[2026-12-06 19:02:35 - agent:x - INFO] tool call run_id=r1 step=3 tool=t args={}\n",
+    ));
+    assert_eq!(counts(&p), (2, 0, 2), "{:?}", p.stats.problems);
+}

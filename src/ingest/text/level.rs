@@ -157,6 +157,22 @@ pub(super) fn level_and_target(text: &[u8]) -> Option<usize> {
         .then_some(close)
 }
 
+/// How far a logger's name, its line and a level, closed by `]`, reach in `text` (` -
+/// modern_treasury._base_client:1097 - INFO] ...`: the layout the Stainless-generated SDKs
+/// give Python's logging, `[%(asctime)s - %(name)s:%(lineno)d - %(levelname)s]`): up to the
+/// bracket.
+pub(super) fn dashed_name_and_level(text: &[u8]) -> Option<usize> {
+    let close = text.iter().take(200).position(|&b| b == b']')?;
+    let header = text[..close].strip_prefix(b" - ")?;
+    let at = memchr::memmem::rfind(header, b" - ")?;
+    let (place, level) = (&header[..at], &header[at + 3..]);
+    let colon = place.iter().rposition(|&b| b == b':')?;
+    let (name, line) = (&place[..colon], &place[colon + 1..]);
+    let line_ok = !line.is_empty() && line.iter().all(u8::is_ascii_digit);
+    let level_ok = LEVELS.iter().any(|l| l.eq_ignore_ascii_case(level));
+    (line_ok && level_ok && is_logger_name(name)).then_some(close)
+}
+
 /// Where the first word of `msg` ends: its first `:` or blank, a Rust path's `::` being
 /// part of the word (`agent::tools: POST ...`, tracing's and `log`'s target).
 fn name_end(msg: &[u8]) -> Option<usize> {

@@ -375,6 +375,7 @@ fn an_exception_after_words_about_a_failure() {
          10:00:03  POST https://x/v1/refunds  (attempt 2)\n\
          10:00:04  refund request error: ConnectionRefusedError: [Errno 111] Connection refused\n\
          10:00:04  receipt email failed: SMTPException: 421 try later\n\
+         10:00:04  Retrying POST https://x/v1/refunds (1 retries left): Faraday::TimeoutError: Net::ReadTimeout with #<Socket:(closed)>\n\
          10:00:05  refund created: RefundRecord: re_1\n\
          10:00:06  refund failed: see the dashboard: it is down\n\
          10:00:07  sync done: IndexError: nothing to do\n",
@@ -389,7 +390,8 @@ fn an_exception_after_words_about_a_failure() {
         failures,
         [
             ("RequestError", FailureClass::Ambiguous),
-            ("ConnectionRefusedError", FailureClass::Safe)
+            ("ConnectionRefusedError", FailureClass::Safe),
+            ("Faraday::TimeoutError", FailureClass::Ambiguous)
         ]
     );
 }

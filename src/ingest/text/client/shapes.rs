@@ -44,6 +44,14 @@ pub(in crate::ingest::text) enum ClientLine<'a> {
     },
     /// The request sent last, to `url`, got `status` (Stripe's SDK).
     Answer { url: &'a [u8], status: u16 },
+    /// An SDK sends the latest request to `path` (`None`: the request sent last) again
+    /// `after` a wait, saying no more of why (Stainless-generated SDKs' `Retrying request
+    /// to /v1/x in 0.47 seconds`): the try before failed, unlogged unless its answer or
+    /// failure was read.
+    Retried {
+        path: Option<&'a [u8]>,
+        after: crate::time::Duration,
+    },
     /// The request to `url` is sent again `after` a wait, having got `status` if named.
     Resending {
         method: &'a [u8],
@@ -58,8 +66,10 @@ pub(in crate::ingest::text) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
     match msg.first()? {
         b'H' => httpx_request(msg).or_else(|| super::jdk_httpclient::read(msg)),
         b'h' => urllib3_request(msg),
-        b'R' => urllib3_retrying(msg).or_else(|| super::jdk_httpclient::read(msg)),
-        b'S' => urllib3_connecting(msg),
+        b'R' => (urllib3_retrying(msg))
+            .or_else(|| super::stainless::read(msg))
+            .or_else(|| super::jdk_httpclient::read(msg)),
+        b'S' => urllib3_connecting(msg).or_else(|| super::stainless::read(msg)),
         b'E' | b'j' => super::jdk_httpclient::read(msg),
         b'm' => super::stripe::read(msg),
         _ => super::retryablehttp::read(msg),

@@ -93,7 +93,7 @@ fn method(name: &[u8]) -> Option<&'static [u8]> {
 
 /// `0.50` seconds, as the SDK writes a wait (`%.2f`). It waits a few seconds at most: a
 /// minute or more is no wait of its.
-fn seconds(text: &[u8]) -> Option<Duration> {
+pub(super) fn seconds(text: &[u8]) -> Option<Duration> {
     const LONGEST: i64 = 60;
     let (whole, fraction) = split_once(text, b".").unwrap_or((text, b""));
     let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
