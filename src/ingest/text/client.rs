@@ -77,6 +77,29 @@ struct Sent {
     /// A failure of it was read (its client's line, or the program's own traceback): an
     /// SDK's line that it is retried ([`ClientLine::Retried`]) adds none.
     failure_read: bool,
+    /// When it was sent, as placed: no answer to it is earlier.
+    at: Timestamp,
+    /// Sent again on an SDK's word ([`ClientLine::Retried`]): the SDK's own line of the
+    /// request sent, if it logs one (`Sending HTTP Request:` at DEBUG), is this one.
+    announced: bool,
+}
+
+impl Sent {
+    /// Request `number` to `url`, sent `at`: its method and key unknown, no outcome yet.
+    fn new(number: u32, url: Text, at: Timestamp) -> Self {
+        Sent {
+            number,
+            method: None,
+            url,
+            key: None,
+            headers_seen: false,
+            answered: false,
+            status: None,
+            failure_read: false,
+            at,
+            announced: false,
+        }
+    }
 }
 
 impl ClientLog {
@@ -129,6 +152,18 @@ impl ClientLog {
         }
         self.sent.last_mut().filter(|s| !s.answered)
     }
+}
+
+/// The failure of attempt `number` of `call` that no line gave, read from its client
+/// sending it again: a timeout, or a connection lost, the client does not say which.
+fn unlogged_failure(call: &CallRef, number: u32) -> EventKind {
+    EventKind::Failure(Box::new(Failure {
+        call: Some(call.clone()),
+        attempt: Some(number),
+        class: FailureClass::Ambiguous,
+        error: Text::from_static_str("unlogged failure"),
+        message: Text::from_static_str("the client sent the request again without saying why"),
+    }))
 }
 
 /// A method that changes nothing (`GET`, `HEAD`, `OPTIONS`).
@@ -217,10 +252,14 @@ impl TextParser {
                 let resent = (self.client.latest_to(url.as_bytes())).filter(|s| {
                     !s.answered && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
                 });
+                // An answer logged in the same whole second as the resend it answers, placed
+                // after its wait, is not earlier than it.
+                let mut answered_at = at;
                 let number = match resent {
                     Some(s) => {
                         s.answered = true;
                         s.status = Some(status);
+                        answered_at = at.max(s.at);
                         s.number
                     }
                     None => {
@@ -228,14 +267,10 @@ impl TextParser {
                         let url = self.urls.get(&url);
                         let method = Some(small(method));
                         let sent = Sent {
-                            number,
                             method,
-                            url,
-                            key: None,
-                            headers_seen: false,
                             answered: true,
                             status: Some(status),
-                            failure_read: false,
+                            ..Sent::new(number, url, since)
                         };
                         events.push((since, self.client_attempt(&call, &sent)));
                         self.client.record(sent);
@@ -243,7 +278,7 @@ impl TextParser {
                     }
                 };
                 let response = Response::status_only(call, number, status, small(reason));
-                events.push((at, EventKind::Response(Box::new(response))));
+                events.push((answered_at, EventKind::Response(Box::new(response))));
                 self.answered(status);
                 Verdict::Events(events)
             }
@@ -269,28 +304,20 @@ impl TextParser {
                     Some(s) if !s.answered => {
                         s.answered = true;
                         Sent {
-                            number: s.number,
                             method: s.method.clone(),
                             url: s.url.clone(),
                             key: s.key.clone(),
-                            headers_seen: s.headers_seen,
-                            answered: true,
-                            status: None,
                             failure_read: true,
+                            ..*s
                         }
                     }
                     // urllib3 logs a request once answered: the one that failed is in no
                     // line. Its method and key are not known.
                     _ => {
                         let sent = Sent {
-                            number: self.next_attempt(&call),
-                            method: None,
-                            url: self.urls.get(&url),
-                            key: None,
-                            headers_seen: false,
                             answered: true,
-                            status: None,
                             failure_read: true,
+                            ..Sent::new(self.next_attempt(&call), self.urls.get(&url), since)
                         };
                         events.push((since, self.client_attempt(&call, &sent)));
                         sent
@@ -314,6 +341,7 @@ impl TextParser {
                     number: self.next_attempt(&call),
                     answered: false,
                     failure_read: false,
+                    at,
                     ..failed
                 };
                 events.push((at, self.client_attempt(&call, &again)));
@@ -330,17 +358,44 @@ impl TextParser {
                     return Some(Verdict::Ignored);
                 }
                 self.client.read_in_flight = false;
-                let mut sent = self.unanswered(&call, method, url)?;
-                if headers_below {
-                    match jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k)) {
-                        KeyBelow::Key(key) => sent.key = Some(small(key)),
-                        KeyBelow::NoKey => sent.headers_seen = true,
-                        KeyBelow::Unseen => {}
-                    }
+                // The SDK's own line of the request it said it would send again.
+                let announced = self.client.sent.last_mut().filter(|s| {
+                    let path = |u: &str| url_parts(u).1.ends_with(url_parts(&s.url).1);
+                    s.announced && !s.answered && as_text(url).is_some_and(path)
+                });
+                if let Some(s) = announced {
+                    s.announced = false;
+                    return Some(Verdict::Ignored);
+                }
+                // The same request logged again with no outcome of the last between: its
+                // client (Faraday's retry middleware) sent it again after a failure no line
+                // gave.
+                let failed = self.client.sent.last_mut().filter(|s| {
+                    let again = !s.answered && !s.failure_read && s.status.is_none();
+                    again
+                        && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
+                        && as_text(url).is_some_and(|u| same_url(&s.url, u))
+                });
+                let failure = failed.map(|s| {
+                    s.answered = true;
+                    unlogged_failure(&call, s.number)
+                });
+                let mut sent = self.unanswered(&call, method, url, at)?;
+                let below = match headers_below {
+                    true => jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k)),
+                    false => self.read_header_block(ahead, b"request: "),
+                };
+                match below {
+                    KeyBelow::Key(key) => sent.key = Some(small(key)),
+                    KeyBelow::NoKey => sent.headers_seen = true,
+                    KeyBelow::Unseen => {}
                 }
                 let attempt = self.client_attempt(&call, &sent);
                 self.client.record(sent);
-                Verdict::Event(at, attempt)
+                match failure {
+                    Some(failure) => Verdict::Events(vec![(at, failure), (at, attempt)]),
+                    None => Verdict::Event(at, attempt),
+                }
             }
             ClientLine::Failed { url, class, error } => {
                 let mut events = Vec::with_capacity(2);
@@ -363,7 +418,7 @@ impl TextParser {
                         }
                         // Its request was logged before this file begins, or not at all.
                         _ => {
-                            let mut sent = self.unanswered(&call, b"", url)?;
+                            let mut sent = self.unanswered(&call, b"", url, since)?;
                             sent.answered = true;
                             sent.failure_read = true;
                             let number = sent.number;
@@ -392,16 +447,7 @@ impl TextParser {
                 events.extend(unlogged);
                 if !failed.failure_read && failed.status.is_none() {
                     // Its failure is in no line: a timeout, or a connection lost.
-                    let failure = Failure {
-                        call: Some(call.clone()),
-                        attempt: Some(failed.number),
-                        class: FailureClass::Ambiguous,
-                        error: Text::from_static_str("unlogged failure"),
-                        message: Text::from_static_str(
-                            "the client sent the request again without saying why",
-                        ),
-                    };
-                    events.push((at, EventKind::Failure(Box::new(failure))));
+                    events.push((at, unlogged_failure(&call, failed.number)));
                 }
                 // Sent again as it was, once the wait is over (the SDK keeps its key).
                 let again = Sent {
@@ -409,9 +455,11 @@ impl TextParser {
                     answered: false,
                     status: None,
                     failure_read: false,
+                    at: at.plus(after),
+                    announced: true,
                     ..failed
                 };
-                events.push((at.plus(after), self.client_attempt(&call, &again)));
+                events.push((again.at, self.client_attempt(&call, &again)));
                 self.client.record(again);
                 Verdict::Events(events)
             }
@@ -437,22 +485,28 @@ impl TextParser {
                     events.push((at, EventKind::Response(Box::new(answer))));
                 }
                 // Sent once the wait is over: an effect made during it is the last try's.
-                let sent = self.unanswered(&call, method, url)?;
-                events.push((at.plus(after), self.client_attempt(&call, &sent)));
+                let sent = self.unanswered(&call, method, url, at.plus(after))?;
+                events.push((sent.at, self.client_attempt(&call, &sent)));
                 self.client.record(sent);
                 Verdict::Events(events)
             }
             ClientLine::Answer { url, status } => {
-                let Some(s) = (self.client.open_last())
-                    .filter(|s| as_text(url).is_some_and(|u| same_url(&s.url, u)))
-                else {
+                let named = |s: &&mut Sent| {
+                    url.is_none_or(|url| as_text(url).is_some_and(|u| same_url(&s.url, u)))
+                };
+                let Some(s) = self.client.open_last().filter(named) else {
                     return Some(Verdict::Ignored);
                 };
                 s.answered = true;
                 s.status = Some(status);
+                let answered_at = at.max(s.at);
                 let response = Response::status_only(call, s.number, status, Text::default());
                 self.answered(status);
-                Verdict::Event(at, EventKind::Response(Box::new(response)))
+                if url.is_none() {
+                    // Faraday's response headers below its `Status` line.
+                    self.read_header_block(ahead, b"response: ");
+                }
+                Verdict::Event(answered_at, EventKind::Response(Box::new(response)))
             }
         };
         self.client.since = at;
@@ -509,7 +563,7 @@ impl TextParser {
             return Some((failed, None));
         }
         let path = path.filter(|p| !agents_own(p))?;
-        let mut sent = self.unanswered(call, b"", path)?;
+        let mut sent = self.unanswered(call, b"", path, since)?;
         sent.answered = true;
         if std::mem::take(&mut self.client.implied_failure_last) {
             // The failure read last (a traceback at DEBUG) was of this request, whose
@@ -521,17 +575,31 @@ impl TextParser {
         Some((sent, Some((since, attempt))))
     }
 
+    /// The headers Faraday logs below the line just read ([`faraday::header_block`]), read
+    /// with it: their lines are counted as ignored, and what they say of a key returned.
+    fn read_header_block<'a>(&mut self, ahead: &Ahead<'a>, side: &[u8]) -> KeyBelow<'a> {
+        match faraday::header_block(ahead, side) {
+            Some(block) => {
+                self.read_ahead += block.lines;
+                self.out.stats.ignored += block.lines as u64;
+                block.key
+            }
+            None => KeyBelow::Unseen,
+        }
+    }
+
     /// The dispatch's next request, to `url` with `method` (none when empty), unanswered.
-    fn unanswered(&mut self, call: &CallRef, method: &[u8], url: &[u8]) -> Option<Sent> {
+    fn unanswered(
+        &mut self,
+        call: &CallRef,
+        method: &[u8],
+        url: &[u8],
+        at: Timestamp,
+    ) -> Option<Sent> {
+        let url = self.urls.get(as_text(url)?);
         Some(Sent {
-            number: self.next_attempt(call),
             method: (!method.is_empty()).then(|| small(method)),
-            url: self.urls.get(as_text(url)?),
-            key: None,
-            headers_seen: false,
-            answered: false,
-            status: None,
-            failure_read: false,
+            ..Sent::new(self.next_attempt(call), url, at)
         })
     }
 
@@ -585,6 +653,7 @@ impl TextParser {
     }
 }
 
+mod faraday;
 mod jdk_httpclient;
 mod retryablehttp;
 mod shapes;

@@ -42,8 +42,8 @@ pub(in crate::ingest::text) enum ClientLine<'a> {
         class: &'a [u8],
         error: &'a [u8],
     },
-    /// The request sent last, to `url`, got `status` (Stripe's SDK).
-    Answer { url: &'a [u8], status: u16 },
+    /// The request sent last, to `url` when named, got `status` (Stripe's SDK, Faraday).
+    Answer { url: Option<&'a [u8]>, status: u16 },
     /// An SDK sends the latest request to `path` (`None`: the request sent last) again
     /// `after` a wait, saying no more of why (Stainless-generated SDKs' `Retrying request
     /// to /v1/x in 0.47 seconds`): the try before failed, unlogged unless its answer or
@@ -69,7 +69,9 @@ pub(in crate::ingest::text) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
         b'R' => (urllib3_retrying(msg))
             .or_else(|| super::stainless::read(msg))
             .or_else(|| super::jdk_httpclient::read(msg)),
-        b'S' => urllib3_connecting(msg).or_else(|| super::stainless::read(msg)),
+        b'S' => (urllib3_connecting(msg))
+            .or_else(|| super::stainless::read(msg))
+            .or_else(|| super::faraday::status(msg)),
         b'E' | b'j' => super::jdk_httpclient::read(msg),
         b'm' => super::stripe::read(msg),
         _ => super::retryablehttp::read(msg),

@@ -36,7 +36,10 @@ pub(super) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
     if message == b"Stripe API response" {
         let url = field(rest, b"path=").filter(|u| is_url(u))?;
         let status = status_code(field(rest, b"response_code=")?)?;
-        return Some(ClientLine::Answer { url, status });
+        return Some(ClientLine::Answer {
+            url: Some(url),
+            status,
+        });
     }
     if let Some(error) = message.strip_prefix(b"Encountered a retryable error ") {
         return Some(network_error(error));
@@ -171,7 +174,7 @@ mod tests {
         assert_eq!(
             answer,
             Some(ClientLine::Answer {
-                url: URL,
+                url: Some(URL),
                 status: 200
             })
         );

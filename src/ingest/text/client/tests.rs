@@ -486,6 +486,19 @@ fn a_stainless_sdks_retry_is_the_unlogged_try_and_the_next() {
     );
     assert_eq!(p.events[1].at, p.events[0].at, "sent at the tool call");
     assert_eq!(p.events[3].at.0 - p.events[2].at.0, 470_717_000);
+    // Stamps to the second (the SDK's own layout): the answer logged in the retry's second
+    // is not placed before the resend, sent after the wait.
+    let whole =
+        |t: &str, logger: &str, msg: &str| format!("2026-11-03 14:02:{t} INFO {logger}: {msg}");
+    let lines = [
+        TOOL.to_string(),
+        whole("12", "modern_treasury._base_client", retry),
+        whole("12", "httpx", MT_POST),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    let (sent, answered) = (&p.events[3], &p.events[4]);
+    assert!(matches!(answered.kind, EventKind::Response(_)) && answered.at >= sent.at);
 }
 
 /// After an answer the SDK retries (a 500), the retry line is a resend only; after one it
@@ -535,6 +548,12 @@ fn a_stainless_retry_after_an_answer_or_a_traceback_adds_no_failure() {
         "2026-11-03 14:02:13,000 DEBUG modern_treasury._base_client: Encountered httpx.TimeoutException".to_string(),
         "httpx.ReadTimeout: timed out".to_string(),
         retry("13,001"),
+        // The SDK's own line of the resend it announced: the same attempt.
+        stainless(
+            "13,502",
+            "modern_treasury._base_client",
+            "Sending HTTP Request: POST https://app.moderntreasury.com/api/payment_orders",
+        ),
         END.to_string(),
     ];
     let p = run(&debug.join("\n"));
@@ -545,11 +564,110 @@ fn a_stainless_retry_after_an_answer_or_a_traceback_adds_no_failure() {
             "2 attempt 1 POST https://app.moderntreasury.com/api/payment_orders key=-",
             "4 failure 1 httpx.ReadTimeout Ambiguous",
             "5 attempt 2 POST https://app.moderntreasury.com/api/payment_orders key=-",
-            "6 end 4",
+            "7 end 4",
         ]
     );
     // The same with no request line: the traceback's failure implies the attempt.
     let p = run(&[&debug[..1], &debug[2..]].concat().join("\n"));
     let failures = shown(&p).iter().filter(|l| l.contains("failure")).count();
     assert_eq!(failures, 1, "{:?}", shown(&p));
+}
+
+fn faraday(time: &str, program: &str, msg: &str) -> String {
+    format!("I, [2026-11-03T14:02:{time} #27866]  INFO -- {program}: {msg}")
+}
+
+/// Faraday's logger below its retry middleware: each try's request line and headers (the
+/// key among them, the unstamped lines part of the record), a try sent again with no
+/// `Status` between failed unlogged, and `Status 201` answers the request sent last.
+#[test]
+fn faradays_tries_headers_and_answers() {
+    let headers = |time: &str, key: &str| {
+        format!(
+            "{}\nContent-Type: \"application/json\"\nIdempotency-Key: \"{key}\"",
+            faraday(time, "request", "User-Agent: \"Faraday v1.1.0\"")
+        )
+    };
+    let post = "POST https://payments.internal/v1/refunds";
+    let lines = [
+        TOOL.to_string(),
+        faraday("11.500000", "request", post),
+        headers("11.500100", "k-1"),
+        faraday("13.000000", "request", post),
+        headers("13.000100", "k-1"),
+        faraday("13.200000", "response", "Status 201"),
+        format!(
+            "{}\nserver: \"WEBrick/1.8.1\"",
+            faraday(
+                "13.200100",
+                "response",
+                "content-type: \"application/json\""
+            )
+        ),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 4",
+            "2 attempt 1 POST https://payments.internal/v1/refunds key=k-1",
+            "6 failure 1 unlogged failure Ambiguous",
+            "6 attempt 2 POST https://payments.internal/v1/refunds key=k-1",
+            "10 response 2 201",
+            "13 end 4",
+        ]
+    );
+    assert_eq!(
+        (p.stats.lines, p.stats.skipped),
+        (13, 0),
+        "{:?}",
+        p.stats.problems
+    );
+    // Without headers logged the key is unknown; a header block with none says no key.
+    let bare = [TOOL, &faraday("11.5", "request", post), END].join("\n");
+    let p = run(&bare);
+    let EventKind::Attempt(a) = &p.events[1].kind else {
+        panic!()
+    };
+    assert!(a.key.is_none() && a.key_unseen);
+    let keyless = [
+        TOOL.to_string(),
+        faraday("11.5", "request", post),
+        faraday("11.6", "request", "User-Agent: \"Faraday v1.1.0\""),
+        END.to_string(),
+    ];
+    let p = run(&keyless.join("\n"));
+    let EventKind::Attempt(a) = &p.events[1].kind else {
+        panic!()
+    };
+    assert!(a.key.is_none() && !a.key_unseen);
+}
+
+/// A request answered (`Status 500`) and then logged again is a resend, with no failure of
+/// its own; a `Status` line with no request open is nobody's answer.
+#[test]
+fn faradays_answered_request_sent_again_is_no_failure() {
+    let post = "POST https://payments.internal/v1/refunds";
+    let lines = [
+        TOOL.to_string(),
+        faraday("11.5", "response", "Status 200"),
+        faraday("12.0", "request", post),
+        faraday("12.5", "response", "Status 500"),
+        faraday("13.0", "request", post),
+        faraday("13.5", "response", "Status 201"),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 4",
+            "3 attempt 1 POST https://payments.internal/v1/refunds key=-",
+            "4 response 1 500",
+            "5 attempt 2 POST https://payments.internal/v1/refunds key=-",
+            "6 response 2 201",
+            "7 end 4",
+        ]
+    );
 }
