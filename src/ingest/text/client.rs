@@ -49,6 +49,8 @@ pub(super) struct ClientLog {
     last_number: Option<u32>,
     /// Outcomes read with no attempt before them: correlation implies one for each.
     implied: u32,
+    /// Retry lines that named no request while none was open ([`stainless::Unnamed`]).
+    unnamed: Vec<stainless::Unnamed>,
     /// The latest outcome was such a one, a failure, and no request was read after it: an
     /// SDK's line that the request is retried ([`ClientLine::Retried`]) is of that one.
     implied_failure_last: bool,
@@ -125,6 +127,7 @@ impl ClientLog {
         self.sent.clear();
         self.last_number = None;
         self.implied = 0;
+        self.unnamed.clear();
         self.implied_failure_last = false;
         self.read_in_flight = false;
     }
@@ -245,9 +248,11 @@ impl TextParser {
                 reason,
             } => {
                 if agents_own(url.as_bytes()) {
+                    self.client.unnamed.clear();
                     return Some(Verdict::Ignored);
                 }
                 let mut events = Vec::with_capacity(2);
+                self.unnamed_retries(&call, method, url.as_bytes(), &mut events);
                 // The answer to a request urllib3 said it was sending again.
                 let resent = (self.client.latest_to(url.as_bytes())).filter(|s| {
                     !s.answered && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
@@ -358,6 +363,8 @@ impl TextParser {
                     return Some(Verdict::Ignored);
                 }
                 self.client.read_in_flight = false;
+                let mut events = Vec::new();
+                self.unnamed_retries(&call, method, url, &mut events);
                 // The SDK's own line of the request it said it would send again.
                 let announced = self.client.sent.last_mut().filter(|s| {
                     let path = |u: &str| url_parts(u).1.ends_with(url_parts(&s.url).1);
@@ -365,7 +372,10 @@ impl TextParser {
                 });
                 if let Some(s) = announced {
                     s.announced = false;
-                    return Some(Verdict::Ignored);
+                    return Some(match events.is_empty() {
+                        true => Verdict::Ignored,
+                        false => Verdict::Events(events),
+                    });
                 }
                 // The same request logged again with no outcome of the last between: its
                 // client (Faraday's retry middleware) sent it again after a failure no line
@@ -392,9 +402,11 @@ impl TextParser {
                 }
                 let attempt = self.client_attempt(&call, &sent);
                 self.client.record(sent);
-                match failure {
-                    Some(failure) => Verdict::Events(vec![(at, failure), (at, attempt)]),
-                    None => Verdict::Event(at, attempt),
+                events.extend(failure.map(|f| (at, f)));
+                events.push((at, attempt));
+                match events.len() {
+                    1 => Verdict::Event(at, events.pop()?.1),
+                    _ => Verdict::Events(events),
                 }
             }
             ClientLine::Failed { url, class, error } => {
@@ -440,28 +452,10 @@ impl TextParser {
                 Verdict::Events(events)
             }
             ClientLine::Retried { path, after } => {
-                let Some((failed, unlogged)) = self.retried(&call, path, since) else {
-                    return Some(Verdict::Ignored);
-                };
-                let mut events = Vec::with_capacity(3);
-                events.extend(unlogged);
-                if !failed.failure_read && failed.status.is_none() {
-                    // Its failure is in no line: a timeout, or a connection lost.
-                    events.push((at, unlogged_failure(&call, failed.number)));
+                match self.sdk_retry(&call, path, after, at, since) {
+                    Some(events) => Verdict::Events(events),
+                    None => return Some(Verdict::Ignored),
                 }
-                // Sent again as it was, once the wait is over (the SDK keeps its key).
-                let again = Sent {
-                    number: self.next_attempt(&call),
-                    answered: false,
-                    status: None,
-                    failure_read: false,
-                    at: at.plus(after),
-                    announced: true,
-                    ..failed
-                };
-                events.push((again.at, self.client_attempt(&call, &again)));
-                self.client.record(again);
-                Verdict::Events(events)
             }
             ClientLine::Resending {
                 method,
@@ -528,51 +522,6 @@ impl TextParser {
             && *call == self.current_call
             && (self.client.sent.last())
                 .is_some_and(|s| !s.answered && as_text(url).is_some_and(|u| same_url(&s.url, u)))
-    }
-
-    /// The request an SDK's [`ClientLine::Retried`] sends again, marked answered: the
-    /// latest to `path` (else the one sent last), unless its answer says it is no retry
-    /// (a 201, a 422: the request retried is a later one). A request to `path` that no line
-    /// gave was sent after the dispatch's latest line (`since`): its attempt comes with it.
-    fn retried(
-        &mut self,
-        call: &CallRef,
-        path: Option<&[u8]>,
-        since: Timestamp,
-    ) -> Option<(Sent, Option<(Timestamp, EventKind)>)> {
-        let retryable = |s: &Sent| {
-            s.status
-                .is_none_or(|st| matches!(st, 408 | 409 | 429) || st >= 500)
-        };
-        let latest = match path {
-            Some(p) => {
-                let p = as_text(p)?;
-                (self.client.sent.iter_mut()).rfind(|s| url_parts(&s.url).1.ends_with(p))
-            }
-            None if self.client.overlapping => None,
-            None => self.client.sent.last_mut(),
-        };
-        if let Some(s) = latest.filter(|s| retryable(s)) {
-            s.answered = true;
-            let failed = Sent {
-                method: s.method.clone(),
-                url: s.url.clone(),
-                key: s.key.clone(),
-                ..*s
-            };
-            return Some((failed, None));
-        }
-        let path = path.filter(|p| !agents_own(p))?;
-        let mut sent = self.unanswered(call, b"", path, since)?;
-        sent.answered = true;
-        if std::mem::take(&mut self.client.implied_failure_last) {
-            // The failure read last (a traceback at DEBUG) was of this request, whose
-            // attempt correlation implies.
-            sent.failure_read = true;
-            return Some((sent, None));
-        }
-        let attempt = self.client_attempt(call, &sent);
-        Some((sent, Some((since, attempt))))
     }
 
     /// The headers Faraday logs below the line just read ([`faraday::header_block`]), read

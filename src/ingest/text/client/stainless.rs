@@ -15,7 +15,22 @@
 
 use super::shapes::{ClientLine, is_url, split_once};
 use super::stripe::seconds;
-use crate::event::HTTP_METHODS;
+use super::{Sent, TextParser, agents_own, unlogged_failure};
+use crate::event::{CallRef, EventKind, HTTP_METHODS, url_parts};
+use crate::time::{Duration, Timestamp};
+
+/// A retry line that named no request, none of the dispatch's being open: its request is
+/// the next the client logs ([`TextParser::unnamed_retries`]).
+#[derive(Clone, Copy)]
+pub(super) struct Unnamed {
+    /// The earliest the try retried was sent: the dispatch's latest line before it.
+    since: Timestamp,
+    /// The retry line's time, when the try before failed.
+    at: Timestamp,
+    after: Duration,
+}
+
+type Placed = (Timestamp, EventKind);
 
 /// One of the lines above, or `None`.
 pub(super) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
@@ -42,6 +57,129 @@ pub(super) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
         path,
         after: seconds(wait)?,
     })
+}
+
+impl TextParser {
+    /// The events of [`ClientLine::Retried`] at `at` (`since`: the dispatch's latest line):
+    /// the try retried, its failure when no line gave one, and the resend once the wait is
+    /// over; `None` when the line is no request of the dispatch's.
+    pub(super) fn sdk_retry(
+        &mut self,
+        call: &CallRef,
+        path: Option<&[u8]>,
+        after: Duration,
+        at: Timestamp,
+        since: Timestamp,
+    ) -> Option<Vec<Placed>> {
+        let mut events = Vec::with_capacity(3);
+        let Some(failed) = self.retried(call, path, since, &mut events) else {
+            if path.is_none() && !self.client.overlapping {
+                // At INFO the newer template's request that timed out is in no line: the
+                // next request the client logs says which it was.
+                self.client.unnamed.push(Unnamed { since, at, after });
+                return Some(events);
+            }
+            return None;
+        };
+        if !failed.failure_read && failed.status.is_none() {
+            // Its failure is in no line: a timeout, or a connection lost.
+            events.push((at, unlogged_failure(call, failed.number)));
+        }
+        // Sent again as it was, once the wait is over (the SDK keeps its key).
+        let again = Sent {
+            number: self.next_attempt(call),
+            answered: false,
+            status: None,
+            failure_read: false,
+            at: at.plus(after),
+            announced: true,
+            ..failed
+        };
+        events.push((again.at, self.client_attempt(call, &again)));
+        self.client.record(again);
+        Some(events)
+    }
+
+    /// The request an SDK's [`ClientLine::Retried`] sends again, marked answered: the
+    /// latest to `path` (else the one sent last), unless its answer says it is no retry
+    /// (a 201, a 422: the request retried is a later one). A request to `path` that no line
+    /// gave was sent after the dispatch's latest line (`since`): its attempt is pushed.
+    fn retried(
+        &mut self,
+        call: &CallRef,
+        path: Option<&[u8]>,
+        since: Timestamp,
+        events: &mut Vec<Placed>,
+    ) -> Option<Sent> {
+        let retryable = |s: &Sent| {
+            s.status
+                .is_none_or(|st| matches!(st, 408 | 409 | 429) || st >= 500)
+        };
+        let latest = match path {
+            Some(p) => {
+                let p = std::str::from_utf8(p).ok()?;
+                (self.client.sent.iter_mut()).rfind(|s| url_parts(&s.url).1.ends_with(p))
+            }
+            None if self.client.overlapping || !self.client.unnamed.is_empty() => None,
+            None => self.client.sent.last_mut(),
+        };
+        if let Some(s) = latest.filter(|s| retryable(s)) {
+            s.answered = true;
+            return Some(Sent {
+                method: s.method.clone(),
+                url: s.url.clone(),
+                key: s.key.clone(),
+                ..*s
+            });
+        }
+        let path = path.filter(|p| !agents_own(p))?;
+        let mut sent = self.unanswered(call, b"", path, since)?;
+        sent.answered = true;
+        if std::mem::take(&mut self.client.implied_failure_last) {
+            // The failure read last (a traceback at DEBUG) was of this request, whose
+            // attempt correlation implies.
+            sent.failure_read = true;
+            return Some(sent);
+        }
+        events.push((since, self.client_attempt(call, &sent)));
+        Some(sent)
+    }
+
+    /// The request `method url` the client logs after retry lines that named none
+    /// ([`Unnamed`]): the try each retried, its unlogged failure and the resend, pushed;
+    /// the last resend is left open for the line to answer (or, `Sending`, to be).
+    /// Nothing when there are none, or the request is the agent's own (the model's call).
+    pub(super) fn unnamed_retries(
+        &mut self,
+        call: &CallRef,
+        method: &[u8],
+        url: &[u8],
+        events: &mut Vec<Placed>,
+    ) {
+        let unnamed = std::mem::take(&mut self.client.unnamed);
+        if unnamed.is_empty() || agents_own(url) {
+            return;
+        }
+        let since = unnamed[0].since;
+        let Some(mut tried) = self.unanswered(call, method, url, since) else {
+            return;
+        };
+        events.push((since, self.client_attempt(call, &tried)));
+        for retry in unnamed {
+            events.push((retry.at, unlogged_failure(call, tried.number)));
+            let again = Sent {
+                number: self.next_attempt(call),
+                at: retry.at.plus(retry.after),
+                method: tried.method.clone(),
+                url: tried.url.clone(),
+                ..Sent::new(0, tried.url.clone(), since)
+            };
+            events.push((again.at, self.client_attempt(call, &again)));
+            tried = again;
+        }
+        tried.announced = true;
+        self.client.record(tried);
+    }
 }
 
 /// `POST https://host/path` of the older template's DEBUG line (the newer one names no

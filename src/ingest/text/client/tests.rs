@@ -671,3 +671,44 @@ fn faradays_answered_request_sent_again_is_no_failure() {
         ]
     );
 }
+
+/// The newer template's retry line names no request, and at INFO the request that timed
+/// out is in no line: the next request the client logs says which it was. When that is the
+/// model's call, the retry was the agent's own.
+#[test]
+fn a_retry_naming_no_request_is_of_the_next_one_logged() {
+    let retry = "Retrying request in 0.5 seconds (retry 1 of 2)";
+    let lines = [
+        TOOL.to_string(),
+        stainless("12,405", "openai._base_client", retry),
+        stainless("12,990", "httpx", MT_POST),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 4",
+            "3 attempt 1 POST https://app.moderntreasury.com/api/payment_orders key=-",
+            "3 failure 1 unlogged failure Ambiguous",
+            "3 attempt 2 POST https://app.moderntreasury.com/api/payment_orders key=-",
+            "3 response 2 201",
+            "4 end 4",
+        ]
+    );
+    // Sent at the tool call, failed at the retry line, sent again after the wait.
+    let at: Vec<i64> = p.events.iter().map(|e| e.at.0).collect();
+    assert_eq!(
+        (at[1], at[2] - at[0], at[3] - at[2]),
+        (at[0], 1_003_000_000, 500_000_000)
+    );
+    let model =
+        r#"HTTP Request: POST https://api.openai.com/v1/chat/completions "HTTP/1.1 200 OK""#;
+    let lines = [
+        TOOL.to_string(),
+        stainless("12,405", "openai._base_client", retry),
+        stainless("12,990", "httpx", model),
+        END.to_string(),
+    ];
+    assert_eq!(shown(&run(&lines.join("\n"))), ["1 tool 4", "4 end 4"]);
+}
