@@ -3,8 +3,10 @@
 use super::support::{attempt_evidence, did, how_it_ended, state_predicate};
 use super::{Rule, Settings, Shared};
 use crate::classify::{FailureClass, says_answer_lost};
-use crate::correlate::Model;
+use crate::correlate::{AttemptId, MatchedBy, Model};
 use crate::finding::{Finding, Severity};
+use crate::time::Timestamp;
+use rustc_hash::FxHashMap;
 
 pub static RULE: Rule = Rule {
     id: "effect-after-timeout",
@@ -40,6 +42,7 @@ The client gave up at 14:02:21.418 after 10.0 s; the refund settled at 14:02:22.
 };
 
 fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
+    let first_by_key = std::cell::OnceCell::new();
     for (i, e) in model.effects.iter().enumerate() {
         let (true, Some(id)) = (e.happened, e.matched) else {
             continue;
@@ -70,6 +73,10 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             }
             _ => continue,
         };
+        let first_by_key = first_by_key.get_or_init(|| first_effects_by_key(model));
+        if made_by_a_later_try(model, i, id, first_by_key) {
+            continue;
+        }
         // A request no line logged was sent at a time nobody knows.
         let after = match attempt.method.is_none() && gave_up == attempt.at {
             true => String::new(),
@@ -100,6 +107,41 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
     }
 }
 
+/// Whether effect `i`, matched by its key to attempt `id` (the earliest that sent the key),
+/// was made by a later try with the same key: a service that does not enforce keys makes
+/// one effect per try, so a second effect under the key, created after the key was sent
+/// again, is the resend's, not the failed try's.
+fn made_by_a_later_try(
+    model: &Model,
+    i: usize,
+    id: AttemptId,
+    first_by_key: &FxHashMap<AttemptId, Timestamp>,
+) -> bool {
+    let e = &model.effects[i];
+    let earlier_of_key = first_by_key
+        .get(&id)
+        .is_some_and(|&first| first < e.created);
+    if e.matched_by != Some(MatchedBy::Key) || !earlier_of_key {
+        return false;
+    }
+    let tried = model.attempt(id);
+    (model.dispatches[id.dispatch()].attempts.iter()).any(|a| {
+        a.number > tried.number && a.key.is_some() && a.key == tried.key && a.at <= e.created
+    })
+}
+
+/// When the first effect each attempt was matched to by key was created.
+fn first_effects_by_key(model: &Model) -> FxHashMap<AttemptId, Timestamp> {
+    let mut first = FxHashMap::default();
+    for e in &model.effects {
+        if let (Some(id), Some(MatchedBy::Key)) = (e.matched, e.matched_by) {
+            let at = first.entry(id).or_insert(e.created);
+            *at = (*at).min(e.created);
+        }
+    }
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +149,28 @@ mod tests {
 
     const ARGS: &str = r#"{"order":"A-1","amount_p":4500}"#;
     const REFUNDS: &str = "https://payments.internal/v1/refunds";
+
+    /// A service that does not enforce keys makes one refund per try: the second, made
+    /// after the key was sent again, is the resend's, though the key matches it to the
+    /// first try. Made before the resend, it would be the first try's too.
+    #[test]
+    fn a_second_effect_of_a_key_made_after_the_resend_is_the_resends() {
+        let trace = |second_ms: i64| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .attempt(10, "r", 1, 1, Some("k"))
+                .refund(500, "rf_1", "A-1", 4500, Some("k"))
+                .timeout(1010, "r", 1)
+                .attempt(1500, "r", 1, 2, Some("k"))
+                .refund(second_ms, "rf_2", "A-1", 4500, Some("k"));
+            let found = t.check(&RULE);
+            (found.iter().flat_map(|f| f.effects.clone()))
+                .map(|e| e.id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(trace(1600), ["rf_1"]);
+        assert_eq!(trace(900), ["rf_1", "rf_2"]);
+    }
 
     /// A timeout is the client giving up; a dropped connection is the attempt failing, said
     /// so; a refused connection sent nothing and is no finding.
