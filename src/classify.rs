@@ -189,6 +189,27 @@ pub fn says_answer_lost(text: &str) -> bool {
     BROKE_AFTER_SENDING.iter().any(|p| text.contains(p))
 }
 
+/// The failure after the program's own words, when it is one of the messages Node's HTTP
+/// clients give their errors, which a program logs without the class (`${err.message}`:
+/// `refund attempt 1 failed: timeout of 1000ms exceeded`, axios's): the message.
+pub fn node_client_failure(text: &str) -> Option<&str> {
+    const STARTS: [&str; 9] = [
+        "request failed with status code ",
+        "read econnreset",
+        "connect econnrefused",
+        "connect etimedout",
+        "getaddrinfo enotfound",
+        "getaddrinfo eai_again",
+        "write epipe",
+        "socket hang up",
+        "network error",
+    ];
+    let (_, tail) = text.rsplit_once(": ")?;
+    let lower = tail.trim().to_ascii_lowercase();
+    let timeout = lower.starts_with("timeout of ") && lower.ends_with("ms exceeded");
+    (timeout || STARTS.iter().any(|s| lower.starts_with(s))).then_some(tail.trim())
+}
+
 /// `word` occurs in `text` with no letter, digit or `_` on either side.
 fn has_word(text: &str, word: &str) -> bool {
     let is_word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
@@ -429,6 +450,10 @@ mod tests {
                 Ambiguous,
             ),
             ("Net::OpenTimeout", "execution expired", Safe),
+            // axios's messages, read without a class.
+            ("", "timeout of 1000ms exceeded", Ambiguous),
+            ("", "connect ECONNREFUSED 127.0.0.1:9", Safe),
+            ("", "Request failed with status code 422", Permanent),
             (
                 "Faraday::ConnectionFailed",
                 "Failed to open TCP connection to 127.0.0.1:40325 (Connection timed out - user specified timeout)",

@@ -50,7 +50,8 @@ impl State {
             return Some(self.resent(f, opts, resent, next));
         }
         let fields = ["method", "url", "status", "error"];
-        if !fields.iter().any(|k| f.get(k).is_some()) && !text.contains("\"err\"") {
+        let named = fields.iter().any(|k| f.get(k).is_some()) || text.contains("\"err\"");
+        if !named && !untyped::may_say_a_client_failure(text) {
             return None;
         }
         if untyped::names_a_foreign_request(text) {

@@ -46,6 +46,13 @@ pub(super) fn typed(line: &str, open: Option<u32>) -> Option<String> {
     {
         top.insert("error".into(), err);
     }
+    if ty == "failure"
+        && !top.contains_key("error")
+        && let Some(failure) = failure_in_message(&top)
+    {
+        let failure = Value::String(failure.to_string());
+        top.insert("error".into(), failure);
+    }
     if ty == "failure" {
         let (class, message) = match top.remove("error") {
             Some(Value::String(e)) => match monolog_exception(&e) {
@@ -155,7 +162,7 @@ fn type_in_open_call(top: &Map<String, Value>) -> Option<&'static str> {
         None => false,
     };
     let answered = top.get("status").and_then(status_code).is_some();
-    let error = has("error") || has("err") || has("exception");
+    let error = has("error") || has("err") || has("exception") || failure_in_message(top).is_some();
     if answered && (request || kinds_id(top).is_some()) {
         return Some("response");
     }
@@ -213,6 +220,30 @@ fn about_a_request(top: &Map<String, Value>) -> bool {
     lower
         .split(|c: char| !c.is_ascii_alphabetic())
         .any(|w| w.starts_with("retr") || w == "request" || w == "attempt")
+}
+
+/// Whether a line may end its message with a Node client's failure ([`failure_in_message`]):
+/// a look at the bytes before the line is parsed.
+pub(super) fn may_say_a_client_failure(line: &str) -> bool {
+    const WORDS: [&str; 7] = [
+        "ms exceeded",
+        "status code ",
+        "ECONN",
+        "hang up",
+        "Network Error",
+        "ENOTFOUND",
+        "EPIPE",
+    ];
+    WORDS.iter().any(|w| line.contains(w))
+}
+
+/// The failure a message ends with, in the words Node's HTTP clients give it (`retrying
+/// POST https://..., attempt 2: timeout of 1000ms exceeded`, axios's `err.message`).
+fn failure_in_message(top: &Map<String, Value>) -> Option<&str> {
+    let message = ["msg", "message"]
+        .iter()
+        .find_map(|k| top.get(*k)?.as_str())?;
+    crate::classify::node_client_failure(message)
 }
 
 /// The request a message names first thing (`POST https://payments/v1/refunds`), as a
@@ -456,6 +487,33 @@ mod tests {
     }
 
     /// PHP's Monolog writes an exception in the context as text or as an object.
+    #[test]
+    fn a_node_clients_failure_in_the_message_is_the_failure() {
+        let said = |msg: &str| {
+            let line = format!(r#"{{"level":40,"msg":"{msg}"}}"#);
+            let v: Value = serde_json::from_str(&typed(&line, Some(2))?).unwrap();
+            Some((
+                v["type"].clone(),
+                v["message"].clone(),
+                v["attempt"].clone(),
+            ))
+        };
+        let retrying = "retrying POST http://x/v1/refunds, attempt 2: timeout of 1000ms exceeded";
+        assert_eq!(
+            said(retrying),
+            Some((
+                "failure".into(),
+                "timeout of 1000ms exceeded".into(),
+                1.into()
+            ))
+        );
+        assert!(said("refund attempt 1 failed: Request failed with status code 422").is_some());
+        // Not about a request, or no client's words: none.
+        assert_eq!(said("cache warm-up: timeout of 1000ms exceeded"), None);
+        assert_eq!(said("refund attempt 1 failed: card declined"), None);
+        assert!(may_say_a_client_failure(retrying));
+    }
+
     #[test]
     fn an_exception_in_a_records_context_is_the_failure() {
         let text = r#"{"msg":"refund attempt failed","run":"r","step":4,"attempt":1,"exception":"[object] (GuzzleHttp\\Exception\\ConnectException(code: 0): cURL error 28: Operation timed out at /usr/share/php/x.php:210)"}"#;

@@ -119,7 +119,13 @@ pub(super) fn prefixed_exception(
         Some(false) if names_call(words) => {}
         _ => return None,
     }
-    let (class, message) = exception_line(field[cut + 2..].trim_ascii())?;
+    let rest = field[cut + 2..].trim_ascii();
+    let Some((class, message)) = exception_line(rest) else {
+        // Node's client's message alone (`${err.message}`): no class to name.
+        let text = std::str::from_utf8(field).ok()?;
+        let failure = crate::classify::node_client_failure(text)?;
+        return Some((&b""[..], failure.as_bytes()));
+    };
     let name = class
         .rsplit(|&b| b == b'.' || b == b':')
         .next()

@@ -420,6 +420,14 @@ fn an_exception_after_the_tools_name() {
     assert_eq!(failures(&format!("{lookup}{failed}")), []);
     let email = "10:00:11  receipt email failed: SMTPException: 421 try later\n";
     assert_eq!(failures(&format!("{refund}{email}")), []);
+    // Node's client's message without its class (`${err.message}`).
+    let axios = "10:00:11  refund attempt 1 failed: timeout of 1000ms exceeded\n";
+    assert_eq!(
+        failures(&format!("{refund}{axios}")),
+        [(String::new(), FailureClass::Ambiguous)]
+    );
+    let other = "10:00:11  receipt email failed: timeout of 1000ms exceeded\n";
+    assert_eq!(failures(&format!("{refund}{other}")), []);
 }
 
 #[test]
