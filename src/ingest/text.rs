@@ -340,7 +340,13 @@ impl TextParser {
         let start = ruby::stamp_start(line)?;
         let (stamp, used) = self.dates.parse_stamp(&line[start..], self.zone)?;
         let end = start + used;
-        Some((stamp, end + ruby::message_start(&line[end..])?))
+        let message = end + ruby::message_start(&line[end..])?;
+        // Faraday's logger middleware names its lines `request` and `response`.
+        let program = &line[end..message];
+        if program.ends_with(b"-- request:") || program.ends_with(b"-- response:") {
+            self.client.logs_every_try = true;
+        }
+        Some((stamp, message))
     }
 
     /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow (over `--date`);
@@ -849,15 +855,19 @@ impl TextParser {
         })))
     }
 
-    /// Whether the program's `words` name the current call's tool (`issue_refund failed`):
-    /// a failure so told is the call's, though no word says a request.
+    /// Whether the program's `words` say the current call's tool failed (`issue_refund
+    /// failed`, `issue_refund call failed`): a failure so told is the call's, though no word
+    /// says a request. The tool must be the words' subject, whole.
     fn names_current_tool(&self, words: &[u8]) -> bool {
-        match (&self.call_tool, &self.current_call) {
-            (Some((call, tool)), Some(current)) => {
-                call == current && memchr::memmem::find(words, tool.as_bytes()).is_some()
-            }
-            _ => false,
-        }
+        let (Some((call, tool)), Some(current)) = (&self.call_tool, &self.current_call) else {
+            return false;
+        };
+        let Some(rest) = words.trim_ascii().strip_prefix(tool.as_bytes()) else {
+            return false;
+        };
+        let rest = rest.strip_prefix(b" call").unwrap_or(rest);
+        let said = [&b" failed"[..], b" error", b" errored", b" raised"];
+        call == current && said.iter().any(|w| rest.starts_with(w))
     }
 
     /// `call` was dispatched at `at`: the client lines after it that name no call are its.

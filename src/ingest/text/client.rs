@@ -49,6 +49,9 @@ pub(super) struct ClientLog {
     last_number: Option<u32>,
     /// Outcomes read with no attempt before them: correlation implies one for each.
     implied: u32,
+    /// The client logs each try and each answer (Faraday's logger: its header blocks or
+    /// `Status` lines were read): a request logged again with no outcome between failed.
+    pub(super) logs_every_try: bool,
     /// Retry lines that named no request while none was open ([`stainless::Unnamed`]).
     unnamed: Vec<stainless::Unnamed>,
     /// The latest outcome was such a one, a failure, and no request was read after it: an
@@ -180,7 +183,7 @@ fn is_safe_method(method: &[u8]) -> bool {
 pub(super) fn may_be_client_line(msg: &[u8]) -> bool {
     matches!(
         msg.first(),
-        Some(b'H' | b'h' | b'R' | b'S' | b'P' | b'D' | b'p' | b'r' | b'E' | b'j' | b'm')
+        Some(b'H' | b'h' | b'R' | b'S' | b'P' | b'D' | b'p' | b'r' | b'E' | b'j' | b'm' | b'G')
     )
 }
 
@@ -195,6 +198,19 @@ impl TextParser {
         ahead: &Ahead,
     ) -> Option<Verdict> {
         let line = read(msg)?;
+        // Faraday's headers below its request or answer line belong to it, whatever is made
+        // of the line.
+        let below = match &line {
+            ClientLine::Sending {
+                headers_below: false,
+                ..
+            } => self.read_header_block(ahead, b"request"),
+            ClientLine::Answer { url: None, .. } => {
+                self.client.logs_every_try = true;
+                self.read_header_block(ahead, b"response")
+            }
+            _ => KeyBelow::Unseen,
+        };
         match line {
             ClientLine::Headers => {
                 self.tail = super::tail::Tail::Headers;
@@ -359,7 +375,8 @@ impl TextParser {
                 headers_below,
             } => {
                 if agents_own(url) || is_safe_method(method) {
-                    self.client.read_in_flight = is_safe_method(method);
+                    // An answer naming no request after it is this one's.
+                    self.client.read_in_flight = true;
                     return Some(Verdict::Ignored);
                 }
                 self.client.read_in_flight = false;
@@ -380,8 +397,9 @@ impl TextParser {
                 // The same request logged again with no outcome of the last between: its
                 // client (Faraday's retry middleware) sent it again after a failure no line
                 // gave.
+                let every_try = self.client.logs_every_try;
                 let failed = self.client.sent.last_mut().filter(|s| {
-                    let again = !s.answered && !s.failure_read && s.status.is_none();
+                    let again = every_try && !s.answered && !s.failure_read && s.status.is_none();
                     again
                         && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
                         && as_text(url).is_some_and(|u| same_url(&s.url, u))
@@ -393,7 +411,7 @@ impl TextParser {
                 let mut sent = self.unanswered(&call, method, url, at)?;
                 let below = match headers_below {
                     true => jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k)),
-                    false => self.read_header_block(ahead, b"request: "),
+                    false => below,
                 };
                 match below {
                     KeyBelow::Key(key) => sent.key = Some(small(key)),
@@ -496,10 +514,6 @@ impl TextParser {
                 let answered_at = at.max(s.at);
                 let response = Response::status_only(call, s.number, status, Text::default());
                 self.answered(status);
-                if url.is_none() {
-                    // Faraday's response headers below its `Status` line.
-                    self.read_header_block(ahead, b"response: ");
-                }
                 Verdict::Event(answered_at, EventKind::Response(Box::new(response)))
             }
         };
@@ -529,6 +543,11 @@ impl TextParser {
     fn read_header_block<'a>(&mut self, ahead: &Ahead<'a>, side: &[u8]) -> KeyBelow<'a> {
         match faraday::header_block(ahead, side) {
             Some(block) => {
+                self.client.logs_every_try = true;
+                if block.cut {
+                    // Its lines past the buffer continue the record.
+                    self.tail = super::tail::Tail::Headers;
+                }
                 self.read_ahead += block.lines;
                 self.out.stats.ignored += block.lines as u64;
                 block.key
@@ -588,6 +607,8 @@ impl TextParser {
         status: Option<u16>,
     ) {
         if !self.client.over && call.is_some() && *call == self.current_call {
+            // Retries that named no request are left unread: the call's outcome came first.
+            self.client.unnamed.clear();
             self.client.implied += u32::from(attempt.is_none());
             self.client.implied_failure_last = attempt.is_none() && status.is_none();
             self.client.since = self.client.since.max(self.line_at);

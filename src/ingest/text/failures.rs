@@ -140,10 +140,16 @@ pub(super) fn prefixed_exception(
 /// of a request: `Some(false)` for another failure's (`receipt email failed`), `None` for
 /// words that say no failure.
 pub(super) fn words_about_a_failure(words: &[u8]) -> Option<bool> {
-    // `Retrying POST URL (1 retries left): Faraday::TimeoutError: ...` (a retry callback's
-    // words): the try before failed.
-    const SAYS_FAILED: [&str; 5] = ["fail", "error", "exception", "gave up", "retrying"];
+    const SAYS_FAILED: [&str; 4] = ["fail", "error", "exception", "gave up"];
     const OF_A_REQUEST: [&str; 5] = ["attempt", "request", "call", "retry", "http"];
+    // `Retrying POST URL (1 retries left): Faraday::TimeoutError: ...` (a retry callback's
+    // words): the request named failed.
+    if let Some(rest) = words.strip_prefix(b"Retrying ")
+        && let Some(method) = rest.split(|&b| b == b' ').next()
+        && crate::event::HTTP_METHODS.contains(&method)
+    {
+        return Some(true);
+    }
     let words = String::from_utf8_lossy(words).to_ascii_lowercase();
     (SAYS_FAILED.iter().any(|w| words.contains(w)))
         .then(|| OF_A_REQUEST.iter().any(|w| words.contains(w)))

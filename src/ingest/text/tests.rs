@@ -428,6 +428,14 @@ fn an_exception_after_the_tools_name() {
     );
     let other = "10:00:11  receipt email failed: timeout of 1000ms exceeded\n";
     assert_eq!(failures(&format!("{refund}{other}")), []);
+    // The tool's name must be the failure's subject, whole; a retry callback's words must
+    // name a request.
+    let short = "10:00:00  agent run r  step 2  tool=refund  args={\"a\":1}\n\
+                 10:00:01  POST https://x/v1/refunds  (attempt 1)\n";
+    let receipt = "10:00:11  refund receipt email failed: TimeoutError: timed out\n";
+    assert_eq!(failures(&format!("{short}{receipt}")), []);
+    let retrying = "10:00:11  retrying receipt email: ConnectionResetError: reset\n";
+    assert_eq!(failures(&format!("{refund}{retrying}")), []);
 }
 
 #[test]

@@ -31,38 +31,62 @@ pub(super) fn status(msg: &[u8]) -> Option<ClientLine<'_>> {
 pub(super) struct HeaderBlock<'a> {
     pub(super) lines: usize,
     pub(super) key: KeyBelow<'a>,
+    /// It ran past the lines at hand: the lines after them may be its too.
+    pub(super) cut: bool,
 }
 
 /// The headers Faraday logs below the line just read, under the program name `side`
-/// (`request: ` or `response: `): the next line's message is the first header, the lines
-/// after it without a stamp the others.
+/// (`request` or `response`): the next line's message is the first header, the lines after
+/// it without a stamp the others. A block that runs past the lines at hand says nothing
+/// of a key it may hold further on.
 pub(super) fn header_block<'a>(ahead: &Ahead<'a>, side: &[u8]) -> Option<HeaderBlock<'a>> {
     let bytes = ahead.bytes();
     let first_end = ahead.line_end(0)?;
     let first = &bytes[..first_end];
-    // The program name ends the logger's header: within its first hundred bytes or so.
-    let head = &first[..first.len().min(120)];
-    let at = memchr::memmem::find(head, side)? + side.len();
-    let header = without_tags(&first[at..]);
+    let header = without_tags(after_program_name(first, side)?);
     quoted_header(header).then_some(())?;
     let mut key = key_of(header);
     let mut lines = 1;
     let mut start = first_end + 1;
-    while let Some(end) = ahead.line_end(lines) {
+    let ended = loop {
+        let Some(end) = ahead.line_end(lines) else {
+            break false;
+        };
         let raw = bytes[start..end]
             .strip_suffix(b"\r")
             .unwrap_or(&bytes[start..end]);
         if crate::ingest::starts_with_timestamp(raw) || !quoted_header(raw) {
-            break;
+            break true;
         }
         key = key.or(key_of(raw));
         lines += 1;
         start = end + 1;
-    }
+    };
+    let none = match ended {
+        true => KeyBelow::NoKey,
+        false => KeyBelow::Unseen,
+    };
     Some(HeaderBlock {
         lines,
-        key: key.unwrap_or(KeyBelow::NoKey),
+        key: key.unwrap_or(none),
+        cut: !ended,
     })
+}
+
+/// The message of a logger's line whose program name is `side`: after Ruby's `-- request:
+/// ` (its default formatter), or after a level and blanks (`INFO  request: `, an ISO
+/// formatter's), within the line's first hundred bytes or so.
+fn after_program_name<'a>(line: &'a [u8], side: &[u8]) -> Option<&'a [u8]> {
+    let head = &line[..line.len().min(120)];
+    let named = memchr::memmem::find_iter(head, side).find(|&at| {
+        let before = head[..at].trim_ascii_end();
+        let after_level = (before.rsplit(|&b| b == b' ').next())
+            .is_some_and(|w| !w.is_empty() && w.iter().all(u8::is_ascii_uppercase));
+        let spaced = head[..at].ends_with(b" ");
+        let named = head[at + side.len()..].starts_with(b": ");
+        named && spaced && (before.ends_with(b"--") || after_level)
+    })?;
+    Some(&line[named + side.len() + 2..])
 }
 
 /// Rails' tagged logging puts `[tag] ` before each message.
@@ -106,7 +130,7 @@ mod tests {
         let bytes = text.as_bytes();
         let newlines: Vec<usize> = memchr::memchr_iter(b'\n', bytes).collect();
         let ahead = Ahead::new(bytes, &newlines);
-        let b = header_block(&ahead, b"request: ")?;
+        let b = header_block(&ahead, b"request")?;
         let key = match b.key {
             KeyBelow::Key(k) => Some(String::from_utf8_lossy(k).into_owned()),
             KeyBelow::NoKey => None,
@@ -135,6 +159,12 @@ mod tests {
             block("I, [2026-12-06T19:02:24.0 #1]  INFO -- agent: refund ok\n"),
             None
         );
+        // `request: ` inside another program's words is no header.
+        let words = "E, [2026-12-06T19:02:24.0 #1] ERROR -- agent: failed refund request: TimeoutError: \"execution expired\"\n";
+        assert_eq!(block(words), None);
+        // A block cut by the end of the lines at hand: its key may be further on.
+        let cut = "I, [2026-12-06T19:02:22.5 #1]  INFO -- request: User-Agent: \"Faraday v1.1.0\"\nContent-Type: \"application/json\"";
+        assert_eq!(block(cut), Some((1, Some("?".into()))));
     }
 
     #[test]

@@ -132,7 +132,7 @@ impl TextParser {
                 ..*s
             });
         }
-        let path = path.filter(|p| !agents_own(p))?;
+        let path = path.filter(|p| !agents_own(p) && !models_path(p))?;
         let mut sent = self.unanswered(call, b"", path, since)?;
         sent.answered = true;
         if std::mem::take(&mut self.client.implied_failure_last) {
@@ -156,8 +156,12 @@ impl TextParser {
         url: &[u8],
         events: &mut Vec<Placed>,
     ) {
+        // A read is no payment's retry; the model's own call was the one retried.
+        if self.client.unnamed.is_empty() || super::is_safe_method(method) {
+            return;
+        }
         let unnamed = std::mem::take(&mut self.client.unnamed);
-        if unnamed.is_empty() || agents_own(url) {
+        if agents_own(url) {
             return;
         }
         let since = unnamed[0].since;
@@ -180,6 +184,13 @@ impl TextParser {
         tried.announced = true;
         self.client.record(tried);
     }
+}
+
+/// A model's endpoint as the SDKs name it in a retry line, relative to their base URL
+/// (Anthropic's `/v1/messages`, OpenAI's `/responses` under `/v1`): a path alone, so the
+/// host that would tell is not there. Another host's `/v1/messages` is no model's.
+fn models_path(path: &[u8]) -> bool {
+    [&b"/v1/messages"[..], b"/responses", b"/messages"].contains(&path)
 }
 
 /// `POST https://host/path` of the older template's DEBUG line (the newer one names no

@@ -637,7 +637,7 @@ fn faradays_tries_headers_and_answers() {
         faraday("11.6", "request", "User-Agent: \"Faraday v1.1.0\""),
         END.to_string(),
     ];
-    let p = run(&keyless.join("\n"));
+    let p = run(&(keyless.join("\n") + "\n"));
     let EventKind::Attempt(a) = &p.events[1].kind else {
         panic!()
     };
@@ -711,4 +711,86 @@ fn a_retry_naming_no_request_is_of_the_next_one_logged() {
         END.to_string(),
     ];
     assert_eq!(shown(&run(&lines.join("\n"))), ["1 tool 4", "4 end 4"]);
+}
+
+/// A client that logs a request once and nothing on success (go-retryablehttp's default
+/// logger) sends two requests to one URL in one call: neither failed. Only a client known
+/// to log every try and every answer (Faraday's) tells a failure by the request logged
+/// again.
+#[test]
+fn a_request_logged_again_fails_the_last_only_for_a_client_that_logs_every_try() {
+    let go = [
+        "2026/12/06 08:28:19 agent run 7f3a  step 2  tool=refund_order  args={\"order\":\"A-1\"}",
+        "2026/12/06 08:28:19 [DEBUG] POST http://127.0.0.1:18971/v1/refunds",
+        "2026/12/06 08:28:19 [DEBUG] POST http://127.0.0.1:18971/v1/refunds",
+        "2026/12/06 08:28:20 agent run 7f3a  step 2  ok",
+    ];
+    let shown_go = shown(&run(&go.join("\n")));
+    assert!(
+        !shown_go.iter().any(|l| l.contains("failure")),
+        "{shown_go:?}"
+    );
+    assert_eq!(shown_go.iter().filter(|l| l.contains("attempt")).count(), 2);
+}
+
+/// Faraday's `Status` line names no request: after a read or the model's call it is
+/// theirs, not the answer to a refund request that timed out before them.
+#[test]
+fn faradays_status_after_a_read_is_the_reads() {
+    let lines = [
+        TOOL.to_string(),
+        faraday(
+            "11.5",
+            "request",
+            "POST https://payments.internal/v1/refunds",
+        ),
+        faraday(
+            "13.0",
+            "request",
+            "GET https://payments.internal/v1/orders/A-1",
+        ),
+        faraday("13.1", "response", "Status 200"),
+        faraday(
+            "14.0",
+            "request",
+            "POST https://api.openai.com/v1/chat/completions",
+        ),
+        faraday("14.5", "response", "Status 200"),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 4",
+            "2 attempt 1 POST https://payments.internal/v1/refunds key=-",
+            "7 end 4",
+        ]
+    );
+}
+
+/// Without its headers logged, Faraday's lines are still told by their program names: a
+/// request logged again with nothing between failed unlogged.
+#[test]
+fn faradays_resend_without_headers_is_the_last_ones_failure() {
+    let post = "POST https://payments.internal/v1/refunds";
+    let lines = [
+        TOOL.to_string(),
+        faraday("11.5", "request", post),
+        faraday("13.0", "request", post),
+        faraday("13.5", "response", "Status 201"),
+        END.to_string(),
+    ];
+    let p = run(&lines.join("\n"));
+    assert_eq!(
+        shown(&p),
+        [
+            "1 tool 4",
+            "2 attempt 1 POST https://payments.internal/v1/refunds key=-",
+            "3 failure 1 unlogged failure Ambiguous",
+            "3 attempt 2 POST https://payments.internal/v1/refunds key=-",
+            "4 response 2 201",
+            "5 end 4",
+        ]
+    );
 }
