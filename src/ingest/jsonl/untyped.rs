@@ -48,6 +48,13 @@ pub(super) fn typed(line: &str, open: Option<u32>) -> Option<String> {
     }
     if ty == "failure"
         && !top.contains_key("error")
+        && let Some(name) = client_error_name(&top)
+    {
+        let name = Value::String(name.to_string());
+        top.insert("error".into(), name);
+    }
+    if ty == "failure"
+        && !top.contains_key("error")
         && let Some(failure) = failure_in_message(&top)
     {
         let failure = Value::String(failure.to_string());
@@ -60,10 +67,18 @@ pub(super) fn typed(line: &str, open: Option<u32>) -> Option<String> {
                 None if e.contains(' ') => (String::new(), e),
                 None => (e, String::new()),
             },
-            // Monolog's JSON: `{"class": ..., "message": ..., "code": 0, "file": ...}`.
+            // Monolog's JSON: `{"class": ..., "message": ..., "code": 0, "file": ...}`;
+            // pino's serialised error: `{"type": "AxiosError", "message": ...}`.
             Some(Value::Object(e)) => {
                 let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
-                (text("class").to_string(), text("message").to_string())
+                let class = ["class", "type", "name"]
+                    .into_iter()
+                    .map(text)
+                    .find(|c| !c.is_empty());
+                (
+                    class.unwrap_or_default().to_string(),
+                    text("message").to_string(),
+                )
             }
             Some(other) => (other.to_string(), String::new()),
             None => (String::new(), String::new()),
@@ -162,7 +177,11 @@ fn type_in_open_call(top: &Map<String, Value>) -> Option<&'static str> {
         None => false,
     };
     let answered = top.get("status").and_then(status_code).is_some();
-    let error = has("error") || has("err") || has("exception") || failure_in_message(top).is_some();
+    let error = has("error")
+        || has("err")
+        || has("exception")
+        || failure_in_message(top).is_some()
+        || client_error_name(top).is_some();
     if answered && (request || kinds_id(top).is_some()) {
         return Some("response");
     }
@@ -172,13 +191,29 @@ fn type_in_open_call(top: &Map<String, Value>) -> Option<&'static str> {
     (request && !error && !answered).then_some("attempt")
 }
 
-/// The request a line names: its `method` and `url`, or a request in its message.
+/// The request a line names: its `method` and `url`, a request in its message, or the
+/// request an HTTP client's error logged whole carries ([`request_in_error`]).
 fn request_of(top: &Map<String, Value>) -> Option<(&str, &str)> {
     let field = |k: &str| top.get(k).and_then(Value::as_str);
     match (field("method"), field("url")) {
         (Some(method), Some(url)) => Some((method, url)),
-        _ => request_in_message(top),
+        _ => request_in_message(top).or_else(|| request_in_error(top)),
     }
+}
+
+/// The request of an axios error logged as an object (pino's `log.warn(err)`, `{ err }`;
+/// winston's `logger.warn(err)` spreads its members on the line): `config`'s `method` and
+/// `url`.
+fn request_in_error(top: &Map<String, Value>) -> Option<(&str, &str)> {
+    let error = match client_error_name(top) {
+        Some(_) => top,
+        None => ["err", "error"]
+            .iter()
+            .find_map(|k| top.get(*k)?.as_object())?,
+    };
+    let config = error.get("config")?.as_object()?;
+    let field = |k: &str| config.get(k).and_then(Value::as_str);
+    Some((field("method")?, field("url")?))
 }
 
 /// A request that is no tool's attempt: a read (`GET`), one to the agent's model or
@@ -244,6 +279,14 @@ fn failure_in_message(top: &Map<String, Value>) -> Option<&str> {
         .iter()
         .find_map(|k| top.get(*k)?.as_str())?;
     crate::classify::node_client_failure(message)
+}
+
+/// The class of an HTTP client's error whose members are the line's own (winston's
+/// `logger.warn(err)`: `{"name":"AxiosError","code":"ECONNABORTED","config":{...},
+/// "message":"timeout of 1000ms exceeded"}`).
+fn client_error_name(top: &Map<String, Value>) -> Option<&str> {
+    let name = top.get("name")?.as_str()?;
+    (name.ends_with("Error") && top.get("config").is_some_and(Value::is_object)).then_some(name)
 }
 
 /// The request a message names first thing (`POST https://payments/v1/refunds`), as a
@@ -512,6 +555,33 @@ mod tests {
         assert_eq!(said("cache warm-up: timeout of 1000ms exceeded"), None);
         assert_eq!(said("refund attempt 1 failed: card declined"), None);
         assert!(may_say_a_client_failure(retrying));
+    }
+
+    /// An axios error logged whole, as pino nests it (`err`) and as winston spreads it: the
+    /// failure of the request its `config` names; a read's is no attempt's.
+    #[test]
+    fn an_http_clients_error_logged_whole_is_its_requests_failure() {
+        let config = r#""config":{"method":"post","url":"http://x/v1/refunds"}"#;
+        let pino = format!(
+            r#"{{"level":40,"err":{{"type":"AxiosError","message":"timeout of 1000ms exceeded","code":"ECONNABORTED",{config}}},"msg":"timeout of 1000ms exceeded"}}"#
+        );
+        let winston = format!(
+            r#"{{"level":"warn","name":"AxiosError","code":"ECONNABORTED",{config},"message":"timeout of 1000ms exceeded"}}"#
+        );
+        for line in [pino, winston] {
+            let v: Value = serde_json::from_str(&typed(&line, Some(2)).unwrap()).unwrap();
+            assert_eq!(
+                (
+                    v["type"].as_str(),
+                    v["error"].as_str(),
+                    v["attempt"].as_u64()
+                ),
+                (Some("failure"), Some("AxiosError"), Some(1)),
+                "{line}"
+            );
+        }
+        let read = r#"{"err":{"type":"AxiosError","config":{"method":"get","url":"http://x/v1/orders/1"}},"msg":"timeout of 1000ms exceeded"}"#;
+        assert_eq!(typed(read, Some(2)), None);
     }
 
     #[test]
