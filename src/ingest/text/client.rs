@@ -90,6 +90,30 @@ struct Sent {
 }
 
 impl Sent {
+    /// The same request, its texts copied.
+    fn copied(&self) -> Sent {
+        Sent {
+            method: self.method.clone(),
+            url: self.url.clone(),
+            key: self.key.clone(),
+            ..*self
+        }
+    }
+
+    /// It sent again as request `number` at `at`: the same method, URL and key (a client
+    /// resends its headers), no outcome yet.
+    fn again(self, number: u32, at: Timestamp) -> Sent {
+        Sent {
+            number,
+            at,
+            answered: false,
+            status: None,
+            failure_read: false,
+            announced: false,
+            ..self
+        }
+    }
+
     /// Request `number` to `url`, sent `at`: its method and key unknown, no outcome yet.
     fn new(number: u32, url: Text, at: Timestamp) -> Self {
         Sent {
@@ -325,11 +349,8 @@ impl TextParser {
                     Some(s) if !s.answered => {
                         s.answered = true;
                         Sent {
-                            method: s.method.clone(),
-                            url: s.url.clone(),
-                            key: s.key.clone(),
                             failure_read: true,
-                            ..*s
+                            ..s.copied()
                         }
                     }
                     // urllib3 logs a request once answered: the one that failed is in no
@@ -358,13 +379,7 @@ impl TextParser {
                 };
                 events.push((at, EventKind::Failure(Box::new(failure))));
                 // Sent again as it was: the same method, URL and headers (no key stays none).
-                let again = Sent {
-                    number: self.next_attempt(&call),
-                    answered: false,
-                    failure_read: false,
-                    at,
-                    ..failed
-                };
+                let again = failed.again(self.next_attempt(&call), at);
                 events.push((at, self.client_attempt(&call, &again)));
                 self.client.record(again);
                 Verdict::Events(events)

@@ -87,13 +87,8 @@ impl TextParser {
         }
         // Sent again as it was, once the wait is over (the SDK keeps its key).
         let again = Sent {
-            number: self.next_attempt(call),
-            answered: false,
-            status: None,
-            failure_read: false,
-            at: at.plus(after),
             announced: true,
-            ..failed
+            ..failed.again(self.next_attempt(call), at.plus(after))
         };
         events.push((again.at, self.client_attempt(call, &again)));
         self.client.record(again);
@@ -125,12 +120,7 @@ impl TextParser {
         };
         if let Some(s) = latest.filter(|s| retryable(s)) {
             s.answered = true;
-            return Some(Sent {
-                method: s.method.clone(),
-                url: s.url.clone(),
-                key: s.key.clone(),
-                ..*s
-            });
+            return Some(s.copied());
         }
         let path = path.filter(|p| !agents_own(p) && !models_path(p))?;
         let mut sent = self.unanswered(call, b"", path, since)?;
@@ -171,13 +161,7 @@ impl TextParser {
         events.push((since, self.client_attempt(call, &tried)));
         for retry in unnamed {
             events.push((retry.at, unlogged_failure(call, tried.number)));
-            let again = Sent {
-                number: self.next_attempt(call),
-                at: retry.at.plus(retry.after),
-                method: tried.method.clone(),
-                url: tried.url.clone(),
-                ..Sent::new(0, tried.url.clone(), since)
-            };
+            let again = tried.again(self.next_attempt(call), retry.at.plus(retry.after));
             events.push((again.at, self.client_attempt(call, &again)));
             tried = again;
         }
