@@ -140,6 +140,22 @@ fn a_resent_request_answers_the_last_and_sends_the_next() {
     assert_eq!((p.stats.events, p.stats.ignored), (3, 1));
 }
 
+/// A path alone with no status is a client sending it to its base URL (axios's `baseURL`
+/// and `post("/v1/refunds")`): the call's attempt, its failure and its answer.
+#[test]
+fn a_path_sent_to_a_base_url_is_the_calls() {
+    let sent =
+        r#"{"time":1796542825000,"method":"POST","url":"/v1/refunds","msg":"refund request"}"#;
+    let failed = r#"{"time":1796542826000,"err":"timeout of 1000ms exceeded","method":"POST","url":"/v1/refunds","msg":"retrying refund request"}"#;
+    let answer = r#"{"time":1796542826300,"status":201,"refundId":"re_2","msg":"refund response"}"#;
+    let p = run(&[TOOL_CALL, sent, failed, sent, answer]);
+    let kinds: Vec<&str> = shape(&p).iter().map(|s| s.0).collect();
+    assert_eq!(
+        kinds,
+        ["tool_call", "attempt", "failure", "attempt", "response"]
+    );
+}
+
 /// Requests that are no tool's attempt: the model's, a read, a path a service served (its
 /// access log); the answer logged after them is theirs. A typed trace's debug lines say
 /// again what its events say.

@@ -171,7 +171,7 @@ fn kinds_id(top: &Map<String, Value>) -> Option<&Value> {
 fn type_in_open_call(top: &Map<String, Value>) -> Option<&'static str> {
     let has = |k: &str| top.get(k).is_some_and(|v| !v.is_null());
     let request = match request_of(top) {
-        Some((method, url)) if is_foreign(method, url) => return None,
+        Some((method, url)) if is_foreign(method, url, served(top)) => return None,
         Some(_) => true,
         None if names_agents_own(top) => return None,
         None => false,
@@ -217,12 +217,19 @@ fn request_in_error(top: &Map<String, Value>) -> Option<(&str, &str)> {
 }
 
 /// A request that is no tool's attempt: a read (`GET`), one to the agent's model or
-/// telemetry, or a path without a host (a service's access log names the path it served;
-/// a client names the host it called).
-fn is_foreign(method: &str, url: &str) -> bool {
+/// telemetry, or a path without a host in a line that also gives its status (`served`: a
+/// service's access log names the path it served, once served). A path alone in a line
+/// with no status is a client's sending it (axios's `baseURL` and `post("/v1/refunds")`).
+fn is_foreign(method: &str, url: &str, served: bool) -> bool {
     let read = is_safe_method(method);
     let absolute = url.starts_with("http://") || url.starts_with("https://");
-    read || !absolute || crate::ingest::text::agents_own(url.as_bytes())
+    read || (!absolute && served) || crate::ingest::text::agents_own(url.as_bytes())
+}
+
+/// The line gives an answer's status: a request and its answer in one, as an access log
+/// writes them.
+fn served(top: &Map<String, Value>) -> bool {
+    top.get("status").and_then(status_code).is_some()
 }
 
 /// The line names a request that is no tool's attempt ([`is_foreign`]): the answer logged
@@ -231,7 +238,8 @@ pub(super) fn names_a_foreign_request(line: &str) -> bool {
     let Ok(Value::Object(top)) = serde_json::from_str::<Value>(line) else {
         return false;
     };
-    request_of(&top).is_some_and(|(method, url)| is_foreign(method, url)) || names_agents_own(&top)
+    let foreign = |(method, url)| is_foreign(method, url, served(&top));
+    request_of(&top).is_some_and(foreign) || names_agents_own(&top)
 }
 
 /// A `url` of the agent's own requests (its model's, its telemetry's), with or without a
