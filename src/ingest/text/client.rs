@@ -57,8 +57,9 @@ pub(super) struct ClientLog {
     /// The latest outcome was such a one, a failure, and no request was read after it: an
     /// SDK's line that the request is retried ([`ClientLine::Retried`]) is of that one.
     implied_failure_last: bool,
-    /// The request sent last was a read (a `GET`, not recorded): an answer or failure that
-    /// names no request ([`ClientLine::Answer`], Stripe's unnamed failure) is its.
+    /// The request sent last was none of the tool's (a `GET`, the model's call: not
+    /// recorded): an answer or failure that names no request ([`ClientLine::Answer`],
+    /// Stripe's unnamed failure, Faraday's `Status`) is its.
     read_in_flight: bool,
     /// The dispatch began while the one before still waited for an answer (tool calls
     /// side by side, threads or `asyncio.gather`): an answer or failure that names no
