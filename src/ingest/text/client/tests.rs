@@ -454,6 +454,12 @@ fn stripes_unnamed_outcomes_are_nobodys_while_calls_overlap() {
     );
 }
 
+/// The lines of a client's log between the tool call and its step's end, read.
+fn in_call(lines: &[String]) -> Parsed {
+    let all = [&[TOOL.to_string()][..], lines, &[END.to_string()]].concat();
+    run(&all.join("\n"))
+}
+
 fn stainless(time: &str, logger: &str, msg: &str) -> String {
     format!("2026-11-03 14:02:{time} INFO {logger}: {msg}")
 }
@@ -466,13 +472,10 @@ const MT_POST: &str = r#"HTTP Request: POST https://app.moderntreasury.com/api/p
 #[test]
 fn a_stainless_sdks_retry_is_the_unlogged_try_and_the_next() {
     let retry = "Retrying request to /api/payment_orders in 0.470717 seconds";
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         stainless("12,405", "modern_treasury._base_client", retry),
         stainless("12,880", "httpx", MT_POST),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     assert_eq!(
         shown(&p),
         [
@@ -490,13 +493,10 @@ fn a_stainless_sdks_retry_is_the_unlogged_try_and_the_next() {
     // is not placed before the resend, sent after the wait.
     let whole =
         |t: &str, logger: &str, msg: &str| format!("2026-11-03 14:02:{t} INFO {logger}: {msg}");
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         whole("12", "modern_treasury._base_client", retry),
         whole("12", "httpx", MT_POST),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     let (sent, answered) = (&p.events[3], &p.events[4]);
     assert!(matches!(answered.kind, EventKind::Response(_)) && answered.at >= sent.at);
 }
@@ -515,15 +515,12 @@ fn a_stainless_retry_after_an_answer_or_a_traceback_adds_no_failure() {
     };
     let answered =
         |t: &str, status: &str| stainless(t, "httpx", &MT_POST.replace("201 Created", status));
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         answered("12,000", "500 Internal Server Error"),
         retry("12,001"),
         answered("12,600", "201 Created"),
         retry("15,000"),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     assert_eq!(
         shown(&p),
         [
@@ -589,8 +586,7 @@ fn faradays_tries_headers_and_answers() {
         )
     };
     let post = "POST https://payments.internal/v1/refunds";
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         faraday("11.500000", "request", post),
         headers("11.500100", "k-1"),
         faraday("13.000000", "request", post),
@@ -604,9 +600,7 @@ fn faradays_tries_headers_and_answers() {
                 "content-type: \"application/json\""
             )
         ),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     assert_eq!(
         shown(&p),
         [
@@ -649,16 +643,13 @@ fn faradays_tries_headers_and_answers() {
 #[test]
 fn faradays_answered_request_sent_again_is_no_failure() {
     let post = "POST https://payments.internal/v1/refunds";
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         faraday("11.5", "response", "Status 200"),
         faraday("12.0", "request", post),
         faraday("12.5", "response", "Status 500"),
         faraday("13.0", "request", post),
         faraday("13.5", "response", "Status 201"),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     assert_eq!(
         shown(&p),
         [
@@ -678,13 +669,10 @@ fn faradays_answered_request_sent_again_is_no_failure() {
 #[test]
 fn a_retry_naming_no_request_is_of_the_next_one_logged() {
     let retry = "Retrying request in 0.5 seconds (retry 1 of 2)";
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         stainless("12,405", "openai._base_client", retry),
         stainless("12,990", "httpx", MT_POST),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     assert_eq!(
         shown(&p),
         [
@@ -737,8 +725,7 @@ fn a_request_logged_again_fails_the_last_only_for_a_client_that_logs_every_try()
 /// theirs, not the answer to a refund request that timed out before them.
 #[test]
 fn faradays_status_after_a_read_is_the_reads() {
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         faraday(
             "11.5",
             "request",
@@ -756,9 +743,7 @@ fn faradays_status_after_a_read_is_the_reads() {
             "POST https://api.openai.com/v1/chat/completions",
         ),
         faraday("14.5", "response", "Status 200"),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     assert_eq!(
         shown(&p),
         [
@@ -774,14 +759,11 @@ fn faradays_status_after_a_read_is_the_reads() {
 #[test]
 fn faradays_resend_without_headers_is_the_last_ones_failure() {
     let post = "POST https://payments.internal/v1/refunds";
-    let lines = [
-        TOOL.to_string(),
+    let p = in_call(&[
         faraday("11.5", "request", post),
         faraday("13.0", "request", post),
         faraday("13.5", "response", "Status 201"),
-        END.to_string(),
-    ];
-    let p = run(&lines.join("\n"));
+    ]);
     assert_eq!(
         shown(&p),
         [
