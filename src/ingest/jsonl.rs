@@ -180,6 +180,8 @@ struct State {
     /// The latest request logged in the open call was no tool's (a model's, a read): the
     /// answer after it is its own.
     foreign_request: bool,
+    /// A line of winston's printf layout was read ([`winston::printf_object`]).
+    printf: bool,
 }
 
 impl State {
@@ -195,6 +197,7 @@ impl State {
             call_open: false,
             last_number: 0,
             foreign_request: false,
+            printf: false,
         }
     }
 }
@@ -213,7 +216,16 @@ impl State {
     fn text_line(&mut self, text: &str, opts: &ParseOptions) -> Result<Line, String> {
         // A struct deserializes from an array too: only an object is an event.
         if !text.trim_start().starts_with('{') {
-            if let Some(object) = winston::as_object(text).or_else(|| monolog::as_object(text)) {
+            if let Some(object) = winston::simple_object(text).or_else(|| monolog::as_object(text))
+            {
+                return self.text_line(&object, opts);
+            }
+            // A printf layout's line; one without its object only once the file has shown
+            // the layout (a text line among JSON ones is otherwise no record).
+            if let Some((object, with_object)) = winston::printf_object(text)
+                && (with_object || self.printf)
+            {
+                self.printf = true;
                 return self.text_line(&object, opts);
             }
             if monolog::continues_record(text) {

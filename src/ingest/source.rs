@@ -620,8 +620,10 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
         if let Some(f) = super::detect_csv_header(line, csv_map) {
             return Some(f);
         }
-        // winston's `format.simple()`: `info: refund created {...}`; Monolog's line.
-        if super::jsonl::winston::as_object(line).is_some_and(|o| super::looks_like_jsonl(&o))
+        // winston's `format.simple()`: `info: refund created {...}`; its printf layouts
+        // (`STAMP [INFO] tool call {...}`); Monolog's line.
+        if (super::jsonl::winston::simple_object(line)).is_some_and(|o| super::looks_like_jsonl(&o))
+            || super::jsonl::winston::looks_like_printf(head)
             || super::jsonl::monolog::as_object(line).is_some()
         {
             return Some(Format::Jsonl);
