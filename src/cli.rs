@@ -258,6 +258,8 @@ pub enum InputFormat {
     Logfmt,
     /// Node.js's console: `ISO-TIME words { inspected: 'object' }`
     NodeConsole,
+    /// pino's log through pino-pretty: `[TIME] LEVEL (name/pid): message`, members below
+    PinoPretty,
     /// java.util.logging's XMLFormatter (a FileHandler's default)
     JulXml,
     Csv,

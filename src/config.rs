@@ -228,6 +228,7 @@ impl AuditConfig {
                 InputFormat::Jsonl => Format::Jsonl,
                 InputFormat::Logfmt => Format::Logfmt,
                 InputFormat::NodeConsole => Format::NodeConsole,
+                InputFormat::PinoPretty => Format::PinoPretty,
                 InputFormat::JulXml => Format::JulXml,
                 InputFormat::Csv => Format::Csv,
                 InputFormat::Otlp => Format::Otlp,

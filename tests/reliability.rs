@@ -50,7 +50,7 @@ fn errors_name_the_thing_and_what_is_expected() {
         &[
             "--input-format",
             "xml",
-            "text, jsonl, logfmt, node-console, jul-xml, csv, otlp",
+            "text, jsonl, logfmt, node-console, pino-pretty, jul-xml, csv, otlp",
         ],
     );
     assert_one_line_error(&["scan"], &["PATHS"]);

@@ -11,6 +11,7 @@ pub mod lines;
 pub mod logfmt;
 pub mod node_console;
 pub mod otlp;
+pub mod pino_pretty;
 #[cfg(test)]
 mod prop_tests;
 pub(crate) mod python_repr;
@@ -42,6 +43,7 @@ pub enum Format {
     Jsonl,
     Logfmt,
     NodeConsole,
+    PinoPretty,
     JulXml,
     Csv,
     Otlp,
@@ -55,6 +57,7 @@ impl Format {
             Format::Jsonl => "jsonl",
             Format::Logfmt => "logfmt",
             Format::NodeConsole => "node-console",
+            Format::PinoPretty => "pino-pretty",
             Format::JulXml => "jul-xml",
             Format::Csv => "csv",
             Format::Otlp => "otlp",
@@ -247,6 +250,7 @@ pub fn parse_input(
         Format::Jsonl => jsonl::parse_input(reader, input, opts, rereadable),
         Format::Logfmt => logfmt::parse(reader, input, opts),
         Format::NodeConsole => node_console::parse(reader, input, opts),
+        Format::PinoPretty => pino_pretty::parse(reader, input, opts),
         Format::JulXml => jul_xml::parse(reader, input, opts),
         Format::Csv => csv::parse(reader, input, opts),
         Format::Records => records::parse(reader, input, opts),

@@ -9,7 +9,7 @@
 //! A `debug` module's namespace before the words (`openai-agents:core Invoking tool ...`)
 //! is its logger's `name`.
 
-mod inspect;
+pub(crate) mod inspect;
 
 use super::lines::for_each_line_at;
 use super::{ParseOptions, Parsed};

@@ -1,0 +1,276 @@
+//! pino's log as pino-pretty prints it (Node.js), the usual way a pino log is kept during
+//! development: a header `[2026-12-06 19:54:34.621 +0000] INFO (agent/14718): tool call`
+//! (the stamp as `translateTime` writes it: time of day alone by default, the epoch's
+//! milliseconds without it), then the logged object's members on the lines below, four
+//! blanks in, each value as JSON writes it (`    runId: "d44c..."`, `    args: {` and its
+//! lines, closed by `    }`); with `singleLine` the members after the message, one JSON
+//! object. Each record is read as the pino line it stands for, `{"time", "level", "name",
+//! "msg", ...members}`, so it means what the same call logged as JSON means: a tool call's
+//! arguments, a request's method and url, a retry's error.
+
+use super::lines::for_each_line_at;
+use super::node_console::inspect;
+use super::{ParseOptions, Parsed};
+use serde_json::{Map, Value};
+use std::io::{self, Read};
+
+/// Whether the head of a file is such a log: most lines at the margin are headers.
+pub fn looks_like(head: &[u8]) -> bool {
+    let margin = (head.split(|&b| b == b'\n'))
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.trim_ascii().is_empty() && !continues(l));
+    let (mut lines, mut headers) = (0, 0);
+    for line in margin {
+        lines += 1;
+        headers += usize::from(header(line).is_some());
+    }
+    headers > 0 && headers * 2 > lines
+}
+
+/// Reads a pino-pretty log: each record as a JSON Lines line (see the module's doc).
+pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
+    let mut out = Parsed::new(opts);
+    let mut lines = super::jsonl::ObjectLines::new(input, opts);
+    let mut record: Option<Record> = None;
+    for_each_line_at(reader, |line_no, _, bytes| {
+        out.stats.lines += 1;
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        if let Some(r) = record.as_mut().filter(|_| continues(bytes)) {
+            r.below.push(String::from_utf8_lossy(bytes).into_owned());
+            return;
+        }
+        if let Some(done) = record.take() {
+            done.flush(&mut out, &mut lines);
+        }
+        if bytes.trim_ascii().is_empty() {
+            out.stats.ignored += 1;
+            return;
+        }
+        match header(bytes) {
+            Some(h) => record = Some(Record::new(line_no, &h)),
+            None => out.stats.skip(
+                line_no,
+                "not a pino-pretty record: a record starts `[TIME] LEVEL (name/pid): message`",
+            ),
+        }
+    })?;
+    if let Some(done) = record.take() {
+        done.flush(&mut out, &mut lines);
+    }
+    Ok(out)
+}
+
+/// A header's parts, borrowed from its line.
+struct Header<'a> {
+    stamp: &'a [u8],
+    level: &'a [u8],
+    /// The logger's name, from `(name/pid)`.
+    name: Option<&'a [u8]>,
+    message: &'a [u8],
+}
+
+/// `[STAMP] LEVEL (origin): message`, or `[STAMP] LEVEL: message` when pino-pretty was told
+/// to leave the name and process out.
+fn header(line: &[u8]) -> Option<Header<'_>> {
+    let inner = line.strip_prefix(b"[")?;
+    let close = memchr::memchr(b']', inner)?;
+    let stamp = &inner[..close];
+    let epoch = stamp.len() >= 12 && stamp.iter().all(u8::is_ascii_digit);
+    if !(epoch || super::starts_with_timestamp(stamp)) {
+        return None;
+    }
+    let rest = inner[close + 1..].strip_prefix(b" ")?;
+    let level_end = rest.iter().position(|&b| !b.is_ascii_uppercase())?;
+    let (level, rest) = rest.split_at(level_end);
+    if !(3..=7).contains(&level.len()) {
+        return None;
+    }
+    let (name, rest) = match rest.strip_prefix(b" (") {
+        Some(origin) => {
+            let end = memchr::memmem::find(origin, b"):")?;
+            let name = origin[..end].split(|&b| b == b'/').next();
+            // `(14718)`: the process alone; `(agent/14718 on vm)`: a name before it.
+            let named = origin[..end].contains(&b'/');
+            (name.filter(|_| named), &origin[end + 2..])
+        }
+        None => (None, rest.strip_prefix(b":")?),
+    };
+    let message = rest.strip_prefix(b" ").unwrap_or(rest);
+    Some(Header {
+        stamp,
+        level,
+        name,
+        message,
+    })
+}
+
+/// A line below a header that is part of its record: indented.
+fn continues(line: &[u8]) -> bool {
+    line.starts_with(b"    ") || line.starts_with(b"\t")
+}
+
+/// A header and the lines below it, read when the next record starts.
+struct Record {
+    first_line: u32,
+    object: Map<String, Value>,
+    message: String,
+    below: Vec<String>,
+}
+
+impl Record {
+    fn new(first_line: u32, h: &Header) -> Self {
+        let mut object = Map::new();
+        object.insert("time".into(), stamp_value(h.stamp));
+        let level = String::from_utf8_lossy(h.level).to_ascii_lowercase();
+        object.insert("level".into(), Value::String(level));
+        if let Some(name) = h.name {
+            let name = String::from_utf8_lossy(name).into_owned();
+            object.insert("name".into(), Value::String(name));
+        }
+        Record {
+            first_line,
+            object,
+            message: String::from_utf8_lossy(h.message).into_owned(),
+            below: Vec::new(),
+        }
+    }
+
+    fn flush(mut self, out: &mut Parsed, lines: &mut super::jsonl::ObjectLines) {
+        // `singleLine`: the members after the message, as one object.
+        let (message, on_line) = match object_at_end(&self.message) {
+            Some((at, members)) => (self.message[..at].trim_end().to_string(), members),
+            None => (std::mem::take(&mut self.message), Map::new()),
+        };
+        self.object.insert("msg".into(), Value::String(message));
+        for (k, v) in on_line.into_iter().chain(members_below(&self.below)) {
+            self.object.entry(k).or_insert(v);
+        }
+        let json = Value::Object(self.object).to_string();
+        lines.read(out, self.first_line, Ok(json.as_bytes()));
+        out.stats.ignored += self.below.len() as u64;
+    }
+}
+
+/// The stamp as pino's `time` would have held it: the epoch's milliseconds as a number;
+/// `SYS:standard`'s `2026-12-06 19:54:34.621 +0000` as ISO 8601; a time of day as written.
+fn stamp_value(stamp: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(stamp);
+    if let Ok(ms) = text.parse::<u64>() {
+        return Value::Number(ms.into());
+    }
+    let iso = match text.split_once(' ') {
+        Some((date, rest)) if date.len() == 10 => match rest.split_once(' ') {
+            Some((time, offset))
+                if offset.len() == 5
+                    && offset.starts_with(['+', '-'])
+                    && offset[1..].bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                format!("{date}T{time}{}:{}", &offset[..3], &offset[3..])
+            }
+            _ => format!("{date}T{rest}"),
+        },
+        _ => text.into_owned(),
+    };
+    Value::String(iso)
+}
+
+/// The object a message ends with (`{"runId":...}`, after a blank), and where it starts.
+fn object_at_end(message: &str) -> Option<(usize, Map<String, Value>)> {
+    if !message.ends_with('}') {
+        return None;
+    }
+    // A few tries: a message has few objects before its last, and a hostile line many.
+    for (at, _) in message.match_indices(" {\"").take(8) {
+        if let Ok(Value::Object(members)) = serde_json::from_str(&message[at + 1..]) {
+            return Some((at, members));
+        }
+    }
+    None
+}
+
+/// The members on the lines below a header: `    name: value`, a value of several lines
+/// running to its closing `    }` or `    ]`. An error's stack printed as its lines (`log.
+/// error(err)`) is the record's `err`, its first line; a value that is no JSON (an error
+/// object with its stack printed as lines inside it) is read leniently, else as text.
+fn members_below(below: &[String]) -> Map<String, Value> {
+    let mut members = Map::new();
+    let mut k = 0;
+    while let Some(line) = below.get(k) {
+        k += 1;
+        // `    AxiosError: timeout...` over its frames is a stack, not a member.
+        let stack = below
+            .get(k)
+            .is_some_and(|next| next.trim_start().starts_with("at "));
+        let Some((name, first)) = member(line).filter(|_| !stack) else {
+            let text = line.trim();
+            if !members.contains_key("err") && !text.is_empty() && !text.starts_with("at ") {
+                members.insert("err".into(), Value::String(text.into()));
+            }
+            continue;
+        };
+        let mut value = first.to_string();
+        if matches!(first, "{" | "[") {
+            let closer = if first == "{" { "    }" } else { "    ]" };
+            while let Some(next) = below.get(k) {
+                k += 1;
+                value.push('\n');
+                value.push_str(next.trim_end());
+                if next.trim_end() == closer {
+                    break;
+                }
+            }
+        }
+        members.insert(name.into(), read_value(&value));
+    }
+    members
+}
+
+/// `    name: value`: four blanks, a name, `: `, the value's first line.
+fn member(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix("    ")?;
+    let (name, value) = rest.split_once(": ").or_else(|| {
+        // `    args: {` has its value's first line; an empty name is no member.
+        rest.strip_suffix(':').map(|n| (n, ""))
+    })?;
+    let is_name = !name.is_empty()
+        && !name.starts_with(' ')
+        && (name.bytes())
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-' | b'.'));
+    is_name.then_some((name, value.trim_end()))
+}
+
+fn read_value(text: &str) -> Value {
+    if let Ok(v) = serde_json::from_str(text) {
+        return v;
+    }
+    // An error object: pino-pretty prints its `"stack":` as lines, not as a string.
+    let without_stack = without_stack_lines(text);
+    (serde_json::from_str(&without_stack).ok())
+        .or_else(|| inspect::as_value(&without_stack))
+        .unwrap_or_else(|| Value::String(text.lines().next().unwrap_or_default().into()))
+}
+
+/// `text` without a `"stack":` member's lines (those indented deeper than its name).
+fn without_stack_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut stack_indent = None;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(at) = stack_indent {
+            if indent > at {
+                continue;
+            }
+            stack_indent = None;
+        }
+        if line.trim() == "\"stack\":" {
+            stack_indent = Some(indent);
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
