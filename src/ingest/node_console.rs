@@ -88,6 +88,10 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     // The line of the latest unstamped line at the margin: the indented ones below it are
     // its, skipped with it.
     let mut unstamped = None;
+    // The latest record's stamp. An error printed bare (`console.error(err)`) has none: it
+    // is placed at the next record's (it was printed before it, and an error is printed
+    // when it happens, after the request it ends), or at the end, the latest one's.
+    let mut last_stamp: Option<String> = None;
     for_each_line_at(reader, |line_no, _, bytes| {
         out.stats.lines += 1;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
@@ -97,17 +101,28 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             record.below += 1;
             return;
         }
+        let stamped = stamp_and_words(bytes);
+        if record.first_line != 0 && record.stamp.is_empty() {
+            let next = stamped.map(|(stamp, _)| String::from_utf8_lossy(stamp).into_owned());
+            record.stamp = next.or_else(|| last_stamp.clone()).unwrap_or_default();
+        }
         record.flush(&mut out, &mut lines, &mut json);
         if bytes.trim_ascii().is_empty() {
             out.stats.ignored += 1;
             return;
         }
-        match (stamp_and_words(bytes), unstamped) {
+        match (stamped, unstamped) {
             (Some((stamp, words)), _) => {
                 unstamped = None;
                 record.first_line = line_no;
                 record.stamp = String::from_utf8_lossy(stamp).into_owned();
                 record.text = String::from_utf8_lossy(words).into_owned();
+                last_stamp = Some(record.stamp.clone());
+            }
+            (None, _) if last_stamp.is_some() && is_bare_error(bytes) => {
+                unstamped = None;
+                record.first_line = line_no;
+                record.text = String::from_utf8_lossy(bytes).into_owned();
             }
             (None, Some(head)) if continues(bytes) => {
                 out.stats.skip(
@@ -124,8 +139,24 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             }
         }
     })?;
+    if record.first_line != 0 && record.stamp.is_empty() {
+        record.stamp = last_stamp.unwrap_or_default();
+    }
     record.flush(&mut out, &mut lines, &mut json);
     Ok(out)
+}
+
+/// `<ref *1> AxiosError: timeout of 1000ms exceeded`: an error's first line as
+/// `console.error(err)` prints it, with no stamp of its own.
+fn is_bare_error(line: &[u8]) -> bool {
+    let line = match line.strip_prefix(b"<ref *") {
+        Some(marked) => match memchr::memmem::find(marked, b"> ") {
+            Some(end) => &marked[end + 2..],
+            None => return false,
+        },
+        None => line,
+    };
+    inspect::is_error_header(line)
 }
 
 /// A record longer than this is read no further: its other lines are counted as skipped.
@@ -168,16 +199,16 @@ fn as_json(stamp: &str, text: &str) -> Value {
         line.insert("name".into(), Value::String(name.into()));
     }
     // The words are the first line's: an error's stack below them is not.
-    let (words, members) = match object_at_end(text.as_bytes()) {
+    let (words, members, below_stack) = match object_at_end(text.as_bytes()) {
         // JSON after a sentence (`Invoking tool issue_refund with input {"order":...}`, the
         // OpenAI Agents SDK's) is part of it: read as a text log's message.
         Some((start, _))
             if text[start..].starts_with("{\"") && text.starts_with(char::is_uppercase) =>
         {
-            (text, None)
+            (text, None, false)
         }
-        Some((start, members)) => (&text[..start], Some(members)),
-        None => (text, None),
+        Some((start, members)) => (&text[..start], Some(members), text[..start].contains('\n')),
+        None => (text, None, false),
     };
     let words = words.split('\n').next().unwrap_or_default().trim_end();
     // `refund failed TypeError: fetch failed`: an error logged as itself, its first line.
@@ -188,6 +219,13 @@ fn as_json(stamp: &str, text: &str) -> Value {
     line.insert("msg".into(), Value::String(words.into()));
     if let Some(error) = error {
         line.insert("err".into(), Value::String(error.into()));
+        // The members after an error's stack are its own (`isAxiosError`, `code`,
+        // `config`), and its class is their `name`, which util.inspect leaves out: the
+        // error as winston spreads it on a line.
+        let class = error.split(':').next().unwrap_or_default();
+        if below_stack && class.ends_with("Error") && !class.contains(' ') {
+            line.insert("name".into(), Value::String(class.into()));
+        }
     }
     for (k, v) in members.into_iter().flatten() {
         line.entry(k).or_insert(v);
@@ -266,9 +304,10 @@ fn stamp_and_words(line: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// A line below a stamped one that is part of its record: indented (an object's member,
-/// an error's stack) or closing an object at the margin.
+/// an error's stack), closing an object at the margin, or the cause axios (1.1x and later)
+/// appends to an error's stack (`Caused by: Error: socket hang up`, at the margin).
 fn continues(line: &[u8]) -> bool {
-    matches!(line.first(), Some(b' ' | b'\t' | b'}' | b']'))
+    matches!(line.first(), Some(b' ' | b'\t' | b'}' | b']')) || line.starts_with(b"Caused by: ")
 }
 
 /// `  runId: 'x',`: an object's member, two blanks in.

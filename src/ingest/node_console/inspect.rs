@@ -214,8 +214,20 @@ impl Reader<'_> {
         let special = rest.get(1).is_some_and(u8::is_ascii_uppercase)
             || rest.starts_with(b"[class ")
             || rest.starts_with(b"[Symbol(");
-        match rest.iter().position(|&c| c == b']') {
-            Some(close) if special && !rest[1..close].contains(&b'[') => {
+        // Its closing bracket on its line; one mark may hold another (`[Object
+        // [AxiosHeaders]]`, a class instance past the depth).
+        let (mut depth, mut deepest) = (0u32, 0u32);
+        let close = rest.iter().position(|&c| {
+            depth = match c {
+                b'[' => depth + 1,
+                b']' => depth.saturating_sub(1),
+                _ => depth,
+            };
+            deepest = deepest.max(depth);
+            depth == 0 || c == b'\n'
+        });
+        match close {
+            Some(close) if special && rest[close] == b']' && deepest <= 2 => {
                 self.at += close + 1;
                 true
             }
@@ -389,7 +401,7 @@ impl Reader<'_> {
 /// Whether `text` starts with an error's first line as Node prints it: a class ending in
 /// `Error` or `Exception`, perhaps its name in brackets, then `: ` (`TypeError: fetch
 /// failed`, `DOMException [TimeoutError]: ...`, `RequestError: Timeout ...`).
-pub(super) fn is_error_header(text: &[u8]) -> bool {
+pub(crate) fn is_error_header(text: &[u8]) -> bool {
     let name_end = (text.iter())
         .position(|b| !(b.is_ascii_alphanumeric() || b"_$.".contains(b)))
         .unwrap_or(text.len());

@@ -70,8 +70,69 @@ fn an_errors_stack_is_its_records_and_its_members_are_read() {
         serde_json::json!({"time": "2026-12-06T07:41:22.007Z",
             "msg": "refund failed",
             "err": "RequestError: Timeout awaiting 'request' for 1000ms",
+            "name": "RequestError",
             "code": "ETIMEDOUT", "timings": null})
     );
+}
+
+/// axios 1.1x's error as `console.warn(stamp, err)` prints it: the cause's `Caused by:` at
+/// the margin inside the stack, then the error's own members, its `config` naming the
+/// request. The record is a failure of that request, not lines without a stamp.
+const AXIOS_ERROR_ALONE: &str = "2026-12-06T10:00:00.000Z tool call { runId: 'r1', step: 1, tool: 'issue_refund', args: { order: 'A-1' } }
+2026-12-06T10:00:00.010Z refund request { method: 'POST', url: 'http://p/v1/refunds' }
+2026-12-06T10:00:01.020Z AxiosError: socket hang up
+    at AxiosError.from (file:///app/node_modules/axios/lib/core/AxiosError.js:163:24)
+Caused by: Error: socket hang up
+    at Socket.socketOnEnd (node:_http_client:528:25) {
+  isAxiosError: true,
+  code: 'ECONNRESET',
+  config: [Object: null prototype] {
+    headers: [Object [AxiosHeaders]],
+    method: 'post',
+    url: 'http://p/v1/refunds'
+  }
+}
+";
+
+#[test]
+fn an_axios_error_alone_with_its_cause_is_a_failure_of_its_request() {
+    let p = parsed(AXIOS_ERROR_ALONE);
+    let kinds: Vec<(u32, &str)> = (p.events.iter())
+        .map(|e| (e.loc.line, e.kind.type_name()))
+        .collect();
+    assert_eq!(kinds, [(1, "tool_call"), (2, "attempt"), (3, "failure")]);
+    assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+    // Without its members the error says no request: not a failure of one.
+    let bare = AXIOS_ERROR_ALONE
+        .split(" {\n  isAxiosError")
+        .next()
+        .unwrap();
+    let p = parsed(&format!("{bare}\n"));
+    assert_eq!(p.events.len(), 2, "{:?}", p.events);
+}
+
+/// `console.error(err)` prints no stamp: the error is the record of the next stamped line's
+/// time (or the latest one's at the end), its lines read with it, not skipped.
+#[test]
+fn an_error_printed_without_a_stamp_is_placed_at_the_next_record() {
+    let unstamped =
+        AXIOS_ERROR_ALONE.replace("2026-12-06T10:00:01.020Z AxiosError", "<ref *1> AxiosError");
+    let log =
+        format!("{unstamped}2026-12-06T10:00:01.500Z tool failed {{ runId: 'r1', step: 1 }}\n");
+    let p = parsed(&log);
+    let failure = (p.events.iter()).find(|e| e.kind.type_name() == "failure");
+    let at = failure.map(|e| e.at.to_string());
+    assert_eq!(at.as_deref(), Some("2026-12-06T10:00:01.500Z"));
+    assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+    let p = parsed(&unstamped);
+    let failure = (p.events.iter()).find(|e| e.kind.type_name() == "failure");
+    assert_eq!(
+        failure.map(|e| e.at.to_string()).as_deref(),
+        Some("2026-12-06T10:00:00.010Z")
+    );
+    // Before any stamp, nothing places it: skipped, with why.
+    let first = parsed("<ref *1> AxiosError: timeout of 1000ms exceeded\n");
+    assert_eq!((first.stats.skipped, first.events.len()), (1, 0));
 }
 
 #[test]
