@@ -36,6 +36,14 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         out.stats.lines += 1;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if let Some(r) = record.as_mut().filter(|_| continues(bytes)) {
+            if r.size + bytes.len() > MAX_RECORD {
+                out.stats.skip(
+                    line_no,
+                    "below a record already 1 MiB long: read no further",
+                );
+                return;
+            }
+            r.size += bytes.len();
             r.below.push(String::from_utf8_lossy(bytes).into_owned());
             return;
         }
@@ -59,6 +67,10 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     }
     Ok(out)
 }
+
+/// A record's lines below its header are kept up to this many bytes: a hostile or runaway
+/// record must not hold the file in memory.
+const MAX_RECORD: usize = 1 << 20;
 
 /// A header's parts, borrowed from its line.
 struct Header<'a> {
@@ -115,6 +127,8 @@ struct Record {
     object: Map<String, Value>,
     message: String,
     below: Vec<String>,
+    /// The bytes of `below`.
+    size: usize,
 }
 
 impl Record {
@@ -132,6 +146,7 @@ impl Record {
             object,
             message: String::from_utf8_lossy(h.message).into_owned(),
             below: Vec::new(),
+            size: 0,
         }
     }
 

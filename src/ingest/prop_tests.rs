@@ -1,4 +1,5 @@
-//! Properties of the structured parsers (JSON Lines, CSV exports, record dumps): whatever
+//! Properties of the structured parsers (JSON Lines, CSV exports, record dumps, Node's
+//! console and pino-pretty): whatever
 //! the bytes, no panic, and every physical line is an event, ignored or skipped.
 
 use super::{Format, ParseOptions, parse};
@@ -13,7 +14,9 @@ fn accounted(format: Format, bytes: &[u8]) -> Result<(), TestCaseError> {
             // JSON Lines ends lines at `\n` only; the CSV reader also at a lone `\r`.
             let ends = |i: usize, b: u8| {
                 b == b'\n'
-                    || (format != Format::Jsonl && b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+                    || (matches!(format, Format::Csv | Format::Records)
+                        && b == b'\r'
+                        && bytes.get(i + 1) != Some(&b'\n'))
             };
             let terminators = bytes
                 .iter()
@@ -24,7 +27,7 @@ fn accounted(format: Format, bytes: &[u8]) -> Result<(), TestCaseError> {
             prop_assert_eq!(s.lines, terminators as u64 + u64::from(open_end));
         }
         // A CSV header without the columns it needs is an error for the file, not a panic.
-        Err(e) => prop_assert!(format != Format::Jsonl, "{}", e),
+        Err(e) => prop_assert!(matches!(format, Format::Csv | Format::Records), "{}", e),
     }
     Ok(())
 }
@@ -70,6 +73,31 @@ fn jsonl_like() -> impl Strategy<Value = Vec<u8>> {
         "[ -~]{0,40}",
     ];
     proptest::collection::vec(line, 0..12).prop_map(|l| l.join("\n").into_bytes())
+}
+
+/// Records of pino-pretty and of Node's console, whole and broken: headers, members,
+/// values over several lines left open, stacks, errors without a stamp.
+fn node_log_like() -> impl Strategy<Value = Vec<u8>> {
+    let line = prop_oneof![
+        Just("[2026-12-06 19:54:34.621 +0000] INFO (agent/1): tool call".to_string()),
+        Just("[19:54:34.621] WARN: retrying {\"code\":\"ECONNABORTED\"}".to_string()),
+        Just("[1796586906886] ERROR (agent/1 on vm):".to_string()),
+        Just("2026-12-06T10:00:00.000Z tool call { runId: 'r1', step: 1 }".to_string()),
+        Just("2026-12-06T10:00:00.000Z refund request {".to_string()),
+        Just("<ref *1> AxiosError: timeout of 1000ms exceeded".to_string()),
+        Just("Caused by: Error: socket hang up".to_string()),
+        Just("    runId: \"r1\"".to_string()),
+        Just("    args: {".to_string()),
+        Just("      \"order\": \"A-1\",".to_string()),
+        Just("      \"stack\":".to_string()),
+        Just("          Error: boom".to_string()),
+        Just("    }".to_string()),
+        Just("    at x (y.js:1:1) {".to_string()),
+        Just("  code: 'ECONNRESET',".to_string()),
+        Just("}".to_string()),
+        "[ -~]{0,40}",
+    ];
+    proptest::collection::vec(line, 0..16).prop_map(|l| l.join("\n").into_bytes())
 }
 
 /// A CSV export of good rows, each with its id and the physical line it starts on: rows
@@ -136,6 +164,20 @@ proptest! {
     fn export_like_input_is_accounted_for(bytes in csv_like()) {
         accounted(Format::Csv, &bytes)?;
         accounted(Format::Records, &bytes)?;
+    }
+
+    #[test]
+    fn node_log_like_input_is_accounted_for(bytes in node_log_like()) {
+        accounted(Format::PinoPretty, &bytes)?;
+        accounted(Format::NodeConsole, &bytes)?;
+    }
+
+    #[test]
+    fn any_bytes_are_accounted_for_by_the_node_readers(
+        bytes in proptest::collection::vec(any::<u8>(), 0..400)
+    ) {
+        accounted(Format::PinoPretty, &bytes)?;
+        accounted(Format::NodeConsole, &bytes)?;
     }
 
     #[test]

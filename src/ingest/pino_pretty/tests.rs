@@ -158,3 +158,24 @@ fn a_pino_pretty_head_is_told_from_a_text_log_with_bracketed_stamps() {
         [2026-12-06 14:02:11.418] POST https://payments.internal/v1/refunds  (attempt 1)\n";
     assert!(!looks_like(text.as_bytes()));
 }
+
+/// A record of endless member lines is read up to a bound; the lines past it are skipped
+/// with why, never held.
+#[test]
+fn a_runaway_record_is_bounded() {
+    let mut log = String::from("[19:53:52.297] INFO (agent/1): dump\n");
+    let line = format!("    x: \"{}\"\n", "a".repeat(1000));
+    for _ in 0..1100 {
+        log.push_str(&line);
+    }
+    let p = read(&log);
+    assert!(
+        p.stats.skipped > 0 && p.stats.skipped < 100,
+        "{:?}",
+        p.stats.skipped
+    );
+    assert_eq!(
+        p.stats.lines,
+        p.stats.events + p.stats.ignored + p.stats.skipped
+    );
+}
