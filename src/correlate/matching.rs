@@ -30,6 +30,11 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
                     None => (id, MatchedBy::EffectId),
                 })
                 .or_else(|| {
+                    // Named only by a replay: the earlier try it replayed, if it is told.
+                    let id = by_effect_id.replayed(m, &e.id)?;
+                    Some((replayed_from(m, id, e, replays)?, MatchedBy::Key))
+                })
+                .or_else(|| {
                     let id = by_key.get(m, e.key.as_deref()?)?;
                     Some((id, MatchedBy::Key))
                 })
@@ -82,8 +87,11 @@ fn hash_str(s: &str) -> u64 {
 }
 
 /// The first attempt answered with each effect id (a replayed answer names an effect
-/// made before, not by it).
-struct EffectIdIndex(HashTable<AttemptId>);
+/// made before, not by it); apart, the first whose answer named it as a replay.
+struct EffectIdIndex {
+    made: HashTable<AttemptId>,
+    replayed: HashTable<AttemptId>,
+}
 
 impl EffectIdIndex {
     fn effect_id(model: &Model, id: AttemptId) -> &str {
@@ -101,15 +109,22 @@ impl EffectIdIndex {
     }
 
     fn new(model: &Model) -> Self {
+        EffectIdIndex {
+            made: Self::table(model, false),
+            replayed: Self::table(model, true),
+        }
+    }
+
+    fn table(model: &Model, replays: bool) -> HashTable<AttemptId> {
         let answered = || {
             model
                 .attempts()
-                .filter_map(|(id, a)| match &a.outcome.as_ref()?.kind {
+                .filter_map(move |(id, a)| match &a.outcome.as_ref()?.kind {
                     OutcomeKind::Response {
                         effect_id: Some(eid),
-                        replayed: false,
+                        replayed,
                         ..
-                    } => Some((id, eid.as_str())),
+                    } if *replayed == replays => Some((id, eid.as_str())),
                     _ => None,
                 })
         };
@@ -121,12 +136,21 @@ impl EffectIdIndex {
                 slot.insert(id);
             }
         }
-        EffectIdIndex(table)
+        table
     }
 
     fn get(&self, model: &Model, eid: &str) -> Option<AttemptId> {
+        Self::find(&self.made, model, eid)
+    }
+
+    /// The first attempt whose answer named `eid` as a replay of it.
+    fn replayed(&self, model: &Model, eid: &str) -> Option<AttemptId> {
+        Self::find(&self.replayed, model, eid)
+    }
+
+    fn find(table: &HashTable<AttemptId>, model: &Model, eid: &str) -> Option<AttemptId> {
         let same = |&p: &AttemptId| Self::effect_id(model, p) == eid;
-        self.0.find(hash_str(eid), same).copied()
+        table.find(hash_str(eid), same).copied()
     }
 }
 
@@ -414,6 +438,10 @@ fn answered_before(model: &Model, id: AttemptId, e: &EffectRec) -> AttemptId {
 /// such attempt that may have reached the service.
 /// Taken as the answer's own, the effect was made by a request not yet sent: a false
 /// clock warning, and no `effect-after-timeout` for the attempt that timed out.
+/// A client that never logged its key (axios-retry resending the key set in the request's
+/// config) is taken at its answer's word: an answer that says it was replayed was sent with
+/// a key an earlier try of its dispatch carried too, and only such tries, keys unknown,
+/// may have made the effect.
 fn replayed_from(
     model: &Model,
     id: AttemptId,
@@ -421,18 +449,23 @@ fn replayed_from(
     replays: &super::replays::ReplayIndex,
 ) -> Option<AttemptId> {
     let attempt = model.attempt(id);
-    let key = attempt.key.as_deref()?;
-    if e.key.as_deref().is_some_and(|logged| logged != key) {
-        return None;
-    }
+    let says_replayed = attempt.outcome.as_ref().is_some_and(Outcome::is_replay);
+    let key = match attempt.key.as_deref() {
+        Some(key) if e.key.as_deref().is_some_and(|logged| logged != key) => return None,
+        Some(key) => Some(key),
+        None if says_replayed => None,
+        None => return None,
+    };
     let created = latest_instant(e.created, model.max_skew);
-    if attempt.at <= created && !replays.replayed(id) {
+    if key.is_some() && attempt.at <= created && !replays.replayed(id) {
         return None;
     }
     // An attempt whose failure says it never reached the service (refused) made nothing.
+    // Keys unknown, the service's log of the effect may come after the replay it answered
+    // (it logs when the first request's handler ends): the earlier tries all may have.
     let may_have_made = |a: &AttemptRec| {
-        a.key.as_deref() == Some(key)
-            && a.at <= created
+        a.key.as_deref() == key
+            && (key.is_none() || a.at <= created)
             && a.outcome
                 .as_ref()
                 .is_none_or(|o| o.class() != FailureClass::Safe)

@@ -172,6 +172,46 @@ mod tests {
         assert_eq!(trace(900), ["rf_1", "rf_2"]);
     }
 
+    /// A client that never logged its key (axios-retry resending the key of the request's
+    /// config) is taken at its answer's word: answered `replayed`, the retry confirmed the
+    /// refund the timed-out try made, though the service logged it after the answer. Not
+    /// said replayed, the answer's refund is the retry's own, and the timeout made none.
+    #[test]
+    fn a_replayed_answer_gives_its_effect_to_the_try_it_replayed_keys_unknown() {
+        let trace = |replayed: bool| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .attempt(10, "r", 1, 1, None)
+                .timeout(1010, "r", 1)
+                .attempt(1200, "r", 1, 2, None)
+                .created(1220, "r", 1, "rf_1", replayed)
+                .refund(1500, "rf_1", "A-1", 4500, Some("k"));
+            let found = t.check(&RULE);
+            (found.iter().flat_map(|f| f.effects.clone()))
+                .map(|e| e.id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(trace(true), ["rf_1"]);
+        assert!(trace(false).is_empty());
+    }
+
+    /// A replayed answer whose only earlier try was refused (it sent nothing) names no
+    /// maker: the refund is not pinned on the refused try.
+    #[test]
+    fn a_refused_try_made_nothing_a_replay_could_confirm() {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 1, "issue_refund", ARGS)
+            .request(10, "r", 1, 1, "POST", REFUNDS)
+            .failure(20, "r", 1, "ConnectError", "connection refused")
+            .request(1200, "r", 1, 2, "POST", REFUNDS)
+            .created(1220, "r", 1, "rf_1", true)
+            .refund(1500, "rf_1", "A-1", 4500, Some("k"));
+        assert!(t.check(&RULE).is_empty());
+        let model = t.model();
+        let matched = model.effects[0].matched.map(|id| model.attempt(id).number);
+        assert_ne!(matched, Some(1));
+    }
+
     /// A timeout is the client giving up; a dropped connection is the attempt failing, said
     /// so; a refused connection sent nothing and is no finding.
     #[test]
