@@ -29,6 +29,7 @@ use crate::relevance::{Deferred, DeferredLines, Dropped, Filter, HeldStart, Rele
 use crate::time::Zone;
 use chrono::NaiveDate;
 use serde::Serialize;
+use serde_json::Value;
 
 /// Events per block of [`Parsed::sealed`] (about 13 MiB).
 pub const EVENT_BLOCK: usize = 1 << 16;
@@ -257,6 +258,27 @@ pub fn parse_input(
         Format::Otlp => otlp::parse(reader, input, opts),
     };
     parsed.map(Parsed::finish)
+}
+
+/// The JSON object the words end with (`JSON.stringify`'s after a message: `{"...` or
+/// `{}`), at their start or after a blank, and where it starts: winston's printf layouts,
+/// pino-pretty's `singleLine`.
+pub(crate) fn json_object_at_end(words: &str) -> Option<(usize, serde_json::Map<String, Value>)> {
+    if !words.ends_with('}') {
+        return None;
+    }
+    // A few tries: a message has few objects before its last, and a hostile line many.
+    let after_blanks = words.match_indices(" {").map(|(i, _)| i + 1);
+    for at in std::iter::once(0).chain(after_blanks).take(8) {
+        let object = &words[at..];
+        if !(object.starts_with("{\"") || object == "{}") {
+            continue;
+        }
+        if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(object) {
+            return Some((at, fields));
+        }
+    }
+    None
 }
 
 /// A line that is a JSON object with a `type` or a timestamp (under any name the JSON Lines

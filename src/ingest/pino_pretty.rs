@@ -152,7 +152,7 @@ impl Record {
 
     fn flush(mut self, out: &mut Parsed, lines: &mut super::jsonl::ObjectLines) {
         // `singleLine`: the members after the message, as one object.
-        let (message, on_line) = match object_at_end(&self.message) {
+        let (message, on_line) = match super::json_object_at_end(&self.message) {
             Some((at, members)) => (self.message[..at].trim_end().to_string(), members),
             None => (std::mem::take(&mut self.message), Map::new()),
         };
@@ -187,20 +187,6 @@ fn stamp_value(stamp: &[u8]) -> Value {
         _ => text.into_owned(),
     };
     Value::String(iso)
-}
-
-/// The object a message ends with (`{"runId":...}`, after a blank), and where it starts.
-fn object_at_end(message: &str) -> Option<(usize, Map<String, Value>)> {
-    if !message.ends_with('}') {
-        return None;
-    }
-    // A few tries: a message has few objects before its last, and a hostile line many.
-    for (at, _) in message.match_indices(" {\"").take(8) {
-        if let Ok(Value::Object(members)) = serde_json::from_str(&message[at + 1..]) {
-            return Some((at, members));
-        }
-    }
-    None
 }
 
 /// The members on the lines below a header: `    name: value`, a value of several lines

@@ -40,7 +40,7 @@ pub(crate) fn printf_object(line: &str) -> Option<(String, bool)> {
         return None;
     }
     let (level, rest) = level_first(after)?;
-    let (message, fields, object) = match object_at_end(rest) {
+    let (message, fields, object) = match crate::ingest::json_object_at_end(rest) {
         Some((at, fields)) => (&rest[..at], fields, true),
         None => (rest, Map::new(), false),
     };
@@ -90,7 +90,7 @@ pub(crate) fn looks_like_printf(head: &[u8]) -> bool {
             continue;
         };
         stamped += 1;
-        objects += usize::from(object_at_end(rest).is_some());
+        objects += usize::from(crate::ingest::json_object_at_end(rest).is_some());
     }
     objects >= 2 && objects * 3 >= stamped * 2 && stamped * 2 > margin
 }
@@ -115,26 +115,6 @@ const LEVELS: [&str; 15] = [
     "error", "warn", "info", "http", "verbose", "debug", "silly", "trace", "fatal", "warning",
     "notice", "crit", "critical", "alert", "emerg",
 ];
-
-/// The object the words end with (`JSON.stringify`'s: `{"...` or `{}`), at their start or
-/// after a blank, and where it starts.
-fn object_at_end(words: &str) -> Option<(usize, Map<String, Value>)> {
-    if !words.ends_with('}') {
-        return None;
-    }
-    // A few tries: a message has few objects before its last, and a hostile line many.
-    let after_blanks = words.match_indices(" {").map(|(i, _)| i + 1);
-    for at in std::iter::once(0).chain(after_blanks).take(8) {
-        let object = &words[at..];
-        if !(object.starts_with("{\"") || object == "{}") {
-            continue;
-        }
-        if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(object) {
-            return Some((at, fields));
-        }
-    }
-    None
-}
 
 #[cfg(test)]
 mod tests;
