@@ -89,6 +89,13 @@ impl ObjectLines {
         }
     }
 
+    /// Dates the time-only stamps of the lines after this on `date` (a `# date:` header
+    /// of a log converted to these lines), as `--date` would.
+    pub(super) fn set_date(&mut self, date: chrono::NaiveDate) {
+        self.opts.date = Some(date);
+        self.st.clock = Clock::new(&self.opts);
+    }
+
     /// The events of line `line_no`, `json` or why it is no JSON, counted and kept in `out`.
     pub(super) fn read(&mut self, out: &mut Parsed, line_no: u32, json: Result<&[u8], String>) {
         self.read_at(out, line_no, None, json);
@@ -180,7 +187,8 @@ struct State {
     /// The latest request logged in the open call was no tool's (a model's, a read): the
     /// answer after it is its own.
     foreign_request: bool,
-    /// A line of winston's printf layout was read ([`winston::printf_object`]).
+    /// A line of winston's printf layout was read ([`winston::printf_object`]): indented
+    /// lines after it are its error's stack.
     printf: bool,
 }
 
@@ -220,13 +228,14 @@ impl State {
             {
                 return self.text_line(&object, opts);
             }
-            // A printf layout's line; one without its object only once the file has shown
-            // the layout (a text line among JSON ones is otherwise no record).
-            if let Some((object, with_object)) = winston::printf_object(text)
-                && (with_object || self.printf)
-            {
+            // A printf layout's line, with its object or without (a line with no meta).
+            if let Some(object) = winston::printf_object(text) {
                 self.printf = true;
                 return self.text_line(&object, opts);
+            }
+            // An error's stack below a printf line (`${stack}`): part of its record.
+            if self.printf && text.starts_with([' ', '\t']) {
+                return Ok(None);
             }
             if monolog::continues_record(text) {
                 return Ok(None);

@@ -89,8 +89,8 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     // its, skipped with it.
     let mut unstamped = None;
     // The latest record's stamp. An error printed bare (`console.error(err)`) has none: it
-    // is placed at the next record's (it was printed before it, and an error is printed
-    // when it happens, after the request it ends), or at the end, the latest one's.
+    // is placed at the next record's when that is near (printed before it, and an error is
+    // printed when it happens, after the request it ends), else at the latest one's.
     let mut last_stamp: Option<String> = None;
     for_each_line_at(reader, |line_no, _, bytes| {
         out.stats.lines += 1;
@@ -102,9 +102,15 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             return;
         }
         let stamped = stamp_and_words(bytes);
-        if record.first_line != 0 && record.stamp.is_empty() {
+        let unplaced = record.first_line != 0 && record.stamp.is_empty();
+        if unplaced && bytes.trim_ascii().is_empty() {
+            // The next stamp, not a blank line, ends a bare error's wait for its time.
+            out.stats.ignored += 1;
+            return;
+        }
+        if unplaced {
             let next = stamped.map(|(stamp, _)| String::from_utf8_lossy(stamp).into_owned());
-            record.stamp = next.or_else(|| last_stamp.clone()).unwrap_or_default();
+            record.stamp = bare_error_time(last_stamp.as_deref(), next.as_deref());
         }
         record.flush(&mut out, &mut lines, &mut json);
         if bytes.trim_ascii().is_empty() {
@@ -140,10 +146,26 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         }
     })?;
     if record.first_line != 0 && record.stamp.is_empty() {
-        record.stamp = last_stamp.unwrap_or_default();
+        record.stamp = bare_error_time(last_stamp.as_deref(), None);
     }
     record.flush(&mut out, &mut lines, &mut json);
     Ok(out)
+}
+
+/// How far after the latest stamp the next may be for a bare error between them to take
+/// it: a client's timeout is seconds, not the hours to a restarted process's next line.
+const BARE_ERROR_WITHIN: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
+
+/// The time of an error printed between the records stamped `last` and `next`: `next`
+/// when it is near, else `last` (a process that printed its error and stopped).
+fn bare_error_time(last: Option<&str>, next: Option<&str>) -> String {
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+    let near = match (last.and_then(at), next.and_then(at)) {
+        (Some(l), Some(n)) => n >= l && n - l <= BARE_ERROR_WITHIN,
+        _ => false,
+    };
+    let chosen = if near { next } else { last };
+    chosen.unwrap_or_default().to_string()
 }
 
 /// `<ref *1> AxiosError: timeout of 1000ms exceeded`: an error's first line as
@@ -223,8 +245,9 @@ fn as_json(stamp: &str, text: &str) -> Value {
         // `config`), and its class is their `name`, which util.inspect leaves out: the
         // error as winston spreads it on a line.
         let class = error.split(':').next().unwrap_or_default();
+        // A `debug` namespace stays the name.
         if below_stack && class.ends_with("Error") && !class.contains(' ') {
-            line.insert("name".into(), Value::String(class.into()));
+            line.entry("name").or_insert(Value::String(class.into()));
         }
     }
     for (k, v) in members.into_iter().flatten() {

@@ -14,17 +14,28 @@ use super::{ParseOptions, Parsed};
 use serde_json::{Map, Value};
 use std::io::{self, Read};
 
-/// Whether the head of a file is such a log: most lines at the margin are headers.
+/// Whether the head of a file is such a log: most lines at the margin are headers, and
+/// one shows what only pino-pretty writes, the origin in parentheses or members below.
+/// Python's `[%(asctime)s] %(levelname)s: %(message)s` has neither: a text log.
 pub fn looks_like(head: &[u8]) -> bool {
-    let margin = (head.split(|&b| b == b'\n'))
+    let mut lines = (head.split(|&b| b == b'\n'))
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .filter(|l| !l.trim_ascii().is_empty() && !continues(l));
-    let (mut lines, mut headers) = (0, 0);
-    for line in margin {
-        lines += 1;
-        headers += usize::from(header(line).is_some());
+        .filter(|l| !l.trim_ascii().is_empty())
+        .peekable();
+    let (mut margin, mut headers, mut shown) = (0, 0, false);
+    while let Some(line) = lines.next() {
+        if continues(line) || line.starts_with(b"#") {
+            continue;
+        }
+        margin += 1;
+        let Some(h) = header(line) else { continue };
+        headers += 1;
+        let below = lines
+            .peek()
+            .is_some_and(|next| std::str::from_utf8(next).is_ok_and(|next| member(next).is_some()));
+        shown |= h.origin || below;
     }
-    headers > 0 && headers * 2 > lines
+    shown && headers * 2 > margin
 }
 
 /// Reads a pino-pretty log: each record as a JSON Lines line (see the module's doc).
@@ -54,6 +65,15 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             out.stats.ignored += 1;
             return;
         }
+        if let Some(comment) = bytes.strip_prefix(b"#") {
+            match date_header(comment) {
+                Ok(Some(date)) => lines.set_date(date),
+                Ok(None) => {}
+                Err(why) => return out.stats.skip(line_no, why),
+            }
+            out.stats.ignored += 1;
+            return;
+        }
         match header(bytes) {
             Some(h) => record = Some(Record::new(line_no, &h)),
             None => out.stats.skip(
@@ -72,12 +92,27 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
 /// record must not hold the file in memory.
 const MAX_RECORD: usize = 1 << 20;
 
+/// The date a `# date: YYYY-MM-DD` comment gives the time-only stamps after it (pino-pretty's
+/// default `[21:36:12.076]`), as in a text trace; `None` for another comment.
+fn date_header(comment: &[u8]) -> Result<Option<chrono::NaiveDate>, String> {
+    let body = String::from_utf8_lossy(comment.trim_ascii()).into_owned();
+    if !(body.get(..5)).is_some_and(|p| p.eq_ignore_ascii_case("date:")) {
+        return Ok(None);
+    }
+    let rest = body[5..].trim();
+    chrono::NaiveDate::parse_from_str(rest, "%Y-%m-%d")
+        .map(Some)
+        .map_err(|_| format!("`# date:` header `{rest}` is not a date YYYY-MM-DD"))
+}
+
 /// A header's parts, borrowed from its line.
 struct Header<'a> {
     stamp: &'a [u8],
     level: &'a [u8],
     /// The logger's name, from `(name/pid)`.
     name: Option<&'a [u8]>,
+    /// Whether the origin in parentheses was written.
+    origin: bool,
     message: &'a [u8],
 }
 
@@ -97,23 +132,32 @@ fn header(line: &[u8]) -> Option<Header<'_>> {
     if !(3..=7).contains(&level.len()) {
         return None;
     }
-    let (name, rest) = match rest.strip_prefix(b" (") {
+    let (name, origin, rest) = match rest.strip_prefix(b" (") {
         Some(origin) => {
             let end = memchr::memmem::find(origin, b"):")?;
-            let name = origin[..end].split(|&b| b == b'/').next();
-            // `(14718)`: the process alone; `(agent/14718 on vm)`: a name before it.
-            let named = origin[..end].contains(&b'/');
-            (name.filter(|_| named), &origin[end + 2..])
+            (name_in(&origin[..end]), true, &origin[end + 2..])
         }
-        None => (None, rest.strip_prefix(b":")?),
+        None => (None, false, rest.strip_prefix(b":")?),
     };
     let message = rest.strip_prefix(b" ").unwrap_or(rest);
     Some(Header {
         stamp,
         level,
         name,
+        origin,
         message,
     })
+}
+
+/// The logger's name in an origin: `agent/14718`, `agent/14718 on vm`, `agent` (`ignore:
+/// "pid"`); `14718` is the process alone.
+fn name_in(origin: &[u8]) -> Option<&[u8]> {
+    let origin = match memchr::memmem::find(origin, b" on ") {
+        Some(at) => &origin[..at],
+        None => origin,
+    };
+    let name = origin.split(|&b| b == b'/').next()?;
+    (!name.is_empty() && !name.iter().all(u8::is_ascii_digit)).then_some(name)
 }
 
 /// A line below a header that is part of its record: indented.
@@ -204,8 +248,12 @@ fn members_below(below: &[String]) -> Map<String, Value> {
             .is_some_and(|next| next.trim_start().starts_with("at "));
         let Some((name, first)) = member(line).filter(|_| !stack) else {
             let text = line.trim();
-            if !members.contains_key("err") && !text.is_empty() && !text.starts_with("at ") {
-                members.insert("err".into(), Value::String(text.into()));
+            let error = text
+                .strip_prefix("<ref *")
+                .and_then(|t| Some(&t[t.find("> ")? + 2..]));
+            let error = error.unwrap_or(text);
+            if !members.contains_key("err") && inspect::is_error_header(error.as_bytes()) {
+                members.insert("err".into(), Value::String(error.into()));
             }
             continue;
         };
@@ -226,17 +274,16 @@ fn members_below(below: &[String]) -> Map<String, Value> {
     members
 }
 
-/// `    name: value`: four blanks, a name, `: `, the value's first line.
+/// `    name: value`: four blanks, a name, `: `, the value's first line (`:` at the end when
+/// the value starts on the lines below).
 fn member(line: &str) -> Option<(&str, &str)> {
     let rest = line.strip_prefix("    ")?;
     let (name, value) = rest.split_once(": ").or_else(|| {
         // `    args: {` has its value's first line; an empty name is no member.
         rest.strip_suffix(':').map(|n| (n, ""))
     })?;
-    let is_name = !name.is_empty()
-        && !name.starts_with(' ')
-        && (name.bytes())
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-' | b'.'));
+    // pino-pretty writes a key as it is (`@context`, `user id`): any but a blank first.
+    let is_name = !name.is_empty() && !name.starts_with([' ', '\t']);
     is_name.then_some((name, value.trim_end()))
 }
 

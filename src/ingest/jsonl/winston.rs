@@ -6,8 +6,8 @@
 //! - The usual `format.printf` after `format.timestamp()`: the stamp first, then the level
 //!   (`[INFO]`, `INFO`, `info:`, `[info]:`), the message and `JSON.stringify(meta)`:
 //!   `2026-12-06T19:53:56.687Z [INFO] tool call {"runId":"...","step":1,...}`. Told from a
-//!   text log whose lines end with a response's body by most of its lines ending with an
-//!   object ([`looks_like_printf`]).
+//!   text log whose lines end with a response's body by nearly all of its lines ending
+//!   with an object ([`looks_like_printf`]).
 
 use serde_json::{Map, Value};
 
@@ -29,22 +29,21 @@ pub(crate) fn simple_object(line: &str) -> Option<String> {
     record(None, level, message, fields)
 }
 
-/// The JSON object a printf layout's line stands for, and whether the line ended with an
-/// object: `STAMP LEVEL MESSAGE [{...}]`, the stamp an ISO instant, the level one winston or
+/// The JSON object a printf layout's line stands for: `STAMP LEVEL MESSAGE [{...}]`, the stamp an ISO instant, the level one winston or
 /// a logger of its kind writes (any case, in brackets or not, a colon after it or not). A
 /// line without the object is a record of its message alone.
-pub(crate) fn printf_object(line: &str) -> Option<(String, bool)> {
+pub(crate) fn printf_object(line: &str) -> Option<String> {
     let line = line.trim_end();
     let (stamp, after) = line.split_once(' ')?;
     if !is_iso_instant(stamp) {
         return None;
     }
     let (level, rest) = level_first(after)?;
-    let (message, fields, object) = match crate::ingest::json_object_at_end(rest) {
-        Some((at, fields)) => (&rest[..at], fields, true),
-        None => (rest, Map::new(), false),
+    let (message, fields) = match crate::ingest::json_object_at_end(rest) {
+        Some((at, fields)) => (&rest[..at], fields),
+        None => (rest, Map::new()),
     };
-    Some((record(Some(stamp), level, message.trim(), fields)?, object))
+    record(Some(stamp), level, message.trim(), fields)
 }
 
 fn record(
@@ -68,9 +67,12 @@ fn record(
     serde_json::to_string(&line).ok()
 }
 
-/// Whether the head of a file is a printf layout's log: most lines at the margin are
-/// `STAMP LEVEL ...`, and two in three of those end with an object (a text log whose
-/// responses' bodies end some lines is not one).
+/// Whether the head of a file is a printf layout's log: the lines at the margin are
+/// `STAMP LEVEL ...` (one other at most: a program's banner), two or more and two in three
+/// of them end with an object, and no message has a text log's fields: two blanks between
+/// them (`agent run 7f3a  step 4`, log4j's padded `INFO  [main]`) or `name=value` tokens.
+/// A text log whose lines end with requests' and answers' bodies has those, and its
+/// exceptions at the margin (Java's).
 pub(crate) fn looks_like_printf(head: &[u8]) -> bool {
     let Ok(head) = std::str::from_utf8(head) else {
         // The head may end inside a character: its valid part.
@@ -90,15 +92,43 @@ pub(crate) fn looks_like_printf(head: &[u8]) -> bool {
             continue;
         };
         stamped += 1;
-        objects += usize::from(crate::ingest::json_object_at_end(rest).is_some());
+        let message = match crate::ingest::json_object_at_end(rest) {
+            Some((at, _)) => {
+                objects += 1;
+                &rest[..at]
+            }
+            None => rest,
+        };
+        // A level padded to a width (`INFO  [main]`) is a text log's too.
+        if message.starts_with(' ') || has_text_fields(message.trim_end()) {
+            return false;
+        }
     }
-    objects >= 2 && objects * 3 >= stamped * 2 && stamped * 2 > margin
+    objects >= 2 && objects * 3 >= stamped * 2 && margin - stamped <= 1
 }
 
-/// `2026-12-06T19:53:56.687Z`: `format.timestamp()`'s default, `toISOString()`'s.
+/// Two blanks between words, or a `name=value` word: fields as text logs write them.
+fn has_text_fields(message: &str) -> bool {
+    let token = |w: &str| {
+        w.split_once('=').is_some_and(|(name, value)| {
+            !value.is_empty()
+                && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && (name.bytes())
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        })
+    };
+    message.contains("  ") || message.split(' ').any(token)
+}
+
+/// `2026-12-06T19:53:56.687Z`: `format.timestamp()`'s default, `toISOString()`'s; an
+/// offset for a zone. Not log4j's zoneless `2026-12-06T06:27:48,734`.
 fn is_iso_instant(stamp: &str) -> bool {
     let b = stamp.as_bytes();
-    b.len() >= 19 && b[10] == b'T' && crate::ingest::starts_with_timestamp(b)
+    let zone = stamp.ends_with('Z') || {
+        let tail = &b[b.len().saturating_sub(6)..];
+        tail.len() == 6 && matches!(tail[0], b'+' | b'-') && tail[3] == b':'
+    };
+    b.len() >= 20 && b[10] == b'T' && zone && crate::ingest::starts_with_timestamp(b)
 }
 
 /// The level the words start with and the words after it.
@@ -107,7 +137,7 @@ fn level_first(words: &str) -> Option<(&str, &str)> {
     let bare = first.strip_suffix(':').unwrap_or(first);
     let bare = (bare.strip_prefix('[').and_then(|b| b.strip_suffix(']'))).unwrap_or(bare);
     let known = LEVELS.iter().any(|l| bare.eq_ignore_ascii_case(l));
-    (known && !rest.trim().is_empty()).then(|| (bare, rest.trim_start()))
+    (known && !rest.trim().is_empty()).then_some((bare, rest))
 }
 
 /// winston's npm and syslog levels, and the names other loggers give theirs.

@@ -73,6 +73,12 @@ fn an_errors_stack_is_its_records_and_its_members_are_read() {
             "name": "RequestError",
             "code": "ETIMEDOUT", "timings": null})
     );
+    // A `debug` namespace stays the logger's name.
+    let named = as_json(
+        "t",
+        "app:http refund failed AxiosError: x\n    at a (b.js:1:1) {\n  code: 'E'\n}",
+    );
+    assert_eq!(named["name"], "app:http");
 }
 
 /// axios 1.1x's error as `console.warn(stamp, err)` prints it: the cause's `Caused by:` at
@@ -125,6 +131,25 @@ fn an_error_printed_without_a_stamp_is_placed_at_the_next_record() {
     assert_eq!(at.as_deref(), Some("2026-12-06T10:00:01.500Z"));
     assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
     let p = parsed(&unstamped);
+    let failure = (p.events.iter()).find(|e| e.kind.type_name() == "failure");
+    assert_eq!(
+        failure.map(|e| e.at.to_string()).as_deref(),
+        Some("2026-12-06T10:00:00.010Z")
+    );
+    // A blank line before the next stamp changes nothing; a next stamp hours later (a
+    // process that printed its error, stopped, and started again) is not its time.
+    let blank = log.replace("\n2026-12-06T10:00:01.500Z", "\n\n2026-12-06T10:00:01.500Z");
+    let p = parsed(&blank);
+    let failure = (p.events.iter()).find(|e| e.kind.type_name() == "failure");
+    assert_eq!(
+        failure.map(|e| e.at.to_string()).as_deref(),
+        Some("2026-12-06T10:00:01.500Z")
+    );
+    let restarted = log.replace(
+        "2026-12-06T10:00:01.500Z tool failed",
+        "2026-12-06T13:00:01.500Z tool failed",
+    );
+    let p = parsed(&restarted);
     let failure = (p.events.iter()).find(|e| e.kind.type_name() == "failure");
     assert_eq!(
         failure.map(|e| e.at.to_string()).as_deref(),

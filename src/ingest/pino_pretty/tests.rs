@@ -116,6 +116,13 @@ fn members_below_are_the_logged_objects_members_errors_and_all() {
     assert_eq!(members["a"]["b"][1], 2);
     assert_eq!(members["amount"], 4500);
     assert_eq!(members["ok"], true);
+    // A key as pino-pretty writes it, whatever its characters, is a member, never an error.
+    let members = members_below(&below("    @context: \"payments\"\n    user id: 7"));
+    assert_eq!(
+        (members["@context"].as_str(), members["user id"].as_i64()),
+        (Some("payments"), Some(7))
+    );
+    assert!(members.get("err").is_none());
     // The stack as the last member: what is left still reads.
     let members = members_below(&below(
         "    err: {\n      \"message\": \"boom\",\n      \"stack\":\n          Error: boom\n              at x (y.js:1:1)\n    }",
@@ -157,6 +164,17 @@ fn a_pino_pretty_head_is_told_from_a_text_log_with_bracketed_stamps() {
     let text = "[2026-12-06 14:02:11.402] agent run 7f3a  step 4  tool=issue_refund  args={}\n\
         [2026-12-06 14:02:11.418] POST https://payments.internal/v1/refunds  (attempt 1)\n";
     assert!(!looks_like(text.as_bytes()));
+    // Python's `[%(asctime)s] %(levelname)s: %(message)s`: no origin, no members below.
+    let python = "[2026-12-06 14:02:11,402] INFO: agent run 7f3a  step 4  tool=issue_refund\n\
+        [2026-12-06 14:02:11,418] INFO: POST https://payments.internal/v1/refunds\n";
+    assert!(!looks_like(python.as_bytes()));
+    // pino-pretty told to leave the origin out still writes its members below.
+    let no_origin = "[19:54:34.620] INFO: tool call\n    runId: \"r1\"\n[19:54:34.621] INFO: x\n";
+    assert!(looks_like(no_origin.as_bytes()));
+    // A `# date:` line may come first.
+    assert!(looks_like(
+        format!("# date: 2026-12-06\n{pretty}").as_bytes()
+    ));
 }
 
 /// A record of endless member lines is read up to a bound; the lines past it are skipped
@@ -178,4 +196,28 @@ fn a_runaway_record_is_bounded() {
         p.stats.lines,
         p.stats.events + p.stats.ignored + p.stats.skipped
     );
+}
+
+#[test]
+fn the_name_is_the_origins_first_part_unless_only_a_process() {
+    let name = |o: &str| name_in(o.as_bytes()).map(|n| String::from_utf8_lossy(n).into_owned());
+    assert_eq!(name("agent/14718").as_deref(), Some("agent"));
+    assert_eq!(name("agent/14718 on vm").as_deref(), Some("agent"));
+    assert_eq!(name("agent").as_deref(), Some("agent"));
+    assert_eq!(name("agent on vm").as_deref(), Some("agent"));
+    assert_eq!(name("14718"), None);
+    assert_eq!(name("14718 on vm"), None);
+}
+
+/// pino-pretty's default stamp is a time of day: a `# date:` line dates the records after
+/// it, as in a text trace; one that is no date is skipped with why.
+#[test]
+fn a_date_comment_dates_the_time_of_day_stamps_after_it() {
+    let log = "# date: 2026-12-06\n[19:54:34.621] INFO (agent/1): tool call\n    runId: \"r1\"\n    \
+        step: 1\n    tool: \"issue_refund\"\n    args: {\n      \"order\": \"A-1\"\n    }\n";
+    let p = read(log);
+    assert_eq!(p.events.len(), 1, "{:?}", p.stats);
+    assert_eq!(p.events[0].at.to_string(), "2026-12-06T19:54:34.621Z");
+    let bad = read("# date: tomorrow\n");
+    assert_eq!(bad.stats.skipped, 1);
 }
