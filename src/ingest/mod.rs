@@ -260,6 +260,12 @@ pub fn parse_input(
     parsed.map(Parsed::finish)
 }
 
+/// `> agent@1.0.0 start`, `> node agent.mjs | pino-pretty`: the lines `npm run` prints
+/// before the script's output, when the log is that output.
+pub(crate) fn is_npm_banner(line: &[u8]) -> bool {
+    line.starts_with(b"> ") && !line[2..].starts_with(b" ")
+}
+
 /// The JSON object the words end with (`JSON.stringify`'s after a message: `{"...` or
 /// `{}`), at their start or after a blank, and where it starts: winston's printf layouts,
 /// pino-pretty's `singleLine`.

@@ -130,6 +130,9 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
                 record.first_line = line_no;
                 record.text = String::from_utf8_lossy(bytes).into_owned();
             }
+            (None, _) if super::is_npm_banner(bytes) => {
+                out.stats.ignored += 1;
+            }
             (None, Some(head)) if continues(bytes) => {
                 out.stats.skip(
                     line_no,

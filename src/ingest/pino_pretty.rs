@@ -24,7 +24,7 @@ pub fn looks_like(head: &[u8]) -> bool {
         .peekable();
     let (mut margin, mut headers, mut shown) = (0, 0, false);
     while let Some(line) = lines.next() {
-        if continues(line) || line.starts_with(b"#") {
+        if continues(line) || line.starts_with(b"#") || super::is_npm_banner(line) {
             continue;
         }
         margin += 1;
@@ -62,6 +62,10 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             done.flush(&mut out, &mut lines);
         }
         if bytes.trim_ascii().is_empty() {
+            out.stats.ignored += 1;
+            return;
+        }
+        if super::is_npm_banner(bytes) {
             out.stats.ignored += 1;
             return;
         }

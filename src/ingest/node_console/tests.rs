@@ -155,6 +155,9 @@ fn an_error_printed_without_a_stamp_is_placed_at_the_next_record() {
         failure.map(|e| e.at.to_string()).as_deref(),
         Some("2026-12-06T10:00:00.010Z")
     );
+    // npm's banner before the output is no record, nor anything wrong.
+    let banner = parsed("> agent@1.0.0 start\n> node agent.mjs\n");
+    assert_eq!((banner.stats.ignored, banner.stats.skipped), (2, 0));
     // Before any stamp, nothing places it: skipped, with why.
     let first = parsed("<ref *1> AxiosError: timeout of 1000ms exceeded\n");
     assert_eq!((first.stats.skipped, first.events.len()), (1, 0));

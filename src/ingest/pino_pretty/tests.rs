@@ -171,6 +171,10 @@ fn a_pino_pretty_head_is_told_from_a_text_log_with_bracketed_stamps() {
     // pino-pretty told to leave the origin out still writes its members below.
     let no_origin = "[19:54:34.620] INFO: tool call\n    runId: \"r1\"\n[19:54:34.621] INFO: x\n";
     assert!(looks_like(no_origin.as_bytes()));
+    // `npm start`'s banner may come first.
+    assert!(looks_like(
+        format!("\n> agent@1.0.0 start\n> node agent.mjs | pino-pretty\n\n{pretty}").as_bytes()
+    ));
     // A `# date:` line may come first.
     assert!(looks_like(
         format!("# date: 2026-12-06\n{pretty}").as_bytes()
@@ -220,4 +224,7 @@ fn a_date_comment_dates_the_time_of_day_stamps_after_it() {
     assert_eq!(p.events[0].at.to_string(), "2026-12-06T19:54:34.621Z");
     let bad = read("# date: tomorrow\n");
     assert_eq!(bad.stats.skipped, 1);
+    // npm's banner is no record, and nothing wrong either.
+    let banner = read("> agent@1.0.0 start\n> node agent.mjs\n");
+    assert_eq!((banner.stats.ignored, banner.stats.skipped), (2, 0));
 }
