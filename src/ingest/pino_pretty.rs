@@ -238,9 +238,10 @@ fn stamp_value(stamp: &[u8]) -> Value {
 }
 
 /// The members on the lines below a header: `    name: value`, a value of several lines
-/// running to its closing `    }` or `    ]`. An error's stack printed as its lines (`log.
-/// error(err)`) is the record's `err`, its first line; a value that is no JSON (an error
-/// object with its stack printed as lines inside it) is read leniently, else as text.
+/// running to its closing `    }` or `    ]`. An error's stack printed as its lines
+/// (`<ref *1> AxiosError: ...` over its frames) is the record's `err`, its first line; a
+/// value that is no JSON (an error object with its stack printed as lines inside it) is
+/// read leniently, else as text.
 fn members_below(below: &[String]) -> Map<String, Value> {
     let mut members = Map::new();
     let mut k = 0;
@@ -297,6 +298,8 @@ fn read_value(text: &str) -> Value {
     }
     // An error object: pino-pretty prints its `"stack":` as lines, not as a string.
     let without_stack = without_stack_lines(text);
+    // With the stack last, its member's comma is left before the `}`: util.inspect's
+    // reader takes trailing commas (and JSON), serde_json does not.
     (serde_json::from_str(&without_stack).ok())
         .or_else(|| inspect::as_value(&without_stack))
         .unwrap_or_else(|| Value::String(text.lines().next().unwrap_or_default().into()))

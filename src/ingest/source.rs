@@ -627,7 +627,7 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
         }
         // winston's `format.simple()`: `info: refund created {...}`; its printf layouts
         // (`STAMP [INFO] tool call {...}`); Monolog's line.
-        if (super::jsonl::winston::simple_object(line)).is_some_and(|o| super::looks_like_jsonl(&o))
+        if super::jsonl::winston::simple_object(line).is_some_and(|o| super::looks_like_jsonl(&o))
             || super::jsonl::winston::looks_like_printf(head)
             || super::jsonl::monolog::as_object(line).is_some()
         {

@@ -214,6 +214,9 @@ impl Reader<'_> {
         let special = rest.get(1).is_some_and(u8::is_ascii_uppercase)
             || rest.starts_with(b"[class ")
             || rest.starts_with(b"[Symbol(");
+        if !special {
+            return false;
+        }
         // Its closing bracket on its line; one mark may hold another (`[Object
         // [AxiosHeaders]]`, a class instance past the depth).
         let (mut depth, mut deepest) = (0u32, 0u32);
@@ -227,7 +230,7 @@ impl Reader<'_> {
             depth == 0 || c == b'\n'
         });
         match close {
-            Some(close) if special && rest[close] == b']' && deepest <= 2 => {
+            Some(close) if rest[close] == b']' && deepest <= 2 => {
                 self.at += close + 1;
                 true
             }

@@ -108,7 +108,7 @@ impl TextParser {
     }
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
-    pub(super) fn call_of(&self, f: &Fields) -> Result<Option<CallRef>, String> {
+    fn call_of(&self, f: &Fields) -> Result<Option<CallRef>, String> {
         let run = f.run().map(small);
         let step = match f.token(b"step") {
             Some(s) => Some(parse_u32(s).ok_or("step= is not a number")?),
@@ -187,7 +187,7 @@ impl TextParser {
         }))
     }
 
-    pub(super) fn current_attempt(&self, call: &Option<CallRef>) -> Option<u32> {
+    fn current_attempt(&self, call: &Option<CallRef>) -> Option<u32> {
         call.as_ref()
             .and_then(|c| self.last_attempt.get(c).copied())
     }
