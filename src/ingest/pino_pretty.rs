@@ -123,6 +123,14 @@ struct Header<'a> {
 /// `[STAMP] LEVEL (origin): message`, or `[STAMP] LEVEL: message` when pino-pretty was told
 /// to leave the name and process out.
 fn header(line: &[u8]) -> Option<Header<'_>> {
+    // `levelFirst`: `INFO [STAMP] (origin): message`.
+    let (first_level, line) = match line.first() {
+        Some(b'[') => (None, line),
+        _ => {
+            let (level, rest) = level_word(line)?;
+            (Some(level), rest.strip_prefix(b" ")?)
+        }
+    };
     let inner = line.strip_prefix(b"[")?;
     let close = memchr::memchr(b']', inner)?;
     let stamp = &inner[..close];
@@ -130,12 +138,10 @@ fn header(line: &[u8]) -> Option<Header<'_>> {
     if !(epoch || super::starts_with_timestamp(stamp)) {
         return None;
     }
-    let rest = inner[close + 1..].strip_prefix(b" ")?;
-    let level_end = rest.iter().position(|&b| !b.is_ascii_uppercase())?;
-    let (level, rest) = rest.split_at(level_end);
-    if !(3..=7).contains(&level.len()) {
-        return None;
-    }
+    let (level, rest) = match first_level {
+        Some(level) => (level, &inner[close + 1..]),
+        None => level_word(inner[close + 1..].strip_prefix(b" ")?)?,
+    };
     let (name, origin, rest) = match rest.strip_prefix(b" (") {
         Some(origin) => {
             let end = memchr::memmem::find(origin, b"):")?;
@@ -151,6 +157,13 @@ fn header(line: &[u8]) -> Option<Header<'_>> {
         origin,
         message,
     })
+}
+
+/// The level label the text starts with (`INFO`, `USERLVL`: pino-pretty writes them in
+/// capitals), and the rest.
+fn level_word(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let end = text.iter().position(|&b| !b.is_ascii_uppercase())?;
+    (3..=7).contains(&end).then(|| text.split_at(end))
 }
 
 /// The logger's name in an origin: `agent/14718`, `agent/14718 on vm`, `agent` (`ignore:

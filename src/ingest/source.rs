@@ -610,7 +610,8 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     }
     // pino-pretty's `[TIME] LEVEL (name/pid): message`, its members below: before the text
     // logs its bracketed stamps resemble.
-    if line.starts_with(['[', '#', '>']) && super::pino_pretty::looks_like(head) {
+    let pretty_start = |c: char| matches!(c, '[' | '#' | '>') || c.is_ascii_uppercase();
+    if line.starts_with(pretty_start) && super::pino_pretty::looks_like(head) {
         return Some(Format::PinoPretty);
     }
     if super::looks_like_otlp_batch(line) || (line == "{" && super::otlp::pretty_printed_head(head))

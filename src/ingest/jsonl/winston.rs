@@ -133,9 +133,19 @@ fn is_iso_instant(stamp: &str) -> bool {
 
 /// The level the words start with and the words after it.
 fn level_first(words: &str) -> Option<(&str, &str)> {
-    let (first, rest) = words.split_once(' ').unwrap_or((words, ""));
-    let bare = first.strip_suffix(':').unwrap_or(first);
-    let bare = (bare.strip_prefix('[').and_then(|b| b.strip_suffix(']'))).unwrap_or(bare);
+    let (bare, rest) = match words.strip_prefix('[') {
+        // `[INFO]`, `[info]:`, `[INFO ]` (padded to a width inside its brackets).
+        Some(inner) => {
+            let close = inner.find(']').filter(|&c| c <= 10)?;
+            let after = &inner[close + 1..];
+            let after = after.strip_prefix(':').unwrap_or(after);
+            (inner[..close].trim(), after.strip_prefix(' ')?)
+        }
+        None => {
+            let (first, rest) = words.split_once(' ').unwrap_or((words, ""));
+            (first.strip_suffix(':').unwrap_or(first), rest)
+        }
+    };
     let known = LEVELS.iter().any(|l| bare.eq_ignore_ascii_case(l));
     (known && !rest.trim().is_empty()).then_some((bare, rest))
 }

@@ -48,6 +48,15 @@ fn headers_are_read_in_every_stamp_and_origin_pino_pretty_writes() {
             "[19:53:52.297] INFO (agent/1):",
             parts("19:53:52.297", "INFO", Some("agent"), ""),
         ),
+        (
+            "INFO [2026-12-06 22:31:41.783 +0000] (agent/26731): level first",
+            parts(
+                "2026-12-06 22:31:41.783 +0000",
+                "INFO",
+                Some("agent"),
+                "level first",
+            ),
+        ),
     ] {
         assert_eq!(header_parts(line), want, "{line}");
     }
@@ -57,6 +66,8 @@ fn headers_are_read_in_every_stamp_and_origin_pino_pretty_writes() {
         "2026-12-06T19:54:34.621Z INFO (agent/1): no brackets",
         "[19:53:52.297] refund rf_1 order A-1 4500p",
         "[19:53:52.297] INFO (agent/1) no colon",
+        "INFO refund created [x]",
+        "Refund [2026-12-06 22:31:41.783 +0000] (agent/1): not a level",
     ] {
         assert_eq!(header_parts(other), None, "{other}");
     }

@@ -27,7 +27,9 @@ fn winstons_simple_lines_are_objects() {
 /// Every level spelling printf layouts write gives the same record.
 #[test]
 fn printf_lines_are_objects_whatever_the_level_looks_like() {
-    for level in ["[INFO]", "INFO", "info:", "[info]:", "info", "[Info]"] {
+    for level in [
+        "[INFO]", "INFO", "info:", "[info]:", "info", "[Info]", "[INFO ]",
+    ] {
         let line = format!(
             r#"2026-12-06T19:53:56.687Z {level} tool call {{"runId":"r1","step":1,"tool":"issue_refund","args":{{"order":"A-1"}}}}"#
         );
