@@ -265,25 +265,38 @@ impl State {
             if let Some(said) = logged::effect_message(&f) {
                 let raw = read_raw(text, true)?;
                 let f = Fields(&raw, Cell::new(0));
+                let has_error = ["err", "error", "exception"]
+                    .iter()
+                    .any(|k| f.get(k).is_some() || f.0.extra.iter().any(|(name, _)| name == k));
                 let id = match logged::effect_id(&f, said.kind) {
-                    Ok(id) => id,
+                    Ok(id) => Some(id),
                     // pino's `logger.info({ refund }, "refund created")`: the effect is the
                     // logged object, read as if its members were the line's.
                     Err(why) => match logged::unnested(text, said.kind) {
                         Some(flat) => return self.text_line(&flat, opts),
+                        // `"msg": "refund failed"` with its error, in a tool call's step:
+                        // the agent's words on its call's failure, read below as one.
+                        None if state_means_not_happened(said.word)
+                            && has_error
+                            && self.call_open =>
+                        {
+                            None
+                        }
                         // `"msg": "refund rejected"` and no id: a service's refusal,
                         // nothing to settle; no broken line.
                         None if state_means_not_happened(said.word) => return Ok(None),
                         None => return Err(why),
                     },
                 };
-                let (at, kind) = self.effect(&f, opts, id, said.kind, Some(said.word))?;
-                let attrs = if opts.keep_attrs {
-                    f.attrs()
-                } else {
-                    Attrs::new()
-                };
-                return Ok(Some((at, kind, attrs)));
+                if let Some(id) = id {
+                    let (at, kind) = self.effect(&f, opts, id, said.kind, Some(said.word))?;
+                    let attrs = if opts.keep_attrs {
+                        f.attrs()
+                    } else {
+                        Attrs::new()
+                    };
+                    return Ok(Some((at, kind, attrs)));
+                }
             }
             // A service's replay of an effect under its key: which request made it.
             if let Some(line) = self.replay_line(text, opts) {

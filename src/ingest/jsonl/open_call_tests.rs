@@ -184,3 +184,29 @@ fn requests_of_no_tool_and_their_answers_are_not_the_calls() {
     let p = run(&typed);
     assert_eq!(shape(&p).len(), 2, "{:?}", shape(&p));
 }
+
+/// `log.error({ err }, "refund failed")` inside a tool call's step, the error naming the
+/// request it ended (axios's `config`), is the agent's word on that request's failure, though `refund failed` alone is how a service logs a refusal
+/// (nothing to settle); without its error, or with no step open, it stays that.
+#[test]
+fn an_effect_failed_message_with_its_error_is_the_open_calls_failure() {
+    const FAILED: &str = r#"{"time":1796542826108,"err":{"type":"AxiosError","message":"socket hang up","code":"ECONNRESET","config":{"method":"post","url":"http://p/v1/refunds"}},"msg":"refund failed"}"#;
+    let p = run(&[TOOL_CALL, REQUEST, FAILED]);
+    assert_eq!(
+        shape(&p),
+        [
+            ("tool_call", Some(1), None),
+            ("attempt", Some(1), Some(1)),
+            ("failure", Some(1), Some(1)),
+        ]
+    );
+    let refusal = r#"{"time":1796542826108,"msg":"refund failed"}"#;
+    let p = run(&[TOOL_CALL, REQUEST, refusal]);
+    assert_eq!(p.events.len(), 2);
+    assert_eq!((p.stats.ignored, p.stats.skipped), (1, 0));
+    let p = run(&[FAILED]);
+    assert_eq!(
+        (p.events.len(), p.stats.ignored, p.stats.skipped),
+        (0, 1, 0)
+    );
+}
