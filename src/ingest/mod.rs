@@ -260,6 +260,18 @@ pub fn parse_input(
     parsed.map(Parsed::finish)
 }
 
+/// The text after Node's `<ref *1> ` (util.inspect's mark on an object that refers to
+/// itself, an axios error's first line), or `line` as it is when it has none.
+pub(crate) fn without_ref_mark(line: &[u8]) -> &[u8] {
+    let Some(marked) = line.strip_prefix(b"<ref *") else {
+        return line;
+    };
+    match memchr::memmem::find(marked, b"> ") {
+        Some(end) if marked[..end].iter().all(u8::is_ascii_digit) => &marked[end + 2..],
+        _ => line,
+    }
+}
+
 /// `> agent@1.0.0 start`, `> node agent.mjs | pino-pretty`: the lines `npm run` prints
 /// before the script's output, when the log is that output.
 pub(crate) fn is_npm_banner(line: &[u8]) -> bool {

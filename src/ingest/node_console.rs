@@ -174,14 +174,7 @@ fn bare_error_time(last: Option<&str>, next: Option<&str>) -> String {
 /// `<ref *1> AxiosError: timeout of 1000ms exceeded`: an error's first line as
 /// `console.error(err)` prints it, with no stamp of its own.
 fn is_bare_error(line: &[u8]) -> bool {
-    let line = match line.strip_prefix(b"<ref *") {
-        Some(marked) => match memchr::memmem::find(marked, b"> ") {
-            Some(end) => &marked[end + 2..],
-            None => return false,
-        },
-        None => line,
-    };
-    inspect::is_error_header(line)
+    inspect::is_error_header(super::without_ref_mark(line))
 }
 
 /// A record longer than this is read no further: its other lines are counted as skipped.

@@ -266,10 +266,8 @@ fn members_below(below: &[String]) -> Map<String, Value> {
             .is_some_and(|next| next.trim_start().starts_with("at "));
         let Some((name, first)) = member(line).filter(|_| !stack) else {
             let text = line.trim();
-            let error = text
-                .strip_prefix("<ref *")
-                .and_then(|t| Some(&t[t.find("> ")? + 2..]));
-            let error = error.unwrap_or(text);
+            // The mark is ASCII: what follows it starts on a character's boundary.
+            let error = &text[text.len() - super::without_ref_mark(text.as_bytes()).len()..];
             if !members.contains_key("err") && inspect::is_error_header(error.as_bytes()) {
                 members.insert("err".into(), Value::String(error.into()));
             }

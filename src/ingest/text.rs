@@ -678,11 +678,8 @@ impl TextParser {
         }
         // Node's `util.inspect` marks an error object that refers to itself: `<ref *1>
         // AxiosError: timeout of 1000ms exceeded`.
-        if let Some(marked) = first.strip_prefix(b"<ref *")
-            && let Some(end) = memchr::memmem::find(marked, b"> ")
-            && marked[..end].iter().all(u8::is_ascii_digit)
-        {
-            let rest = &marked[end + 2..];
+        let rest = super::without_ref_mark(first);
+        if rest.len() < first.len() {
             let mut fields = Fields::empty();
             fields.fill(rest);
             return self.classify(&fields, at);

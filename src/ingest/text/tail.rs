@@ -112,13 +112,7 @@ fn node_crash_site(line: &[u8]) -> bool {
 /// `KeyError`: a dotted name ending in a word exceptions end in, alone or before `: `;
 /// after Node's `<ref *1>`, which marks an error object that refers to itself.
 fn is_exception_header(line: &[u8]) -> bool {
-    let line = match line.strip_prefix(b"<ref *") {
-        Some(marked) => match memchr::memmem::find(marked, b"> ") {
-            Some(end) if marked[..end].iter().all(u8::is_ascii_digit) => &marked[end + 2..],
-            _ => line,
-        },
-        None => line,
-    };
+    let line = crate::ingest::without_ref_mark(line);
     let name_end = line.iter().position(|&c| c == b':').unwrap_or(line.len());
     let name = &line[..name_end];
     let after = &line[name_end..];
