@@ -1,4 +1,6 @@
+use super::fields::{KNOWN, slot};
 use super::*;
+use crate::money::{Currency, Money};
 
 /// Every known name is found at its place, and a name one byte or letter case away
 /// from one (or of another length) is none.
