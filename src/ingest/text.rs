@@ -16,11 +16,8 @@ use crate::time::{
 use chrono::Datelike;
 /// Requests an agent sends of its own (to a model, to telemetry): never a tool's attempts.
 pub(crate) use client::agents_own;
-use effects::{AMOUNT_TOKENS, amount_in_pence, amount_of, dotted_event, effect_line, effect_of};
-use failures::{
-    backoff_raised, exception_line, failure_of_cause, go_request_error, is_ruby_exception_class,
-    prefixed_exception, tenacity_raised, words_about_a_failure,
-};
+use effects::{AMOUNT_TOKENS, amount_in_pence, amount_of, dotted_event, effect_of};
+use failures::{exception_line, failure_of_cause, words_about_a_failure};
 pub(crate) use level::after_debug_namespace;
 use plain::{
     plain_answer_line, plain_effect_line, plain_request_line, plain_run_start, plain_step_ok,
@@ -55,80 +52,8 @@ pub fn parse_input(
     Ok(p.out)
 }
 
+pub use embedded::EmbeddedMessages;
 pub use rotated::Rotated;
-
-/// Messages of another format's lines read as a text log's (`{"time": T, "msg": "agent run
-/// 7f3a  step 4  tool=..."}`, Go's `slog` with SPEC §3.1 messages, is the line `T  agent run
-/// 7f3a  step 4  tool=...`): one reader per input, which follows the calls its messages
-/// name as a text log's reader does. Without it, such a trace was ignored line by line.
-pub struct EmbeddedMessages(Box<TextParser>);
-
-impl EmbeddedMessages {
-    pub fn new(input: u32, opts: &ParseOptions) -> Self {
-        // Every event kept: the format around the messages does its own filtering.
-        let opts = ParseOptions {
-            relevance: None,
-            ..opts.clone()
-        };
-        EmbeddedMessages(Box::new(TextParser::new(input, &opts, false)))
-    }
-
-    /// Whether `msg` may be a SPEC §3.1 message of the agent's side (a tool call, a request,
-    /// an answer, a failure): a word of capitals or digits first (`POST`, `201`, `Post
-    /// "..."`, `TimeoutError: ...`), `agent run`, or an exception's dotted class
-    /// (`httpx.ReadTimeout: ...`). An application's own words (`request received`) are
-    /// turned away without reading them.
-    pub fn may_read(msg: &[u8]) -> bool {
-        let msg = msg.trim_ascii_start();
-        let first_word = msg.split(|&b| b == b' ').next().unwrap_or_default();
-        match msg.first() {
-            Some(b) if b.is_ascii_uppercase() || b.is_ascii_digit() => true,
-            _ => {
-                msg.starts_with(b"agent run ")
-                    || (first_word.ends_with(b":") && first_word.contains(&b'.'))
-            }
-        }
-    }
-
-    /// The format around the messages dispatched `call` at `at` (a JSON line's tool call):
-    /// the messages after it that name no call (a retry library's, an HTTP client's) are
-    /// its, as a text trace's are its latest tool call's.
-    pub fn follow_call(&mut self, call: &CallRef, at: Timestamp) {
-        self.0.begin_call(call, at);
-    }
-
-    /// The format around the messages logged attempt `number` of `call`: an HTTP client's
-    /// lines about it repeat it.
-    pub fn attempt_logged(&mut self, call: &CallRef, number: u32) {
-        self.0.last_attempt.insert(call.clone(), number);
-    }
-
-    /// The format around the messages ended `call`'s step: later messages are not its.
-    pub fn call_ended(&mut self, call: &CallRef) {
-        let _ = self.0.step_end(call.clone(), true, None);
-    }
-
-    /// The events of line `n`'s message `msg`, written at `at`: none when it reads as no
-    /// SPEC message (or a broken one: the line around it is what the input says it is).
-    pub fn read(&mut self, n: u32, at: Timestamp, msg: &[u8]) -> Vec<(Timestamp, EventKind)> {
-        let p = &mut self.0;
-        p.tail = tail::Tail::AfterRecord { failed: false };
-        p.line_at = at;
-        let span = 0..0;
-        let unsplit = idle::Unsplit {
-            n,
-            span: &span,
-            at: Local { at, shift: 0 },
-            dated: true,
-            msg: level::without_level(msg.trim_ascii()),
-        };
-        match p.read_message(unsplit, Ahead::NONE) {
-            Verdict::Event(at, kind) => vec![(at, kind)],
-            Verdict::Events(events) => events,
-            _ => Vec::new(),
-        }
-    }
-}
 
 pub use idle::reread;
 
@@ -657,121 +582,6 @@ impl TextParser {
             }
         }
     }
-
-    // The general reading: a few lines in a thousand of a month come here. Kept out of
-    // `message_line`, whose inlining of the plain shapes it otherwise crowds out.
-    #[cold]
-    fn classify(&mut self, f: &Fields, at: Local) -> Result<Option<EventKind>, String> {
-        let Some(first) = f.plain.first().copied() else {
-            // Tokens alone (Go's `log.Printf("run=%s step=%d tool=%s args=%s", ...)`): a
-            // tool call when they name one, else nothing.
-            return self.tool_call_of_tokens(f, at.at);
-        };
-        // Four words or more in the first field (or three and a token), and nothing after
-        // it: perhaps a line written with one blank between its fields ([`one_blank`]).
-        let blanks = || first.iter().filter(|&&b| b == b' ').count();
-        if f.plain.len() == 1
-            && (blanks() >= 3 || (blanks() == 2 && memchr::memchr(b'=', first).is_some()))
-            && let Some(spaced) = one_blank::respaced(first)
-        {
-            return self.classify(&Fields::split(&spaced), at);
-        }
-        // Node's `util.inspect` marks an error object that refers to itself: `<ref *1>
-        // AxiosError: timeout of 1000ms exceeded`.
-        let rest = super::without_ref_mark(first);
-        if rest.len() < first.len() {
-            let mut fields = Fields::empty();
-            fields.fill(rest);
-            return self.classify(&fields, at);
-        }
-        if let Some(run) = first.strip_prefix(b"agent run ") {
-            return self.agent_line(run.trim_ascii(), f, at.at);
-        }
-        if first == b"agent run" {
-            return Err("`agent run` without a run id".into());
-        }
-        if let Some((method, url)) = http_request(first) {
-            return self.attempt_line(method, url, f);
-        }
-        if let Some((status, text)) = status_line(first) {
-            return self.response_line(status, text, f).map(Some);
-        }
-        // Java's `HttpRequest` and `HttpResponse` as they print (`URL METHOD`, `(METHOD URL)
-        // STATUS`), inside a program's own words ([`java_http`]).
-        if memchr::memmem::find(first, b"://").is_some()
-            && let Some(spaced) = java_http::respaced(first)
-        {
-            return self.classify(&Fields::split(&spaced), at);
-        }
-        if let Some((class, message)) = exception_line(first) {
-            return self.failure_line(class, message, f).map(Some);
-        }
-        if let Some(message) = go_request_error(first) {
-            return self.failure_line(b"url.Error", message, f).map(Some);
-        }
-        if let Some((class, message)) = rust_error::request_error(first) {
-            return self.failure_line(class, message, f).map(Some);
-        }
-        if let Some((class, message)) =
-            (tenacity_raised(first).or_else(|| backoff_raised(first))).and_then(exception_line)
-        {
-            // A retry library's line is a client's retry, with or without a tool call.
-            let _ = self.call_or_anonymous(self.line_at);
-            return self.failure_line(class, message, f).map(Some);
-        }
-        if let Some((class, message)) = prefixed_exception(first, |w| self.names_current_tool(w)) {
-            return self.failure_line(class, message, f).map(Some);
-        }
-        // `receipt email failed: execution expired (Net::OpenTimeout)`: another failure.
-        if first.ends_with(b")")
-            && let Some((class, message)) = ruby::trailing_exception(first, is_ruby_exception_class)
-            && memchr::memmem::find(first, b": ")
-                .is_none_or(|cut| words_about_a_failure(&first[..cut]) != Some(false))
-        {
-            return self.failure_line(class, message, f).map(Some);
-        }
-        if let Some(call) = self.tool_call_of_tokens(f, at.at)? {
-            return Ok(Some(call));
-        }
-        if first.starts_with(b"Invoking tool ")
-            && let Some(call) = self.framework_tool_call(at.at, first)
-        {
-            let (tool, args) = anonymous::invoked_tool(first).expect("read just now");
-            return self.tool_call(call, tool, Some(args), at.at).map(Some);
-        }
-        let mut effect = effect_line(f, at, &mut self.dates, self.zone)?;
-        if effect.is_none() {
-            // One blank between tokens: read again with each word a field.
-            if let Some(respaced) = f.respaced() {
-                effect = effect_line(&respaced, at, &mut self.dates, self.zone)?;
-            }
-        }
-        if effect.is_none() {
-            // An object after the message: its members are the tokens.
-            if let Some(with_payload) = f.with_payload() {
-                effect = effect_line(&with_payload, at, &mut self.dates, self.zone)?;
-            }
-        }
-        if effect.is_none()
-            && let Some(line) = prose::effect_of_sentence(first)
-        {
-            // A sentence (`Refund re_1 created for order A-1: 45.00 GBP`): its effect line.
-            let mut rewritten = Fields::empty();
-            rewritten.fill(&line);
-            effect = effect_line(&rewritten, at, &mut self.dates, self.zone)?;
-        }
-        if effect.is_none()
-            && let Some(replay) = effects::replay_line(f)
-        {
-            return Ok(Some(EventKind::Replay(Box::new(replay))));
-        }
-        if effect.is_none()
-            && let Some(split) = f.words_then_tokens()
-        {
-            return self.client_event_of_tokens(&split);
-        }
-        Ok(effect.map(|e| EventKind::Effect(Box::new(e))))
-    }
 }
 
 /// A line's instant, and the offset of its local time from UTC in nanoseconds (`--tz` for
@@ -922,8 +732,10 @@ mod calls;
 mod celery;
 mod client;
 mod effects;
+mod embedded;
 mod failures;
 mod fields;
+mod general;
 mod idle;
 mod java_http;
 pub(crate) mod jul;

@@ -341,7 +341,8 @@ mod tests {
     /// an exception), over a grid of spellings near the usual one.
     #[test]
     fn an_effect_read_plainly_is_the_effect_its_fields_give() {
-        use super::super::{Local, effect_line, effect_of, exception_line};
+        use super::super::effects::effect_line;
+        use super::super::{Local, effect_of, exception_line};
         use crate::time::{DateCache, Timestamp};
         let created = Local {
             at: Timestamp(1_764_000_000_000_000_000),

@@ -1,0 +1,81 @@
+//! SPEC §3.1 messages inside another format's lines, read by a text log's reader.
+
+use super::idle::Unsplit;
+use super::{Local, TextParser, Verdict, level, tail};
+use crate::event::{CallRef, EventKind};
+use crate::ingest::ParseOptions;
+use crate::ingest::lines::Ahead;
+use crate::time::Timestamp;
+
+/// Messages of another format's lines read as a text log's (`{"time": T, "msg": "agent run
+/// 7f3a  step 4  tool=..."}`, Go's `slog` with SPEC §3.1 messages, is the line `T  agent run
+/// 7f3a  step 4  tool=...`): one reader per input, which follows the calls its messages
+/// name as a text log's reader does. Without it, such a trace was ignored line by line.
+pub struct EmbeddedMessages(Box<TextParser>);
+
+impl EmbeddedMessages {
+    pub fn new(input: u32, opts: &ParseOptions) -> Self {
+        // Every event kept: the format around the messages does its own filtering.
+        let opts = ParseOptions {
+            relevance: None,
+            ..opts.clone()
+        };
+        EmbeddedMessages(Box::new(TextParser::new(input, &opts, false)))
+    }
+
+    /// Whether `msg` may be a SPEC §3.1 message of the agent's side (a tool call, a request,
+    /// an answer, a failure): a word of capitals or digits first (`POST`, `201`, `Post
+    /// "..."`, `TimeoutError: ...`), `agent run`, or an exception's dotted class
+    /// (`httpx.ReadTimeout: ...`). An application's own words (`request received`) are
+    /// turned away without reading them.
+    pub fn may_read(msg: &[u8]) -> bool {
+        let msg = msg.trim_ascii_start();
+        let first_word = msg.split(|&b| b == b' ').next().unwrap_or_default();
+        match msg.first() {
+            Some(b) if b.is_ascii_uppercase() || b.is_ascii_digit() => true,
+            _ => {
+                msg.starts_with(b"agent run ")
+                    || (first_word.ends_with(b":") && first_word.contains(&b'.'))
+            }
+        }
+    }
+
+    /// The format around the messages dispatched `call` at `at` (a JSON line's tool call):
+    /// the messages after it that name no call (a retry library's, an HTTP client's) are
+    /// its, as a text trace's are its latest tool call's.
+    pub fn follow_call(&mut self, call: &CallRef, at: Timestamp) {
+        self.0.begin_call(call, at);
+    }
+
+    /// The format around the messages logged attempt `number` of `call`: an HTTP client's
+    /// lines about it repeat it.
+    pub fn attempt_logged(&mut self, call: &CallRef, number: u32) {
+        self.0.last_attempt.insert(call.clone(), number);
+    }
+
+    /// The format around the messages ended `call`'s step: later messages are not its.
+    pub fn call_ended(&mut self, call: &CallRef) {
+        let _ = self.0.step_end(call.clone(), true, None);
+    }
+
+    /// The events of line `n`'s message `msg`, written at `at`: none when it reads as no
+    /// SPEC message (or a broken one: the line around it is what the input says it is).
+    pub fn read(&mut self, n: u32, at: Timestamp, msg: &[u8]) -> Vec<(Timestamp, EventKind)> {
+        let p = &mut self.0;
+        p.tail = tail::Tail::AfterRecord { failed: false };
+        p.line_at = at;
+        let span = 0..0;
+        let unsplit = Unsplit {
+            n,
+            span: &span,
+            at: Local { at, shift: 0 },
+            dated: true,
+            msg: level::without_level(msg.trim_ascii()),
+        };
+        match p.read_message(unsplit, Ahead::NONE) {
+            Verdict::Event(at, kind) => vec![(at, kind)],
+            Verdict::Events(events) => events,
+            _ => Vec::new(),
+        }
+    }
+}
