@@ -23,8 +23,8 @@
 //! one byte turns away nearly all of those ([`may_be_client_line`]).
 
 use super::{TextParser, Verdict, as_text, small};
-use crate::classify::{FailureClass, classify_failure};
-use crate::event::{Attempt, CallRef, EventKind, Failure, Response, Text, same_url, url_parts};
+use crate::classify::FailureClass;
+use crate::event::{Attempt, CallRef, EventKind, Failure, Text, same_url};
 use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
 use jdk_httpclient::KeyBelow;
@@ -65,6 +65,15 @@ pub(super) struct ClientLog {
     /// side by side, threads or `asyncio.gather`): an answer or failure that names no
     /// request may be either's, so it is given to none.
     overlapping: bool,
+}
+
+/// Where a client's line falls in the current dispatch: `call`, its tool call; `at`, the
+/// line's time; `since`, the earliest a request it names that no line gave can have been
+/// sent (the dispatch's latest line before it).
+struct InDispatch {
+    call: CallRef,
+    since: Timestamp,
+    at: Timestamp,
 }
 
 /// A request read from a client's line.
@@ -273,222 +282,34 @@ impl TextParser {
             return Some(Verdict::Ignored);
         }
         let since = self.client.since.min(at);
-        let verdict = match line {
-            ClientLine::Headers | ClientLine::Diagnostic => return Some(Verdict::Ignored),
-            ClientLine::Connecting { origin } => {
-                if !agents_own(origin.as_bytes()) {
-                    self.client.origin = origin;
-                    self.client.since = at;
-                }
-                return Some(Verdict::Ignored);
-            }
+        let dispatch = InDispatch { call, since, at };
+        match line {
+            ClientLine::Headers | ClientLine::Diagnostic => Some(Verdict::Ignored),
+            ClientLine::Connecting { origin } => self.urllib3_connection(origin, at),
             ClientLine::Answered {
                 method,
                 url,
                 status,
                 reason,
-            } => {
-                if agents_own(url.as_bytes()) {
-                    self.client.unnamed.clear();
-                    return Some(Verdict::Ignored);
-                }
-                let mut events = Vec::with_capacity(2);
-                self.unnamed_retries(&call, method, url.as_bytes(), &mut events);
-                // The answer to a request urllib3 said it was sending again.
-                let resent = (self.client.latest_to(url.as_bytes())).filter(|s| {
-                    !s.answered && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
-                });
-                // An answer logged in the same whole second as the resend it answers, placed
-                // after its wait, is not earlier than it.
-                let mut answered_at = at;
-                let number = match resent {
-                    Some(s) => {
-                        s.answered = true;
-                        s.status = Some(status);
-                        answered_at = at.max(s.at);
-                        s.number
-                    }
-                    None => {
-                        let number = self.next_attempt(&call);
-                        let url = self.urls.get(&url);
-                        let method = Some(small(method));
-                        let sent = Sent {
-                            method,
-                            answered: true,
-                            status: Some(status),
-                            ..Sent::new(number, url, since)
-                        };
-                        events.push((since, self.client_attempt(&call, &sent)));
-                        self.client.record(sent);
-                        number
-                    }
-                };
-                let response = Response::status_only(call, number, status, small(reason));
-                events.push((answered_at, EventKind::Response(Box::new(response))));
-                self.answered(status);
-                Verdict::Events(events)
-            }
+            } => self.request_answered(dispatch, method, url, status, reason),
             ClientLine::Retrying {
                 error,
                 message,
                 path,
                 origin,
-            } => {
-                let origin = origin.or_else(|| {
-                    let known = &self.client.origin;
-                    (!known.is_empty()).then(|| known.clone())
-                });
-                let url = match &origin {
-                    Some(o) if path.starts_with(b"/") => format!("{o}{}", as_text(path)?),
-                    _ => as_text(path)?.to_string(),
-                };
-                if agents_own(url.as_bytes()) {
-                    return Some(Verdict::Ignored);
-                }
-                let mut events = Vec::with_capacity(3);
-                let failed = match self.client.latest_to(url.as_bytes()) {
-                    Some(s) if !s.answered => {
-                        s.answered = true;
-                        Sent {
-                            failure_read: true,
-                            ..s.copied()
-                        }
-                    }
-                    // urllib3 logs a request once answered: the one that failed is in no
-                    // line. Its method and key are not known.
-                    _ => {
-                        let sent = Sent {
-                            answered: true,
-                            failure_read: true,
-                            ..Sent::new(self.next_attempt(&call), self.urls.get(&url), since)
-                        };
-                        events.push((since, self.client_attempt(&call, &sent)));
-                        sent
-                    }
-                };
-                let error = match error.contains(&b'.') {
-                    true => small(error),
-                    false => Text::from(format!("urllib3.exceptions.{}", as_text(error)?)),
-                };
-                let message = small(message);
-                let failure = Failure {
-                    call: Some(call.clone()),
-                    attempt: Some(failed.number),
-                    class: classify_failure(&error, &message),
-                    error,
-                    message,
-                };
-                events.push((at, EventKind::Failure(Box::new(failure))));
-                // Sent again as it was: the same method, URL and headers (no key stays none).
-                let again = failed.again(self.next_attempt(&call), at);
-                events.push((at, self.client_attempt(&call, &again)));
-                self.client.record(again);
-                Verdict::Events(events)
-            }
+            } => self.urllib3_retry(dispatch, error, message, path, origin),
             ClientLine::Sending {
                 method,
                 url,
                 headers_below,
-            } => {
-                if agents_own(url) || is_safe_method(method) {
-                    // An answer naming no request after it is this one's.
-                    self.client.read_in_flight = true;
-                    return Some(Verdict::Ignored);
-                }
-                self.client.read_in_flight = false;
-                let mut events = Vec::new();
-                self.unnamed_retries(&call, method, url, &mut events);
-                // The SDK's own line of the request it said it would send again.
-                let announced = self.client.sent.last_mut().filter(|s| {
-                    let path = |u: &str| url_parts(u).1.ends_with(url_parts(&s.url).1);
-                    s.announced && !s.answered && as_text(url).is_some_and(path)
-                });
-                if let Some(s) = announced {
-                    s.announced = false;
-                    return Some(match events.is_empty() {
-                        true => Verdict::Ignored,
-                        false => Verdict::Events(events),
-                    });
-                }
-                // The same request logged again with no outcome of the last between: its
-                // client (Faraday's retry middleware) sent it again after a failure no line
-                // gave.
-                let every_try = self.client.logs_every_try;
-                let failed = self.client.sent.last_mut().filter(|s| {
-                    let again = every_try && !s.answered && !s.failure_read && s.status.is_none();
-                    again
-                        && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
-                        && as_text(url).is_some_and(|u| same_url(&s.url, u))
-                });
-                let failure = failed.map(|s| {
-                    s.answered = true;
-                    unlogged_failure(&call, s.number)
-                });
-                let mut sent = self.unanswered(&call, method, url, at)?;
-                let below = match headers_below {
-                    true => jdk_httpclient::key_below(ahead.bytes(), |k| ahead.line_end(k)),
-                    false => below,
-                };
-                match below {
-                    KeyBelow::Key(key) => sent.key = Some(small(key)),
-                    KeyBelow::NoKey => sent.headers_seen = true,
-                    KeyBelow::Unseen => {}
-                }
-                let attempt = self.client_attempt(&call, &sent);
-                self.client.record(sent);
-                events.extend(failure.map(|f| (at, f)));
-                events.push((at, attempt));
-                match events.len() {
-                    1 => Verdict::Event(at, events.pop()?.1),
-                    _ => Verdict::Events(events),
-                }
-            }
+            } => self.request_sent(dispatch, method, url, headers_below, ahead, below),
             ClientLine::Failed { url, class, error } => {
-                let mut events = Vec::with_capacity(2);
-                let number = match url {
-                    Some(url) if agents_own(url) => return Some(Verdict::Ignored),
-                    // The request sent last: none open, the failure is no request's here.
-                    None => match self.client.open_last() {
-                        Some(s) => {
-                            s.answered = true;
-                            s.failure_read = true;
-                            s.number
-                        }
-                        None => return Some(Verdict::Ignored),
-                    },
-                    Some(url) => match self.client.latest_to(url) {
-                        Some(s) if !s.answered => {
-                            s.answered = true;
-                            s.failure_read = true;
-                            s.number
-                        }
-                        // Its request was logged before this file begins, or not at all.
-                        _ => {
-                            let mut sent = self.unanswered(&call, b"", url, since)?;
-                            sent.answered = true;
-                            sent.failure_read = true;
-                            let number = sent.number;
-                            events.push((since, self.client_attempt(&call, &sent)));
-                            self.client.record(sent);
-                            number
-                        }
-                    },
-                };
-                let (error, message) = (small(class), small(error));
-                let failure = Failure {
-                    call: Some(call.clone()),
-                    attempt: Some(number),
-                    class: classify_failure(&error, &message),
-                    error,
-                    message,
-                };
-                events.push((at, EventKind::Failure(Box::new(failure))));
-                Verdict::Events(events)
+                self.request_failed(dispatch, url, class, error)
             }
             ClientLine::Retried { path, after } => {
-                match self.sdk_retry(&call, path, after, at, since) {
-                    Some(events) => Verdict::Events(events),
-                    None => return Some(Verdict::Ignored),
+                match self.sdk_retry(&dispatch.call, path, after, at, since) {
+                    Some(events) => self.read_as_latest(at, Verdict::Events(events)),
+                    None => Some(Verdict::Ignored),
                 }
             }
             ClientLine::Resending {
@@ -496,43 +317,16 @@ impl TextParser {
                 url,
                 status,
                 after,
-            } => {
-                if agents_own(url) || is_safe_method(method) {
-                    self.client.read_in_flight = is_safe_method(method);
-                    return Some(Verdict::Ignored);
-                }
-                self.client.read_in_flight = false;
-                let mut events = Vec::with_capacity(2);
-                if let Some(status) = status
-                    && let Some(s) = self.client.latest_to(url).filter(|s| !s.answered)
-                {
-                    s.answered = true;
-                    s.status = Some(status);
-                    let answer =
-                        Response::status_only(call.clone(), s.number, status, Text::default());
-                    events.push((at, EventKind::Response(Box::new(answer))));
-                }
-                // Sent once the wait is over: an effect made during it is the last try's.
-                let sent = self.unanswered(&call, method, url, at.plus(after))?;
-                events.push((sent.at, self.client_attempt(&call, &sent)));
-                self.client.record(sent);
-                Verdict::Events(events)
-            }
-            ClientLine::Answer { url, status } => {
-                let named = |s: &&mut Sent| {
-                    url.is_none_or(|url| as_text(url).is_some_and(|u| same_url(&s.url, u)))
-                };
-                let Some(s) = self.client.open_last().filter(named) else {
-                    return Some(Verdict::Ignored);
-                };
-                s.answered = true;
-                s.status = Some(status);
-                let answered_at = at.max(s.at);
-                let response = Response::status_only(call, s.number, status, Text::default());
-                self.answered(status);
-                Verdict::Event(answered_at, EventKind::Response(Box::new(response)))
-            }
-        };
+            } => self.request_resent(dispatch, method, url, status, after),
+            ClientLine::Answer { url, status } => self.last_request_answered(dispatch, url, status),
+        }
+    }
+
+    /// `verdict`, of a client's line at `at` that the dispatch's requests were read from:
+    /// the line is now the dispatch's latest, so a request not yet logged was sent after it
+    /// ([`ClientLog::since`]). The lines that return early (none of its requests, or one
+    /// already read) leave that where it was.
+    fn read_as_latest(&mut self, at: Timestamp, verdict: Verdict) -> Option<Verdict> {
         self.client.since = at;
         Some(verdict)
     }
@@ -641,9 +435,12 @@ impl TextParser {
 
 mod faraday;
 mod jdk_httpclient;
+mod outcomes;
+mod requests;
 mod retryablehttp;
 mod shapes;
 mod stainless;
 mod stripe;
 #[cfg(test)]
 mod tests;
+mod urllib3;

@@ -10,7 +10,7 @@
 //!   as the request's.
 //!
 //! Faraday logs no exception: a try its retry middleware sends again is logged again, with
-//! no `Status` between (see [`super::TextParser::client_line`]).
+//! no `Status` between (see [`super::TextParser::request_sent`]).
 
 use super::jdk_httpclient::{KeyBelow, is_header_line};
 use super::shapes::{ClientLine, status_code};
