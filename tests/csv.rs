@@ -74,7 +74,8 @@ fn a_failed_row_overrules_the_trace_that_saw_the_effect_created() {
     );
 }
 
-/// Every default spelling of every field (README's table), in any case: (field, spelling).
+/// Every default spelling of every field (the table in docs/inputs/csv.md), in any case:
+/// (field, spelling).
 const SPELLINGS: &[(&str, &str)] = &[
     ("id", "id"),
     ("id", "effect_id"),

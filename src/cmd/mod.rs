@@ -92,7 +92,7 @@ pub fn print_problems(audit: &crate::audit::Audit) {
             let _ = writeln!(
                 err,
                 "{}: warning: no line was read as an event and {} of its {} lines were skipped: \
-                 is it a layout idem-audit reads? (README, Inputs; --input-format forces one)",
+                 is it a layout idem-audit reads? (docs/inputs.md; --input-format forces one)",
                 input.path, input.skipped, input.lines
             );
         }
@@ -101,7 +101,7 @@ pub fn print_problems(audit: &crate::audit::Audit) {
                 err,
                 "{}: note: none of its {} lines was read as an event ({} ignored as an \
                  application's own): if it logs refunds or requests, is it a layout idem-audit \
-                 reads? (README, Inputs)",
+                 reads? (docs/inputs.md)",
                 input.path, input.lines, input.ignored
             );
         }
