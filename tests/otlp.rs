@@ -43,8 +43,9 @@ fn each_framework_trace_yields_the_generators_call() {
     let dirs = cases();
     assert_eq!(
         dirs.len(),
-        48,
-        "twenty-four producer setups × two variants: {dirs:?}"
+        52,
+        "twenty-four producer setups × two variants, and four through the Python SDK's \
+         ConsoleSpanExporter: {dirs:?}"
     );
     for dir in dirs {
         let case = dir.file_name().unwrap().to_string_lossy().into_owned();

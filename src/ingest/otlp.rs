@@ -13,6 +13,7 @@
 //! lines and documents without spans are `ignored`, broken documents and spans `skipped`, so
 //! that `lines = events + ignored + skipped` still holds.
 
+pub mod console;
 pub mod conventions;
 pub mod link;
 mod processes;
@@ -138,6 +139,9 @@ fn read_parsed(mut doc: Value, bytes: &[u8], first_line: u32, input: u32, out: &
         if is_other_signal(&doc) {
             return no_spans(&mut out.stats);
         }
+        if console::is_span(&doc) {
+            return console::read(doc, first_line, input, out);
+        }
         return broken(&mut out.stats, first_line, "JSON without resourceSpans");
     };
     let Value::Array(batches) = std::mem::take(batches) else {
@@ -218,6 +222,11 @@ fn resource_identity(rs: &mut Value) -> Arc<str> {
         .map(std::mem::take)
         .map(attributes)
         .unwrap_or_default();
+    identity_of(attrs)
+}
+
+/// A resource's identity from its attributes, as plain JSON ([`resource_identity`]).
+fn identity_of(attrs: Vec<(String, Value)>) -> Arc<str> {
     match find(&attrs, "service.instance.id").and_then(Value::as_str) {
         Some(id) => Arc::from(format!("instance:{id}")),
         None => {

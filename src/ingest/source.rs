@@ -618,6 +618,10 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     {
         return Some(Format::Otlp);
     }
+    // The Python SDK's ConsoleSpanExporter: the same spans, one JSON object each.
+    if line.starts_with('{') && super::otlp::console::looks_like(head) {
+        return Some(Format::Otlp);
+    }
     if line.starts_with('{') {
         if super::looks_like_jsonl(line) {
             return Some(Format::Jsonl);

@@ -151,8 +151,10 @@ impl Reading {
             return;
         }
         // Inside a multi-line document. A line that opens a whole document of its own (in
-        // any spelling, of any signal) means the pending one was cut off.
-        if crate::ingest::looks_like_otlp_document(line) {
+        // any spelling, of any signal), or a `{` at the margin below an indented first
+        // member (the next of the console exporter's spans), means the pending one was cut
+        // off.
+        if crate::ingest::looks_like_otlp_document(line) || self.opens_next_pretty(line) {
             broken(
                 &mut self.out.stats,
                 self.pending_line,
@@ -169,6 +171,16 @@ impl Reading {
             let doc = std::mem::take(&mut self.pending);
             read_document(&doc, self.pending_line, input, &mut self.out);
         }
+    }
+
+    /// `{` alone at the margin while the pending document's members are indented: a
+    /// pretty-printer writes nothing inside a document there, so it is the next one's start.
+    fn opens_next_pretty(&self, line: &[u8]) -> bool {
+        if line.trim_ascii_end() != b"{" {
+            return false;
+        }
+        let second = memchr::memchr(b'\n', &self.pending).map(|at| &self.pending[at + 1..]);
+        second.is_some_and(|l| l.starts_with(b" "))
     }
 
     /// A line that opens a document it may not close.
