@@ -2,6 +2,7 @@
 //! under another step number after a resume joined to the call they repeat.
 
 use super::*;
+use crate::classify::FailureClass;
 use crate::time::{Duration, Timestamp};
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;

@@ -1,0 +1,324 @@
+//! Each client event's dispatch, found or made, with its logical call and effect kind;
+//! an outcome attached to the attempt it ends.
+
+use super::Builder;
+use crate::correlate::call_args::CallArgs;
+use crate::correlate::kinds::effect_kind_of;
+use crate::correlate::ready::fresh;
+use crate::correlate::restated::absorb;
+use crate::correlate::{AttemptRec, Dispatch, LogicalCall, Outcome, OutcomeKind};
+use crate::event::{CallRef, Loc, Text};
+use crate::time::Timestamp;
+use hashbrown::hash_table::Entry;
+use rustc_hash::FxBuildHasher;
+use serde_json::Value;
+use std::hash::BuildHasher;
+
+impl<'o> Builder<'o> {
+    pub(super) fn new_dispatch(
+        &mut self,
+        call: CallRef,
+        tool: Text,
+        args_raw: Text,
+        args: CallArgs,
+        event: Option<(Timestamp, Loc)>,
+    ) -> usize {
+        let call = CallRef {
+            run: fresh(call.run),
+            step: call.step,
+        };
+        let canonical = args.canonical;
+        let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
+        let d = self.model.dispatches.len();
+        let dispatches = &self.model.dispatches;
+        let call_hash = hash_call(&call);
+        self.recent.remember(call_hash, d);
+        let earlier = match self.latest.entry(
+            call_hash,
+            |&e| dispatches[e as usize].call == call,
+            |&e| hash_call(&dispatches[e as usize].call),
+        ) {
+            Entry::Occupied(mut o) => Some(std::mem::replace(o.get_mut(), d as u32)),
+            Entry::Vacant(v) => {
+                v.insert(d as u32);
+                None
+            }
+        };
+        let depth = earlier.map_or(1, |e| self.steps[e as usize].depth + 1);
+        self.steps.push(StepLink {
+            earlier: earlier.unwrap_or(NO_DISPATCH),
+            depth,
+        });
+        // Hashed only for a step dispatched more often than is walked: most never are.
+        let hash = || FxBuildHasher.hash_one((call.run.as_str(), call.step, &*tool, &*canonical));
+        let found = match earlier {
+            None => None,
+            Some(e) if depth <= WALKED => self.walk_step(e, &tool, &canonical),
+            Some(e) => {
+                if depth == WALKED + 1 {
+                    self.index_step(e);
+                }
+                let calls = &self.model.calls;
+                let same = |&i: &u32| {
+                    let c = &calls[i as usize];
+                    c.step == call.step
+                        && c.run == call.run
+                        && c.tool == tool
+                        && c.canonical == canonical
+                };
+                self.call_index.find(hash(), same).map(|&i| i as usize)
+            }
+        };
+        let logical = found.unwrap_or(self.model.calls.len());
+        if found.is_none() {
+            if depth > WALKED {
+                let calls = &self.model.calls;
+                self.call_index.insert_unique(hash(), logical as u32, |&i| {
+                    hash_logical(&calls[i as usize])
+                });
+            }
+            // Moved, not cloned: a clone of a text on the heap is an atomic add on a count
+            // the preparing thread has just written, a cache miss on the builder's thread.
+            self.model.calls.push(LogicalCall {
+                run: call.run.clone(),
+                step: call.step,
+                tool,
+                canonical,
+                dispatches: Vec::with_capacity(1),
+                group: logical as u32,
+                renumbered_from: None,
+            });
+        }
+        self.model.calls[logical].dispatches.push(d);
+        self.model.dispatches.push(Dispatch {
+            call,
+            args_raw,
+            args_null: args.null,
+            given_args: args.given,
+            at: event.map(|e| e.0),
+            loc: event.map(|e| e.1),
+            segment,
+            // Most dispatches have one attempt; a first push would make room for four
+            // (700 bytes), a fifth of the model's memory on a month of refunds.
+            attempts: Vec::with_capacity(1),
+            end: None,
+            effect_kind: None,
+            order: args.order,
+            amount: args.amount,
+            logical: logical as u32,
+        });
+        d
+    }
+
+    /// The logical call of `tool` with `canonical` arguments among the dispatches of one
+    /// step, from its dispatch `last` back.
+    fn walk_step(&self, last: u32, tool: &str, canonical: &str) -> Option<usize> {
+        let mut at = last;
+        while at != NO_DISPATCH {
+            let logical = self.model.dispatches[at as usize].logical();
+            let c = &self.model.calls[logical];
+            if c.tool == tool && c.canonical == canonical {
+                return Some(logical);
+            }
+            at = self.steps[at as usize].earlier;
+        }
+        None
+    }
+
+    /// Puts the logical calls of the step whose latest dispatch is `last` in `call_index`,
+    /// once each: the step has now been dispatched more times than are walked.
+    fn index_step(&mut self, last: u32) {
+        let mut at = last;
+        while at != NO_DISPATCH {
+            let logical = self.model.dispatches[at as usize].logical();
+            let calls = &self.model.calls;
+            let hash = hash_logical(&calls[logical]);
+            if self
+                .call_index
+                .find(hash, |&i| i as usize == logical)
+                .is_none()
+            {
+                self.call_index
+                    .insert_unique(hash, logical as u32, |&i| hash_logical(&calls[i as usize]));
+            }
+            at = self.steps[at as usize].earlier;
+        }
+    }
+
+    /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
+    pub(super) fn dispatch_for(&mut self, call: &CallRef, _at: Timestamp) -> usize {
+        let dispatches = &self.model.dispatches;
+        let hash = hash_call(call);
+        let is_call = |d: usize| dispatches[d].call == *call;
+        if let Some(d) = self.recent.get(hash).filter(|&d| is_call(d)) {
+            return d;
+        }
+        match self.latest.find(hash, |&d| is_call(d as usize)) {
+            Some(&d) => {
+                self.recent.remember(hash, d as usize);
+                d as usize
+            }
+            None => self.new_dispatch(
+                call.clone(),
+                Text::default(),
+                Text::default(),
+                CallArgs::of_value(Value::Null, false),
+                None,
+            ),
+        }
+    }
+
+    pub(super) fn refresh_kind(&mut self, d: usize, url: Option<&str>) {
+        let disp = &self.model.dispatches[d];
+        if disp.effect_kind.is_some() {
+            return;
+        }
+        let tool = &self.model.calls[disp.logical()].tool;
+        let kind = effect_kind_of(tool, url, &self.opts.tool_kinds);
+        self.set_kind(d, kind);
+    }
+
+    /// A new dispatch's kind, known from its tool alone.
+    pub(super) fn set_kind(&mut self, d: usize, kind: Option<Text>) {
+        if let Some(k) = &kind
+            && !self.model.client_kinds.contains(k)
+        {
+            self.model.client_kinds.insert(k.clone());
+        }
+        self.model.dispatches[d].effect_kind = kind;
+    }
+
+    pub(super) fn attach_outcome(
+        &mut self,
+        call: Option<CallRef>,
+        attempt: Option<u32>,
+        outcome: Outcome,
+        loc: Loc,
+    ) {
+        let call = call.unwrap_or_else(|| orphan_call(loc));
+        let d = self.dispatch_for(&call, outcome.at);
+        let dispatch_at = self.model.dispatches[d].at;
+        let attempts = &mut self.model.dispatches[d].attempts;
+        let slot = match attempt {
+            Some(n) => attempts.iter().rposition(|a| a.number == n),
+            None => attempts.iter().rposition(|a| a.outcome.is_none()),
+        }
+        .or(attempts.len().checked_sub(1));
+        let last = attempts.len().checked_sub(1);
+        match slot {
+            Some(i) if attempts[i].outcome.is_none() => attempts[i].outcome = Some(outcome),
+            // The answer of the latest attempt, which the line named (or named none: a
+            // tool's own error saying the 422 its request got), told again.
+            Some(i)
+                if Some(i) == last
+                    && (attempt.is_some() || restates_an_answer(&attempts[i], &outcome))
+                    && attempts[i]
+                        .outcome
+                        .as_mut()
+                        .is_some_and(|kept| absorb(kept, &outcome)) => {}
+            _ => {
+                // An outcome with no attempt logged: imply the attempt, so the outcome is
+                // still evidence. It was sent at the earliest after the dispatch's latest
+                // line before it (its tool call, the previous attempt's outcome): placed
+                // there, as a request a client logs with its answer is, the effect it made
+                // before its failure was logged (a timeout's, ten seconds on) is still its.
+                let number = attempt.unwrap_or(attempts.len() as u32 + 1);
+                let previous = attempts
+                    .last()
+                    .map(|a| a.outcome.as_ref().map_or(a.at, |o| o.at));
+                let earliest = previous.or(dispatch_at).filter(|&t| t <= outcome.at);
+                attempts.push(AttemptRec {
+                    number,
+                    at: earliest.unwrap_or(outcome.at),
+                    loc: outcome.loc,
+                    method: None,
+                    url: None,
+                    key: None,
+                    outcome: Some(outcome),
+                    unlogged: false,
+                    generation: 0,
+                    key_unseen: true,
+                });
+            }
+        }
+    }
+}
+
+/// A dispatch's place among its step's: the one before it, and how many there are up to
+/// it.
+pub(super) struct StepLink {
+    earlier: u32,
+    depth: u32,
+}
+
+/// [`StepLink::earlier`] of a step's first dispatch.
+const NO_DISPATCH: u32 = u32::MAX;
+
+/// A step dispatched at most this many times finds the logical call of a new dispatch by
+/// walking its earlier ones; one dispatched more uses `call_index`, so that a step
+/// dispatched a hundred thousand times (a runaway loop) is not walked every time.
+pub(super) const WALKED: u32 = 16;
+
+/// The latest dispatch of a few calls, by their hash: an attempt, its answer and its
+/// step's end follow their tool call within a few lines, and each found it in `latest`,
+/// a table with a slot for every dispatch of the month, at the cost of a cache miss. A slot
+/// holds the latest dispatch of the last call hashed to it: a new dispatch of a call takes
+/// its call's slot, so what a slot holds for a call is never stale.
+pub(super) struct RecentDispatches([(u64, u32); RecentDispatches::SLOTS]);
+
+impl RecentDispatches {
+    const SLOTS: usize = 64;
+
+    fn slot(hash: u64) -> usize {
+        (hash >> 58) as usize % Self::SLOTS
+    }
+
+    /// The dispatch remembered for `hash`: the latest of the call if it is that call's.
+    pub(super) fn get(&self, hash: u64) -> Option<usize> {
+        let (h, d) = self.0[Self::slot(hash)];
+        (h == hash && d != NO_DISPATCH).then_some(d as usize)
+    }
+
+    pub(super) fn remember(&mut self, hash: u64, d: usize) {
+        self.0[Self::slot(hash)] = (hash, d as u32);
+    }
+}
+
+impl Default for RecentDispatches {
+    fn default() -> Self {
+        RecentDispatches([(0, NO_DISPATCH); Self::SLOTS])
+    }
+}
+
+pub(super) fn hash_call(call: &CallRef) -> u64 {
+    FxBuildHasher.hash_one((call.run.as_str(), call.step))
+}
+
+fn hash_logical(c: &LogicalCall) -> u64 {
+    FxBuildHasher.hash_one((
+        c.run.as_str(),
+        c.step,
+        c.tool.as_str(),
+        c.canonical.as_str(),
+    ))
+}
+
+/// An unnumbered failure after an answer: the program's own error saying the answer (a
+/// tool raising on the 422 its request got). An unnumbered failure after a failure is a
+/// retry's, never the same told again.
+fn restates_an_answer(kept: &AttemptRec, outcome: &Outcome) -> bool {
+    matches!(
+        (kept.outcome.as_ref().map(|o| &o.kind), &outcome.kind),
+        (
+            Some(OutcomeKind::Response { .. }),
+            OutcomeKind::Failure { .. }
+        )
+    )
+}
+
+pub(super) fn orphan_call(loc: Loc) -> CallRef {
+    CallRef {
+        run: Text::from(format!("?{}", loc.input)),
+        step: 0,
+    }
+}

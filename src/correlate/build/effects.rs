@@ -1,0 +1,111 @@
+//! Effects merged by (kind, id) as the service's lines log them.
+
+use super::Builder;
+use crate::correlate::ready::fresh;
+use crate::correlate::{EffectRec, WrittenAmount};
+use crate::event::Loc;
+use crate::money::Money;
+use crate::time::{NANOS_PER_SEC, Timestamp};
+use rustc_hash::FxBuildHasher;
+use std::hash::BuildHasher;
+
+impl<'o> Builder<'o> {
+    pub(super) fn add_effect(&mut self, e: crate::event::Effect, at: Timestamp, loc: Loc) {
+        /// Whether a later line's state replaces the one kept: the later reached, by the
+        /// times written with them, or the line read later; but a state saying the effect
+        /// did not happen always replaces one on the way (`pending`, `created`), and is
+        /// never replaced by one (an export's `failed` row against a log's `created` line,
+        /// whichever is read first).
+        fn state_overrides(
+            kept: &crate::correlate::EffectRec,
+            state: &str,
+            happened: bool,
+            state_at: Option<Timestamp>,
+        ) -> bool {
+            let on_the_way = crate::event::is_state_on_the_way;
+            let kept_on_the_way = kept.state.as_deref().is_none_or(on_the_way);
+            if !happened && kept.happened && kept_on_the_way {
+                return true;
+            }
+            if !kept.happened && happened && on_the_way(state) {
+                return false;
+            }
+            kept.state_at.is_none() || state_at > kept.state_at
+        }
+
+        let written = WrittenAmount::of(e.amount.map(Money::size), e.whole.map(Money::size));
+        let hash = hash_effect(&e.kind, &e.id);
+        let effects = &self.model.effects;
+        let found = self.effect_index.find(hash, |&i| {
+            let known = &effects[i as usize];
+            known.id == e.id && known.kind == e.kind
+        });
+        if let Some(&i) = found {
+            let i = i as usize;
+            // The same effect logged again (a replica, an export): merge, never duplicate.
+            let rec = &mut self.model.effects[i];
+            rec.created = merged_created(rec.created, at);
+            rec.order = rec.order.take().or(e.order.map(fresh));
+            // A known amount wins over a whole number of unknown unit, whichever came first.
+            if rec.amount().is_none()
+                && written.is_some_and(|w| w.unit_known() || rec.written.is_none())
+            {
+                rec.written = written;
+            }
+            rec.key = rec.key.take().or(e.key.map(fresh));
+            let overrides = (e.state.as_deref())
+                .is_some_and(|state| state_overrides(rec, state, e.happened, e.state_at));
+            if overrides {
+                rec.state = e.state.map(fresh);
+                rec.state_at = e.state_at;
+                rec.happened = e.happened;
+            }
+            let mut locs = std::mem::take(&mut rec.locs).into_vec();
+            locs.push(loc);
+            rec.locs = locs.into_boxed_slice();
+            return;
+        }
+        self.effect_index
+            .insert_unique(hash, effects.len() as u32, |&i| {
+                let e = &effects[i as usize];
+                hash_effect(&e.kind, &e.id)
+            });
+        self.model.effects.push(EffectRec {
+            kind: fresh(e.kind),
+            id: fresh(e.id),
+            order: e.order.map(fresh),
+            written,
+            key: e.key.map(fresh),
+            created: at,
+            state: e.state.map(fresh),
+            state_at: e.state_at,
+            happened: e.happened,
+            locs: Box::new([loc]),
+            matched: None,
+            matched_by: None,
+        });
+    }
+}
+
+pub(super) fn hash_effect(kind: &str, id: &str) -> u64 {
+    FxBuildHasher.hash_one((kind, id))
+}
+
+/// When an effect was created, from two lines that log it: the earlier, except that a whole
+/// second (an export's `14:02:11`) gives way to a finer time within it (the log's
+/// `14:02:11.501`): it stands for any instant of that second, and taken as its start it put
+/// the refund before the call that made it.
+pub(super) fn merged_created(a: Timestamp, b: Timestamp) -> Timestamp {
+    let within = |whole: Timestamp, fine: Timestamp| {
+        whole.0.rem_euclid(NANOS_PER_SEC) == 0
+            && fine.0 >= whole.0
+            && fine.0.saturating_sub(whole.0) < NANOS_PER_SEC
+    };
+    if within(a, b) {
+        b
+    } else if within(b, a) {
+        a
+    } else {
+        a.min(b)
+    }
+}

@@ -1,0 +1,181 @@
+//! A finding's message: one sentence on what happened, worded for its cause.
+
+use super::cause::Evidence;
+use crate::correlate::{AttemptRec, EffectRec};
+use crate::finding::{Cause, Finding};
+use crate::rules::support::{did, ended_ambiguous, how_it_ended, state_predicate};
+
+impl<'m> Evidence<'m> {
+    /// One sentence on what happened, e.g. "attempt 1 timed out after 10.0 s but its refund
+    /// rf_8XM1 settled 1.5 s later; attempt 2 refunded again (rf_9KQ2)".
+    pub(super) fn story(&self, kind: &str, cause: Cause, f: &Finding) -> String {
+        let Some(first) = self.effects.first().copied() else {
+            return String::new();
+        };
+        let others: Vec<&str> = f.effects.iter().skip(1).map(|e| e.id.as_str()).collect();
+        let others = others.join(", ");
+        let did = did(kind);
+        match cause {
+            Cause::Resume => self.resume_story(kind, first, &others),
+            Cause::StepRetry => self.step_retry_story(kind, first, &others),
+            Cause::ClientRetry => self.client_retry_story(kind, first, &others),
+            Cause::GatewayRetry => format!(
+                "the client sent one attempt as far as its trace shows but the service {did} {} times ({}, {others}): something below the traced request replayed it (the HTTP library's own retry, such as urllib3's Retry under a requests span, or a gateway or queue)",
+                f.effects.len(),
+                first.id
+            ),
+            Cause::Unknown if self.producing.is_empty() => format!("{} and {others}", first.id),
+            Cause::Unknown => format!(
+                "the service {did} {} times ({}, {others}) for one tool call whose requests were not logged (a retry by the client or by a gateway: log each request to tell which)",
+                f.effects.len(),
+                first.id
+            ),
+        }
+    }
+
+    fn resume_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
+        let seg = self.resume_between().unwrap_or(1);
+        let resumed = self.model.resume_at(self.run, seg);
+        let before = self
+            .dispatches
+            .iter()
+            .map(|&d| &self.model.dispatches[d])
+            .rfind(|d| d.segment < seg);
+        let after = self
+            .dispatches
+            .iter()
+            .map(|&d| &self.model.dispatches[d])
+            .find(|d| d.segment >= seg);
+        let mut out = format!("{kind} {} was created before run {}", first.id, self.run);
+        if let Some(r) = resumed {
+            if let Some(c) = self.model.crash_before(self.run, r) {
+                out.push_str(&format!(" crashed at {c} and"));
+            }
+            out.push_str(&format!(" was resumed at {r}"));
+        } else {
+            out.push_str(" was resumed");
+        }
+        let reissued = match (before, after) {
+            (Some(b), Some(a)) => {
+                let what = if a.call.step != b.call.step {
+                    format!(
+                        "the call was re-issued as step {} (it was step {})",
+                        a.call.step, b.call.step
+                    )
+                } else {
+                    format!("step {} was re-issued", a.call.step)
+                };
+                let key = match (b.key(), a.key()) {
+                    (Some(kb), Some(ka)) if ka == kb => {
+                        format!(" with the same key {ka}, which the service did not enforce,")
+                    }
+                    (Some(kb), Some(ka)) => format!(" with key {ka} instead of {kb}"),
+                    (None, Some(ka)) => format!(" with key {ka}"),
+                    // Whether a key was sent is not in the trace.
+                    (_, None) if !a.requests_logged() => String::new(),
+                    (_, None) => " without a key".to_string(),
+                };
+                format!("{what}{key}")
+            }
+            _ => "the call was re-issued".to_string(),
+        };
+        format!(
+            "{out}; after the resume {reissued} and {} again ({others})",
+            did(kind)
+        )
+    }
+
+    fn step_retry_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
+        let Some((a, b)) = self.step_retry_pair() else {
+            return format!(
+                "the step was dispatched again and {} again ({others})",
+                did(kind)
+            );
+        };
+        let (a, b) = (&self.model.dispatches[a], &self.model.dispatches[b]);
+        let step = a.call.step;
+        let why = match (&a.end, a.attempts.last()) {
+            (Some(end), _) if !end.ok => format!(
+                "step {step} ended failed{}",
+                end.error
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
+            ),
+            (_, Some(last)) if ended_ambiguous(last) => {
+                format!(
+                    "step {step}'s attempt {} {}",
+                    last.number,
+                    how_it_ended(last)
+                )
+            }
+            _ => format!("step {step} was dispatched"),
+        };
+        let key = match (a.key(), b.key()) {
+            // Whether a key was sent is not in the trace.
+            (None, None) if !a.requests_logged() && !b.requests_logged() => "",
+            (None, None) => " without a key",
+            (Some(x), Some(y)) if x == y => {
+                " with the same key, which the service did not enforce,"
+            }
+            (_, Some(_)) => " with a new key",
+            (Some(_), None) => " without its key",
+        };
+        format!(
+            "{why} though its {kind} {} {}; the framework dispatched step {step} again{key} and it {} again ({others})",
+            first.id,
+            state_predicate(first),
+            did(kind)
+        )
+    }
+
+    fn client_retry_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
+        let did = did(kind);
+        let attempt = first.matched.map(|m| self.model.attempt(m));
+        let told = |a: &&AttemptRec| !a.unlogged && (ended_ambiguous(a) || a.outcome.is_none());
+        let Some(a) = attempt.filter(told) else {
+            return format!("the call was retried and {did} again ({others})");
+        };
+        let mut retries: Vec<u32> = (self.effects.iter().skip(1))
+            .filter_map(|e| e.matched.map(|m| self.model.attempt(m).number))
+            .filter(|&n| n != a.number)
+            .collect();
+        retries.sort_unstable();
+        retries.dedup();
+        let again = match retries.as_slice() {
+            [n] => format!("attempt {n} {did} again"),
+            // Each retry that made one: `attempts 2 and 3 refunded again`.
+            [earlier @ .., last] => {
+                let earlier: Vec<String> = earlier.iter().map(u32::to_string).collect();
+                format!("attempts {} and {last} {did} again", earlier.join(", "))
+            }
+            // The other effects were matched to this attempt too (the service's clock or
+            // its missing ids cannot tell the attempts apart): say no more than is known.
+            [] if a.key.is_some() => format!("a retry with the same key {did} again"),
+            [] => format!("a retry {did} again"),
+        };
+        format!(
+            "attempt {} {} but its {kind} {} {}; {again} ({others})",
+            a.number,
+            how_it_ended(a),
+            first.id,
+            after_failure(first, a)
+        )
+    }
+}
+
+/// When the effect settled relative to the attempt's failure: `settled 1.5 s later`.
+fn after_failure(e: &EffectRec, a: &AttemptRec) -> String {
+    let failed_at = a.outcome.as_ref().map_or(a.at, |o| o.at);
+    match (&e.state, e.state_at) {
+        (Some(state), Some(at)) if at >= failed_at => {
+            format!("{state} {} later", at.since(failed_at).display_secs())
+        }
+        (Some(state), Some(at)) => format!("had {state} at {at}"),
+        _ if e.created >= failed_at => format!(
+            "was created {} later",
+            e.created.since(failed_at).display_secs()
+        ),
+        _ => format!("was created at {}", e.created),
+    }
+}
