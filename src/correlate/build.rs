@@ -29,7 +29,7 @@ pub(super) struct Builder<'o> {
     /// Each dispatch's place among its step's ([`StepLink`]), by dispatch.
     steps: Vec<StepLink>,
     /// (run, step, tool, canonical) → logical call, for the steps dispatched more than
-    /// [`WALKED`] times only: most steps are dispatched once, and a table of every logical
+    /// [`WALKED`](dispatches::WALKED) times only: most steps are dispatched once, and a table of every logical
     /// call of a month cost a cache miss for each.
     call_index: HashTable<u32>,
     /// (kind, id) → effect.

@@ -18,7 +18,7 @@ pub(super) const BATCH_BYTES: usize = 4 << 20;
 /// or one-byte lines must close batches too, or a batch grows with the lines read.
 const LINE_COST: usize = 64;
 
-/// [`parse`], lines gathered `batch_bytes` at a time: each line of a batch is parsed as a
+/// [`parse`](super::parse), lines gathered `batch_bytes` at a time: each line of a batch is parsed as a
 /// whole document on whichever core is free, then the lines are taken in order as the
 /// sequential reading takes them, which uses a line's document only where it would have
 /// parsed it (outside a multi-line document). The result is the same for any batch size.

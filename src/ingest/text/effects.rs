@@ -9,7 +9,7 @@ use crate::event::*;
 use crate::money::{Currency, Money};
 use crate::time::{DateCache, NANOS_PER_DAY, Stamp, Timestamp, Zone};
 
-/// An effect line read plainly ([`plain_effect_line`]): the effect [`effect_line`] reads
+/// An effect line read plainly ([`plain_effect_line`](super::plain::plain_effect_line)): the effect [`effect_line`] reads
 /// from its fields.
 pub(super) fn effect_of(
     e: EffectLine,

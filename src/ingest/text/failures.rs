@@ -155,7 +155,7 @@ pub(super) fn words_about_a_failure(words: &[u8]) -> Option<bool> {
         .then(|| OF_A_REQUEST.iter().any(|w| words.contains(w)))
 }
 
-/// Ruby's exception class in a `message (Class)` spelling ([`ruby::trailing_exception`]):
+/// Ruby's exception class in a `message (Class)` spelling ([`ruby::trailing_exception`](super::ruby::trailing_exception)):
 /// a path (`Net::ReadTimeout`, `Errno::ECONNRESET`) or a name ending as an error's does
 /// (`EOFError`); a bare word in brackets (`(Timeout)`, `(Failed)`) is the program's own.
 pub(super) fn is_ruby_exception_class(class: &[u8]) -> bool {

@@ -37,7 +37,7 @@ pub(super) struct IdleCall {
     active: bool,
     run: String,
     step: u32,
-    /// `run` has whitespace, so [`plain_step_ok`] could not read it from a line (false
+    /// `run` has whitespace, so [`plain_step_ok`](super::plain::plain_step_ok) could not read it from a line (false
     /// for the empty run of a new `IdleCall`, as for any run without).
     run_has_blank: bool,
     /// The held lines' messages (after the timestamp), back to back.
@@ -235,7 +235,7 @@ impl TextParser {
         self.start_idle(l.msg, run, step, tool, args, l.span)
     }
 
-    /// A tool call's line in the usual spelling ([`plain_tool_call`]), read without
+    /// A tool call's line in the usual spelling ([`plain_tool_call`](super::plain::plain_tool_call)), read without
     /// splitting it into fields: held if it starts an idle call, else an event, as the
     /// ordinary path would make it. A held call is settled from `ahead` when it can be
     /// ([`TextParser::settle_ahead`]; the lines read are left in `read_ahead`), and its
@@ -354,7 +354,7 @@ impl TextParser {
         LINES
     }
 
-    /// `agent run R  step N  ok` ([`plain_step_ok`]) that does not end the held call (that
+    /// `agent run R  step N  ok` ([`plain_step_ok`](super::plain::plain_step_ok)) that does not end the held call (that
     /// one was seen by `continue_idle_plainly`): a held one is settled first, as
     /// `hold_if_idle` would settle it.
     pub(super) fn step_ok_plainly(&mut self, at: Timestamp, run: &[u8], step: u32) -> Verdict {
@@ -368,7 +368,7 @@ impl TextParser {
         Verdict::Event(at, self.step_end(call, true, None))
     }
 
-    /// `agent run R  started` ([`plain_run_start`]): never part of an idle call, so a
+    /// `agent run R  started` ([`plain_run_start`](super::plain::plain_run_start)): never part of an idle call, so a
     /// held one is settled first, as `hold_if_idle` would settle it. With a filter, the
     /// start goes straight to where the filter sets starts aside (a month has one per
     /// run), without an event made to be taken apart.
