@@ -14,6 +14,7 @@
 //! that `lines = events + ignored + skipped` still holds.
 
 pub mod console;
+pub mod console_js;
 pub mod conventions;
 pub mod link;
 mod processes;
@@ -108,10 +109,21 @@ pub fn pretty_printed_head(head: &[u8]) -> bool {
         })
 }
 
-/// Reads every span of one input.
+/// Reads every span of one input: OTLP/JSON or the Python SDK's console exporter's JSON
+/// (documents either way), or the JavaScript SDK's console exporter's printed objects.
 pub fn parse(reader: &mut dyn Read, input: u32, _opts: &ParseOptions) -> io::Result<Parsed> {
-    reading::parse_in_batches(reader, input, reading::BATCH_BYTES)
+    let mut head = Vec::new();
+    reader.take(HEAD_BYTES).read_to_end(&mut head)?;
+    let printed = console_js::looks_like(&head);
+    let mut whole = io::Cursor::new(head).chain(reader);
+    match printed {
+        true => console_js::parse(&mut whole, input),
+        false => reading::parse_in_batches(&mut whole, input, reading::BATCH_BYTES),
+    }
 }
+
+/// How much of an input [`parse`] looks at to tell the JavaScript exporter's output.
+const HEAD_BYTES: u64 = 64 * 1024;
 
 fn broken(stats: &mut InputStats, line: u32, reason: &str) {
     stats.lines += 1;

@@ -602,6 +602,11 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     }
     let line = first_line(head)?;
     let line = line.as_str();
+    // The JavaScript SDK's console exporter's spans (other output of the program around
+    // them), before Node's console, whose objects they are printed as.
+    if super::otlp::console_js::looks_like(head) {
+        return Some(Format::Otlp);
+    }
     // Node's console (`2026-... tool call { runId: ... }`), before the text logs it
     // resembles and the JSON an unstamped object's first line may look like: its objects
     // are its events' fields.

@@ -1,0 +1,108 @@
+//! Spans as the JavaScript SDK's `ConsoleSpanExporter` prints them: `testdata/incident.txt`,
+//! printed by Node's own `util.inspect` (`testdata/incident.js`); the SDK's real output is
+//! under `fixtures/otlp-console-js-*` (tests/otlp.rs).
+
+use super::super::tests::{attempts, tool_calls};
+use super::*;
+use crate::ingest::{Format, source};
+
+const INCIDENT: &str = include_str!("testdata/incident.txt");
+
+fn read(text: &str) -> Parsed {
+    super::super::parse(
+        &mut text.as_bytes(),
+        0,
+        &crate::ingest::ParseOptions::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn printed_spans_are_read_as_otlp_spans_and_the_programs_other_output_ignored() {
+    assert_eq!(source::detect(INCIDENT.as_bytes(), &[]), Some(Format::Otlp));
+    let parsed = read(INCIDENT);
+    assert_eq!(parsed.stats.skipped, 0, "{:?}", parsed.stats.problems);
+    assert_eq!(parsed.spans.len(), 3);
+    // Two lines of the program's own, three spans.
+    assert_eq!((parsed.stats.lines, parsed.stats.ignored), (5, 2));
+    let linked = super::super::link::link(&parsed.spans);
+    let calls = tool_calls(&linked);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(&*calls[0].tool, "issue_refund");
+    assert_eq!(calls[0].args["order"], "A-88214");
+    let tries = attempts(&linked);
+    let keys: Vec<_> = tries.iter().map(|a| a.key.as_deref()).collect();
+    assert_eq!(keys, [Some("k-1"), Some("k-2")]);
+    assert!(tries.iter().all(|a| a.call == Some(calls[0].call.clone())));
+}
+
+#[test]
+fn kinds_times_status_and_events_are_the_sdks_own_numbers() {
+    let parsed = read(INCIDENT);
+    let first = &parsed.spans[0];
+    assert_eq!(first.parent_id.as_deref(), Some("df6e10e1f19c3de4"));
+    // JavaScript's SpanKind 2 is a client (OTLP's 3), 0 internal.
+    assert_eq!(first.kind, SpanKind::Client);
+    assert_eq!(parsed.spans[2].kind, SpanKind::Internal);
+    assert!(first.error);
+    assert_eq!(first.status_message, "Headers Timeout Error");
+    // 2025-12-02T14:02:11.418Z, ten seconds.
+    assert_eq!(first.start.0, 1_764_684_131_418_000_000);
+    assert_eq!(first.end.0 - first.start.0, 10_000_000_000);
+    // A duration's fraction of a microsecond is kept to the nanosecond.
+    let second = &parsed.spans[1];
+    assert_eq!(second.end.0 - second.start.0, 90_000_500);
+    assert_eq!(first.events[0].at.0, 1_764_684_141_418_000_000);
+    assert_eq!(first.loc.line, 2);
+}
+
+#[test]
+fn a_span_cut_off_or_without_its_ids_is_skipped_with_why() {
+    let cut = INCIDENT.lines().take(30).collect::<Vec<_>>().join("\n");
+    let parsed = read(&cut);
+    assert_eq!(parsed.spans.len(), 0);
+    assert_eq!(parsed.stats.skipped, 1);
+    assert_eq!(parsed.stats.problems[0].line, 2);
+    assert_eq!(
+        parsed.stats.problems[0].reason,
+        "a span not closed by the end of the input"
+    );
+    let no_trace = INCIDENT.replacen("  traceId: 'd483b3125fd8633e7f2d036b32532e13',\n", "", 1);
+    let parsed = read(&no_trace);
+    assert_eq!(parsed.spans.len(), 2);
+    assert_eq!(parsed.stats.problems[0].reason, "span without traceId");
+}
+
+#[test]
+fn node_console_objects_are_not_taken_for_spans() {
+    // A program's own objects printed the same way: no span's ids and times.
+    let console =
+        "2026-12-02T14:02:11.402Z tool call\n{\n  runId: 'r-1',\n  id: 'x',\n  kind: 2\n}\n";
+    assert!(!looks_like(console.as_bytes()));
+    assert_ne!(source::detect(console.as_bytes(), &[]), Some(Format::Otlp));
+    // An object printed among the spans that is none is ignored, not skipped.
+    let with_object = format!("{INCIDENT}{{\n  order: 'A-1',\n  amount: 4500\n}}\n");
+    let parsed = read(&with_object);
+    assert_eq!(parsed.stats.skipped, 0);
+    assert_eq!(parsed.stats.ignored, 3);
+}
+
+proptest::proptest! {
+    /// Any mix of a printed span's lines, cut anywhere, is accounted for: each record (a
+    /// line outside an object, or an object) is a span, ignored or skipped.
+    #[test]
+    fn printed_lines_in_any_order_are_accounted_for(
+        picks in proptest::collection::vec(0usize..12, 0..60)
+    ) {
+        const LINES: [&str; 12] = [
+            "{", "}", "  traceId: 'd483b3125fd8633e7f2d036b32532e13',", "  id: 'ff86e1e49cb1ca4a',",
+            "  kind: 2,", "  timestamp: 1764684131418000,", "  duration: 1.5,",
+            "  status: { code: 2, message: 'x' },", "  events: [", "  ],",
+            "    'a.b': 'c\\n' +", "refund agent listening",
+        ];
+        let text: String = picks.iter().map(|&i| format!("{}\n", LINES[i])).collect();
+        let parsed = read(&text);
+        let s = &parsed.stats;
+        proptest::prop_assert_eq!(s.lines, parsed.spans.len() as u64 + s.ignored + s.skipped);
+    }
+}
