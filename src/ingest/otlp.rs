@@ -115,10 +115,11 @@ pub fn parse(reader: &mut dyn Read, input: u32, _opts: &ParseOptions) -> io::Res
     let mut head = Vec::new();
     reader.take(HEAD_BYTES).read_to_end(&mut head)?;
     let printed = console_js::looks_like(&head);
+    let among_output = console::looks_like(&head);
     let mut whole = io::Cursor::new(head).chain(reader);
     match printed {
         true => console_js::parse(&mut whole, input),
-        false => reading::parse_in_batches(&mut whole, input, reading::BATCH_BYTES),
+        false => reading::parse_in_batches(&mut whole, input, reading::BATCH_BYTES, among_output),
     }
 }
 

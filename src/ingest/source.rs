@@ -607,6 +607,10 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     if super::otlp::console_js::looks_like(head) {
         return Some(Format::Otlp);
     }
+    // The Python SDK's: the same spans as JSON objects, the program's own lines among them.
+    if super::otlp::console::looks_like(head) {
+        return Some(Format::Otlp);
+    }
     // Node's console (`2026-... tool call { runId: ... }`), before the text logs it
     // resembles and the JSON an unstamped object's first line may look like: its objects
     // are its events' fields.
@@ -623,10 +627,7 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
     {
         return Some(Format::Otlp);
     }
-    // The Python SDK's ConsoleSpanExporter: the same spans, one JSON object each.
-    if line.starts_with('{') && super::otlp::console::looks_like(head) {
-        return Some(Format::Otlp);
-    }
+
     if line.starts_with('{') {
         if super::looks_like_jsonl(line) {
             return Some(Format::Jsonl);

@@ -11,7 +11,7 @@ use serde_json::json;
 
 /// Everything a reading gives, spans and accounting, as text to compare.
 fn reading(text: &str, batch_bytes: usize) -> String {
-    shown(parse_in_batches(&mut text.as_bytes(), 3, batch_bytes).unwrap())
+    shown(parse_in_batches(&mut text.as_bytes(), 3, batch_bytes, false).unwrap())
 }
 
 fn shown(p: Parsed) -> String {

@@ -20,23 +20,26 @@ pub(super) fn is_span(doc: &Value) -> bool {
         && context.is_some_and(|c| c.get("trace_id").is_some() || c.get("span_id").is_some())
 }
 
-/// Whether the head of a file is the exporter's output: its first span pretty-printed
-/// (`{`, then `"name": …` and the context's `"trace_id": "0x…"` indented below), or one to
-/// a line.
+/// Whether the head of a file holds the exporter's output: a span pretty-printed (`{` at
+/// the margin, then `"name": …` and the context's `"trace_id": "0x…"` indented below), or
+/// one on a line. The exporter writes to standard output by default, so the program's own
+/// lines may come before it.
 pub fn looks_like(head: &[u8]) -> bool {
-    let mut lines = (head.split(|&b| b == b'\n'))
-        .map(<[u8]>::trim_ascii)
-        .filter(|l| !l.is_empty());
-    match lines.next() {
-        Some(b"{") => {
-            lines.next().is_some_and(|l| l.starts_with(b"\"name\":"))
-                && lines.take(3).any(|l| l.starts_with(b"\"trace_id\": \"0x"))
+    let lines: Vec<&[u8]> = (head.split(|&b| b == b'\n'))
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.trim_ascii().is_empty())
+        .collect();
+    lines.iter().enumerate().any(|(i, &line)| match line {
+        b"{" => {
+            let below = |k: usize| lines.get(i + k).map(|l| l.trim_ascii());
+            below(1).is_some_and(|l| l.starts_with(b"\"name\":"))
+                && (2..5).any(|k| below(k).is_some_and(|l| l.starts_with(b"\"trace_id\": \"0x")))
         }
-        Some(line) if line.starts_with(b"{\"name\":") => {
+        _ if line.starts_with(b"{\"name\":") => {
             serde_json::from_slice::<Value>(line).is_ok_and(|doc| is_span(&doc))
         }
         _ => false,
-    }
+    })
 }
 
 /// Reads one span into `out`: the span, or why it is skipped, at `line` (its first).

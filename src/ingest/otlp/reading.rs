@@ -26,8 +26,10 @@ pub(super) fn parse_in_batches(
     reader: &mut dyn Read,
     input: u32,
     batch_bytes: usize,
+    among_output: bool,
 ) -> io::Result<Parsed> {
     let mut reading = Reading::new(input);
+    reading.among_output = among_output;
     let mut batch = Batch::default();
     for_each_line(reader, |n, line| {
         if line.len() >= batch_bytes {
@@ -80,6 +82,10 @@ pub(super) struct Reading {
     pending: Vec<u8>,
     pending_line: u32,
     depth: Depth,
+    /// The documents are printed among a program's own output (the Python SDK's console
+    /// exporter writes to standard output): a line outside them that opens none is the
+    /// program's, ignored rather than a broken document.
+    among_output: bool,
 }
 
 impl Reading {
@@ -90,6 +96,7 @@ impl Reading {
             pending: Vec::new(),
             pending_line: 0,
             depth: Depth::default(),
+            among_output: false,
         }
     }
 
@@ -137,7 +144,11 @@ impl Reading {
     fn line(&mut self, n: u32, line: &[u8], document: Option<Spans>) {
         let input = self.input;
         if self.pending.is_empty() {
-            if line.trim_ascii().is_empty() {
+            let opens = line
+                .trim_ascii_start()
+                .first()
+                .is_some_and(|&b| b == b'{' || b == b'[');
+            if line.trim_ascii().is_empty() || (self.among_output && !opens) {
                 self.out.stats.lines += 1;
                 self.out.stats.ignored += 1;
                 return;

@@ -234,3 +234,30 @@ fn other_json_is_not_taken_for_the_exporters_output() {
     assert_ne!(source::detect(context.as_bytes(), &[]), Some(Format::Otlp));
     assert!(!is_span(&serde_json::from_str(context).unwrap()));
 }
+
+#[test]
+fn the_programs_own_lines_among_the_spans_are_ignored() {
+    // The exporter prints to standard output by default, beside the program's `print`s.
+    let spans = incident();
+    let text = format!(
+        "refund agent starting\n{}retrying A-88214\n{}done\n",
+        pretty(&spans[..1]),
+        pretty(&spans[1..])
+    );
+    assert_eq!(source::detect(text.as_bytes(), &[]), Some(Format::Otlp));
+    let parsed = read(&text, 0);
+    assert_eq!(parsed.stats.skipped, 0, "{:?}", parsed.stats.problems);
+    assert_eq!(parsed.spans.len(), 3);
+    assert_eq!(parsed.stats.ignored, 3);
+    // The second span's first line is the line after the program's between them.
+    let first_lines = pretty(&spans[..1]).lines().count() as u32;
+    assert_eq!(parsed.spans[1].loc.line, first_lines + 3);
+}
+
+#[test]
+fn a_stray_line_in_an_otlp_file_is_still_skipped() {
+    // Without the console exporter's spans, a line that is no JSON is a broken document.
+    let otlp = super::super::tests::batch("i-1", vec![super::super::tests::tool_span("a1")]);
+    let parsed = read(&format!("garbage line\n{otlp}\n"), 0);
+    assert_eq!(parsed.stats.skipped, 1);
+}
