@@ -138,6 +138,28 @@ struct Spans {
     stats: InputStats,
 }
 
+impl Spans {
+    /// A span read at `line`, kept with only what linking reads, or why it could not be.
+    fn push_read(&mut self, span: Result<Span, impl Into<String>>, line: u32) {
+        match span {
+            Ok(mut span) => {
+                conventions::keep_what_is_read(&mut span);
+                self.spans.push(span);
+            }
+            Err(why) => self.stats.skip(line, why),
+        }
+    }
+}
+
+/// A JSON object's members, in order, as attributes (the console exporters write them as
+/// plain values); none for anything else (`null`, `[Object]` past a printed depth).
+fn members_of(v: Option<Value>) -> Vec<(String, Value)> {
+    match v {
+        Some(Value::Object(map)) => map.into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Parses one export batch and collects its spans.
 fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Spans) {
     match serde_json::from_slice(bytes) {
@@ -178,13 +200,7 @@ fn read_parsed(mut doc: Value, bytes: &[u8], first_line: u32, input: u32, out: &
                     first_line
                 };
                 out.stats.lines += 1;
-                match read_span(raw, Loc { input, line }, &resource) {
-                    Ok(mut span) => {
-                        conventions::keep_what_is_read(&mut span);
-                        out.spans.push(span);
-                    }
-                    Err(why) => out.stats.skip(line, why),
-                }
+                out.push_read(read_span(raw, Loc { input, line }, &resource), line);
             }
         }
     }

@@ -7,7 +7,7 @@
 //! {"attributes": {…}}}`. It holds what an OTLP/JSON span holds, with plain JSON values
 //! and ISO 8601 times, so it is read into the same [`Span`] and linked with the others.
 
-use super::{Span, SpanEvent, Spans, conventions, identity_of, normalise_id, span_kind_name};
+use super::{Span, SpanEvent, Spans, identity_of, members_of, normalise_id, span_kind_name};
 use crate::event::Loc;
 use crate::time::Timestamp;
 use serde_json::{Map, Value};
@@ -45,13 +45,7 @@ pub fn looks_like(head: &[u8]) -> bool {
 /// Reads one span into `out`: the span, or why it is skipped, at `line` (its first).
 pub(super) fn read(doc: Value, line: u32, input: u32, out: &mut Spans) {
     out.stats.lines += 1;
-    match span(doc, Loc { input, line }) {
-        Ok(mut span) => {
-            conventions::keep_what_is_read(&mut span);
-            out.spans.push(span);
-        }
-        Err(why) => out.stats.skip(line, why),
-    }
+    out.push_read(span(doc, Loc { input, line }), line);
 }
 
 fn span(doc: Value, loc: Loc) -> Result<Span, &'static str> {
@@ -77,7 +71,7 @@ fn span(doc: Value, loc: Loc) -> Result<Span, &'static str> {
     let status_message = text_of("description").unwrap_or_default().to_string();
     let name = obj.get("name").and_then(Value::as_str).unwrap_or_default();
     let name = name.to_string();
-    let attrs = plain_attributes(obj.remove("attributes"));
+    let attrs = members_of(obj.remove("attributes"));
     let events = match obj.remove("events") {
         Some(Value::Array(events)) => events.into_iter().filter_map(|e| event(e, end)).collect(),
         _ => Vec::new(),
@@ -100,7 +94,7 @@ fn span(doc: Value, loc: Loc) -> Result<Span, &'static str> {
         attrs,
         events,
         headers_captured: false,
-        resource: identity_of(plain_attributes(resource)),
+        resource: identity_of(members_of(resource)),
     })
 }
 
@@ -128,20 +122,12 @@ fn nanos(text: &str) -> Option<i64> {
 fn event(mut e: Value, end: i64) -> Option<SpanEvent> {
     let name = e.get("name")?.as_str()?.to_string();
     let at = e.get("timestamp").and_then(Value::as_str).and_then(nanos);
-    let attrs = plain_attributes(e.get_mut("attributes").map(Value::take));
+    let attrs = members_of(e.get_mut("attributes").map(Value::take));
     Some(SpanEvent {
         name,
         at: Timestamp(at.unwrap_or(end)),
         attrs,
     })
-}
-
-/// `{"k": value}` (values already plain JSON; `null` when there are none).
-fn plain_attributes(attrs: Option<Value>) -> Vec<(String, Value)> {
-    match attrs {
-        Some(Value::Object(map)) => map.into_iter().collect(),
-        _ => Vec::new(),
-    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! microseconds, an event's `time` is `[seconds, nanoseconds]`; the 1.x SDKs wrote
 //! `parentId` where 2.x writes `parentSpanContext`.
 
-use super::{Span, SpanEvent, SpanKind, Spans, conventions, identity_of, normalise_id};
+use super::{Span, SpanEvent, SpanKind, Spans, identity_of, members_of, normalise_id};
 use crate::event::Loc;
 use crate::ingest::lines::for_each_line_at;
 use crate::ingest::node_console::inspect;
@@ -119,13 +119,7 @@ fn read(text: &str, line: u32, input: u32, out: &mut Spans) {
         out.stats.ignored += 1;
         return;
     }
-    match span(object, Loc { input, line }) {
-        Ok(mut span) => {
-            conventions::keep_what_is_read(&mut span);
-            out.spans.push(span);
-        }
-        Err(why) => out.stats.skip(line, why),
-    }
+    out.push_read(span(object, Loc { input, line }), line);
 }
 
 fn span(mut obj: Value, loc: Loc) -> Result<Span, &'static str> {
@@ -169,7 +163,7 @@ fn span(mut obj: Value, loc: Loc) -> Result<Span, &'static str> {
         Some(Value::Array(events)) => events.into_iter().filter_map(|e| event(e, end)).collect(),
         _ => Vec::new(),
     };
-    let attrs = members(obj.get_mut("attributes").map(Value::take));
+    let attrs = members_of(obj.get_mut("attributes").map(Value::take));
     let resource = obj
         .get_mut("resource")
         .and_then(|r| r.get_mut("attributes"))
@@ -189,7 +183,7 @@ fn span(mut obj: Value, loc: Loc) -> Result<Span, &'static str> {
         attrs,
         events,
         headers_captured: false,
-        resource: identity_of(members(resource)),
+        resource: identity_of(members_of(resource)),
     })
 }
 
@@ -216,16 +210,8 @@ fn event(mut e: Value, end: i64) -> Option<SpanEvent> {
     Some(SpanEvent {
         name,
         at: Timestamp(at),
-        attrs: members(e.get_mut("attributes").map(Value::take)),
+        attrs: members_of(e.get_mut("attributes").map(Value::take)),
     })
-}
-
-/// An object's members, in order; none for anything else (`[Object]` past the depth).
-fn members(v: Option<Value>) -> Vec<(String, Value)> {
-    match v {
-        Some(Value::Object(map)) => map.into_iter().collect(),
-        _ => Vec::new(),
-    }
 }
 
 #[cfg(test)]
