@@ -58,6 +58,23 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             r.below.push(String::from_utf8_lossy(bytes).into_owned());
             return;
         }
+        // A message of several lines (`logger.info("a\nb")`): its later lines at the margin,
+        // straight below the header.
+        if let Some(r) = record.as_mut().filter(|r| r.below.is_empty())
+            && continues_message(bytes)
+        {
+            if r.size + bytes.len() > MAX_RECORD {
+                return out.stats.skip(
+                    line_no,
+                    "below a record already 1 MiB long: read no further",
+                );
+            }
+            r.size += bytes.len();
+            r.message.push('\n');
+            r.message.push_str(&String::from_utf8_lossy(bytes));
+            r.message_lines += 1;
+            return;
+        }
         if let Some(done) = record.take() {
             done.flush(&mut out, &mut lines);
         }
@@ -182,14 +199,25 @@ fn continues(line: &[u8]) -> bool {
     line.starts_with(b"    ") || line.starts_with(b"\t")
 }
 
+/// A line at the margin that goes on with the message above it: no header, comment, blank
+/// or npm banner of its own.
+fn continues_message(line: &[u8]) -> bool {
+    !line.trim_ascii().is_empty()
+        && !line.starts_with(b"#")
+        && !super::is_npm_banner(line)
+        && header(line).is_none()
+}
+
 /// A header and the lines below it, read when the next record starts.
 struct Record {
     first_line: u32,
     object: Map<String, Value>,
     message: String,
     below: Vec<String>,
-    /// The bytes of `below`.
+    /// The bytes of `below` and of the message's later lines.
     size: usize,
+    /// The message's lines after the header's.
+    message_lines: u64,
 }
 
 impl Record {
@@ -208,6 +236,7 @@ impl Record {
             message: String::from_utf8_lossy(h.message).into_owned(),
             below: Vec::new(),
             size: 0,
+            message_lines: 0,
         }
     }
 
@@ -223,7 +252,7 @@ impl Record {
         }
         let json = Value::Object(self.object).to_string();
         lines.read(out, self.first_line, Ok(json.as_bytes()));
-        out.stats.ignored += self.below.len() as u64;
+        out.stats.ignored += self.below.len() as u64 + self.message_lines;
     }
 }
 

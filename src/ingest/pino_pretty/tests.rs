@@ -239,3 +239,24 @@ fn a_date_comment_dates_the_time_of_day_stamps_after_it() {
     let banner = read("> agent@1.0.0 start\n> node agent.mjs\n");
     assert_eq!((banner.stats.ignored, banner.stats.skipped), (2, 0));
 }
+
+#[test]
+fn a_message_of_several_lines_is_one_records_not_skipped_lines() {
+    // `logger.error({ err }, "refund failed\nsee the payments dashboard")`.
+    let log = "[2026-12-06 19:54:34.621 +0000] ERROR (agent/14718): refund failed\n\
+        see the payments dashboard\n    \
+        runId: \"r1\"\n\
+        [2026-12-06 19:54:34.622 +0000] INFO (agent/14718): done\n";
+    let parsed = read(log);
+    let s = &parsed.stats;
+    assert_eq!((s.lines, s.skipped), (4, 0), "{:?}", s.problems);
+    assert_eq!(s.lines, s.events + s.ignored + s.skipped);
+    // Once members are below the header, a line at the margin is no part of the message.
+    let after_members = log.replace(
+        "see the payments dashboard\n    runId: \"r1\"",
+        "    runId: \"r1\"\nsee the payments dashboard",
+    );
+    let parsed = read(&after_members);
+    assert_eq!(parsed.stats.skipped, 1);
+    assert_eq!(parsed.stats.problems[0].line, 3);
+}
