@@ -218,8 +218,11 @@ fn no_spans(stats: &mut InputStats) {
 /// A metrics, logs or profiles document: what a Collector's file exporter writes beside the
 /// spans when it serves several pipelines. Valid, and nothing to read here.
 fn is_other_signal(doc: &Value) -> bool {
-    doc.as_object()
-        .is_some_and(|o| super::OTLP_OTHER_SIGNALS.iter().any(|k| o.contains_key(*k)))
+    doc.as_object().is_some_and(|o| {
+        super::OTLP_OTHER_SIGNALS.iter().any(|k| o.contains_key(*k))
+            // The Python SDK's ConsoleLogExporter's record, beside its spans on stdout.
+            || (o.contains_key("body") && o.contains_key("severity_number"))
+    })
 }
 
 fn into_array(v: Value) -> Option<Vec<Value>> {

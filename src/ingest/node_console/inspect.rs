@@ -265,6 +265,20 @@ impl Reader<'_> {
                     c => out.push(c),
                 }
             }
+            // `'first 10,000 characters'... 2000 more characters`: util.inspect's cut of a
+            // long string (its `maxStringLength`); the string is what was printed.
+            if let Some(rest) = self.b[self.at..].strip_prefix(b"... ") {
+                let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+                let tail = &rest[digits..];
+                if digits > 0 && tail.starts_with(b" more character") {
+                    let word = if tail.starts_with(b" more characters") {
+                        16
+                    } else {
+                        15
+                    };
+                    self.at += 4 + digits + word;
+                }
+            }
             // `'first part' +\n  'second part'`.
             let mark = self.at;
             self.blanks();

@@ -32,6 +32,18 @@ fn what_json_cannot_hold_is_null_and_the_rest_is_kept() {
 }
 
 #[test]
+fn a_string_cut_at_util_inspects_length_is_what_was_printed() {
+    // `maxStringLength` (10,000 by default) cuts a string and says how much is left.
+    let text = "{ result: 'rrrr'... 2000 more characters, one: 'ab'... 1 more character, n: 1 }";
+    assert_eq!(
+        as_value(text),
+        Some(json!({"result": "rrrr", "one": "ab", "n": 1}))
+    );
+    // Words that only look like it are no value.
+    assert_eq!(as_value("{ result: 'rrrr'... more characters }"), None);
+}
+
+#[test]
 fn text_that_is_no_inspected_value_is_none() {
     for text in [
         "{ runId: 'open",

@@ -12,12 +12,15 @@ use crate::event::Loc;
 use crate::time::Timestamp;
 use serde_json::{Map, Value};
 
-/// Whether a document is such a span: a name, and a context with a trace or span id (a
-/// span missing one is still one, skipped with why).
+/// Whether a document is such a span: a name, a context with a trace or span id, and a
+/// `SpanKind.` kind (a span missing an id is still one, skipped with why). A logger's record
+/// with a `name` and a trace `context` (Bunyan-style) has no kind.
 pub(super) fn is_span(doc: &Value) -> bool {
     let context = doc.get("context");
+    let kind = doc.get("kind").and_then(Value::as_str);
     doc.get("name").is_some_and(Value::is_string)
         && context.is_some_and(|c| c.get("trace_id").is_some() || c.get("span_id").is_some())
+        && kind.is_some_and(|k| k.starts_with("SpanKind."))
 }
 
 /// Whether the head of a file holds the exporter's output: a span pretty-printed (`{` at
@@ -76,9 +79,14 @@ fn span(doc: Value, loc: Loc) -> Result<Span, &'static str> {
         Some(Value::Array(events)) => events.into_iter().filter_map(|e| event(e, end)).collect(),
         _ => Vec::new(),
     };
+    // `{"attributes": {...}, "schema_url": ""}`; the SDKs up to 1.11 wrote the attributes
+    // themselves.
     let resource = obj
         .remove("resource")
-        .and_then(|mut r| r.get_mut("attributes").map(Value::take));
+        .map(|mut r| match r.get_mut("attributes") {
+            Some(attributes) => attributes.take(),
+            None => r,
+        });
     Ok(Span {
         loc,
         trace_id,

@@ -19,14 +19,19 @@ use crate::ingest::{InputStats, Parsed};
 use crate::time::Timestamp;
 use serde_json::Value;
 use std::io::{self, Read};
+use std::sync::Arc;
 
-/// The members every span of the exporter has, at the first level of its object.
-const MEMBERS: [&[u8]; 5] = [
+/// The members every span of the exporter has, at the first level of its object (a
+/// program's own object with an id, a kind and a time has not all of them).
+const MEMBERS: [&[u8]; 8] = [
     b"traceId: ",
     b"id: ",
     b"kind: ",
     b"timestamp: ",
     b"duration: ",
+    b"status: {",
+    b"events: [",
+    b"links: [",
 ];
 
 /// A span's lines are kept up to this many bytes (its attributes may hold a prompt): a
@@ -54,8 +59,9 @@ pub fn looks_like(head: &[u8]) -> bool {
             }
         }
     }
-    // A head that ends inside the first span still shows its members.
-    inside && found.iter().all(|&f| f)
+    // A head that ends inside the first span (a file cut short, a span longer than the
+    // head) shows at least its ids, kind and times, printed before the rest.
+    inside && found[..5].iter().all(|&f| f)
 }
 
 /// A member two blanks in: a member of the printed object itself.
@@ -71,8 +77,18 @@ pub(super) fn parse(reader: &mut dyn Read, input: u32) -> io::Result<Parsed> {
     for_each_line_at(reader, |n, _, bytes| {
         let line = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         match open.as_mut() {
-            None if line == b"{" => open = Some((n, String::from("{"))),
+            // A span printed straight after output that ended no line (`process.stdout.write`):
+            // its `{` ends the program's line. A class instance (`Refund {`) opens the same way.
+            None if line.ends_with(b"{") => open = Some((n, String::from("{"))),
             None => ignored(&mut out.stats),
+            // util.inspect indents what is inside an object: a `{` at the margin is the next
+            // one, and the one open was cut off (a killed process, a truncated print).
+            Some((first, _)) if line == b"{" => {
+                out.stats.lines += 1;
+                out.stats
+                    .skip(*first, "a span not closed before the next one");
+                open = Some((n, String::from("{")));
+            }
             Some((first, text)) => {
                 if text.len() + line.len() > MAX_SPAN {
                     out.stats.lines += 1;
@@ -115,7 +131,10 @@ fn read(text: &str, line: u32, input: u32, out: &mut Spans) {
             .stats
             .skip(line, "not an object as util.inspect prints one");
     };
-    if object.get("traceId").is_none() && object.get("id").is_none() {
+    // Some other object the program printed (a refund row with its own `id`): no trace id
+    // and no span's times.
+    let span_shaped = object.get("timestamp").is_some() && object.get("duration").is_some();
+    if object.get("traceId").is_none() && !span_shaped {
         out.stats.ignored += 1;
         return;
     }
@@ -164,10 +183,15 @@ fn span(mut obj: Value, loc: Loc) -> Result<Span, &'static str> {
         _ => Vec::new(),
     };
     let attrs = members_of(obj.get_mut("attributes").map(Value::take));
-    let resource = obj
+    // The 1.x SDKs before about 1.25 print no resource: the file is then the process (two
+    // workers' outputs are not one process's, to be linked by time).
+    let resource = match obj
         .get_mut("resource")
         .and_then(|r| r.get_mut("attributes"))
-        .map(Value::take);
+    {
+        Some(attributes) => identity_of(members_of(Some(attributes.take()))),
+        None => Arc::from(format!("input:{}", loc.input)),
+    };
     Ok(Span {
         loc,
         trace_id,
@@ -183,7 +207,7 @@ fn span(mut obj: Value, loc: Loc) -> Result<Span, &'static str> {
         attrs,
         events,
         headers_captured: false,
-        resource: identity_of(members_of(resource)),
+        resource,
     })
 }
 

@@ -14,6 +14,19 @@ use std::io::{self, Read};
 /// file: read a line at a time, it kept one core busy.
 pub(super) const BATCH_BYTES: usize = 4 << 20;
 
+/// A span printed among a program's output is kept up to this many bytes (an attribute may
+/// hold a prompt with its images): a stray `{` must not gather the rest of the file into
+/// one document.
+const MAX_PRINTED_SPAN: usize = 64 << 20;
+
+/// How the console exporter's span opens: `{` alone at the margin (`to_json()`), or its
+/// first member (`to_json(indent=None)` writes `name` first); an OTLP document too.
+fn opens_printed_span(line: &[u8]) -> bool {
+    line.trim_ascii_end() == b"{"
+        || line.starts_with(b"{\"name\": ")
+        || crate::ingest::looks_like_otlp_document(line)
+}
+
 /// What a line costs a batch beyond its bytes (its place, what it gave): a file of blank
 /// or one-byte lines must close batches too, or a batch grows with the lines read.
 const LINE_COST: usize = 64;
@@ -144,11 +157,19 @@ impl Reading {
     fn line(&mut self, n: u32, line: &[u8], document: Option<Spans>) {
         let input = self.input;
         if self.pending.is_empty() {
-            let opens = line
-                .trim_ascii_start()
-                .first()
-                .is_some_and(|&b| b == b'{' || b == b'[');
-            if line.trim_ascii().is_empty() || (self.among_output && !opens) {
+            if self.among_output && !opens_printed_span(line) {
+                self.out.stats.lines += 1;
+                self.out.stats.ignored += 1;
+                // A span printed straight after output that ended no line (`print(...,
+                // end="")`, a progress bar): its `{` ends the program's line. Any other line
+                // is the program's own: text, a log line opening with `[`, its JSON logs, a
+                // printed dict (`{'order': ...}`).
+                if line.trim_ascii_end().ends_with(b"{") {
+                    self.start_document(n, b"{");
+                }
+                return;
+            }
+            if line.trim_ascii().is_empty() {
                 self.out.stats.lines += 1;
                 self.out.stats.ignored += 1;
                 return;
@@ -165,7 +186,10 @@ impl Reading {
         // any spelling, of any signal), or a `{` at the margin below an indented first
         // member (the next of the console exporter's spans), means the pending one was cut
         // off.
-        if crate::ingest::looks_like_otlp_document(line) || self.opens_next_pretty(line) {
+        if crate::ingest::looks_like_otlp_document(line)
+            || self.opens_next_pretty(line)
+            || self.opens_next_printed(line)
+        {
             broken(
                 &mut self.out.stats,
                 self.pending_line,
@@ -173,6 +197,15 @@ impl Reading {
             );
             self.pending.clear();
             self.start_document(n, line);
+            return;
+        }
+        if self.among_output && self.pending.len() + line.len() > MAX_PRINTED_SPAN {
+            broken(
+                &mut self.out.stats,
+                self.pending_line,
+                "a span over 64 MiB: read no further",
+            );
+            self.pending.clear();
             return;
         }
         self.pending.push(b'\n');
@@ -192,6 +225,13 @@ impl Reading {
         }
         let second = memchr::memchr(b'\n', &self.pending).map(|at| &self.pending[at + 1..]);
         second.is_some_and(|l| l.starts_with(b" "))
+    }
+
+    /// Among a program's output, where every document is one span: a span's opening starts
+    /// the next span whatever is pending (a span cut off by a killed process, a truncated
+    /// JSON body the program printed).
+    fn opens_next_printed(&self, line: &[u8]) -> bool {
+        self.among_output && opens_printed_span(line)
     }
 
     /// A line that opens a document it may not close.

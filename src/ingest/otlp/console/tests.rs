@@ -261,3 +261,51 @@ fn a_stray_line_in_an_otlp_file_is_still_skipped() {
     let parsed = read(&format!("garbage line\n{otlp}\n"), 0);
     assert_eq!(parsed.stats.skipped, 1);
 }
+
+#[test]
+fn among_output_only_a_spans_opening_opens_a_document() {
+    let spans = incident();
+    // Output with no newline before a span, a printed dict, the program's JSON log, a
+    // compact span cut off by a killed process, and a ConsoleLogExporter record.
+    let cut: String = compact(&spans[..1]).chars().take(200).collect();
+    let log_record = r#"{"body": "refund sent", "severity_number": 9, "severity_text": "INFO", "attributes": {}}"#;
+    let text = format!(
+        "working...{}{{'order': 'A-88214'}}\n{{\"event\": \"retrying\", \"level\": \"info\"}}\n{cut}\n{}{log_record}\n",
+        pretty(&spans[..1]),
+        compact(&spans[1..]),
+    );
+    let parsed = read(&text, 0);
+    assert_eq!(parsed.spans.len(), 3, "{:?}", parsed.stats.problems);
+    let reasons: Vec<_> = parsed
+        .stats
+        .problems
+        .iter()
+        .map(|p| p.reason.as_str())
+        .collect();
+    assert_eq!(reasons, ["incomplete JSON document"]);
+    // The dict, the JSON log line, the log record and the line the first span ended.
+    assert_eq!(parsed.stats.ignored, 4);
+}
+
+#[test]
+fn a_loggers_record_with_a_trace_context_is_no_span() {
+    // Bunyan-style: `name` first and the trace's context, but no `SpanKind.` kind.
+    let record = r#"{"name":"agent","context":{"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7"},"level":30,"msg":"agent run started"}"#;
+    assert!(!is_span(&serde_json::from_str(record).unwrap()));
+    assert!(!looks_like(format!("{record}\n{record}\n").as_bytes()));
+}
+
+#[test]
+fn the_older_sdks_resource_without_its_attributes_wrapper_is_read() {
+    // Up to 1.11, `to_json` wrote the resource's attributes as the resource itself.
+    let mut spans = incident();
+    let mut other = incident();
+    for s in &mut other {
+        s["resource"] = json!({"service.name": "agent", "service.instance.id": "worker-2"});
+    }
+    spans[0]["resource"] = json!({"service.name": "agent", "service.instance.id": "worker-1"});
+    let parsed = read(&compact(&[spans[0].clone(), other[0].clone()]), 0);
+    assert_eq!(parsed.spans.len(), 2);
+    assert_ne!(parsed.spans[0].resource, parsed.spans[1].resource);
+    assert_eq!(&*parsed.spans[0].resource, "instance:worker-1");
+}

@@ -106,3 +106,63 @@ proptest::proptest! {
         proptest::prop_assert_eq!(s.lines, parsed.spans.len() as u64 + s.ignored + s.skipped);
     }
 }
+
+#[test]
+fn a_cut_span_gives_way_to_the_next_and_output_without_a_newline_opens_one() {
+    // The first span cut after 20 lines by a restart, and the second printed straight after
+    // `process.stdout.write("working...")`.
+    let lines: Vec<&str> = INCIDENT.lines().collect();
+    let second_at = lines.iter().skip(2).position(|l| *l == "{").unwrap() + 2;
+    let text = format!(
+        "{}\n{}\nworking...{{\n{}\n",
+        lines[..20].join("\n"),
+        lines[second_at..]
+            .iter()
+            .take_while(|l| **l != "}")
+            .chain(["}"].iter())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replacen("{\n", "", 0),
+        lines[second_at + 1..].join("\n"),
+    );
+    let parsed = read(&text);
+    let reasons: Vec<_> = parsed
+        .stats
+        .problems
+        .iter()
+        .map(|p| (p.line, p.reason.as_str()))
+        .collect();
+    assert_eq!(reasons, [(2, "a span not closed before the next one")]);
+    assert_eq!(parsed.spans.len(), 3);
+}
+
+#[test]
+fn the_programs_objects_are_ignored_and_an_old_sdks_spans_are_their_files_process() {
+    // A row with an id but no trace is the program's; its printing does not make the file
+    // a span dump either.
+    let row = "{\n  id: 're_1',\n  amount: 4500,\n  status: 'succeeded',\n  order: 'A-88214'\n}\n";
+    // Nor does an object with a span's ids, kind and times but none of its other members.
+    let like = "{\n  traceId: 'd483b3125fd8633e7f2d036b32532e13',\n  id: 'x',\n  kind: 2,\n  \
+        timestamp: 1,\n  duration: 2\n}\n";
+    assert!(!looks_like(row.as_bytes()) && !looks_like(like.as_bytes()));
+    let parsed = read(&format!("{INCIDENT}{row}"));
+    assert_eq!((parsed.stats.skipped, parsed.spans.len()), (0, 3));
+    // SDKs before about 1.25 print no resource: each file is its own process.
+    let old = INCIDENT.replace("  resource: {\n    attributes: {\n      'service.name': 'agent',\n      'telemetry.sdk.language': 'nodejs',\n      'process.pid': 4242\n    }\n  },\n", "");
+    assert!(!old.contains("resource"), "the test removes every resource");
+    let a = super::super::parse(
+        &mut old.as_bytes(),
+        0,
+        &crate::ingest::ParseOptions::default(),
+    )
+    .unwrap();
+    let b = super::super::parse(
+        &mut old.as_bytes(),
+        1,
+        &crate::ingest::ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(a.spans.len(), 3);
+    assert_ne!(a.spans[0].resource, b.spans[0].resource);
+}
