@@ -109,6 +109,20 @@ pub(super) fn attempts(l: &Linked) -> Vec<&crate::event::Attempt> {
         .collect()
 }
 
+/// The incident read from a console exporter's spans: one `issue_refund` call on order
+/// A-88214, its two attempts sent with the keys `k-1` and `k-2`.
+pub(super) fn assert_the_incident(spans: &[Span]) {
+    let linked = link(spans);
+    let calls = tool_calls(&linked);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(&*calls[0].tool, "issue_refund");
+    assert_eq!(calls[0].args["order"], "A-88214");
+    let tries = attempts(&linked);
+    let keys: Vec<_> = tries.iter().map(|a| a.key.as_deref()).collect();
+    assert_eq!(keys, [Some("k-1"), Some("k-2")]);
+    assert!(tries.iter().all(|a| a.call == Some(calls[0].call.clone())));
+}
+
 pub(super) const TR: &str = "5b8efff798038103d269b633813fc60c";
 const TR2: &str = "0af7651916cd43dd8448eb211c80319c";
 const TR3: &str = "4bf92f3577b34da6a3ce929d0e0e4736";

@@ -1,7 +1,7 @@
 //! Spans shaped as the Python SDK's `ConsoleSpanExporter` writes them (`to_json()`); the
 //! real exporter's output is under `fixtures/otlp-console-*` (tests/otlp.rs).
 
-use super::super::tests::{attempts, read, tool_calls};
+use super::super::tests::{assert_the_incident, read};
 use super::*;
 use crate::ingest::{Format, source};
 use serde_json::json;
@@ -147,14 +147,7 @@ fn the_exporters_spans_are_read_as_otlp_spans_pretty_or_one_to_a_line() {
         let parsed = read(&text, 0);
         assert_eq!(parsed.stats.skipped, 0, "{:?}", parsed.stats.problems);
         assert_eq!(parsed.spans.len(), 3);
-        let linked = super::super::link::link(&parsed.spans);
-        let calls = tool_calls(&linked);
-        assert_eq!(calls.len(), 1);
-        assert_eq!(&*calls[0].tool, "issue_refund");
-        let tries = attempts(&linked);
-        let keys: Vec<_> = tries.iter().map(|a| a.key.as_deref()).collect();
-        assert_eq!(keys, [Some("k-1"), Some("k-2")]);
-        assert!(tries.iter().all(|a| a.call == Some(calls[0].call.clone())));
+        assert_the_incident(&parsed.spans);
     }
 }
 

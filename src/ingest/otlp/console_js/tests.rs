@@ -2,7 +2,7 @@
 //! printed by Node's own `util.inspect` (`testdata/incident.js`); the SDK's real output is
 //! under `fixtures/otlp-console-js-*` (tests/otlp.rs).
 
-use super::super::tests::{attempts, tool_calls};
+use super::super::tests::assert_the_incident;
 use super::*;
 use crate::ingest::{Format, source};
 
@@ -25,15 +25,7 @@ fn printed_spans_are_read_as_otlp_spans_and_the_programs_other_output_ignored() 
     assert_eq!(parsed.spans.len(), 3);
     // Two lines of the program's own, three spans.
     assert_eq!((parsed.stats.lines, parsed.stats.ignored), (5, 2));
-    let linked = super::super::link::link(&parsed.spans);
-    let calls = tool_calls(&linked);
-    assert_eq!(calls.len(), 1);
-    assert_eq!(&*calls[0].tool, "issue_refund");
-    assert_eq!(calls[0].args["order"], "A-88214");
-    let tries = attempts(&linked);
-    let keys: Vec<_> = tries.iter().map(|a| a.key.as_deref()).collect();
-    assert_eq!(keys, [Some("k-1"), Some("k-2")]);
-    assert!(tries.iter().all(|a| a.call == Some(calls[0].call.clone())));
+    assert_the_incident(&parsed.spans);
 }
 
 #[test]
