@@ -179,6 +179,15 @@ impl Reading {
             if let Some(document) = document {
                 return absorb(&mut self.out, document);
             }
+            // A line that opens no JSON value is broken on its own, not the start of a
+            // document that would take every line after it (a log's text before its spans).
+            if !matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) {
+                let why = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+                    Ok(_) => "JSON without resourceSpans".to_string(),
+                    Err(e) => format!("not JSON: {e}"),
+                };
+                return broken(&mut self.out.stats, n, &why);
+            }
             self.start_document(n, line);
             return;
         }
