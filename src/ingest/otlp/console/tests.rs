@@ -302,3 +302,20 @@ fn the_older_sdks_resource_without_its_attributes_wrapper_is_read() {
     assert_ne!(parsed.spans[0].resource, parsed.spans[1].resource);
     assert_eq!(&*parsed.spans[0].resource, "instance:worker-1");
 }
+
+#[test]
+fn lines_of_text_before_a_pretty_document_are_skipped_alone() {
+    // A log's own lines before the spans (a file forced to be read as OTLP): each is broken
+    // on its own, and the pretty-printed document after them is read.
+    let doc: Value = serde_json::from_str(&super::super::tests::batch(
+        "i-1",
+        vec![super::super::tests::tool_span("a1")],
+    ))
+    .unwrap();
+    let text = format!("starting up\nlistening on :8080\n{:#}\n", doc);
+    let parsed = read(&text, 0);
+    let lines: Vec<_> = parsed.stats.problems.iter().map(|p| p.line).collect();
+    assert_eq!(lines, [1, 2]);
+    assert!(parsed.stats.problems[0].reason.starts_with("not JSON"));
+    assert_eq!(parsed.spans.len(), 1);
+}
