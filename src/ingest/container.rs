@@ -67,6 +67,10 @@ pub struct Unwrapped<R> {
     partial: Vec<u8>,
     out: Vec<u8>,
     at: usize,
+    /// Inside an object the application pretty-printed, from a `{` alone at the margin to a
+    /// `}` alone there (an SDK's console exporter's spans): its lines are passed on as they
+    /// are, since a stamp before each would break it.
+    in_object: bool,
 }
 
 impl<R: Read> Unwrapped<R> {
@@ -78,7 +82,25 @@ impl<R: Read> Unwrapped<R> {
             partial: Vec::new(),
             out: Vec::new(),
             at: 0,
+            in_object: false,
         }
+    }
+
+    /// The application's whole line, with the runtime's `time` ([`emit`]), or as it is
+    /// inside a pretty-printed object.
+    fn emit(&mut self, time: &[u8]) {
+        let line = self.partial.strip_suffix(b"\r").unwrap_or(&self.partial);
+        match (self.in_object, line) {
+            (false, b"{") => self.in_object = true,
+            (true, b"}") => self.in_object = false,
+            _ => {}
+        }
+        if self.in_object || line == b"}" {
+            self.out.extend_from_slice(line);
+        } else {
+            emit(&mut self.out, time, &self.partial);
+        }
+        self.partial.clear();
     }
 
     /// Unwraps lines into `out` until it holds some or the input ends.
@@ -101,8 +123,8 @@ impl<R: Read> Unwrapped<R> {
                 Wrapper::Cri => match cri_parts(line) {
                     Some((time, true, message)) => {
                         self.partial.extend_from_slice(message);
-                        emit(&mut self.out, time, &self.partial);
-                        self.partial.clear();
+                        let time = time.to_vec();
+                        self.emit(&time);
                     }
                     Some((_, false, message)) => self.partial.extend_from_slice(message),
                     // Not the runtime's: left as it is, for the parser to say why.
@@ -112,8 +134,7 @@ impl<R: Read> Unwrapped<R> {
                     Some(entry) => match entry.log.strip_suffix('\n') {
                         Some(whole) => {
                             self.partial.extend_from_slice(whole.as_bytes());
-                            emit(&mut self.out, entry.time.as_bytes(), &self.partial);
-                            self.partial.clear();
+                            self.emit(entry.time.as_bytes());
                         }
                         None => self.partial.extend_from_slice(entry.log.as_bytes()),
                     },
@@ -207,6 +228,24 @@ mod tests {
              2026-11-03T14:02:12.000000001Z  refund rf_2  order A-2  4500p\n\
              {\"ts\":\"2026-11-03T14:02:13.000000000Z\",\"type\":\"effect\",\"effect_id\":\"rf_3\"}\n\
              garbage\n"
+        );
+    }
+
+    #[test]
+    fn a_pretty_printed_object_passes_through_unstamped() {
+        // An SDK's console exporter's span, printed over lines, between the program's lines:
+        // a stamp before each of its lines would break it; the lines around it keep theirs.
+        let text = "2026-11-03T14:02:11.000000000Z stdout F starting\n\
+                    2026-11-03T14:02:11.100000000Z stdout F {\n\
+                    2026-11-03T14:02:11.100000001Z stdout F     \"name\": \"POST\",\n\
+                    2026-11-03T14:02:11.100000002Z stdout F     \"kind\": \"SpanKind.CLIENT\"\n\
+                    2026-11-03T14:02:11.100000003Z stdout F }\n\
+                    2026-11-03T14:02:12.000000000Z stdout F done\n";
+        assert_eq!(
+            unwrap(text),
+            "2026-11-03T14:02:11.000000000Z  starting\n\
+             {\n    \"name\": \"POST\",\n    \"kind\": \"SpanKind.CLIENT\"\n}\n\
+             2026-11-03T14:02:12.000000000Z  done\n"
         );
     }
 

@@ -38,7 +38,8 @@ pub fn looks_like(head: &[u8]) -> bool {
             below(1).is_some_and(|l| l.starts_with(b"\"name\":"))
                 && (2..5).any(|k| below(k).is_some_and(|l| l.starts_with(b"\"trace_id\": \"0x")))
         }
-        _ if line.starts_with(b"{\"name\":") => {
+        // One to a line, `name` first, or after a container runtime's stamp.
+        _ if line.starts_with(b"{\"") && memchr::memmem::find(line, b"\"context\"").is_some() => {
             serde_json::from_slice::<Value>(line).is_ok_and(|doc| is_span(&doc))
         }
         _ => false,

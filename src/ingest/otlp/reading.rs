@@ -19,11 +19,15 @@ pub(super) const BATCH_BYTES: usize = 4 << 20;
 /// one document.
 const MAX_PRINTED_SPAN: usize = 64 << 20;
 
-/// How the console exporter's span opens: `{` alone at the margin (`to_json()`), or its
-/// first member (`to_json(indent=None)` writes `name` first); an OTLP document too.
+/// How the console exporter's span opens: `{` alone at the margin (`to_json()`), or a
+/// span on one line (`to_json(indent=None)`: its `context` with its ids; a
+/// container runtime's stamp may stand before its members); an OTLP document too.
 fn opens_printed_span(line: &[u8]) -> bool {
     line.trim_ascii_end() == b"{"
-        || line.starts_with(b"{\"name\": ")
+        || (line.starts_with(b"{\"")
+            && memchr::memmem::find(line, b"\"context\": {").is_some()
+            && (memchr::memmem::find(line, b"\"trace_id\"").is_some()
+                || memchr::memmem::find(line, b"\"span_id\"").is_some()))
         || crate::ingest::looks_like_otlp_document(line)
 }
 

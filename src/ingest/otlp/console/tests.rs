@@ -319,3 +319,15 @@ fn lines_of_text_before_a_pretty_document_are_skipped_alone() {
     assert!(parsed.stats.problems[0].reason.starts_with("not JSON"));
     assert_eq!(parsed.spans.len(), 1);
 }
+
+#[test]
+fn a_span_on_one_line_with_a_runtimes_stamp_before_its_members_is_read() {
+    // A container runtime's unwrapping puts its stamp first in an unstamped JSON line.
+    let stamped: String = compact(&incident())
+        .lines()
+        .map(|l| format!("{{\"ts\":\"2026-12-02T14:02:30Z\",{}\n", &l[1..]))
+        .collect();
+    let parsed = read(&format!("starting\n{stamped}"), 0);
+    assert_eq!(parsed.spans.len(), 3, "{:?}", parsed.stats.problems);
+    assert_eq!((parsed.stats.ignored, parsed.stats.skipped), (1, 0));
+}
