@@ -263,6 +263,7 @@ pub enum InputFormat {
     /// java.util.logging's XMLFormatter (a FileHandler's default)
     JulXml,
     Csv,
+    /// OTLP/JSON spans, or an OpenTelemetry SDK's console exporter's span dump
     Otlp,
     Records,
 }
