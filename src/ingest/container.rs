@@ -117,14 +117,16 @@ impl<R: Read> Unwrapped<R> {
                 }
                 return Ok(());
             }
+            // Taken out while it is read, so that `emit` may borrow the rest; put back after
+            // (its room kept for the next line).
+            let read = std::mem::take(&mut self.line);
             // Only the newline: a part's blanks are the line's own.
-            let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+            let line = read.strip_suffix(b"\n").unwrap_or(&read);
             match self.wrapper {
                 Wrapper::Cri => match cri_parts(line) {
                     Some((time, true, message)) => {
                         self.partial.extend_from_slice(message);
-                        let time = time.to_vec();
-                        self.emit(&time);
+                        self.emit(time);
                     }
                     Some((_, false, message)) => self.partial.extend_from_slice(message),
                     // Not the runtime's: left as it is, for the parser to say why.
@@ -141,6 +143,7 @@ impl<R: Read> Unwrapped<R> {
                     None => self.out.extend_from_slice(line),
                 },
             }
+            self.line = read;
             self.out.push(b'\n');
         }
         Ok(())

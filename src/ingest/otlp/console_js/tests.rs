@@ -101,23 +101,16 @@ proptest::proptest! {
 
 #[test]
 fn a_cut_span_gives_way_to_the_next_and_output_without_a_newline_opens_one() {
-    // The first span cut after 20 lines by a restart, and the second printed straight after
-    // `process.stdout.write("working...")`.
+    // The first span cut after 20 lines by a restart, then the whole output again, its
+    // last span printed straight after `process.stdout.write("working...")`.
     let lines: Vec<&str> = INCIDENT.lines().collect();
-    let second_at = lines.iter().skip(2).position(|l| *l == "{").unwrap() + 2;
-    let text = format!(
-        "{}\n{}\nworking...{{\n{}\n",
-        lines[..20].join("\n"),
-        lines[second_at..]
-            .iter()
-            .take_while(|l| **l != "}")
-            .chain(["}"].iter())
-            .copied()
-            .collect::<Vec<_>>()
-            .join("\n")
-            .replacen("{\n", "", 0),
-        lines[second_at + 1..].join("\n"),
-    );
+    let opens: Vec<usize> = (0..lines.len()).filter(|&i| lines[i] == "{").collect();
+    let (first, last) = (opens[0], opens[opens.len() - 1]);
+    let mut text: Vec<String> = lines[..20].iter().map(|l| l.to_string()).collect();
+    text.extend(lines[first..last].iter().map(|l| l.to_string()));
+    text.push("working...{".into());
+    text.extend(lines[last + 1..].iter().map(|l| l.to_string()));
+    let text = text.join("\n") + "\n";
     let parsed = read(&text);
     let reasons: Vec<_> = parsed
         .stats
