@@ -18,7 +18,9 @@ use crate::report::{InputReport, Metrics, ProblemReport};
 use crate::rules;
 use crate::stages::Stages;
 use crate::time::{Duration, Timestamp};
+use rayon::prelude::*;
 
+mod disagreements;
 pub mod zone_gap;
 
 /// Everything an audit produced.
@@ -42,11 +44,26 @@ impl Audit {
         self.inputs.iter().map(|i| i.skipped).sum()
     }
 
-    /// Every input was passed over as no log (none unreadable: those are errors of their own).
+    /// Every input was passed over as no log or was empty (none unreadable: those are
+    /// errors of their own): nothing was audited. An empty stream (`zcat` of no files into
+    /// `-`) must not pass a CI job as "no findings".
     pub fn nothing_read(&self) -> bool {
         self.unreadable.is_empty()
             && !self.inputs.is_empty()
-            && self.inputs.iter().all(|i| i.format.is_none())
+            && self
+                .inputs
+                .iter()
+                .all(|i| i.format.is_none() || i.lines == 0)
+    }
+
+    /// Of the inputs, how many were empty (no line at all) and how many passed over as no
+    /// recognised format.
+    pub fn empty_and_passed_over(&self) -> (usize, usize) {
+        let empty = (self.inputs.iter())
+            .filter(|i| i.format.is_some() && i.lines == 0)
+            .count();
+        let passed = self.inputs.iter().filter(|i| i.format.is_none()).count();
+        (empty, passed)
     }
 
     /// Some times had no date (time-only lines with no `--date` nor `# date:`, placed on
@@ -63,14 +80,16 @@ impl Audit {
     /// and the attempt.
     pub fn clock_lead(&self) -> Option<(Duration, &EffectRec, &AttemptRec)> {
         let m = &self.model;
-        let lead = (m.effects.iter())
-            .filter(|e| e.matched_by == Some(MatchedBy::EffectId))
-            .filter_map(|e| {
+        // On every core: a month's effects, each a look into its attempt. The index makes
+        // the greatest unique (the last of equals, as `Iterator::max_by_key` would take).
+        let (lead, e, attempt, _) = (m.effects.par_iter().enumerate())
+            .filter(|(_, e)| e.matched_by == Some(MatchedBy::EffectId))
+            .filter_map(|(i, e)| {
                 let attempt = m.attempt(e.matched?);
-                (!attempt.unlogged).then(|| (attempt.at.since(e.created), e, attempt))
+                (!attempt.unlogged).then(|| (attempt.at.since(e.created), e, attempt, i))
             })
-            .max_by_key(|(lead, e, _)| (*lead, std::cmp::Reverse(e.created)))?;
-        (lead.0.0.saturating_mul(2) > m.max_skew.0).then_some(lead)
+            .max_by_key(|(lead, e, _, i)| (*lead, std::cmp::Reverse(e.created), *i))?;
+        (lead.0.saturating_mul(2) > m.max_skew.0).then_some((lead, e, attempt))
     }
 
     /// An input whose effects sit whole hours from their orders' calls ([`zone_gap`]).
@@ -222,6 +241,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         model.client_span = Some((a.min(first), b.max(last)));
         model.latest_event = model.latest_event.max(Some(last));
     }
+    disagreements::warn(&model, &mut reports);
     stages.mark("correlate");
     // Totals read the model only: they are counted while the rules run.
     // Both ask `shared` for the keyed attempts: whichever asks first classifies them.

@@ -86,7 +86,8 @@ pub struct InputArgs {
 
     /// Offset or zone for timestamps that carry none: `Z`, `+01:00`, `-0500`, or a zone
     /// name such as `Europe/Berlin` (its offset follows summer time).
-    #[arg(long, value_name = "OFFSET|ZONE")]
+    // A negative offset (`-05:00`) starts with a hyphen: a value, not a flag.
+    #[arg(long, value_name = "OFFSET|ZONE", allow_hyphen_values = true)]
     pub tz: Option<String>,
 
     /// The offset or zone of one input's timestamps that carry none, where it differs from

@@ -59,6 +59,8 @@ pub struct Model {
     /// Input attributes of events (JSON Lines' unknown fields), by where they were read:
     /// carried for display only, no rule reads them.
     pub attrs: FxHashMap<Loc, Attrs>,
+    /// Lines of one effect that give it different amounts or orders ([`Disagreement`]).
+    pub disagreements: Vec<Disagreement>,
 }
 
 impl Model {
@@ -142,7 +144,7 @@ pub use generations::same_request;
 pub use kinds::{effect_kind_of, order_and_amount};
 pub use merge::{correlate, correlate_parts, correlate_parts_adding};
 pub(crate) use service_side::WrittenAmount;
-pub use service_side::{EffectRec, MatchedBy, RecordRec, ReplayRec};
+pub use service_side::{Disagreement, EffectRec, MatchedBy, RecordRec, ReplayRec};
 
 #[cfg(test)]
 mod tests;

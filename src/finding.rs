@@ -86,6 +86,10 @@ pub struct Finding {
     /// For a finding about a span of time rather than effects (a metrics window): its start.
     /// Part of the fingerprint, so that two spikes on different days are different findings.
     pub at: Option<Timestamp>,
+    /// The fingerprint of the whole finding, when `--since`/`--until` kept only some of its
+    /// effects: a finding is the same finding in every period's view of it, so a baseline
+    /// written from one view accepts it in the others.
+    pub whole_fingerprint: Option<String>,
 }
 
 impl Finding {
@@ -106,6 +110,7 @@ impl Finding {
             message,
             evidence: Vec::new(),
             at: None,
+            whole_fingerprint: None,
         }
     }
 
@@ -116,6 +121,9 @@ impl Finding {
     /// A stable identity for baselines: rule, order, run, step and effect ids, never line
     /// numbers, so that a finding survives edits to the file around it.
     pub fn fingerprint(&self) -> String {
+        if let Some(whole) = &self.whole_fingerprint {
+            return whole.clone();
+        }
         let mut h = Sha256::new();
         h.update(self.rule.as_bytes());
         for part in [

@@ -273,6 +273,18 @@ pub fn whole_amount(written: &str, currency: Currency) -> Option<Money> {
 /// units by the currency's exponent. Refuses amounts with more decimals than the currency
 /// has, and amounts that overflow `i64`. Commas are read only as thousands separators
 /// (groups of three), so a decimal comma (`45,50`) is refused, not misread.
+/// An integer number of minor units, or why not: not an integer, or beyond what 64 bits
+/// hold (which is no amount a payments service logs, but is not "not a number" either).
+pub fn parse_minor(text: &str) -> Result<i64, &'static str> {
+    use std::num::IntErrorKind;
+    text.parse::<i64>().map_err(|e| match e.kind() {
+        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => {
+            "is too large for minor units (more than 64 bits hold)"
+        }
+        _ => "is not an integer number of minor units",
+    })
+}
+
 pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
     let exp = currency.exponent().ok_or_else(|| {
         format!("currency `{currency}` is not an ISO 4217 code with a known exponent")
@@ -331,6 +343,20 @@ pub use written::{in_currency, parse_written, whole_written};
 
 #[cfg(test)]
 mod tests {
+    /// Too many digits is said as such, not as "not a number": the line is skipped either
+    /// way, and the reason tells the user which.
+    #[test]
+    fn minor_units_beyond_64_bits_are_too_large_not_malformed() {
+        assert_eq!(super::parse_minor("4500"), Ok(4500));
+        assert_eq!(super::parse_minor("-12"), Ok(-12));
+        let too_large = Err("is too large for minor units (more than 64 bits hold)");
+        assert_eq!(super::parse_minor("18446744073709551615"), too_large);
+        assert_eq!(super::parse_minor("-18446744073709551615"), too_large);
+        let malformed = Err("is not an integer number of minor units");
+        assert_eq!(super::parse_minor("45.00"), malformed);
+        assert_eq!(super::parse_minor(""), malformed);
+    }
+
     #[test]
     fn a_whole_amount_in_a_currency_with_decimals_is_ambiguous() {
         let gbp = Currency::GBP;

@@ -43,6 +43,13 @@ pub fn filter(findings: Vec<Finding>, model: &Model, period: &Period) -> Vec<Fin
 /// excess: a month's total and count hold no refund made the next month.
 fn duplicates_within(mut f: Finding, period: &Period) -> Option<Finding> {
     let all = f.effects.len() - 1;
+    // Asked only of a finding the period cuts: a fingerprint is a SHA-256.
+    let cut = f
+        .effects
+        .iter()
+        .skip(1)
+        .any(|e| !period.contains(e.created));
+    let whole = cut.then(|| f.fingerprint());
     let mut effects = std::mem::take(&mut f.effects).into_iter();
     let first = effects.next()?;
     f.effects = std::iter::once(first)
@@ -52,6 +59,7 @@ fn duplicates_within(mut f: Finding, period: &Period) -> Option<Finding> {
     if inside.is_empty() {
         return None;
     }
+    f.whole_fingerprint = whole;
     if let (true, Some(cur), Some(_)) = (inside.len() < all, f.currency, f.excess_minor) {
         f.excess_minor = (inside.iter())
             .filter_map(|e| e.amount)
@@ -200,6 +208,30 @@ mod tests {
             [row(9000, "abc")]
         );
         assert!(excess(month("2026-10-01", "2026-11-01")).is_empty());
+    }
+
+    /// A finding a period cuts keeps the whole finding's fingerprint, so that a baseline
+    /// written from the whole input (or another month) still accepts it; one the period
+    /// holds whole is fingerprinted as always.
+    #[test]
+    fn a_cut_finding_keeps_the_whole_findings_fingerprint() {
+        let november = Period {
+            since: Some(ts("2026-11-01")),
+            until: Some(ts("2026-12-01")),
+        };
+        let mut three = dup("2026-11-30T23:59:50Z", "2026-11-30T23:59:55Z");
+        three.effects.push(EffectRef {
+            id: "c".into(),
+            created: ts("2026-12-01T00:00:01Z"),
+            amount: None,
+        });
+        let kept = filter(vec![three.clone()], &Model::default(), &november);
+        assert_eq!(kept[0].effects.len(), 2);
+        assert_eq!(kept[0].fingerprint(), three.fingerprint());
+        let whole = dup("2026-11-30T23:59:50Z", "2026-11-30T23:59:55Z");
+        let kept = filter(vec![whole.clone()], &Model::default(), &november);
+        assert_eq!(kept[0].whole_fingerprint, None);
+        assert_eq!(kept[0].fingerprint(), whole.fingerprint());
     }
 
     #[test]

@@ -344,3 +344,38 @@ fn a_duplicate_across_a_month_end_splits_its_excess_and_unknown_is_empty() {
     );
     assert_eq!(excess_of(&[]), [pair("A-1", "90.00"), pair("B-1", "")]);
 }
+
+/// A duplicate whose amounts are bare whole numbers of unknown unit has no excess: the JSON
+/// summary counts it apart, as the table says "and unknown in 1 finding", so that a script
+/// summing `excess` knows the sum is not the whole. A month with none says 0.
+#[test]
+fn the_json_summary_counts_the_duplicates_of_unknown_excess() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("pay.jsonl");
+    let effect = |id: &str, order: &str, amount: &str, second: u32| {
+        format!(
+            r#"{{"ts":"2026-11-10T10:00:{second:02}.000Z","type":"effect","effect_id":"{id}","kind":"refund","order":"{order}","amount":{amount},"currency":"GBP"}}"#
+        )
+    };
+    let lines = [
+        effect("rf_1", "U-1", "4500", 0),
+        effect("rf_2", "U-1", "4500", 1),
+        effect("rf_3", "U-2", "\"45.00\"", 2),
+        effect("rf_4", "U-2", "\"45.00\"", 3),
+    ];
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let path = log.to_str().unwrap();
+    let (_, json) = scan(&[path, "--format", "json"]);
+    let summary: Value = serde_json::from_str::<Value>(&json).unwrap()["summary"].clone();
+    assert_eq!(summary["excess_unknown"], 1, "{summary}");
+    assert_eq!(summary["decision_excess_unknown"], 0, "{summary}");
+    assert_eq!(summary["excess"][0]["amount_minor"], 4500, "{summary}");
+    let (_, table) = scan(&[path]);
+    assert!(
+        table.contains("GBP 45.00, and unknown in 1 finding"),
+        "{table}"
+    );
+    let (_, month) = scan(&[MONTH, "--format", "json"]);
+    let month: Value = serde_json::from_str(&month).unwrap();
+    assert_eq!(month["summary"]["excess_unknown"], 0);
+}

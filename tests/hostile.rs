@@ -183,9 +183,10 @@ fn nul_bytes_are_trimmed_or_skipped_never_fatal() {
 
 #[test]
 fn empty_and_blank_files_are_inputs_with_nothing_in_them() {
+    // Alone, an empty file audited nothing: exit 2 (tests/scan.rs), its report written.
     let r = scan_file("empty.log", &[]);
     assert_eq!(input(&r, 0)["lines"], 0);
-    assert_eq!(r.code, Some(0));
+    assert_eq!(r.code, Some(2));
     let r = scan_file("blank-lines.log", &[]);
     assert_accounted(&r);
     assert_eq!(

@@ -83,6 +83,14 @@ fn an_unreadable_input_is_named_and_exits_2_after_the_others_are_read() {
             report["summary"]["errors"], 1,
             "the readable input is audited"
         );
+        // The table's summary calls it unreadable, not passed over as another kind of file.
+        let out = bin()
+            .args(["scan", bad.to_str().unwrap(), good.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let table = String::from_utf8_lossy(&out.stdout);
+        assert!(table.contains("; 1 unreadable\n"), "{table}");
+        assert!(!table.contains("passed over"), "{table}");
     }
 }
 
@@ -493,4 +501,49 @@ fn inputs_are_left_untouched_and_only_the_output_file_is_written() {
     );
     expected.insert(cwd.join("out.json"), after[&cwd.join("out.json")].clone());
     assert!(after == expected, "an input changed");
+}
+
+/// `-o` or `--write-baseline` naming an input (a slip of the shell: `-o logs/trace.log`)
+/// exits 2 naming both, and the input is as it was; a new file beside it is written.
+#[test]
+fn an_output_path_that_is_an_input_is_refused_and_the_input_kept() {
+    let work = tempfile::tempdir().unwrap();
+    let trace = work.path().join("trace.log");
+    let incident = root().join("fixtures/incident-a88214");
+    let source = std::fs::read_dir(&incident)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap();
+    std::fs::copy(source.path(), &trace).unwrap();
+    let before = std::fs::read(&trace).unwrap();
+    let dir = work.path().to_str().unwrap();
+    let trace_path = trace.to_str().unwrap();
+    for (command, flag) in [
+        ("scan", "-o"),
+        ("scan", "--write-baseline"),
+        ("metrics", "-o"),
+        ("timeline", "-o"),
+    ] {
+        let mut args = vec![command, dir, flag, trace_path, "--quiet"];
+        if command == "timeline" {
+            args.extend(["--order", "A-88214"]);
+        }
+        assert_one_line_error(&args, &[trace_path, "is an input of this run"]);
+        assert_eq!(std::fs::read(&trace).unwrap(), before, "{args:?}");
+    }
+    // The same folder, a new file: written, and the trace untouched.
+    let report = work.path().join("report.csv");
+    let out = bin()
+        .args(["scan", dir, "--format", "csv", "-o"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        std::fs::read_to_string(&report)
+            .unwrap()
+            .contains("duplicate-effect")
+    );
+    assert_eq!(std::fs::read(&trace).unwrap(), before);
 }

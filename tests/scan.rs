@@ -211,6 +211,34 @@ fn a_folder_with_no_log_exits_2() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
+/// Empty input audits nothing either: an empty stream on standard input, an empty file named
+/// on the command line, exit 2 saying so (a pipeline that found no logs must not pass CI).
+/// An empty file beside a log is read as the empty log it is.
+#[test]
+fn empty_input_exits_2_and_an_empty_file_beside_a_log_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.log");
+    std::fs::write(&empty, "").unwrap();
+    let (code, _, stderr) = scan(&[empty.to_str().unwrap(), "--fail-on", "warning"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("(1 empty: not one line)"), "{stderr}");
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .args(["scan", "-", "--fail-on", "warning"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let trace = fixture("incident-a88214/trace.log");
+    let (code, _, stderr) = scan(&[
+        empty.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
 /// Times of day without a date beside dated lines, or in a period, are warned about: they
 /// sit on 1970-01-01 and can match nothing dated. Not when every line is time-only, nor
 /// once `--date` dates them.

@@ -145,6 +145,38 @@ fn the_incident_timeline_text() {
     assert_eq!(rows.count(), 10);
 }
 
+/// The timeline's CSV guards a file name that a spreadsheet would run as a formula, as it
+/// guards the logs' text; a plain name is written as it is.
+#[test]
+fn a_path_that_reads_as_a_formula_is_made_inert_in_the_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = std::fs::read("fixtures/incident-a88214/trace.log").unwrap();
+    std::fs::write(dir.path().join("=1+1.log"), &trace).unwrap();
+    let (_, csv) = timeline(&[
+        dir.path().to_str().unwrap(),
+        "--order",
+        "A-88214",
+        "--format",
+        "csv",
+    ]);
+    let row = csv.lines().nth(1).unwrap();
+    let path = row.split(',').nth(1).unwrap();
+    assert!(path.ends_with("/=1+1.log"), "{row}");
+    // The guard applies to a cell that starts with a formula's sign: a folder's path starts
+    // with `/`, so the cell is safe already, and the file in the current folder is the case.
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "timeline", "=1+1.log", "--order", "A-88214", "--format", "csv",
+        ])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let row = csv.lines().nth(1).unwrap();
+    assert_eq!(row.split(',').nth(1), Some("'=1+1.log"), "{row}");
+}
+
 #[test]
 fn by_run_and_by_key_and_nothing() {
     let (_, out) = timeline(&[
@@ -176,9 +208,22 @@ fn by_run_and_by_key_and_nothing() {
         "{:#?}",
         t.entries
     );
+    // A subject nothing concerns: the empty timeline, exit 1 (as grep), and a note on
+    // standard error; one that differs only in case is named.
     let (code, out) = timeline(&["fixtures/incident-a88214", "--order", "NOPE"]);
-    assert_eq!(code, Some(0));
+    assert_eq!(code, Some(1));
     assert!(out.contains("Nothing in the inputs concerns it."));
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .args(["timeline", "fixtures/incident-a88214", "--order", "a-88214"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("nothing in the inputs concerns order a-88214 (did you mean A-88214?)"),
+        "{err}"
+    );
     // One of --order, --run, --key is required.
     assert_eq!(timeline(&["fixtures/incident-a88214"]).0, Some(2));
 }

@@ -145,3 +145,18 @@ fn one_inputs_zone_is_given_apart_from_the_others() {
         "{stderr}"
     );
 }
+
+/// A negative offset is the flag's value, not another flag: `--tz -05:00` and `--tz -0500`
+/// (the help's own example) are read, alike, and unlike `+05:00`.
+#[test]
+fn a_negative_offset_after_a_space_is_the_flags_value() {
+    // Each finding's rule and message: the evidence's paths are each run's own folder.
+    let findings = |tz| -> Vec<(String, String)> {
+        (scan_with_tz(tz).findings.into_iter())
+            .map(|f| (f.rule, f.message))
+            .collect()
+    };
+    let colon = findings("-05:00");
+    assert_eq!(colon, findings("-0500"));
+    assert_ne!(colon, findings("+05:00"));
+}

@@ -5,6 +5,7 @@
 
 use crate::correlate::{EffectRec, MatchedBy, Model};
 use crate::time::Timestamp;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 const HALF_HOUR: i64 = 30 * 60 * 1_000_000_000;
@@ -29,31 +30,33 @@ pub fn zone_gap(model: &Model) -> Option<ZoneGap<'_>> {
         let off = (gap.saturating_sub(half_hours.saturating_mul(HALF_HOUR))).abs();
         (half_hours != 0 && half_hours.abs() <= 28 && off <= slack).then_some(half_hours)
     };
-    let mut found = Found::default();
+    // Each pass walks a month's effects or calls, and the scan waits for it before its
+    // report: they run on every core, merged in the effects' order so the example is the
+    // first one either way.
     // An effect an answer names, created whole hours after (or before) its request.
-    for e in (model.effects.iter()).filter(|e| e.matched_by == Some(MatchedBy::EffectId)) {
-        let Some(m) = e.matched else { continue };
-        let sent = model.attempt(m).at;
-        if let Some(half_hours) = whole(e.created.0.saturating_sub(sent.0)) {
-            count(&mut found, e, half_hours, sent);
-        }
-    }
-    let unmatched: Vec<&EffectRec> = (model.effects.iter())
+    let named = (model.effects.par_iter())
+        .filter(|e| e.matched_by == Some(MatchedBy::EffectId))
+        .fold(Found::default, |mut found, e| {
+            if let Some(m) = e.matched {
+                let sent = model.attempt(m).at;
+                if let Some(half_hours) = whole(e.created.0.saturating_sub(sent.0)) {
+                    count(&mut found, e, half_hours, sent);
+                }
+            }
+            found
+        });
+    let mut found = named.reduce(Found::default, merge);
+    let unmatched: Vec<&EffectRec> = (model.effects.par_iter())
         .filter(|e| e.happened && e.matched.is_none() && e.order.is_some())
         .collect();
     let wanted: FxHashSet<(&str, &str)> = (unmatched.iter())
         .filter_map(|e| Some((e.kind.as_str(), e.order.as_deref()?)))
         .collect();
-    let mut calls: FxHashMap<(&str, &str), Vec<Timestamp>> = FxHashMap::default();
-    if !wanted.is_empty() {
-        for d in &model.dispatches {
-            if let (Some(kind), Some(order)) = (d.effect_kind.as_deref(), d.order.as_deref())
-                && wanted.contains(&(kind, order))
-            {
-                calls.entry((kind, order)).or_default().push(d.first_at());
-            }
-        }
-    }
+    let calls = if wanted.is_empty() {
+        Calls::default()
+    } else {
+        calls_of(model, &wanted)
+    };
     for e in unmatched {
         let order = e.order.as_deref().unwrap_or_default();
         let Some(times) = calls.get(&(e.kind.as_str(), order)) else {
@@ -65,10 +68,16 @@ pub fn zone_gap(model: &Model) -> Option<ZoneGap<'_>> {
             count(&mut found, e, half_hours, t);
         }
     }
-    let matched_inputs: FxHashSet<u32> = (model.effects.iter())
-        .filter(|e| e.matched.is_some())
-        .filter_map(|e| e.locs.first().map(|l| l.input))
-        .collect();
+    // A gap of one effect counts only in an input none of whose effects matched: asked
+    // only when there is such a gap.
+    let matched_inputs: FxHashSet<u32> = if found.values().any(|&(n, _, _)| n < 2) {
+        (model.effects.par_iter())
+            .filter(|e| e.matched.is_some())
+            .filter_map(|e| e.locs.first().map(|l| l.input))
+            .collect()
+    } else {
+        FxHashSet::default()
+    };
     found
         .into_iter()
         .filter(|&((input, _), (n, _, _))| n >= 2 || !matched_inputs.contains(&input))
@@ -84,8 +93,37 @@ pub fn zone_gap(model: &Model) -> Option<ZoneGap<'_>> {
         )
 }
 
+/// The calls of each wanted kind and order, with when each was first sent, in the model's
+/// order.
+type Calls<'m> = FxHashMap<(&'m str, &'m str), Vec<Timestamp>>;
+
+fn calls_of<'m>(model: &'m Model, wanted: &FxHashSet<(&str, &str)>) -> Calls<'m> {
+    let found = (model.dispatches.par_iter()).fold(Calls::default, |mut calls, d| {
+        if let (Some(kind), Some(order)) = (d.effect_kind.as_deref(), d.order.as_deref())
+            && wanted.contains(&(kind, order))
+        {
+            calls.entry((kind, order)).or_default().push(d.first_at());
+        }
+        calls
+    });
+    found.reduce(Calls::default, |mut before, after| {
+        for (call, times) in after {
+            before.entry(call).or_default().extend(times);
+        }
+        before
+    })
+}
+
 /// Effects found at each (input, half hours), with the first of them and its call's time.
 type Found<'m> = FxHashMap<(u32, i64), (usize, &'m EffectRec, Timestamp)>;
+
+/// `after`'s counts added to `before`'s, whose examples come first.
+fn merge<'m>(mut before: Found<'m>, after: Found<'m>) -> Found<'m> {
+    for (at, (n, example, call_at)) in after {
+        before.entry(at).or_insert((0, example, call_at)).0 += n;
+    }
+    before
+}
 
 fn count<'m>(found: &mut Found<'m>, e: &'m EffectRec, half_hours: i64, call_at: Timestamp) {
     let input = e.locs.first().map_or(0, |l| l.input);

@@ -12,6 +12,7 @@ use crate::time::{Duration, NANOS_PER_MILLI, NANOS_PER_SEC};
 pub fn run(args: &MetricsArgs) -> anyhow::Result<u8> {
     let cfg = AuditConfig::from_args(&args.input).map_err(anyhow::Error::msg)?;
     let audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    super::refuse_overwriting_an_input(args.output.as_deref(), &audit)?;
     if !cfg.quiet {
         print_problems(&audit);
     }

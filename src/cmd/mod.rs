@@ -16,6 +16,44 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 
+/// Refuses a path to write (`-o`, `--write-baseline`) that is one of the inputs just read:
+/// the report written over the trace it came from would destroy the evidence (SPEC §9: no
+/// input is changed). Only a file that exists can be one, so a new report's path costs one
+/// `stat`.
+pub fn refuse_overwriting_an_input(
+    path: Option<&str>,
+    audit: &crate::audit::Audit,
+) -> anyhow::Result<()> {
+    let Some(out) = path.and_then(|p| std::fs::metadata(p).ok()) else {
+        return Ok(());
+    };
+    let path = path.unwrap_or_default();
+    let input = (audit.inputs.iter())
+        .filter(|i| i.path != "-")
+        .find(|i| std::fs::metadata(&i.path).is_ok_and(|m| same_file(&out, &m)));
+    match input {
+        Some(input) => anyhow::bail!(
+            "{path} is an input of this run ({}): writing there would overwrite it; give \
+             another path",
+            input.path
+        ),
+        None => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    // Without inode numbers: the same size and modification time is as close as the
+    // standard library gets; a false refusal names the input, and is rare.
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
 /// Writes output to `-o FILE` or standard output; a closed pipe (`| head`) is not an error.
 pub fn emit(output: Option<&str>, bytes: &[u8]) -> anyhow::Result<()> {
     emit_with(output, |w| w.write_all(bytes))

@@ -1,7 +1,10 @@
 //! `idem-audit scan`: the audit with every rule, rendered as a table, JSON or CSV; with a
 //! baseline, known findings are accepted and only new ones are reported and counted.
 
-use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, emit, emit_with, print_problems};
+use super::{
+    EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, emit, emit_with, print_problems,
+    refuse_overwriting_an_input,
+};
 use crate::audit;
 use crate::baseline::Baseline;
 use crate::cli::{FailOn, OutputFormat, ScanArgs};
@@ -23,6 +26,8 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let mut audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    refuse_overwriting_an_input(args.output.as_deref(), &audit)?;
+    refuse_overwriting_an_input(args.write_baseline.as_deref(), &audit)?;
     if !cfg.quiet {
         print_problems(&audit);
     }
@@ -30,11 +35,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         eprintln!("idem-audit: error: {e}");
     }
     if audit.nothing_read() {
-        eprintln!(
-            "idem-audit: error: no input was read as a log ({} passed over: not a recognised format); \
-             name a file to read it anyway, or give --input-format",
-            audit.inputs.len()
-        );
+        eprintln!("idem-audit: error: {}", nothing_read_why(&audit));
     }
     // Moved, not copied: a month's findings are tens of megabytes.
     let findings = std::mem::take(&mut audit.findings);
@@ -90,6 +91,23 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
     // took a tenth of the run (perf), and the process is about to exit anyway.
     std::mem::forget(audit);
     Ok(status)
+}
+
+/// Why nothing was audited: inputs passed over as no recognised format, or empty.
+fn nothing_read_why(audit: &audit::Audit) -> String {
+    match audit.empty_and_passed_over() {
+        (0, passed) => format!(
+            "no input was read as a log ({passed} passed over: not a recognised format); \
+             name a file to read it anyway, or give --input-format"
+        ),
+        (empty, 0) => {
+            format!("no input was read as a log ({empty} empty: not one line): nothing was audited")
+        }
+        (empty, passed) => format!(
+            "no input was read as a log ({passed} passed over: not a recognised format; \
+             {empty} empty); name a file to read it anyway, or give --input-format"
+        ),
+    }
 }
 
 fn terminal_width() -> Option<u16> {

@@ -21,6 +21,7 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<u8> {
         _ => anyhow::bail!("give --order, --run or --key"),
     };
     let audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    super::refuse_overwriting_an_input(args.output.as_deref(), &audit)?;
     if !cfg.quiet {
         print_problems(&audit);
     }
@@ -38,9 +39,49 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<u8> {
     if !(cfg.quiet && args.output.is_none()) {
         emit(args.output.as_deref(), &bytes)?;
     }
-    Ok(if audit.unreadable.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_ERROR
-    })
+    if !audit.unreadable.is_empty() {
+        return Ok(EXIT_ERROR);
+    }
+    if t.entries.is_empty() {
+        // As grep does: a script can tell "not there" from a timeline.
+        eprintln!(
+            "idem-audit: note: nothing in the inputs concerns {}{}",
+            subject.describe(),
+            spelled_otherwise(&audit.model, &subject)
+                .map(|s| format!(" (did you mean {s}?)"))
+                .unwrap_or_default()
+        );
+        return Ok(EXIT_NOTHING);
+    }
+    Ok(EXIT_OK)
+}
+
+/// The exit status of a timeline whose subject no event concerns.
+const EXIT_NOTHING: u8 = 1;
+
+/// An order, run or key of the inputs that is the subject but for letter case: ids are
+/// compared exactly, and `a-88214` for `A-88214` is an easy slip.
+fn spelled_otherwise(model: &crate::correlate::Model, subject: &Subject) -> Option<String> {
+    let (wanted, candidates): (&str, Box<dyn Iterator<Item = &str>>) = match subject {
+        Subject::Order(o) => (
+            o,
+            Box::new(
+                (model.dispatches.iter().filter_map(|d| d.order.as_deref()))
+                    .chain(model.effects.iter().filter_map(|e| e.order.as_deref())),
+            ),
+        ),
+        Subject::Run(r) => (r, Box::new(model.calls.iter().map(|c| c.run.as_str()))),
+        Subject::Key(k) => (
+            k,
+            Box::new(
+                (model.dispatches.iter())
+                    .flat_map(|d| d.attempts.iter().filter_map(|a| a.key.as_deref()))
+                    .chain(model.effects.iter().filter_map(|e| e.key.as_deref())),
+            ),
+        ),
+    };
+    let found = candidates
+        .filter(|c| c.eq_ignore_ascii_case(wanted))
+        .min()?;
+    Some(found.to_string())
 }

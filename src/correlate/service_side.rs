@@ -83,6 +83,40 @@ impl WrittenAmount {
     fn money(self) -> Money {
         Money::new(self.minor, self.currency)
     }
+
+    /// Orders amounts by what they say, never by where they were read: the currency's
+    /// code, then the number.
+    pub(crate) fn ordering_key(self) -> (&'static str, i64) {
+        (self.currency.as_str(), self.minor)
+    }
+
+    /// `GBP 45.00`; a number of unknown unit as such (`GBP 4500, unit not known`).
+    pub(crate) fn describe(self) -> String {
+        if self.unit_known {
+            self.money().display()
+        } else {
+            format!("{} {}, unit not known", self.currency, self.minor)
+        }
+    }
+}
+
+/// Lines of one effect (a log and an export of it, two replicas) that disagree on its
+/// amount or its order. The value kept is the lesser of the two as written, whichever
+/// was read first, so that a month's findings do not depend on files' names; the
+/// disagreement is reported as a warning on the later line, since one of them is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    /// The effect, in [`crate::correlate::Model::effects`].
+    pub effect: u32,
+    /// The line that disagreed with the effect's lines before it.
+    pub at: Loc,
+    pub earlier: Vec<Loc>,
+    /// `amount` or `order`.
+    pub field: &'static str,
+    /// What the earlier lines said, and what `at` says. (What the model used is the
+    /// effect's own value.)
+    pub kept: String,
+    pub other: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -64,6 +64,9 @@ pub struct Columns {
     id_names_kind: Option<String>,
     /// The minor-units column is `amount_p`: pence, GBP unless a currency column says.
     pence: bool,
+    /// The created column's header names UTC (`Created (UTC)`, `created_at_utc`): its
+    /// times are UTC whatever `--tz` says.
+    times_in_utc: bool,
 }
 
 impl Columns {
@@ -89,6 +92,7 @@ impl Columns {
                 .map(str::to_string);
         }
         c.pence = c.get("amount_minor").is_some_and(|i| norm[i] == "amount_p");
+        c.times_in_utc = c.get("created").is_some_and(|i| names_utc(&norm[i]));
         c
     }
 
@@ -106,6 +110,13 @@ impl Columns {
                 .iter()
                 .any(|f| self.get(f).is_some())
     }
+}
+
+/// A header that says its times are UTC: `created (utc)`, `created_at_utc`, `created utc`.
+fn names_utc(header: &str) -> bool {
+    header
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| word == "utc")
 }
 
 pub(super) fn csv_error(e: csv::Error) -> io::Error {
@@ -144,6 +155,18 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     rdr.get_mut().take_spans(end);
     rdr.get_mut().release();
     let cols = Columns::resolve(&header, &opts.csv_map);
+    // An export that says its times are UTC is read so, whatever zone the logs beside it
+    // were given: `--tz +01:00` for an agent logging Berlin time must not move it.
+    let in_utc;
+    let opts = if cols.times_in_utc {
+        in_utc = ParseOptions {
+            tz: crate::time::Zone::default(),
+            ..opts.clone()
+        };
+        &in_utc
+    } else {
+        opts
+    };
     if cols.get("id").is_none() && !header.iter().all(|h| h.is_empty()) {
         return Err(io::Error::other(
             "the CSV header has no effect id column (id, effect_id, refund_id); name one with --csv-map id=COLUMN",
@@ -375,8 +398,7 @@ fn amount(
     api_style: bool,
 ) -> Result<Option<Money>, String> {
     let integer = |t: &str| -> Result<i64, String> {
-        t.parse::<i64>()
-            .map_err(|_| format!("amount `{t}` is not an integer number of minor units"))
+        crate::money::parse_minor(t).map_err(|why| format!("amount `{t}` {why}"))
     };
     if let Some(t) = minor {
         let cur = currency

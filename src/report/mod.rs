@@ -74,6 +74,13 @@ pub struct Summary {
     pub excess: Vec<CurrencyAmount>,
     /// Decision duplicates (`duplicate-decision`), per currency.
     pub decision_excess: Vec<CurrencyAmount>,
+    /// Delivery and decision duplicates whose excess is unknown (amounts not logged, or
+    /// bare whole numbers of unknown unit): left out of the sums above, which are then
+    /// less than the whole.
+    #[serde(default)]
+    pub excess_unknown: u64,
+    #[serde(default)]
+    pub decision_excess_unknown: u64,
     /// Effects beyond the first in delivery duplicates.
     pub duplicate_effects: u64,
     /// Effects beyond the first in decision duplicates.
@@ -164,6 +171,8 @@ pub fn summarise(inputs: Vec<InputReport>, findings: &[Finding], metrics: Metric
         orders_affected,
         excess: excess_of(findings, "duplicate-effect"),
         decision_excess: excess_of(findings, "duplicate-decision"),
+        excess_unknown: unknown_excess(findings, "duplicate-effect"),
+        decision_excess_unknown: unknown_excess(findings, "duplicate-decision"),
         duplicate_effects: beyond_first(findings, "duplicate-effect"),
         decision_duplicates: beyond_first(findings, "duplicate-decision"),
         lines_skipped: inputs.iter().map(|i| i.skipped).sum(),
@@ -208,6 +217,13 @@ fn excess_of(findings: &[Finding], rule: &str) -> Vec<CurrencyAmount> {
             amount_minor: v,
         })
         .collect()
+}
+
+/// Findings of `rule` whose excess is unknown: the sums leave them out, and say so.
+fn unknown_excess(findings: &[Finding], rule: &str) -> u64 {
+    (findings.iter())
+        .filter(|f| f.rule == rule && f.excess().is_none())
+        .count() as u64
 }
 
 fn beyond_first(findings: &[Finding], rule: &str) -> u64 {

@@ -68,7 +68,16 @@ fn summary(report: &Report, out: &mut String) {
     let (lines, events, ignored) = report.inputs.iter().fold((0, 0, 0), |acc, i| {
         (acc.0 + i.lines, acc.1 + i.events, acc.2 + i.ignored)
     });
-    let passed_over = report.inputs.len() as u64 - s.inputs_read;
+    // An input that could not be read is an error, not a file of another kind passed over.
+    let unreadable = (report.inputs.iter())
+        .filter(|i| i.format.is_none())
+        .filter(|i| {
+            i.note
+                .as_deref()
+                .is_some_and(|n| n.starts_with("unreadable"))
+        })
+        .count() as u64;
+    let passed_over = report.inputs.len() as u64 - s.inputs_read - unreadable;
     let _ = write!(
         out,
         "inputs read: {} ({lines} lines: {events} events, {ignored} ignored, {} skipped)",
@@ -76,6 +85,9 @@ fn summary(report: &Report, out: &mut String) {
     );
     if passed_over > 0 {
         let _ = write!(out, "; {passed_over} passed over");
+    }
+    if unreadable > 0 {
+        let _ = write!(out, "; {unreadable} unreadable");
     }
     out.push('\n');
     let _ = writeln!(
@@ -94,17 +106,14 @@ fn summary(report: &Report, out: &mut String) {
         "delivery duplicates (duplicate-effect): {} {}, excess {}",
         s.duplicate_effects,
         plural(s.duplicate_effects, "effect"),
-        excess(&s.excess, unknown_excess(report, "duplicate-effect"))
+        excess(&s.excess, s.excess_unknown)
     );
     let _ = writeln!(
         out,
         "decision duplicates (duplicate-decision): {} {}, excess {}",
         s.decision_duplicates,
         plural(s.decision_duplicates, "effect"),
-        excess(
-            &s.decision_excess,
-            unknown_excess(report, "duplicate-decision")
-        )
+        excess(&s.decision_excess, s.decision_excess_unknown)
     );
     if s.baselined > 0 {
         let _ = writeln!(
@@ -122,14 +131,6 @@ fn plural(n: u64, word: &str) -> String {
     } else {
         format!("{word}s")
     }
-}
-
-/// Findings of `rule` whose excess is unknown (amounts not logged, or written as bare whole
-/// numbers whose unit no call told): the totals leave them out, and say so.
-fn unknown_excess(r: &Report, rule: &str) -> u64 {
-    (r.findings.iter())
-        .filter(|f| f.rule == rule && f.excess_minor.is_none())
-        .count() as u64
 }
 
 fn excess(list: &[CurrencyAmount], unknown: u64) -> String {

@@ -84,7 +84,12 @@ pub fn render_csv(r: &TimelineReport) -> Vec<u8> {
         let marks: Vec<String> = e.findings.iter().map(|n| n.to_string()).collect();
         let _ = w.write_record([
             e.at.as_str(),
-            &e.path,
+            // A file's name is the user's text too (`=1+1.log`); `-` is standard input.
+            &if e.path == "-" {
+                e.path.as_str().into()
+            } else {
+                super::inert(&e.path)
+            },
             &e.line.to_string(),
             side(e.side),
             &e.what,
@@ -107,10 +112,20 @@ pub fn render_text(r: &TimelineReport) -> Vec<u8> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "timeline of {}: {} events, {} findings",
+        "timeline of {}: {} {}, {} {}",
         r.subject,
         r.entries.len(),
-        r.findings.len()
+        if r.entries.len() == 1 {
+            "event"
+        } else {
+            "events"
+        },
+        r.findings.len(),
+        if r.findings.len() == 1 {
+            "finding"
+        } else {
+            "findings"
+        }
     );
     if r.entries.is_empty() {
         out.push_str("\nNothing in the inputs concerns it.\n");

@@ -2,7 +2,7 @@
 
 use super::Builder;
 use crate::correlate::ready::fresh;
-use crate::correlate::{EffectRec, WrittenAmount};
+use crate::correlate::{Disagreement, EffectRec, WrittenAmount};
 use crate::event::Loc;
 use crate::money::Money;
 use crate::time::{NANOS_PER_SEC, Timestamp};
@@ -45,13 +45,44 @@ impl<'o> Builder<'o> {
             // The same effect logged again (a replica, an export): merge, never duplicate.
             let rec = &mut self.model.effects[i];
             rec.created = merged_created(rec.created, at);
-            rec.order = rec.order.take().or(e.order.map(fresh));
-            // A known amount wins over a whole number of unknown unit, whichever came first.
-            if rec.amount().is_none()
-                && written.is_some_and(|w| w.unit_known() || rec.written.is_none())
-            {
+            let disagreed = (rec.order.as_deref().zip(e.order.as_deref()))
+                .filter(|(kept, other)| kept != other)
+                .map(|(kept, other)| ("order", kept.to_string(), other.to_string()));
+            match (&rec.order, e.order) {
+                (None, order) => rec.order = order.map(fresh),
+                // Not the first read, which file names decide, but the lesser: the same
+                // evidence gives the same answer.
+                (Some(kept), Some(other)) if other.as_str() < kept.as_str() => {
+                    rec.order = Some(fresh(other))
+                }
+                _ => {}
+            }
+            let disagreed = [disagreed, amounts_disagree(rec.written, written)];
+            // A known amount wins over a whole number of unknown unit, whichever came first;
+            // of two known (or two unknown), the lesser, as for the order.
+            let replaces = match (rec.written, written) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(kept), Some(other)) if kept.unit_known() != other.unit_known() => {
+                    other.unit_known()
+                }
+                (Some(kept), Some(other)) => other.ordering_key() < kept.ordering_key(),
+            };
+            if replaces {
                 rec.written = written;
             }
+            for (field, kept, other) in disagreed.into_iter().flatten() {
+                let earlier = rec.locs.to_vec();
+                self.model.disagreements.push(Disagreement {
+                    effect: i as u32,
+                    at: loc,
+                    earlier,
+                    field,
+                    kept,
+                    other,
+                });
+            }
+            let rec = &mut self.model.effects[i];
             rec.key = rec.key.take().or(e.key.map(fresh));
             let overrides = (e.state.as_deref())
                 .is_some_and(|state| state_overrides(rec, state, e.happened, e.state_at));
@@ -85,6 +116,17 @@ impl<'o> Builder<'o> {
             matched_by: None,
         });
     }
+}
+
+/// Two amounts of one effect, both known or both of unknown unit, that differ: what
+/// [`Disagreement`] says of them.
+fn amounts_disagree(
+    kept: Option<WrittenAmount>,
+    other: Option<WrittenAmount>,
+) -> Option<(&'static str, String, String)> {
+    let (kept, other) = (kept?, other?);
+    (kept.unit_known() == other.unit_known() && kept != other)
+        .then(|| ("amount", kept.describe(), other.describe()))
 }
 
 pub(super) fn hash_effect(kind: &str, id: &str) -> u64 {

@@ -396,3 +396,24 @@ fn quoted_fields_with_line_breaks_are_one_record() {
     let s = &p.stats;
     assert_eq!((s.lines, s.events, s.ignored), (13, 5, 8));
 }
+
+/// A created column whose header names UTC is read as UTC whatever `--tz` says (the zone of
+/// the logs beside it); one whose header names no zone is read at `--tz`.
+#[test]
+fn a_header_that_names_utc_keeps_its_times_in_utc() {
+    let opts = ParseOptions {
+        tz: crate::time::Zone::parse("+01:00").unwrap(),
+        ..ParseOptions::default()
+    };
+    let created = |header: &str| {
+        let text = format!("id,amount,currency,{header}\nrf_1,45.00,GBP,2026-11-03 14:02:11\n");
+        let p = parse(&mut text.as_bytes(), 0, &opts).unwrap();
+        effects(&p)[0].1.clone()
+    };
+    for header in ["Created (UTC)", "Created date (UTC)"] {
+        assert_eq!(created(header), "2026-11-03T14:02:11.000Z", "{header}");
+    }
+    assert_eq!(created("created_at"), "2026-11-03T13:02:11.000Z");
+    assert!(names_utc("created_at_utc") && names_utc("created (utc)"));
+    assert!(!names_utc("created_at") && !names_utc("outcome"));
+}

@@ -339,14 +339,12 @@ impl<'r, 'a> Fields<'r, 'a> {
     /// (`"4500"`), as protobuf's JSON mapping writes every 64-bit integer.
     pub(super) fn money(&self) -> Result<Option<Money>, String> {
         let int = |k: &str| -> Result<Option<i64>, String> {
-            let bad = || format!("`{k}` is not an integer number of minor units");
+            let bad = |why| format!("`{k}` {why}");
+            let minor = |t: &str| crate::money::parse_minor(t).map(Some).map_err(bad);
             match self.get(k) {
                 None => Ok(None),
-                Some(t) if t.starts_with('"') => {
-                    let s = self.str(k)?.unwrap_or_default();
-                    s.trim().parse().map(Some).map_err(|_| bad())
-                }
-                Some(t) => t.parse().map(Some).map_err(|_| bad()),
+                Some(t) if t.starts_with('"') => minor(self.str(k)?.unwrap_or_default().trim()),
+                Some(t) => minor(t),
             }
         };
         if let Some(p) = int("amount_p")? {

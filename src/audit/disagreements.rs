@@ -1,0 +1,52 @@
+//! Lines of one effect that disagree on its amount or order (a payments log and a
+//! settlement export, say): the model keeps one value by a rule that does not depend on
+//! which file was read first; the user is told, since one of the lines is wrong and the
+//! month's totals may move by it.
+
+use crate::correlate::Model;
+use crate::ingest::MAX_PROBLEMS_KEPT;
+use crate::report::{InputReport, ProblemReport};
+
+/// Each disagreement as a warning on the input of the line that disagreed.
+pub fn warn(model: &Model, reports: &mut [InputReport]) {
+    if model.disagreements.is_empty() {
+        return;
+    }
+    let place = |loc: crate::event::Loc| {
+        let path = (reports.get(loc.input as usize)).map_or("?", |r| r.path.as_str());
+        format!("{path}:{}", loc.line)
+    };
+    let warnings: Vec<(u32, u32, String)> = (model.disagreements.iter())
+        .map(|d| {
+            let e = &model.effects[d.effect as usize];
+            let used = match d.field {
+                "order" => e.order.as_deref().unwrap_or_default().to_string(),
+                _ => e.written.map(|w| w.describe()).unwrap_or_default(),
+            };
+            let earlier: Vec<String> = d.earlier.iter().map(|&l| place(l)).collect();
+            let reason = format!(
+                "{} {}: {} {} here, but {} at {}; {used} is used (the lesser as written, \
+                 whichever file is read first): check which is right",
+                e.kind,
+                e.id,
+                d.field,
+                d.other,
+                d.kept,
+                earlier.join(", "),
+            );
+            (d.at.input, d.at.line, reason)
+        })
+        .collect();
+    let mut touched = vec![false; reports.len()];
+    for (input, line, reason) in warnings {
+        if let Some(r) = reports.get_mut(input as usize) {
+            r.warned += 1;
+            r.warnings.push(ProblemReport { line, reason });
+            touched[input as usize] = true;
+        }
+    }
+    for (r, _) in reports.iter_mut().zip(touched).filter(|(_, t)| *t) {
+        r.warnings.sort_by_key(|p| p.line);
+        r.warnings.truncate(MAX_PROBLEMS_KEPT);
+    }
+}

@@ -1,0 +1,79 @@
+//! A payments log and a settlement export that disagree on one effect: the findings do
+//! not depend on which file is read first (file names decide that), and the disagreement
+//! is a warning naming both lines.
+
+mod common;
+
+use common::scan;
+
+const LOG: &str = r#"{"ts":"2026-11-10T10:00:00.000Z","type":"effect","effect_id":"rf_1","kind":"refund","order":"M-1","amount_minor":4500,"currency":"GBP"}
+{"ts":"2026-11-10T10:00:01.000Z","type":"effect","effect_id":"rf_2","kind":"refund","order":"M-1","amount_minor":4500,"currency":"EUR"}
+{"ts":"2026-11-10T11:00:00.000Z","type":"effect","effect_id":"rf_3","kind":"refund","order":"M-2","amount_minor":4500,"currency":"GBP"}
+"#;
+
+/// The export's rf_2 in GBP: with it, rf_1 and rf_2 are a duplicate on M-1.
+const EXPORT: &str = "id,order_id,amount,currency,created_at,status
+rf_1,M-1,45.00,GBP,2026-11-10T10:00:00Z,succeeded
+rf_2,M-1,45.00,GBP,2026-11-10T10:00:01Z,succeeded
+";
+
+/// The log and the export written as `log_name` and `export_name` in a new folder; the
+/// scan's exit code, CSV report and standard error.
+fn scan_named(log: &str, export: &str, log_name: &str, export_name: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(log_name), log).unwrap();
+    std::fs::write(dir.path().join(export_name), export).unwrap();
+    let path = dir.path().to_str().unwrap();
+    let (code, out, err) = scan(&[path, "--format", "csv"]);
+    // Paths differ between folders; the findings must not.
+    (code.unwrap(), out, err.replace(path, "DIR"))
+}
+
+#[test]
+fn which_file_is_read_first_does_not_change_the_findings() {
+    let log_first = scan_named(LOG, EXPORT, "a_pay.jsonl", "z_export.csv");
+    let export_first = scan_named(LOG, EXPORT, "z_pay.jsonl", "a_export.csv");
+    assert_eq!(log_first.0, export_first.0);
+    assert_eq!(log_first.1, export_first.1);
+    // Each run names both lines and the amount used, whichever it read first.
+    for (err, here, there) in [
+        (&log_first.2, "DIR/z_export.csv:3", "DIR/a_pay.jsonl:2"),
+        (&export_first.2, "DIR/z_pay.jsonl:2", "DIR/a_export.csv:3"),
+    ] {
+        let warning = err
+            .lines()
+            .find(|l| l.contains("refund rf_2: amount"))
+            .unwrap_or_else(|| panic!("no warning of the amounts in:\n{err}"));
+        assert!(
+            warning.starts_with(&format!("{here}: warning: ")),
+            "{warning}"
+        );
+        assert!(warning.contains(&format!("at {there};")), "{warning}");
+        assert!(warning.contains("EUR 45.00 is used"), "{warning}");
+    }
+    // The lesser as written is EUR: rf_2 is no second GBP refund of M-1.
+    assert!(!log_first.1.contains("duplicate-effect"), "{}", log_first.1);
+}
+
+#[test]
+fn lines_that_agree_or_fill_each_others_gaps_are_no_disagreement() {
+    // The export says the same amounts; a line without an order leaves the other's.
+    let agreeing = EXPORT.replace("rf_2,M-1,45.00,GBP", "rf_2,,45.00,EUR");
+    let (code, out, err) = scan_named(LOG, &agreeing, "a_pay.jsonl", "z_export.csv");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn an_order_that_differs_is_reported_and_the_lesser_used() {
+    let other_order = EXPORT.replace("rf_2,M-1,45.00,GBP", "rf_2,M-0,45.00,EUR");
+    for (log_name, export_name) in [("a.jsonl", "z.csv"), ("z.jsonl", "a.csv")] {
+        let (_, out, err) = scan_named(LOG, &other_order, log_name, export_name);
+        let warning = err
+            .lines()
+            .find(|l| l.contains("refund rf_2: order"))
+            .unwrap_or_else(|| panic!("no warning of the orders in:\n{err}"));
+        assert!(warning.contains("M-0 is used"), "{warning}");
+        assert!(!out.contains("duplicate-effect"), "{out}");
+    }
+}
