@@ -17,6 +17,7 @@ pub mod console;
 pub mod console_js;
 pub mod conventions;
 pub mod link;
+pub mod preamble;
 mod processes;
 mod reading;
 
@@ -114,17 +115,33 @@ pub fn pretty_printed_head(head: &[u8]) -> bool {
 pub fn parse(reader: &mut dyn Read, input: u32, _opts: &ParseOptions) -> io::Result<Parsed> {
     let mut head = Vec::new();
     reader.take(HEAD_BYTES).read_to_end(&mut head)?;
-    let printed = console_js::looks_like(&head);
-    let among_output = console::looks_like(&head);
+    let mut exporter = preamble::in_head(&head);
+    // A console exporter's spans after a long start-up log; an OTLP export needs no look.
+    if exporter.is_none() && head.len() as u64 >= HEAD_BYTES && !opens_an_export(&head) {
+        exporter = preamble::read_past(&mut head, reader, preamble::OTLP_LOOK_AHEAD)?;
+    }
     let mut whole = io::Cursor::new(head).chain(reader);
-    match printed {
-        true => console_js::parse(&mut whole, input),
-        false => reading::parse_in_batches(&mut whole, input, reading::BATCH_BYTES, among_output),
+    match exporter {
+        Some(preamble::Exporter::JavaScript) => console_js::parse(&mut whole, input),
+        printed => {
+            let among_output = printed == Some(preamble::Exporter::Python);
+            reading::parse_in_batches(&mut whole, input, reading::BATCH_BYTES, among_output)
+        }
     }
 }
 
-/// How much of an input [`parse`] looks at to tell the JavaScript exporter's output.
+/// How much of an input [`parse`] looks at first to tell a console exporter's output.
 const HEAD_BYTES: u64 = 64 * 1024;
+
+/// The input opens with an OTLP/JSON export document, on one line or pretty-printed.
+fn opens_an_export(head: &[u8]) -> bool {
+    let first = head
+        .split(|&b| b == b'\n')
+        .map(|l| l.trim_ascii())
+        .find(|l| !l.is_empty());
+    let first = first.map(|l| l.strip_prefix("\u{feff}".as_bytes()).unwrap_or(l));
+    first.is_some_and(super::looks_like_otlp_document) || pretty_printed_head(head)
+}
 
 fn broken(stats: &mut InputStats, line: u32, reason: &str) {
     stats.lines += 1;

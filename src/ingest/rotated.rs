@@ -5,7 +5,7 @@
 //! Read apart, the requests after the cut belonged to no call and the write-up's incident
 //! read as two decisions instead of one call's retry.
 
-use super::source::{Input, Opened, Origin, Outcome, open};
+use super::source::{Input, Opened, Origin, Outcome, SNIFF_BYTES, open};
 use super::text::Rotated;
 use super::{Format, ParseOptions, Parsed};
 use std::collections::BTreeMap;
@@ -156,7 +156,10 @@ pub fn read_group(
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
                 let mut all = Cursor::new(&head[..]).chain(rest);
-                match parser.read(&head, &mut all, i as u32, opts) {
+                // Where the file starts is told by what detection reads first, however
+                // much more was read looking for a span dump.
+                let first = &head[..head.len().min(SNIFF_BYTES)];
+                match parser.read(first, &mut all, i as u32, opts) {
                     Ok(stats) => {
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {

@@ -357,7 +357,8 @@ impl<R: Read> Read for Counting<'_, R> {
     }
 }
 
-const SNIFF_BYTES: usize = 64 * 1024;
+/// How much of an input detection reads first.
+pub(super) const SNIFF_BYTES: usize = 64 * 1024;
 
 fn read_one(
     input: &Input,
@@ -429,7 +430,18 @@ pub(super) fn open<'a>(
             .read_to_end(&mut head)
             .map_err(|e| Outcome::Unreadable(e.to_string()))?;
     }
-    let format = match forced.or_else(|| detect(&head, &opts.csv_map)) {
+    let mut detected = forced.or_else(|| detect(&head, &opts.csv_map));
+    // A console exporter's spans after a long start-up log: the head was the program's
+    // own output (or nothing known), so the input is looked through further for a span.
+    if forced.is_none() && head.len() >= SNIFF_BYTES && may_precede_a_span_dump(detected) {
+        let limit = super::otlp::preamble::LOOK_AHEAD;
+        let found = super::otlp::preamble::read_past(&mut head, &mut reader, limit)
+            .map_err(|e| Outcome::Unreadable(e.to_string()))?;
+        if found.is_some() {
+            detected = Some(Format::Otlp);
+        }
+    }
+    let format = match detected {
         Some(f) => f,
         // Named on the command line: parsed anyway, so every line says why it is no event.
         None if input.explicit => fallback(&head),
@@ -448,6 +460,23 @@ pub(super) fn open<'a>(
 }
 
 type Reader<'a> = Box<dyn Read + Send + 'a>;
+
+/// What a program's standard output may be read as before its console exporter's first
+/// span: its log lines in any line-wise layout, or nothing known. A CSV export, an XML
+/// document or an OTLP export is something else.
+fn may_precede_a_span_dump(detected: Option<Format>) -> bool {
+    match detected {
+        None => true,
+        Some(format) => matches!(
+            format,
+            Format::Text
+                | Format::Jsonl
+                | Format::Logfmt
+                | Format::NodeConsole
+                | Format::PinoPretty
+        ),
+    }
+}
 
 /// A regular file, through any symbolic link (one that leads nowhere is left to `open` to
 /// report).
