@@ -49,8 +49,9 @@ pub fn classify_status(status: u16) -> FailureClass {
         409 => FailureClass::Conflict,
         400 | 401 | 403 | 404 | 422 => FailureClass::Permanent,
         // Other 4xx (405, 413, 429...) would fail the same way or are rate limits that say
-        // nothing was done; 429 is the one 4xx where the server promises no effect.
-        429 => FailureClass::Safe,
+        // nothing was done; 429 is a 4xx where the server promises no effect, and 408 one
+        // where it never read the whole request (RFC 9110 §15.5.9: the client may repeat it).
+        408 | 429 => FailureClass::Safe,
         405..=499 => FailureClass::Permanent,
         _ => FailureClass::Ambiguous,
     }
@@ -246,6 +247,10 @@ mod tests {
         assert_eq!(classify_status(201), Success);
         assert_eq!(classify_status(409), Conflict);
         assert_eq!(classify_status(422), Permanent);
+        assert_eq!(classify_status(405), Permanent);
+        // The server never read the whole request, or promises it did nothing.
+        assert_eq!(classify_status(408), Safe);
+        assert_eq!(classify_status(429), Safe);
         assert_eq!(classify_status(503), Ambiguous);
         assert_eq!(classify_status(504), Ambiguous);
     }

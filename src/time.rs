@@ -133,7 +133,7 @@ impl std::fmt::Display for Timestamp {
 pub struct Duration(pub i64);
 
 impl Duration {
-    pub fn from_secs(s: i64) -> Self {
+    pub const fn from_secs(s: i64) -> Self {
         Duration(s.saturating_mul(NANOS_PER_SEC))
     }
 

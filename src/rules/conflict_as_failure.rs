@@ -53,12 +53,15 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             continue;
         };
         let last = &model.dispatches[last_d];
-        let final_outcome = call
-            .dispatches
-            .iter()
+        let final_attempt = (call.dispatches.iter())
             .flat_map(|&d| &model.dispatches[d].attempts)
-            .last()
-            .and_then(|a| a.outcome.as_ref());
+            .last();
+        // A 409 to a request known to carry no key is the service's own business conflict
+        // (`charge_already_refunded`), not a duplicate in flight: nothing to retry under.
+        if final_attempt.is_some_and(|a| a.key.is_none() && !a.key_unseen) {
+            continue;
+        }
+        let final_outcome = final_attempt.and_then(|a| a.outcome.as_ref());
         let conflict_at = match (final_outcome, &last.end) {
             (Some(o), _) if o.class() == FailureClass::Conflict => Some(o.at),
             (None, Some(end)) if !end.ok && end_says_conflict(end.error.as_deref()) => Some(end.at),
@@ -197,6 +200,18 @@ mod tests {
         t.tool_call(0, "c", 3, "issue_refund", ARGS)
             .step_end(10, "c", 3, Some("409 Conflict"));
         assert_eq!(t.check(&RULE).len(), 1);
+    }
+
+    /// A 409 to a request that carried no key is the service's business conflict (the
+    /// charge already refunded), not a duplicate in flight: no key to retry under.
+    #[test]
+    fn a_409_to_an_unkeyed_request_is_no_conflict_of_keys() {
+        let mut t = Trace::new();
+        t.tool_call(0, "c", 3, "issue_refund", ARGS)
+            .attempt(10, "c", 3, 1, None)
+            .response(120, "c", 3, 409, "Conflict")
+            .step_end(130, "c", 3, Some("409 Conflict"));
+        assert!(t.check(&RULE).is_empty());
     }
 
     #[test]

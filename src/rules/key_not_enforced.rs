@@ -5,6 +5,7 @@ use super::support::{amount_text, attempt_evidence, call_finding, groups_by_key,
 use super::{Rule, Settings, Shared};
 use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
+use crate::time::Duration;
 use rustc_hash::FxHashMap;
 
 pub static RULE: Rule = Rule {
@@ -15,7 +16,9 @@ pub static RULE: Rule = Rule {
     explanation: r#"## What it does
 Groups the effects that happened by their idempotency key: the key the service logged with
 the effect, else the key of the attempt the effect was matched to. Two or more distinct
-effects of one kind under one key are reported, once per key.
+effects of one kind under one key, each within 24 hours of the one before (how long a
+service such as Stripe keeps a key), are reported, once per key and stretch. The same key
+a month later is a new request under an expired key, not a key ignored.
 
 ## Why is this bad
 A header is a request for cooperation. The client sent the same key on every attempt, which
@@ -64,6 +67,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
     };
     let by_key: Vec<((&str, &str), Vec<usize>)> = groups_by_key(&keyed, kind_and_key)
         .into_iter()
+        .flat_map(|g| within_retention(model, g))
         .map(|g| (kind_and_key(g[0]), g))
         .collect();
     // One pass over the attempts for the keys that duplicated, not one per key.
@@ -107,6 +111,33 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
     }
 }
 
+/// How long a service keeps a key: an effect under a key used more than this after the
+/// last one is a new request once the key has expired (Stripe keeps keys 24 hours), not
+/// a key ignored.
+const KEY_KEPT: Duration = Duration::from_secs(24 * 3600);
+
+/// One key's effects in runs no more than [`KEY_KEPT`] apart, by creation; runs of one
+/// effect dropped.
+fn within_retention(model: &Model, mut effects: Vec<usize>) -> Vec<Vec<usize>> {
+    effects.sort_by_key(|&i| (model.effects[i].created, i));
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for i in effects {
+        let created = model.effects[i].created;
+        match runs.last_mut() {
+            Some(run)
+                if run
+                    .last()
+                    .is_some_and(|&j| created.since(model.effects[j].created) <= KEY_KEPT) =>
+            {
+                run.push(i)
+            }
+            _ => runs.push(vec![i]),
+        }
+    }
+    runs.retain(|run| run.len() >= 2);
+    runs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +178,23 @@ mod tests {
         assert_eq!(dup.len(), 1, "{dup:#?}");
         assert_eq!(dup[0].excess_minor, Some(4500));
         assert_eq!(f.run.as_deref(), Some("r"));
+    }
+
+    /// The same key a month later (a key derived from the order alone, used again by a
+    /// new run): the first key had expired, so the second refund is no key ignored.
+    #[test]
+    fn the_same_key_after_the_service_forgot_it_is_no_finding() {
+        let month = 31 * 24 * 3600 * 1000;
+        let mut t = Trace::new();
+        t.refund(0, "rf_1", "A-1", 4500, Some("kk"))
+            .refund(month, "rf_2", "A-1", 4500, Some("kk"));
+        assert!(t.check(&RULE).is_empty());
+        // Within the day: reported, once, with the two effects that were.
+        t.refund(month + 60_000, "rf_3", "A-1", 4500, Some("kk"));
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        let ids: Vec<&str> = found[0].effects.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["rf_2", "rf_3"]);
     }
 
     #[test]

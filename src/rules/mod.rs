@@ -181,7 +181,13 @@ pub fn run_all_sharing(model: &Model, settings: &Settings, shared: &Shared) -> V
             let mut found = Vec::new();
             (rule.check)(model, settings, shared, &mut found);
             for f in &mut found {
-                f.severity = severity;
+                // A rule may judge one finding less severe than its default (a renumbered
+                // step whose key held): the configured level is lowered to it.
+                f.severity = if f.severity < rule.default_severity {
+                    severity.min(f.severity)
+                } else {
+                    severity
+                };
                 f.evidence.sort();
                 f.evidence.dedup();
             }

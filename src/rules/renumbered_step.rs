@@ -17,7 +17,8 @@ pub static RULE: Rule = Rule {
 After a run is resumed, finds a call with the same tool and the same canonical arguments as
 another step of the run that had already completed (or had already produced an effect)
 before the resume, issued under a different step number. The finding names both step
-numbers, both keys, and whether a second effect resulted; when one did, `duplicate-effect`
+numbers, both keys, and whether a second effect resulted (at most a warning when the same
+key was sent again and nothing repeated: the key held); when one did, `duplicate-effect`
 reports it too, with cause `resume`. Two different refunds under one tool name (other
 arguments) are not a renumbering, and neither is a re-planned read (a call that can have no
 effect) nor a repeat of a step that only read (GET, HEAD, OPTIONS): it left nothing to repeat.
@@ -122,6 +123,12 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 )
             }
         };
+        // The same key sent again and nothing repeated: the key held (it is not derived from
+        // the step), and the renumbering is a habit to fix, not a failure.
+        let key_held = after.is_empty() && old.key().is_some() && old.key() == new.key();
+        if key_held {
+            f.severity = f.severity.min(Severity::Warning);
+        }
         f.message = format!(
             "after run {} was resumed{resumed}, step {}'s {} call, done before the resume, was issued again as step {}{keys}; {outcome}",
             call.run,
@@ -140,7 +147,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
 #[cfg(test)]
 mod tests {
     use crate::event::Lifecycle;
-    use crate::finding::Cause;
+    use crate::finding::{Cause, Severity};
     use crate::rules::testkit::scenarios::{ARGS, resumed};
     use crate::rules::testkit::{Trace, ids, t};
 
@@ -172,6 +179,35 @@ mod tests {
         assert_eq!(dup[0].excess_minor, Some(4500));
         assert!(tr.of("duplicate-decision").is_empty());
         assert!(tr.of("resume-key-drift").is_empty());
+    }
+
+    /// The same key sent under the new step number, and the service replayed: the key held
+    /// (it was not derived from the step), so the renumbering is a warning; with the key
+    /// changed and a second refund it is an error, as above.
+    #[test]
+    fn a_renumbering_the_key_survived_is_a_warning() {
+        let mut tr = Trace::default();
+        tr.run_event(t(0, "14:00:00"), "7f3a", Lifecycle::Started)
+            .tool_call(t(0, "14:00:01"), "7f3a", 4, "issue_refund", ARGS)
+            .attempt(t(0, "14:00:01.010"), "7f3a", 4, 1, Some("k"))
+            .refund(t(0, "14:00:01.100"), "rf_R1", "A-88214", 4500, Some("k"))
+            .created(t(0, "14:00:02.200"), "7f3a", 4, "rf_R1", false)
+            .step_end(t(0, "14:00:02.210"), "7f3a", 4, None)
+            .run_event(t(0, "14:00:03"), "7f3a", Lifecycle::Crashed)
+            .run_event(t(0, "14:01:00"), "7f3a", Lifecycle::Resumed)
+            .tool_call(t(0, "14:01:02"), "7f3a", 5, "issue_refund", ARGS)
+            .attempt(t(0, "14:01:02.010"), "7f3a", 5, 1, Some("k"))
+            .created(t(0, "14:01:02.100"), "7f3a", 5, "rf_R1", true)
+            .step_end(t(0, "14:01:02.110"), "7f3a", 5, None);
+        let found = tr.of("renumbered-step");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].severity, Severity::Warning);
+        let held = "with the same key k; no second effect resulted";
+        assert!(found[0].message.contains(held), "{}", found[0].message);
+        assert_eq!(
+            resumed(true).of("renumbered-step")[0].severity,
+            Severity::Error
+        );
     }
 
     #[test]

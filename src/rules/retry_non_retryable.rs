@@ -56,8 +56,18 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             };
             sent_again += 1;
             let finding = f.get_or_insert_with(|| {
+                // Said of what the trace shows: a retry that got through (a token refreshed
+                // between the two) did not fail the same way.
+                let then = match retry.outcome.as_ref() {
+                    Some(r) if r.class() == FailureClass::Success => format!(
+                        "it got {}: if something changed between the two (a token refreshed), \
+                         log it; else the first was not the permanent failure it said",
+                        r.describe()
+                    ),
+                    _ => "it fails the same way".to_string(),
+                };
                 let message = format!(
-                    "attempt {} got {}, a permanent failure, and attempt {} was sent anyway: it fails the same way",
+                    "attempt {} got {}, a permanent failure, and attempt {} was sent anyway: {then}",
                     failed.number,
                     o.describe(),
                     retry.number
@@ -83,6 +93,23 @@ mod tests {
     use crate::rules::testkit::Trace;
 
     const ARGS: &str = r#"{"order":"A-1","amount_p":99999}"#;
+
+    /// A resend that got through after a 401 (a token refreshed between the two) is still
+    /// reported, without saying it failed the same way.
+    #[test]
+    fn a_retry_that_got_through_is_not_said_to_fail() {
+        let mut t = Trace::new();
+        t.tool_call(0, "r", 1, "issue_refund", ARGS)
+            .attempt(10, "r", 1, 1, Some("k"))
+            .response(200, "r", 1, 401, "Unauthorized")
+            .attempt(700, "r", 1, 2, Some("k"))
+            .response(900, "r", 1, 201, "Created");
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        let message = &found[0].message;
+        assert!(!message.contains("fails the same way"), "{message}");
+        assert!(message.contains("it got 201 Created"), "{message}");
+    }
 
     #[test]
     fn retrying_a_422_is_reported_once_per_call() {

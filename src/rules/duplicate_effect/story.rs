@@ -46,9 +46,18 @@ impl<'m> Evidence<'m> {
             .iter()
             .map(|&d| &self.model.dispatches[d])
             .find(|d| d.segment >= seg);
-        let mut out = format!("{kind} {} was created before run {}", first.id, self.run);
+        let crashed = resumed.and_then(|r| self.model.crash_before(self.run, r));
+        // A slow effect of the call sent before the crash can be created after it, even
+        // after the resume: said as the trace has it.
+        let mut out = match crashed.or(resumed) {
+            Some(cut) if first.created >= cut => format!(
+                "{kind} {} (created at {}) came from the call sent before run {}",
+                first.id, first.created, self.run
+            ),
+            _ => format!("{kind} {} was created before run {}", first.id, self.run),
+        };
         if let Some(r) = resumed {
-            if let Some(c) = self.model.crash_before(self.run, r) {
+            if let Some(c) = crashed {
                 out.push_str(&format!(" crashed at {c} and"));
             }
             out.push_str(&format!(" was resumed at {r}"));

@@ -334,3 +334,29 @@ fn a_copy_just_after_the_answer_is_the_calls_gateway_retry() {
     assert!(tr.of("duplicate-effect").is_empty());
     assert_eq!(tr.of("duplicate-decision").len(), 1);
 }
+
+/// The call sent before the crash made its refund after the resume (a slow queue): the
+/// story gives that refund's time rather than saying it was made before the crash.
+#[test]
+fn a_refund_made_after_the_resume_by_the_call_before_the_crash_is_told_so() {
+    let mut tr = Trace::default();
+    tr.run_event(t(0, "14:00:00"), "L1", Lifecycle::Started)
+        .tool_call(t(0, "14:00:01"), "L1", 4, "issue_refund", ARGS)
+        .attempt(t(0, "14:00:01.012"), "L1", 4, 1, None)
+        .run_event(t(0, "14:00:03"), "L1", Lifecycle::Crashed)
+        .run_event(t(0, "14:00:10"), "L1", Lifecycle::Resumed)
+        .tool_call(t(0, "14:00:11"), "L1", 4, "issue_refund", ARGS)
+        .attempt(t(0, "14:00:11.010"), "L1", 4, 1, None)
+        .created(t(0, "14:00:12.300"), "L1", 4, "rf_L2", false)
+        .step_end(t(0, "14:00:12.310"), "L1", 4, None)
+        .refund(t(0, "14:00:10.800"), "rf_L1", "A-88214", 4500, None)
+        .refund(t(0, "14:00:12.100"), "rf_L2", "A-88214", 4500, None);
+    let f = dup(&tr);
+    assert_eq!(f.cause, Some(Cause::Resume));
+    assert!(
+        f.message
+            .starts_with("refund rf_L1 (created at 2026-11-03T14:00:10.800Z) came from the call sent before run L1 crashed"),
+        "{}",
+        f.message
+    );
+}
