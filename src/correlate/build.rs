@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 mod dispatches;
 mod effects;
 mod finish;
+mod parallel;
 
 pub(super) struct Builder<'o> {
     opts: &'o CorrelateOptions,
@@ -99,9 +100,15 @@ impl<'o> Builder<'o> {
             EventKind::Attempt(a) => {
                 let call = a.call.unwrap_or_else(|| orphan_call(loc));
                 let d = self.dispatch_for(&call, at);
-                // A new attempt 1 on a dispatch that already has attempts is a re-dispatch
-                // whose tool-call line was not logged.
-                let d = if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
+                // A first attempt is the earliest of the step's parallel calls' that has
+                // sent none; on a dispatch that already has attempts and no such call, it
+                // is a re-dispatch whose tool-call line was not logged.
+                let sibling = (a.number == 1)
+                    .then(|| self.sibling_for_attempt(d))
+                    .flatten();
+                let d = if let Some(sibling) = sibling {
+                    sibling
+                } else if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
                     let prev = &self.model.dispatches[d];
                     let logical = &self.model.calls[prev.logical()];
                     let tool = logical.tool.clone();

@@ -110,6 +110,12 @@ impl<'o> Builder<'o> {
         d
     }
 
+    /// The dispatch of the same step before `d`, if any.
+    pub(super) fn earlier_of(&self, d: usize) -> Option<usize> {
+        let earlier = self.steps[d].earlier;
+        (earlier != NO_DISPATCH).then_some(earlier as usize)
+    }
+
     /// The logical call of `tool` with `canonical` arguments among the dispatches of one
     /// step, from its dispatch `last` back.
     fn walk_step(&self, last: u32, tool: &str, canonical: &str) -> Option<usize> {
@@ -196,7 +202,12 @@ impl<'o> Builder<'o> {
         loc: Loc,
     ) {
         let call = call.unwrap_or_else(|| orphan_call(loc));
-        let d = self.dispatch_for(&call, outcome.at);
+        let mut d = self.dispatch_for(&call, outcome.at);
+        // The earliest of the step's parallel calls with an attempt awaiting it, as their
+        // requests were taken ([`super::parallel`]).
+        if let Some(sibling) = self.sibling_for_outcome(d, attempt) {
+            d = sibling;
+        }
         let dispatch_at = self.model.dispatches[d].at;
         let attempts = &mut self.model.dispatches[d].attempts;
         let slot = match attempt {

@@ -103,3 +103,73 @@ fn recent_dispatches_answer_for_the_last_hash_of_each_slot() {
         (None, Some(8), Some(6))
     );
 }
+
+fn model_of(trace: &str) -> crate::correlate::Model {
+    let opts = crate::ingest::ParseOptions::default();
+    let events = crate::ingest::text::parse(&mut trace.as_bytes(), 0, &opts).unwrap();
+    crate::correlate::correlate(events.events, &CorrelateOptions::default())
+}
+
+/// Each dispatch's attempts as (key, effect id of the answer).
+fn attempts_of(model: &crate::correlate::Model) -> Vec<Vec<(Option<String>, Option<String>)>> {
+    let answer = |a: &crate::correlate::AttemptRec| {
+        a.outcome.as_ref().and_then(|o| match &o.kind {
+            crate::correlate::OutcomeKind::Response { effect_id, .. } => {
+                effect_id.as_deref().map(String::from)
+            }
+            _ => None,
+        })
+    };
+    (model.dispatches.iter())
+        .map(|d| {
+            (d.attempts.iter())
+                .map(|a| (a.key.as_deref().map(String::from), answer(a)))
+                .collect()
+        })
+        .collect()
+}
+
+/// Two calls of one step dispatched together (a model turn asking for both), then their
+/// requests and answers naming only the run and step: each call takes one request and one
+/// answer, in the order they were dispatched, not the latest call both as a retry.
+#[test]
+fn parallel_calls_of_one_step_each_take_their_request_and_answer() {
+    let model = model_of(
+        "\
+2026-11-16T15:30:00.000Z  agent run q1  step 2  tool=issue_refund  args={\"order\":\"Q-1\",\"amount_p\":1000}
+2026-11-16T15:30:00.001Z  agent run q1  step 2  tool=issue_refund  args={\"order\":\"Q-2\",\"amount_p\":1000}
+2026-11-16T15:30:00.010Z  POST https://pay/v1/refunds  (attempt 1)  run=q1  step=2  idempotency_key=kq1
+2026-11-16T15:30:00.011Z  POST https://pay/v1/refunds  (attempt 1)  run=q1  step=2  idempotency_key=kq2
+2026-11-16T15:30:01.000Z  201 Created  refund_id=rf_Q1  run=q1  step=2
+2026-11-16T15:30:01.001Z  201 Created  refund_id=rf_Q2  run=q1  step=2
+",
+    );
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(
+        attempts_of(&model),
+        [
+            vec![(some("kq1"), some("rf_Q1"))],
+            vec![(some("kq2"), some("rf_Q2"))]
+        ]
+    );
+}
+
+/// The step dispatched again seconds later with new arguments, after a request that got no
+/// answer: not a parallel call. Its request and answer are its own, and the first stays
+/// unanswered.
+#[test]
+fn a_call_made_again_with_new_arguments_later_is_no_parallel_call() {
+    let model = model_of(
+        "\
+2026-11-16T15:30:00.000Z  agent run q1  step 2  tool=issue_refund  args={\"order\":\"Q-1\",\"amount_p\":1000}
+2026-11-16T15:30:00.010Z  POST https://pay/v1/refunds  (attempt 1)  run=q1  step=2
+2026-11-16T15:30:12.000Z  agent run q1  step 2  tool=issue_refund  args={\"order\":\"Q-1\",\"amount_p\":1000,\"reason\":\"again\"}
+2026-11-16T15:30:12.010Z  POST https://pay/v1/refunds  (attempt 1)  run=q1  step=2
+2026-11-16T15:30:13.000Z  201 Created  refund_id=rf_Q1  run=q1  step=2
+",
+    );
+    assert_eq!(
+        attempts_of(&model),
+        [vec![(None, None)], vec![(None, Some("rf_Q1".to_string()))]]
+    );
+}
