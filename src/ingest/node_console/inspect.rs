@@ -218,19 +218,20 @@ impl Reader<'_> {
             return false;
         }
         // Its closing bracket on its line; one mark may hold another (`[Object
-        // [AxiosHeaders]]`, a class instance past the depth).
-        let (mut depth, mut deepest) = (0u32, 0u32);
+        // [AxiosHeaders]]`, a class instance past the depth), no more. The look stops at a
+        // third bracket in: an array of unclosed marks (`[ [A[, x], [A[, x], ...`) made
+        // each item look to the end of the line, and a long line took minutes.
+        let mut depth = 0u32;
         let close = rest.iter().position(|&c| {
             depth = match c {
                 b'[' => depth + 1,
                 b']' => depth.saturating_sub(1),
                 _ => depth,
             };
-            deepest = deepest.max(depth);
-            depth == 0 || c == b'\n'
+            depth == 0 || depth > 2 || c == b'\n'
         });
         match close {
-            Some(close) if rest[close] == b']' && deepest <= 2 => {
+            Some(close) if rest[close] == b']' && depth == 0 => {
                 self.at += close + 1;
                 true
             }
@@ -325,7 +326,7 @@ impl Reader<'_> {
     fn word(&mut self, depth: usize) -> Option<Value> {
         let start = self.at;
         if is_error_header(&self.b[start..]) {
-            return self.error(start);
+            return self.error(start, depth);
         }
         while self
             .peek()
@@ -383,7 +384,7 @@ impl Reader<'_> {
     /// operation was aborted due to timeout`) is the value; its stack below it (`at ...`
     /// lines) and its own members after the stack (`at ... {`, `code: 'ETIMEDOUT'`, `}`)
     /// are read past.
-    fn error(&mut self, start: usize) -> Option<Value> {
+    fn error(&mut self, start: usize, depth: usize) -> Option<Value> {
         let line_end = |from: usize| {
             (self.b[from..].iter().position(|&c| c == b'\n')).map_or(self.b.len(), |p| from + p)
         };
@@ -409,7 +410,10 @@ impl Reader<'_> {
         self.at = end;
         if let Some(open) = members_at {
             self.at = open;
-            self.object(1)?;
+            // At the error's own depth: an error among its members (`cause: Error: ... {`)
+            // is one level deeper, so a hostile chain of them is turned away at
+            // `MAX_DEPTH` instead of overflowing the stack.
+            self.object(depth)?;
         }
         Some(Value::String(header))
     }

@@ -94,3 +94,40 @@ fn text_that_is_no_inspected_value_is_none() {
     assert!(opens_object(b"{ runId: 'x' }") && opens_object(b"{") && opens_object(b"{}"));
     assert!(!opens_object(b"{\"runId\":\"x\"}"));
 }
+
+#[test]
+fn errors_nested_in_errors_are_turned_away_at_the_depth_not_the_stack() {
+    // An error's members were read at depth 1 whatever its own depth, so a chain of errors
+    // each holding the next (`e: TypeError: x {` on each line, within a span's 4 MiB)
+    // overflowed the stack and aborted the process.
+    let deep = "{ e: ".to_string() + &"TypeError: x {\n  e: ".repeat(100_000) + "1";
+    assert_eq!(as_value(&deep), None);
+    let closed = deep + &"\n}".repeat(100_001);
+    assert_eq!(as_value(&closed), None);
+    // A few levels, as Node prints an error's cause, are still read.
+    let few = "{ e: ".to_string() + &"TypeError: x {\n  e: ".repeat(3) + "1" + &"\n}".repeat(4);
+    assert_eq!(as_value(&few), Some(json!({"e": "TypeError: x"})));
+}
+
+#[test]
+fn an_array_of_unclosed_marks_is_read_in_linear_time() {
+    // Each `[A[` looked for its mark's closing bracket to the end of the line: 200,000 such
+    // items on one line (1.8 MB) took five minutes. The look now stops three brackets in.
+    let small = "[ [A[, x], [A[, x],\n]";
+    assert_eq!(as_value(small), Some(json!([["A[", "x"], ["A[", "x"]])));
+    let text = "[ ".to_string() + &"[A[, x], ".repeat(100_000) + "\n]";
+    let started = std::time::Instant::now();
+    let value = as_value(&text);
+    assert_eq!(
+        value.and_then(|v| v.as_array().map(Vec::len)),
+        Some(100_000)
+    );
+    // Linear: milliseconds; the quadratic look took over a minute at this size.
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // Marks one inside another are still read past, and a third level is none.
+    assert_eq!(
+        as_value("{ h: [Object [AxiosHeaders]], f: [Function: f] }"),
+        Some(json!({"h": null, "f": null}))
+    );
+    assert_eq!(as_value("{ h: [Object [A [B]]] }"), None);
+}
