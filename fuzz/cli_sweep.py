@@ -9,9 +9,11 @@ a byte or a run of bytes changed, digits changed or made huge, CRLF endings, a b
 and the reports see what the parsers make of bad input. A failure's folder is kept in the
 work directory and printed.
 
-    python3 fuzz/cli_sweep.py BINARY [ROUNDS] [SEED] [WORKDIR]
+    python3 fuzz/cli_sweep.py [--fixtures GLOB] BINARY [ROUNDS] [SEED] [WORKDIR]
 
-Defaults: 300 rounds, seed 1, /tmp/idem-audit-sweep. Run from the repository root.
+Defaults: 300 rounds, seed 1, /tmp/idem-audit-sweep, every fixture folder. `--fixtures`
+mutates only the folders matching GLOB (`'fixtures/otlp-console-*'`: the newest readers);
+the lines taken from other fixtures still come from all of them. Run from the repository root.
 """
 import glob
 import os
@@ -23,18 +25,27 @@ import sys
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    pattern = "fixtures/*"
+    if args[:1] == ["--fixtures"] and len(args) > 1:
+        pattern, args = args[1], args[2:]
+    elif args[:1] and args[0].startswith("--fixtures="):
+        pattern, args = args[0].split("=", 1)[1], args[1:]
+    if not args:
         sys.exit(__doc__)
-    binary = sys.argv[1]
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 300
-    rnd = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
-    work = sys.argv[4] if len(sys.argv) > 4 else "/tmp/idem-audit-sweep"
-    fixtures = sorted(d for d in glob.glob("fixtures/*") if os.path.isdir(d))
-    if not fixtures:
+    binary = args[0]
+    rounds = int(args[1]) if len(args) > 1 else 300
+    rnd = random.Random(int(args[2]) if len(args) > 2 else 1)
+    work = args[3] if len(args) > 3 else "/tmp/idem-audit-sweep"
+    every = sorted(d for d in glob.glob("fixtures/*") if os.path.isdir(d))
+    if not every:
         sys.exit("no fixtures/: run from the repository root")
+    fixtures = sorted(d for d in glob.glob(pattern) if os.path.isdir(d))
+    if not fixtures:
+        sys.exit(f"no fixture folder matches {pattern}")
     donor_lines = [
         line
-        for d in fixtures
+        for d in every
         for f in glob.glob(d + "/*")
         if os.path.isfile(f)
         for line in open(f, "rb").read().split(b"\n")[:50]
