@@ -96,6 +96,9 @@ impl Deferred {
                 && same(&r.call)
                 && e.call == call
                 && at.key.is_none()
+                // A client library's request line says nothing of its headers: the key is
+                // unknown, which the packed form does not keep.
+                && !at.key_unseen
                 && r.effect_id.is_none()
                 && !r.replayed
                 && r.amount.is_none()

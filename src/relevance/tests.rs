@@ -183,6 +183,32 @@ fn an_unusual_shape_is_deferred_as_it_was_read() {
     assert_eq!(d.into_events(), three);
 }
 
+#[test]
+fn a_request_whose_key_is_unknown_is_deferred_as_it_was_read() {
+    // Found by the `parse_text` fuzz target: a client library's `POST url` (no `(attempt
+    // N)`) is an attempt whose key is unknown; packed, it came back as one without a key.
+    let trace = "09:00:01.0 agent run e10  step 2  tool=l args={\"\":\"\",\"\":\"\"}\n\
+                 09:00:01.0 POST http://\n09:00:01.0 200 \n09:00:01.0 agent run e10  step 2  ok\n";
+    let events = parse(
+        Format::Text,
+        &mut trace.as_bytes(),
+        0,
+        &ParseOptions::default(),
+    )
+    .unwrap()
+    .events;
+    assert!(matches!(&events[1].kind, EventKind::Attempt(a) if a.key_unseen));
+    let call = events[0].kind.call().unwrap().clone();
+    let d = Deferred::pack(call, events.clone());
+    assert!(matches!(d, Deferred::Loose(..)));
+    assert_eq!(d.into_events(), events);
+    crate::ingest::selfcheck::check_filter_agrees(
+        Format::Text,
+        trace.as_bytes(),
+        &ParseOptions::default(),
+    );
+}
+
 /// `trace` read with the filter from a file, which can be read again: the file's input (in
 /// `dir`), the options and what the parse gave.
 fn read_file(dir: &tempfile::TempDir, trace: &str) -> (Vec<source::Input>, ParseOptions, Parsed) {
