@@ -141,8 +141,19 @@ impl Duration {
         Duration(ms.saturating_mul(NANOS_PER_MILLI))
     }
 
-    /// Seconds with one decimal, for messages: `10.0 s`.
+    /// Seconds with one decimal, for messages: `10.0 s`; an hour or more in hours and whole
+    /// minutes (`9 h`, `1 h 30 min`), which "32400.0 s" hid.
     pub fn display_secs(self) -> String {
+        const MINUTE: i64 = 60 * NANOS_PER_SEC;
+        if self.0.unsigned_abs() >= 60 * MINUTE.unsigned_abs() {
+            let minutes = (self.0 / MINUTE).saturating_add((self.0 % MINUTE) / (MINUTE / 2));
+            let sign = if minutes < 0 { "-" } else { "" };
+            let (h, m) = (minutes.unsigned_abs() / 60, minutes.unsigned_abs() % 60);
+            return match m {
+                0 => format!("{sign}{h} h"),
+                m => format!("{sign}{h} h {m} min"),
+            };
+        }
         // Saturating: a span of three centuries (1900 to 2199, both valid) is near i64's end.
         let tenths = self.0.saturating_add(NANOS_PER_SEC / 20) / (NANOS_PER_SEC / 10);
         format!("{}.{} s", tenths / 10, (tenths % 10).abs())
@@ -649,5 +660,22 @@ mod parse_tests {
             date = date.succ_opt().unwrap();
         }
         assert_eq!(parse_date(b"2026-13-01"), None);
+    }
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::Duration;
+
+    /// Seconds below an hour; hours and whole minutes from an hour on, either sign.
+    #[test]
+    fn spans_are_said_in_seconds_below_an_hour_and_hours_above() {
+        assert_eq!(Duration::from_millis(10_000).display_secs(), "10.0 s");
+        assert_eq!(Duration::from_secs(3599).display_secs(), "3599.0 s");
+        assert_eq!(Duration::from_secs(3600).display_secs(), "1 h");
+        assert_eq!(Duration::from_secs(32_400).display_secs(), "9 h");
+        assert_eq!(Duration::from_secs(5_430).display_secs(), "1 h 31 min");
+        assert_eq!(Duration::from_secs(-7_200).display_secs(), "-2 h");
+        assert_eq!(Duration(i64::MAX).display_secs(), "2562047 h 47 min");
     }
 }
