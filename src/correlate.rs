@@ -144,7 +144,7 @@ pub use generations::same_request;
 pub use kinds::{effect_kind_of, order_and_amount};
 pub use merge::{correlate, correlate_parts, correlate_parts_adding};
 pub(crate) use service_side::WrittenAmount;
-pub use service_side::{Disagreement, EffectRec, MatchedBy, RecordRec, ReplayRec};
+pub use service_side::{Disagreement, Disputed, EffectRec, MatchedBy, RecordRec, ReplayRec};
 
 #[cfg(test)]
 mod tests;

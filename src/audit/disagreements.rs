@@ -3,7 +3,7 @@
 //! which file was read first; the user is told, since one of the lines is wrong and the
 //! month's totals may move by it.
 
-use crate::correlate::Model;
+use crate::correlate::{Disputed, Model};
 use crate::ingest::MAX_PROBLEMS_KEPT;
 use crate::report::{InputReport, ProblemReport};
 
@@ -20,8 +20,8 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
         .map(|d| {
             let e = &model.effects[d.effect as usize];
             let used = match d.field {
-                "order" => e.order.as_deref().unwrap_or_default().to_string(),
-                _ => e.written.map(|w| w.describe()).unwrap_or_default(),
+                Disputed::Order => e.order.as_deref().unwrap_or_default().to_string(),
+                Disputed::Amount => e.written.map(|w| w.describe()).unwrap_or_default(),
             };
             let earlier: Vec<String> = d.earlier.iter().map(|&l| place(l)).collect();
             let reason = format!(
@@ -29,7 +29,7 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
                  whichever file is read first): check which is right",
                 e.kind,
                 e.id,
-                d.field,
+                d.field.as_str(),
                 d.other,
                 d.kept,
                 earlier.join(", "),

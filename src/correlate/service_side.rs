@@ -111,12 +111,27 @@ pub struct Disagreement {
     /// The line that disagreed with the effect's lines before it.
     pub at: Loc,
     pub earlier: Vec<Loc>,
-    /// `amount` or `order`.
-    pub field: &'static str,
+    pub field: Disputed,
     /// What the earlier lines said, and what `at` says. (What the model used is the
     /// effect's own value.)
     pub kept: String,
     pub other: String,
+}
+
+/// What lines of one effect disagree on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disputed {
+    Amount,
+    Order,
+}
+
+impl Disputed {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disputed::Amount => "amount",
+            Disputed::Order => "order",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use super::Builder;
 use crate::correlate::ready::fresh;
-use crate::correlate::{Disagreement, EffectRec, WrittenAmount};
+use crate::correlate::{Disagreement, Disputed, EffectRec, WrittenAmount};
 use crate::event::Loc;
 use crate::money::Money;
 use crate::time::{NANOS_PER_SEC, Timestamp};
@@ -47,7 +47,7 @@ impl<'o> Builder<'o> {
             rec.created = merged_created(rec.created, at);
             let disagreed = (rec.order.as_deref().zip(e.order.as_deref()))
                 .filter(|(kept, other)| kept != other)
-                .map(|(kept, other)| ("order", kept.to_string(), other.to_string()));
+                .map(|(kept, other)| (Disputed::Order, kept.to_string(), other.to_string()));
             match (&rec.order, e.order) {
                 (None, order) => rec.order = order.map(fresh),
                 // Not the first read, which file names decide, but the lesser: the same
@@ -123,10 +123,10 @@ impl<'o> Builder<'o> {
 fn amounts_disagree(
     kept: Option<WrittenAmount>,
     other: Option<WrittenAmount>,
-) -> Option<(&'static str, String, String)> {
+) -> Option<(Disputed, String, String)> {
     let (kept, other) = (kept?, other?);
     (kept.unit_known() == other.unit_known() && kept != other)
-        .then(|| ("amount", kept.describe(), other.describe()))
+        .then(|| (Disputed::Amount, kept.describe(), other.describe()))
 }
 
 pub(super) fn hash_effect(kind: &str, id: &str) -> u64 {
