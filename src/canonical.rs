@@ -12,6 +12,30 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
+/// Key-like argument names, lower case without `-` or `_`.
+const KEY_FIELDS: &[&str] = &[
+    "idempotencykey",
+    "idempotencytoken",
+    "idempotencyid",
+    "requestid",
+    "clientrequestid",
+    "dedupkey",
+    "dedupekey",
+    "deduplicationkey",
+    "deduplicationid",
+];
+
+/// Is `name` a key-like argument name ([`KEY_FIELDS`], compared without case, `-` or `_`)?
+/// Compares without allocating: this runs for every argument name of every keyed call.
+pub fn is_key_field(name: &str) -> bool {
+    let squashed = || {
+        name.bytes()
+            .filter(|b| *b != b'-' && *b != b'_')
+            .map(|b| b.to_ascii_lowercase())
+    };
+    KEY_FIELDS.iter().any(|k| squashed().eq(k.bytes()))
+}
+
 /// The canonical form: sorted keys, no whitespace, `4500.0` written `4500` (integral floats
 /// below 2^53, where every integer is exactly a float), non-ASCII escaped as Python does.
 pub fn canonical(value: &Value) -> String {

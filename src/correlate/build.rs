@@ -14,6 +14,7 @@ mod dispatches;
 mod effects;
 mod finish;
 mod parallel;
+mod step_retries;
 
 pub(super) struct Builder<'o> {
     opts: &'o CorrelateOptions,
@@ -36,6 +37,9 @@ pub(super) struct Builder<'o> {
     /// (kind, id) → effect.
     effect_index: HashTable<u32>,
     resumes: FxHashMap<Text, u32>,
+    /// The dispatches that made a new logical call in a step dispatched before
+    /// ([`step_retries`]).
+    redispatched: Vec<u32>,
 }
 
 impl<'o> Builder<'o> {
@@ -53,6 +57,7 @@ impl<'o> Builder<'o> {
             call_index: HashTable::new(),
             effect_index: HashTable::new(),
             resumes: FxHashMap::default(),
+            redispatched: Vec::new(),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::support::{attempt_evidence, call_finding, has_args};
 use super::{Rule, Settings, Shared};
+use crate::canonical::is_key_field;
 use crate::correlate::Model;
 use crate::finding::{Finding, Severity};
 use serde_json::Value;
@@ -38,19 +39,6 @@ The header's value is the model's `idempotency_key` argument.
 "#,
     check,
 };
-
-/// Key-like argument names, lower case without `-` or `_`.
-const KEY_FIELDS: &[&str] = &[
-    "idempotencykey",
-    "idempotencytoken",
-    "idempotencyid",
-    "requestid",
-    "clientrequestid",
-    "dedupkey",
-    "dedupekey",
-    "deduplicationkey",
-    "deduplicationid",
-];
 
 fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
     for call in &model.calls {
@@ -123,16 +111,6 @@ fn find_key_field<'v>(v: &'v Value, key: &str) -> Option<Vec<&'v str>> {
         Value::Array(items) => items.iter().find_map(|i| find_key_field(i, key)),
         _ => None,
     }
-}
-
-/// Compares without allocating: this runs for every argument name of every keyed call.
-fn is_key_field(name: &str) -> bool {
-    let squashed = || {
-        name.bytes()
-            .filter(|b| *b != b'-' && *b != b'_')
-            .map(|b| b.to_ascii_lowercase())
-    };
-    KEY_FIELDS.iter().any(|k| squashed().eq(k.bytes()))
 }
 
 #[cfg(test)]

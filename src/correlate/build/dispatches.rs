@@ -71,6 +71,9 @@ impl<'o> Builder<'o> {
         };
         let logical = found.unwrap_or(self.model.calls.len());
         if found.is_none() {
+            if earlier.is_some() {
+                self.redispatched.push(d as u32);
+            }
             if depth > WALKED {
                 let calls = &self.model.calls;
                 self.call_index.insert_unique(hash(), logical as u32, |&i| {

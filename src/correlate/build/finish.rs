@@ -25,6 +25,7 @@ impl<'o> Builder<'o> {
         mark_replayed_answers(&mut self.model, &replays);
         learn_whole_amounts(&mut self.model);
         attach_delivery_copies(&mut self.model);
+        self.join_step_retries();
         join_renumbered(&mut self.model);
         self.model
     }

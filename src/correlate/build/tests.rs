@@ -173,3 +173,30 @@ fn a_call_made_again_with_new_arguments_later_is_no_parallel_call() {
         [vec![(None, None)], vec![(None, Some("rf_Q1".to_string()))]]
     );
 }
+
+/// A failed step dispatched again with arguments that differ only in a key-like member
+/// joins the first call's duplicate group (the step's failure logged after a parallel
+/// sibling's dispatch); one with another value elsewhere does not, nor a sibling.
+#[test]
+fn a_failed_step_dispatched_again_with_a_new_key_is_the_same_call() {
+    let trace = "\
+2026-11-01T10:00:00.000Z  agent run r1  step 2  tool=cancel_ticket  args={\"ticket\":\"T-1\",\"request_id\":\"a1\"}
+2026-11-01T10:00:00.200Z  agent run r1  step 2  tool=cancel_ticket  args={\"ticket\":\"T-0\",\"request_id\":\"a0\"}
+2026-11-01T10:00:05.000Z  agent run r1  step 2  failed  error=ReadTimeout
+2026-11-01T10:00:06.000Z  agent run r1  step 2  tool=cancel_ticket  args={\"ticket\":\"T-1\",\"request_id\":\"b2\"}
+2026-11-01T10:00:07.000Z  agent run r1  step 2  failed  error=ReadTimeout
+2026-11-01T10:00:08.000Z  agent run r1  step 2  tool=cancel_ticket  args={\"ticket\":\"T-2\",\"request_id\":\"c3\"}
+";
+    let opts = crate::ingest::ParseOptions::default();
+    let events = crate::ingest::text::parse(&mut trace.as_bytes(), 0, &opts).unwrap();
+    let model = crate::correlate::correlate(events.events, &CorrelateOptions::default());
+    let group = |key: &str| {
+        let c = model.calls.iter().find(|c| c.canonical.contains(key));
+        c.unwrap_or_else(|| panic!("no call with {key}: {:?}", model.calls))
+            .group()
+    };
+    assert_eq!(model.calls.len(), 4);
+    assert_ne!(group("a0"), group("a1"));
+    assert_eq!(group("b2"), group("a1"));
+    assert_ne!(group("c3"), group("a1"));
+}
