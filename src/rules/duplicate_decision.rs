@@ -180,27 +180,39 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
         first.id,
         first.created
     );
+    let group_of = |e: usize| {
+        let m = model.effects[e].matched?;
+        Some(model.calls[model.dispatches[m.dispatch()].logical()].group())
+    };
     for pair in cluster.windows(2) {
         let (prev, e) = (&model.effects[pair[0]], &model.effects[pair[1]]);
+        let again = if group_of(pair[0]).is_some() && group_of(pair[0]) == group_of(pair[1]) {
+            "the same call".to_string()
+        } else if same_step(model, pair[0], pair[1]) {
+            "the same step".to_string()
+        } else {
+            who(model, pair[1])
+        };
         text.push_str(&format!(
-            ", then {} {did} the same amount again {} later ({})",
-            who(model, pair[1]),
+            ", then {again} {did} the same amount again {} later ({})",
             span_text(e.created.since(prev.created)),
             e.id
         ));
     }
     // Only calls the trace shows deciding are known to be decisions: an untraced effect
     // may be a person's, another system's, or a retry nobody logged.
-    let group_of = |e: usize| {
-        let m = model.effects[e].matched?;
-        Some(model.calls[model.dispatches[m.dispatch()].logical()].group())
-    };
     let one_call = group_of(cluster[0]).is_some()
         && cluster.iter().all(|&e| group_of(e) == group_of(cluster[0]));
     let reading = if one_call {
         format!(
             "{} requests the call sent one after the other, each after the last succeeded: not a retry, so a second decision (a loop over items, or a planning defect)",
             cluster.len()
+        )
+    } else if let Some(apart) = one_step_calls_apart(model, cluster) {
+        format!(
+            "{} calls of one step, their arguments apart in {apart}: things of one price, or one {} asked for twice (a planning defect)",
+            cluster.len(),
+            kind
         )
     } else if cluster.iter().all(|&e| model.effects[e].matched.is_some()) {
         format!(
@@ -218,6 +230,52 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
         amount_text(f.excess())
     );
     f
+}
+
+/// Were two effects made by dispatches of one run's one step?
+fn same_step(model: &Model, a: usize, b: usize) -> bool {
+    let call = |e: usize| {
+        let m = model.effects[e].matched?;
+        Some(&model.dispatches[m.dispatch()].call)
+    };
+    call(a).is_some_and(|c| Some(c) == call(b))
+}
+
+/// For a cluster made by one step's calls (a model turn asking for two refunds of one order
+/// and one amount, parallel calls or one after the other), the arguments' top-level members
+/// that tell the first two apart, with their values: `` `item` ("sku-1", "sku-2") ``. Two
+/// line items of one price are no defect; the same refund asked for twice is, and the
+/// members say which at a glance.
+fn one_step_calls_apart(model: &Model, cluster: &[usize]) -> Option<String> {
+    if !cluster.iter().all(|&e| same_step(model, cluster[0], e)) {
+        return None;
+    }
+    let args = |e: usize| {
+        let m = model.effects[e].matched?;
+        Some(model.dispatches[m.dispatch()].args().into_owned())
+    };
+    let (a, b) = (args(cluster[0])?, args(cluster[1])?);
+    let (serde_json::Value::Object(a), serde_json::Value::Object(b)) = (&a, &b) else {
+        return None;
+    };
+    let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
+    names.sort();
+    names.dedup();
+    let shown = |v: Option<&serde_json::Value>| match v {
+        None => "none".to_string(),
+        Some(v) => {
+            let text = v.to_string();
+            match text.char_indices().nth(40) {
+                Some((cut, _)) => format!("{}...", &text[..cut]),
+                None => text,
+            }
+        }
+    };
+    let apart: Vec<String> = (names.into_iter())
+        .filter(|n| a.get(*n) != b.get(*n))
+        .map(|n| format!("`{n}` ({}, {})", shown(a.get(n)), shown(b.get(n))))
+        .collect();
+    (!apart.is_empty()).then(|| apart.join(", "))
 }
 
 #[cfg(test)]
@@ -245,6 +303,45 @@ mod tests {
         ] {
             assert!(f.message.contains(part), "{part}: {}", f.message);
         }
+    }
+
+    /// Two parallel calls of one step refunding two items of one price: the message says
+    /// it was one step and which arguments tell the calls apart; two runs' message names
+    /// both runs and no arguments.
+    #[test]
+    fn one_steps_calls_are_told_apart_by_their_arguments() {
+        let mut tr = Trace::default();
+        let item = |sku: &str| format!(r#"{{"order":"Q-7","amount_p":1000,"item":"{sku}"}}"#);
+        tr.tool_call(t(0, "15:30:00"), "q2", 2, "issue_refund", &item("sku-1"))
+            .tool_call(
+                t(0, "15:30:00.001"),
+                "q2",
+                2,
+                "issue_refund",
+                &item("sku-2"),
+            )
+            .attempt(t(0, "15:30:00.010"), "q2", 2, 1, None)
+            .attempt(t(0, "15:30:00.011"), "q2", 2, 1, None)
+            .refund(t(0, "15:30:00.500"), "rf_Q71", "Q-7", 1000, None)
+            .refund(t(0, "15:30:00.501"), "rf_Q72", "Q-7", 1000, None)
+            .created(t(0, "15:30:01"), "q2", 2, "rf_Q71", false)
+            .created(t(0, "15:30:01.001"), "q2", 2, "rf_Q72", false);
+        let found = tr.of("duplicate-decision");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let message = &found[0].message;
+        for part in [
+            "run q2 step 2 refunded",
+            "then the same step refunded",
+            "2 calls of one step",
+            r#"`item` ("sku-1", "sku-2")"#,
+        ] {
+            assert!(message.contains(part), "{part}: {message}");
+        }
+        assert!(!message.contains("amount_p"), "{message}");
+        let two_runs = two_runs(0, 4500).of("duplicate-decision");
+        let message = &two_runs[0].message;
+        assert!(!message.contains("the same step"), "{message}");
+        assert!(!message.contains("arguments apart"), "{message}");
     }
 
     #[test]
