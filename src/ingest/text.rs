@@ -335,6 +335,12 @@ impl TextParser {
         };
         let msg = level::without_level(message_of(rest));
         if self.pool.seen && line[0] == b'[' {
+            // A held call is settled before the pool's line moves on whose lines follow:
+            // replayed after it, its tool call would take back the lines the pool's
+            // process now owns (found by `cargo fuzz run parse_text`).
+            if self.idle.is_active() {
+                self.replay_idle();
+            }
             self.pool_line(line, msg, at);
         }
         let local = Local { at, shift };

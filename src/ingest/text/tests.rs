@@ -869,6 +869,21 @@ fn a_fuzzed_input_with_a_long_number_is_accounted_for() {
     );
 }
 
+/// What `cargo fuzz run parse_text` found next: an idle call's tool line held, then a
+/// Celery pool process's header line (which moves the lines that follow to its task),
+/// then a request. The held call was replayed after the pool's line had moved on, so its
+/// tool call took the request back: the request was the idle call's with idle calls
+/// dropped and the pool task's without.
+#[test]
+fn a_pool_line_after_a_held_call_reads_alike_with_and_without_dropping_idle_calls() {
+    let bytes = include_bytes!("testdata/fuzz-celery-pool-after-idle-call.log");
+    crate::ingest::selfcheck::check_filter_agrees(
+        crate::ingest::Format::Text,
+        bytes,
+        &ParseOptions::default(),
+    );
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
