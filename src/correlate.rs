@@ -120,6 +120,7 @@ impl Model {
     }
 }
 
+mod answers;
 mod build;
 mod by_time;
 mod call_args;

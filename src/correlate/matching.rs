@@ -73,6 +73,7 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
         .collect();
     let mut matches = matches;
     super::by_time::one_order_per_call(m, &by_time, &mut matches);
+    super::answers::one_effect_per_answer(m, &by_order, replays, &mut matches);
     for (e, found) in model.effects.iter_mut().zip(matches) {
         if let Some((id, by)) = found {
             e.matched = Some(id);
@@ -195,10 +196,10 @@ impl KeyIndex {
 
 /// Attempts that may have caused an effect, by (effect kind, order) and then time: one
 /// flat list sorted by the hash of the pair, read back by the pair itself.
-struct OrderIndex(Vec<(u64, Timestamp, AttemptId)>);
+pub(super) struct OrderIndex(Vec<(u64, Timestamp, AttemptId)>);
 
 impl OrderIndex {
-    fn pair(model: &Model, p: AttemptId) -> Option<(&str, &str)> {
+    pub(super) fn pair(model: &Model, p: AttemptId) -> Option<(&str, &str)> {
         let d = &model.dispatches[p.dispatch()];
         Some((d.effect_kind.as_deref()?, d.order.as_deref()?))
     }
@@ -249,6 +250,22 @@ impl OrderIndex {
             fallback.get_or_insert((p, at));
         }
         fallback.map(|(p, _)| (p, false))
+    }
+
+    /// The attempts for `pair` sent from `from` to `to` (both included), in time order.
+    pub(super) fn sent_within<'a>(
+        &'a self,
+        model: &'a Model,
+        pair: (&'a str, &'a str),
+        from: Timestamp,
+        to: Timestamp,
+    ) -> impl Iterator<Item = AttemptId> + 'a {
+        let h = Self::hash(pair);
+        let start = self.0.partition_point(|&(x, at, _)| (x, at) < (h, from));
+        let end = self.0.partition_point(|&(x, at, _)| (x, at) <= (h, to));
+        (self.0[start..end].iter())
+            .map(|&(_, _, p)| p)
+            .filter(move |&p| Self::pair(model, p) == Some(pair))
     }
 }
 

@@ -1,0 +1,163 @@
+//! One answer that says the service made something, one effect (review31 H4, L1). Matching by
+//! order and time gives each effect the latest attempt sent by its creation (SPEC §4.2(c)),
+//! one effect at a time, so it can give one attempt two effects while another attempt of the
+//! same order, answered `201 Created`, gets none: two runs refunding one order 0.4 s apart
+//! (both refunds created after the second request was sent) read as one call's gateway
+//! retry, and with the service's clock behind, a retry's refund was pinned on the attempt
+//! before it. An attempt answered 2xx that is not a replay made an effect; when it was
+//! left with none and an attempt of its order holds two or more by time alone, one of those
+//! is its own.
+//!
+//! Repaired here, after matching: only effects matched by order and time move (an effect an
+//! answer named, or a key, stays where it is), only from an attempt that keeps one, only to
+//! an attempt whose answer named no effect, that accounts for none, that the effect fits
+//! (amount, and created before its answer plus `--max-skew`) and that was sent no later
+//! than the effect's creation plus `--max-skew`. Attempts and effects keep their order: an
+//! attempt sent before the holder takes the holder's earliest such effect, one sent after
+//! it the latest. A gateway's copy of a request (one attempt, one answer, two effects)
+//! has no other answered attempt beside it and stays a gateway retry.
+
+use super::matching::{OrderIndex, attempt_fits};
+use super::replays::ReplayIndex;
+use super::*;
+
+/// What matching found for each effect, in effect order.
+type Matches = [Option<(AttemptId, MatchedBy)>];
+
+/// See the module's documentation. The work is a pass over the matches; attempts are read
+/// only near an attempt that holds two effects by order and time.
+pub(super) fn one_effect_per_answer(
+    model: &Model,
+    by_order: &OrderIndex,
+    replays: &ReplayIndex,
+    matches: &mut Matches,
+) {
+    // Effects matched by order and time, by attempt: the attempts (naming an order) that
+    // hold two or more.
+    let mut held: Vec<(AttemptId, usize)> = (matches.iter().enumerate())
+        .filter_map(|(i, found)| match found {
+            Some((id, MatchedBy::OrderAndTime)) => Some((*id, i)),
+            _ => None,
+        })
+        .collect();
+    if held.len() < 2 {
+        return;
+    }
+    held.sort_unstable();
+    let holders: Vec<&[(AttemptId, usize)]> = (held.chunk_by(|a, b| a.0 == b.0))
+        .filter(|g| g.len() >= 2 && OrderIndex::pair(model, g[0].0).is_some())
+        .collect();
+    if holders.is_empty() {
+        return;
+    }
+    let skew = model.max_skew;
+    // (candidate, holder): answered attempts of a holder's order sent while its effects
+    // may have been made.
+    let mut candidates: Vec<(AttemptId, usize)> = Vec::new();
+    for (h, group) in holders.iter().enumerate() {
+        let holder = group[0].0;
+        let Some(pair) = OrderIndex::pair(model, holder) else {
+            continue;
+        };
+        let created = || group.iter().map(|&(_, e)| model.effects[e].created);
+        let (Some(first), Some(last)) = (created().min(), created().max()) else {
+            continue;
+        };
+        let (from, to) = (first.minus(LATE_EFFECT_HORIZON), last.plus(skew));
+        candidates.extend(
+            (by_order.sent_within(model, pair, from, to))
+                .filter(|&c| c != holder && made_something(model, replays, c))
+                .filter(|&c| !same_key(model.attempt(c), model.attempt(holder)))
+                .map(|c| (c, h)),
+        );
+    }
+    if candidates.is_empty() {
+        return;
+    }
+    // An attempt that accounts for an effect already (by id, key or time) is no candidate.
+    candidates.sort_unstable();
+    let mut holding = vec![false; candidates.len()];
+    for &(id, _) in matches.iter().flatten() {
+        let at = candidates.partition_point(|&(c, _)| c < id);
+        for (slot, _) in
+            (holding[at..].iter_mut().zip(&candidates[at..])).take_while(|(_, c)| c.0 == id)
+        {
+            *slot = true;
+        }
+    }
+    let mut candidates: Vec<(AttemptId, usize)> = (candidates.into_iter().zip(holding))
+        .filter(|&(_, holds)| !holds)
+        .map(|(c, _)| c)
+        .collect();
+    // In the order they were sent; a candidate near two holders is seen once per holder.
+    candidates.sort_unstable_by_key(|&(c, h)| (model.attempt(c).at, c, h));
+    // The effects each holder still has.
+    let mut owned: Vec<Vec<usize>> = (holders.iter())
+        .map(|g| g.iter().map(|&(_, e)| e).collect())
+        .collect();
+    let mut i = 0;
+    while i < candidates.len() {
+        let c = candidates[i].0;
+        let of_c = candidates[i..].iter().take_while(|&&(x, _)| x == c).count();
+        let sent = model.attempt(c).at;
+        // Of its holders', the effect created nearest its sending, then the first holder.
+        let mut best: Option<(i64, usize, usize)> = None;
+        for &(_, h) in &candidates[i..i + of_c] {
+            if owned[h].len() < 2 {
+                continue;
+            }
+            let holder = holders[h][0].0;
+            let effect = |e: usize| &model.effects[e];
+            let movable = |&&e: &&usize| {
+                effect(e).created.plus(skew) >= sent && attempt_fits(model, c, effect(e))
+            };
+            let by_creation = |&&e: &&usize| (effect(e).created, e);
+            let sent_before_holder = (sent, c) < (model.attempt(holder).at, holder);
+            let pick = match sent_before_holder {
+                true => owned[h].iter().filter(movable).min_by_key(by_creation),
+                false => owned[h].iter().filter(movable).max_by_key(by_creation),
+            };
+            if let Some(&e) = pick {
+                let gap = (effect(e).created.0.saturating_sub(sent.0)).saturating_abs();
+                if best.is_none_or(|(g, _, _)| gap < g) {
+                    best = Some((gap, h, e));
+                }
+            }
+        }
+        if let Some((_, h, e)) = best {
+            owned[h].retain(|&x| x != e);
+            matches[e] = Some((c, MatchedBy::OrderAndTime));
+        }
+        i += of_c;
+    }
+}
+
+/// The attempt's answer says the service made something: 2xx, naming no effect (an answer
+/// naming one is matched by it), not a replay (by its answer or the service's log). A
+/// keyed retry's answer may be the record its first try left, replayed unsaid: not one.
+fn made_something(model: &Model, replays: &ReplayIndex, id: AttemptId) -> bool {
+    let a = model.attempt(id);
+    let Some(Outcome {
+        kind:
+            OutcomeKind::Response {
+                status,
+                effect_id: None,
+                replayed: false,
+                ..
+            },
+        ..
+    }) = &a.outcome
+    else {
+        return false;
+    };
+    let earlier = &model.dispatches[id.dispatch()].attempts[..id.index()];
+    (200..300).contains(status)
+        && !replays.replayed(id)
+        && !(a.key.is_some() && earlier.iter().any(|p| p.key == a.key))
+}
+
+/// Both attempts were sent with one key: the service made one effect for both, or did not
+/// enforce the key; either way which made which is not for time to say.
+fn same_key(a: &AttemptRec, b: &AttemptRec) -> bool {
+    a.key.is_some() && a.key == b.key
+}
