@@ -161,3 +161,138 @@ fn made_something(model: &Model, replays: &ReplayIndex, id: AttemptId) -> bool {
 fn same_key(a: &AttemptRec, b: &AttemptRec) -> bool {
     a.key.is_some() && a.key == b.key
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::testkit::Trace;
+
+    const ARGS: &str = r#"{"order":"A-1","amount_p":4500}"#;
+
+    /// Which run each effect was matched to, in effect order.
+    fn matched(t: &Trace) -> Vec<Option<String>> {
+        let m = t.model();
+        (m.effects.iter())
+            .map(|e| {
+                e.matched
+                    .map(|id| m.dispatches[id.dispatch()].call.run.to_string())
+            })
+            .collect()
+    }
+
+    /// Run ra's request sent at 10 ms and answered at `ra_answered` (201 unless `answer`
+    /// says otherwise), run rb's sent at 410 and answered 201 at 1 300; two refunds of the
+    /// order, after rb's request was sent, at 600 and 900 (by time alone, both rb's).
+    fn two_runs(ra_sent: i64, ra_answered: i64, answer: impl Fn(&mut Trace, i64)) -> Trace {
+        let mut t = Trace::new();
+        t.tool_call(ra_sent - 10, "ra", 1, "issue_refund", ARGS)
+            .attempt(ra_sent, "ra", 1, 1, None);
+        answer(&mut t, ra_answered);
+        t.tool_call(400, "rb", 1, "issue_refund", ARGS)
+            .attempt(410, "rb", 1, 1, None)
+            .response(1_300, "rb", 1, 201, "Created")
+            .refund(600, "rf_1", "A-1", 4500, None)
+            .refund(900, "rf_2", "A-1", 4500, None);
+        t
+    }
+
+    fn created(t: &mut Trace, at: i64) {
+        t.response(at, "ra", 1, 201, "Created");
+    }
+
+    fn runs(names: &[&str]) -> Vec<Option<String>> {
+        names.iter().map(|n| Some(n.to_string())).collect()
+    }
+
+    #[test]
+    fn an_answered_attempt_left_with_no_effect_takes_the_earlier_of_two_held_by_time() {
+        assert_eq!(matched(&two_runs(10, 1_000, created)), runs(&["ra", "rb"]));
+    }
+
+    #[test]
+    fn an_answer_that_made_nothing_takes_nothing() {
+        // A conflict, a replay and an answer naming another effect made none of these.
+        let conflict = |t: &mut Trace, at| {
+            t.response(at, "ra", 1, 409, "Conflict");
+        };
+        let replay = |t: &mut Trace, at| {
+            t.created(at, "ra", 1, "rf_1", true);
+        };
+        let other = |t: &mut Trace, at| {
+            t.created(at, "ra", 1, "rf_0", false);
+        };
+        assert_eq!(matched(&two_runs(10, 1_000, conflict)), runs(&["rb", "rb"]));
+        // The replay confirms rf_1, as before: made by ra's request (no earlier one).
+        let replayed = matched(&two_runs(10, 1_000, replay));
+        assert_eq!(replayed[1].as_deref(), Some("rb"));
+        assert_eq!(matched(&two_runs(10, 1_000, other)), runs(&["rb", "rb"]));
+    }
+
+    #[test]
+    fn an_effect_that_cannot_be_the_answered_attempts_stays() {
+        // Answered more than --max-skew before either refund was created.
+        let mut t = Trace::new();
+        t.tool_call(0, "ra", 1, "issue_refund", ARGS)
+            .attempt(10, "ra", 1, 1, None)
+            .response(1_000, "ra", 1, 201, "Created")
+            .tool_call(4_890, "rb", 1, "issue_refund", ARGS)
+            .attempt(4_900, "rb", 1, 1, None)
+            .response(6_000, "rb", 1, 201, "Created")
+            .refund(5_000, "rf_1", "A-1", 4500, None)
+            .refund(5_300, "rf_2", "A-1", 4500, None);
+        assert_eq!(matched(&t), runs(&["rb", "rb"]));
+        // Sent more than --max-skew after both were created (and so matched to neither).
+        let late = |t: &mut Trace, at| {
+            t.response(at, "ra", 1, 201, "Created");
+        };
+        assert_eq!(matched(&two_runs(3_000, 3_500, late)), runs(&["rb", "rb"]));
+    }
+
+    #[test]
+    fn attempts_sent_with_one_key_are_not_told_apart_by_time() {
+        let mut t = Trace::new();
+        t.tool_call(0, "ra", 1, "issue_refund", ARGS)
+            .attempt(10, "ra", 1, 1, Some("k1"))
+            .response(1_000, "ra", 1, 201, "Created")
+            .tool_call(400, "rb", 1, "issue_refund", ARGS)
+            .attempt(410, "rb", 1, 1, Some("k1"))
+            .response(1_300, "rb", 1, 201, "Created")
+            .refund(600, "rf_1", "A-1", 4500, None)
+            .refund(900, "rf_2", "A-1", 4500, None);
+        assert_eq!(matched(&t), runs(&["rb", "rb"]));
+    }
+
+    #[test]
+    fn three_answered_runs_take_the_three_refunds_in_order() {
+        let mut t = Trace::new();
+        for (i, run) in ["ra", "rb", "rc"].into_iter().enumerate() {
+            let at = 200 * i as i64;
+            t.tool_call(at, run, 1, "issue_refund", ARGS)
+                .attempt(at + 10, run, 1, 1, None)
+                .response(2_000 + at, run, 1, 201, "Created");
+        }
+        for (ms, id) in [(700, "rf_1"), (800, "rf_2"), (900, "rf_3")] {
+            t.refund(ms, id, "A-1", 4500, None);
+        }
+        assert_eq!(matched(&t), runs(&["ra", "rb", "rc"]));
+    }
+
+    #[test]
+    fn a_refund_of_another_amount_is_not_the_answered_attempts() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "ra",
+            1,
+            "issue_refund",
+            r#"{"order":"A-1","amount_p":1250}"#,
+        )
+        .attempt(10, "ra", 1, 1, None)
+        .response(1_000, "ra", 1, 201, "Created")
+        .tool_call(400, "rb", 1, "issue_refund", ARGS)
+        .attempt(410, "rb", 1, 1, None)
+        .response(1_300, "rb", 1, 201, "Created")
+        .refund(600, "rf_1", "A-1", 4500, None)
+        .refund(900, "rf_2", "A-1", 4500, None);
+        assert_eq!(matched(&t), runs(&["rb", "rb"]));
+    }
+}
