@@ -12,14 +12,18 @@
 //! answer named, or a key, stays where it is), only from an attempt that keeps one, only to
 //! an attempt whose answer named no effect, that accounts for none, that the effect fits
 //! (amount, and created before its answer plus `--max-skew`) and that was sent no later
-//! than the effect's creation plus `--max-skew`. Attempts and effects keep their order: an
+//! than the effect's creation plus `--max-skew`, with the holder's method and URL (a call's
+//! email is no refund request). An effect made by the time the holder was answered 2xx stays
+//! its when the other was sent after that answer. Attempts and effects keep their order: an
 //! attempt sent before the holder takes the holder's earliest such effect, one sent after
 //! it the latest. A gateway's copy of a request (one attempt, one answer, two effects)
 //! has no other answered attempt beside it and stays a gateway retry.
 
+use super::generations::same_request;
 use super::matching::{OrderIndex, attempt_fits};
 use super::replays::ReplayIndex;
 use super::*;
+use crate::time::Timestamp;
 
 /// What matching found for each effect, in effect order.
 type Matches = [Option<(AttemptId, MatchedBy)>];
@@ -67,7 +71,10 @@ pub(super) fn one_effect_per_answer(
         candidates.extend(
             (by_order.sent_within(model, pair, from, to))
                 .filter(|&c| c != holder && made_something(model, replays, c))
-                .filter(|&c| !same_key(model.attempt(c), model.attempt(holder)))
+                .filter(|&c| {
+                    let (a, b) = (model.attempt(c), model.attempt(holder));
+                    same_request(a, b) && !same_key(a, b)
+                })
                 .map(|c| (c, h)),
         );
     }
@@ -108,8 +115,13 @@ pub(super) fn one_effect_per_answer(
             }
             let holder = holders[h][0].0;
             let effect = |e: usize| &model.effects[e];
+            // Made by the time the holder was answered 2xx, and the candidate sent since:
+            // the holder's (as `answered_before` reads a dispatch's attempts).
+            let answered = answered_2xx(model.attempt(holder)).filter(|&t| sent >= t);
             let movable = |&&e: &&usize| {
-                effect(e).created.plus(skew) >= sent && attempt_fits(model, c, effect(e))
+                effect(e).created.plus(skew) >= sent
+                    && answered.is_none_or(|t| effect(e).created > t)
+                    && attempt_fits(model, c, effect(e))
             };
             let by_creation = |&&e: &&usize| (effect(e).created, e);
             let sent_before_holder = (sent, c) < (model.attempt(holder).at, holder);
@@ -154,6 +166,14 @@ fn made_something(model: &Model, replays: &ReplayIndex, id: AttemptId) -> bool {
     (200..300).contains(status)
         && !replays.replayed(id)
         && !(a.key.is_some() && earlier.iter().any(|p| p.key == a.key))
+}
+
+/// When the attempt was answered 2xx, if it was.
+fn answered_2xx(a: &AttemptRec) -> Option<Timestamp> {
+    let o = a.outcome.as_ref()?;
+    o.status()
+        .is_some_and(|s| (200..300).contains(&s))
+        .then_some(o.at)
 }
 
 /// Both attempts were sent with one key: the service made one effect for both, or did not
@@ -274,6 +294,34 @@ mod tests {
             t.refund(ms, id, "A-1", 4500, None);
         }
         assert_eq!(matched(&t), runs(&["ra", "rb", "rc"]));
+    }
+
+    /// One call: a refund request answered 201 after both refunds were logged, then a
+    /// second request answered 200 (`url`). Neither takes one of the first's refunds: an
+    /// email is no refund request, and a request sent after the first was answered 2xx did
+    /// not make what was made before that answer.
+    #[test]
+    fn a_request_sent_after_the_holders_answer_or_another_request_takes_nothing() {
+        let refunds = "https://payments.internal/v1/refunds";
+        let second = |url: &str| {
+            let mut t = Trace::new();
+            t.tool_call(0, "ra", 1, "issue_refund", ARGS)
+                .request(10, "ra", 1, 1, "POST", refunds)
+                .refund(100, "rf_1", "A-1", 4500, None)
+                .refund(300, "rf_2", "A-1", 4500, None)
+                .response(400, "ra", 1, 201, "Created")
+                .request(500, "ra", 1, 2, "POST", url)
+                .response(600, "ra", 1, 200, "OK");
+            let m = t.model();
+            (m.effects.iter())
+                .map(|e| e.matched.map(|a| a.index()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            second("https://mail.internal/v1/emails"),
+            [Some(0), Some(0)]
+        );
+        assert_eq!(second(refunds), [Some(0), Some(0)]);
     }
 
     #[test]

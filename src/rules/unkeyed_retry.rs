@@ -186,8 +186,9 @@ mod tests {
         // Two refunds, no key on either: the retry went without one.
         assert_eq!(trace(true, None).len(), 1);
         // Both refunds made before the retry was sent, as a service's clock behind the
-        // agent's dates them (the retry made none by the match): reported when neither
-        // refund was keyed, not when both were (a resend with its first key, replayed).
+        // agent's dates them: the retry, answered 201, still made the second (by the match,
+        // `correlate/answers.rs`; it took none before): reported when neither refund was
+        // keyed, not when both were (its own refund shows the retry's key).
         let skewed = |keys: [Option<&str>; 2]| {
             let mut t = Trace::new();
             t.tool_call(0, "r", 1, "issue_refund", ARGS)
@@ -200,11 +201,10 @@ mod tests {
                 .headers_unseen()
                 .response(10_500, "r", 1, 201, "Created");
             let m = t.model();
-            let by_first = m
-                .effects
-                .iter()
-                .all(|e| e.matched.map(|a| a.index()) == Some(0));
-            assert!(by_first, "both refunds are the first attempt's");
+            let by_attempt: Vec<_> = (m.effects.iter())
+                .map(|e| e.matched.map(|a| a.index()))
+                .collect();
+            assert_eq!(by_attempt, [Some(0), Some(1)], "one refund per attempt");
             t.check(&RULE).len()
         };
         assert_eq!(skewed([None, None]), 1);
