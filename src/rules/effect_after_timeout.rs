@@ -96,7 +96,12 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         f.run = Some(disp.call.run.to_string());
         f.step = Some(disp.call.step);
         f.tool = Some(model.tool_of(disp).to_string()).filter(|t| !t.is_empty());
-        f.key = attempt.key.as_deref().map(String::from);
+        // A line that shows no key: the one the service logged on the effect.
+        f.key = attempt
+            .key
+            .as_deref()
+            .or(e.key.as_deref())
+            .map(String::from);
         attempt_evidence(attempt, &mut f.evidence);
         if attempt.unlogged {
             f.evidence.extend(disp.end.as_ref().map(|end| end.loc));
@@ -193,6 +198,25 @@ mod tests {
         };
         assert_eq!(trace(true), ["rf_1"]);
         assert!(trace(false).is_empty());
+    }
+
+    /// The finding's key is the attempt's; where its line shows none, the one the service
+    /// logged on the effect; else none.
+    #[test]
+    fn the_key_is_the_attempts_or_the_one_its_effect_was_logged_with() {
+        let key = |sent: Option<&str>, logged: Option<&str>| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .attempt(10, "r", 1, 1, sent)
+                .refund(500, "rf_1", "A-1", 4500, logged)
+                .timeout(1010, "r", 1);
+            let found = t.check(&RULE);
+            assert_eq!(found.len(), 1, "{found:?}");
+            found[0].key.clone()
+        };
+        assert_eq!(key(Some("k"), Some("k")).as_deref(), Some("k"));
+        assert_eq!(key(None, Some("k")).as_deref(), Some("k"));
+        assert_eq!(key(None, None), None);
     }
 
     /// A replayed answer whose only earlier try was refused (it sent nothing) names no

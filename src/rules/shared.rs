@@ -3,7 +3,7 @@
 //! result rather than computing it again.
 
 use super::Settings;
-use super::support::{ServiceGroup, service_only_groups};
+use super::support::{ServiceGroup, ServiceKeys, service_only_groups};
 use crate::correlate::Model;
 use crate::metrics::{Keyed, classify};
 use crate::time::Duration;
@@ -14,6 +14,7 @@ pub struct Shared<'m> {
     max_skew: Duration,
     service_only: OnceLock<Vec<ServiceGroup>>,
     keyed: OnceLock<Vec<Keyed>>,
+    service_keys: OnceLock<ServiceKeys>,
 }
 
 impl<'m> Shared<'m> {
@@ -24,6 +25,7 @@ impl<'m> Shared<'m> {
             max_skew: settings.max_skew,
             service_only: OnceLock::new(),
             keyed: OnceLock::new(),
+            service_keys: OnceLock::new(),
         }
     }
 
@@ -38,5 +40,12 @@ impl<'m> Shared<'m> {
     /// report's metrics its totals. Classified once, its tables are built once.
     pub fn keyed(&self) -> &[Keyed] {
         self.keyed.get_or_init(|| classify(self.model))
+    }
+
+    /// The keys the service logged on the effects of attempts whose lines show none:
+    /// `key-per-attempt` and `unkeyed-retry` read an attempt's key from them.
+    pub fn service_keys(&self) -> &ServiceKeys {
+        self.service_keys
+            .get_or_init(|| ServiceKeys::of(self.model))
     }
 }

@@ -527,6 +527,79 @@ pub fn effects_by_dispatch(
     out
 }
 
+/// The keys the service logged on the effects of attempts whose own line shows none: the
+/// effect was made by a request that carried that key, whatever the client's log printed (a
+/// log that prints no headers, a span without captured headers, an implied attempt). The
+/// evidence of the effect wins over the absence of a token.
+#[derive(Default)]
+pub struct ServiceKeys {
+    /// Per attempt with no key of its own: the first of its effects the service logged with a
+    /// key, and whether another of them carried a different key (the match then pinned
+    /// effects of two requests on it, and its key is not known).
+    by_attempt: FxHashMap<AttemptId, (u32, bool)>,
+}
+
+impl ServiceKeys {
+    pub fn of(model: &Model) -> Self {
+        let mut by_attempt: FxHashMap<AttemptId, (u32, bool)> = FxHashMap::default();
+        for (i, e) in model.effects.iter().enumerate() {
+            let (Some(key), Some(m)) = (e.key.as_deref(), e.matched) else {
+                continue;
+            };
+            if model.attempt(m).key.is_some() {
+                continue;
+            }
+            let (first, disagree) = by_attempt.entry(m).or_insert((i as u32, false));
+            if model.effects[*first as usize].key.as_deref() != Some(key) {
+                *disagree = true;
+            }
+        }
+        ServiceKeys { by_attempt }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_attempt.is_empty()
+    }
+
+    /// The one key the service logged on the effects of attempt `id`, which shows no key
+    /// of its own, and the first effect it was logged on. `None` when no effect of it was
+    /// logged with a key, or its effects carry different keys.
+    pub fn key<'m>(&self, model: &'m Model, id: AttemptId) -> Option<(&'m str, usize)> {
+        let &(first, disagree) = self.by_attempt.get(&id)?;
+        let e = first as usize;
+        (!disagree)
+            .then(|| model.effects[e].key.as_deref().map(|k| (k, e)))
+            .flatten()
+    }
+
+    /// Did the service log a key on some effect of attempt `id` (one or several keys)?
+    pub fn shows_a_key(&self, id: AttemptId) -> bool {
+        self.by_attempt.contains_key(&id)
+    }
+}
+
+/// The key attempt `id` was sent with: its own line's, else the one the service logged on
+/// its effects ([`ServiceKeys`]), with the effect it was read from.
+pub fn sent_key<'m>(
+    model: &'m Model,
+    service: &ServiceKeys,
+    id: AttemptId,
+) -> Option<(&'m str, Option<usize>)> {
+    match model.attempt(id).key.as_deref() {
+        Some(k) => Some((k, None)),
+        None if service.is_empty() => None,
+        None => service.key(model, id).map(|(k, e)| (k, Some(e))),
+    }
+}
+
+/// The key a finding about these attempts is about: the one they were sent with, when
+/// every keyed attempt among them carried the same one.
+pub fn common_key<'m>(attempts: impl IntoIterator<Item = &'m AttemptRec>) -> Option<String> {
+    let mut keys = attempts.into_iter().filter_map(|a| a.key.as_deref());
+    let first = keys.next()?;
+    keys.all(|k| k == first).then(|| first.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,11 @@ without an `Idempotency-Key`. One finding per call. A different request of the c
 refund after a lookup that got a 503) is no retry. Where the input cannot show headers (an
 HTTP client's own log line, an OpenTelemetry span recording no request header), a missing
 key is unknown: such a retry is reported only when its dispatch made two or more effects
-and the service logged no key on the retry's.
+and the service logged no key on the retry's. Where the line shows no key but the service
+logged keys on the effects of the dispatch's attempts, the client sent keys whatever its log
+printed: the retry is reported only when the service logged no key on its own effects, or,
+when it made none, another line of the dispatch shows a key (the log prints keys) or no
+effect of the dispatch carries one. Keys that differ per attempt are `key-per-attempt`'s.
 
 ## Why is this bad
 An ambiguous failure says nothing about whether the effect happened. Retrying it without a
@@ -44,13 +48,15 @@ Attempt 2 carries no key after attempt 1 timed out.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
-    // Calls whose every such retry's key the input could not show: judged by their effects.
-    let mut unseen: Vec<(Finding, Vec<AttemptId>)> = Vec::new();
+fn check(model: &Model, _settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
+    let service = shared.service_keys();
+    // Calls with a retry whose missing key the service's log may contradict: judged by
+    // their effects.
+    let mut judged: Vec<(Finding, Vec<Retry>)> = Vec::new();
     for call in &model.calls {
         let mut f: Option<Finding> = None;
-        let mut unseen_retries: Vec<AttemptId> = Vec::new();
-        let mut seen = false;
+        let mut to_judge: Vec<Retry> = Vec::new();
+        let mut keyless = false;
         for &d in &call.dispatches {
             let disp = &model.dispatches[d];
             let attempts: Vec<&AttemptRec> = disp.attempts.iter().collect();
@@ -78,56 +84,82 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 });
                 attempt_evidence(failed, &mut finding.evidence);
                 attempt_evidence(retry, &mut finding.evidence);
-                if retry.key_unseen {
-                    let index = disp.attempts.iter().position(|a| std::ptr::eq(a, retry));
-                    unseen_retries.push(AttemptId::new(d, index.unwrap_or_default()));
+                let index = disp.attempts.iter().position(|a| std::ptr::eq(a, retry));
+                let id = AttemptId::new(d, index.unwrap_or_default());
+                // A line that shows no key where the service logged none on any effect of
+                // its dispatch: nothing contradicts it.
+                let contradicted = !service.is_empty()
+                    && (0..disp.attempts.len()).any(|i| service.shows_a_key(AttemptId::new(d, i)));
+                if retry.key_unseen || contradicted {
+                    to_judge.push(Retry {
+                        id,
+                        unseen: retry.key_unseen,
+                    });
                 } else {
-                    seen = true;
+                    keyless = true;
                 }
             }
         }
         match f {
-            Some(f) if seen => out.push(f),
-            Some(f) => unseen.push((f, unseen_retries)),
+            Some(f) if keyless => out.push(f),
+            Some(f) => judged.push((f, to_judge)),
             None => {}
         }
     }
-    out.extend(keyless_by_their_effects(model, unseen));
+    out.extend(keyless_by_their_effects(model, judged));
 }
 
-/// Calls whose retries' keys no line or span could show (an HTTP client's own log line,
-/// an OpenTelemetry span without captured request headers): a missing key there is
-/// unknown, not absent, and reporting every such retry blamed clients that sent one. The
-/// effects say what the trace cannot: a retry whose effect the service logged with a key
-/// was sent with it; a dispatch that made two or more effects was not deduplicated, keyed
-/// or not. Reported are the calls with a retry of such a dispatch whose own effects show no
-/// key, or, when it made none, whose dispatch's effects show none (Stripe's SDK resends a
+/// A retry whose line shows no key, and whether the input could show it at all.
+struct Retry {
+    id: AttemptId,
+    unseen: bool,
+}
+
+/// Calls whose retries' missing keys the effects may contradict, reported when the effects
+/// show a retry was keyless.
+///
+/// Where no line or span could show the key (an HTTP client's own log line, an
+/// OpenTelemetry span without captured request headers), a missing key is unknown, not
+/// absent, and reporting every such retry blamed clients that sent one. The effects say
+/// what the trace cannot: a retry whose effect the service logged with a key was sent with
+/// it; a dispatch that made two or more effects was not deduplicated, keyed or not. Such a
+/// retry is keyless when its dispatch made two or more effects and its own effects show no
+/// key, or, when it made none, its dispatch's effects show none (Stripe's SDK resends a
 /// request with a key it logs nowhere: the service replays it, and the refunds are keyed).
-fn keyless_by_their_effects(model: &Model, unseen: Vec<(Finding, Vec<AttemptId>)>) -> Vec<Finding> {
-    if unseen.is_empty() {
+///
+/// Where the line shows no key (SPEC §3.1: a missing token is no key) but the service
+/// logged keys on the effects of the dispatch's attempts, the client sent keys whatever its
+/// log printed: the retry is keyless when its own effects show no key, or, when it made
+/// none, some line of the dispatch shows a key (the log prints keys, so this retry had
+/// none) or no effect of the dispatch was logged with one.
+fn keyless_by_their_effects(model: &Model, judged: Vec<(Finding, Vec<Retry>)>) -> Vec<Finding> {
+    if judged.is_empty() {
         return Vec::new();
     }
-    let dispatches = unseen
+    let dispatches = judged
         .iter()
-        .flat_map(|(_, r)| r.iter().map(|a| a.dispatch()));
+        .flat_map(|(_, r)| r.iter().map(|a| a.id.dispatch()));
     let by_dispatch = effects_by_dispatch(model, dispatches);
-    let keyless = |retry: &AttemptId| {
-        let effects = by_dispatch
-            .get(&retry.dispatch())
-            .map_or(&[][..], Vec::as_slice);
+    let keyless = |retry: &Retry| {
+        let d = retry.id.dispatch();
+        let effects = by_dispatch.get(&d).map_or(&[][..], Vec::as_slice);
         let keyed = |e: &usize| model.effects[*e].key.is_some();
         // The retry's own effects say its key; one that made none (the SDK's resend the
         // service answered as a replay of the first's key, or a retry whose refund the
         // clocks' skew gave to the attempt before) is keyless when no effect of its
         // dispatch was keyed.
-        let mut own = (effects.iter()).filter(|&&e| model.effects[e].matched == Some(*retry));
+        let mut own = (effects.iter()).filter(|&&e| model.effects[e].matched == Some(retry.id));
         let shown = match own.next() {
             Some(first) => !keyed(first) && !own.any(keyed),
-            None => !effects.iter().any(keyed),
+            None if retry.unseen => !effects.iter().any(keyed),
+            None => {
+                let lines_show_keys = model.dispatches[d].attempts.iter().any(|a| a.key.is_some());
+                lines_show_keys || !effects.iter().any(keyed)
+            }
         };
-        effects.len() >= 2 && shown
+        shown && (!retry.unseen || effects.len() >= 2)
     };
-    unseen
+    judged
         .into_iter()
         .filter(|(_, retries)| retries.iter().any(keyless))
         .map(|(f, _)| f)
@@ -217,6 +249,47 @@ mod tests {
             .timeout(10_010, "r", 1)
             .request(10_300, "r", 1, 2, "POST", REFUNDS);
         assert_eq!(t.check(&RULE).len(), 1);
+    }
+
+    /// In the SPEC's shape a line without a key has none, unless the service's log shows
+    /// one: a retry whose refund the service logged with a key was sent with it, whatever
+    /// the client's log printed (that is key-per-attempt's finding when the keys differ).
+    #[test]
+    fn a_missing_key_the_services_log_contradicts_is_no_claim() {
+        let trace = |keys: [Option<&str>; 2]| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .request(10, "r", 1, 1, "POST", REFUNDS)
+                .refund(500, "rf_1", "A-1", 4500, keys[0])
+                .timeout(10_010, "r", 1)
+                .request(10_300, "r", 1, 2, "POST", REFUNDS)
+                .refund(10_400, "rf_2", "A-1", 4500, keys[1])
+                .created(10_500, "r", 1, "rf_2", false);
+            t.check(&RULE).len()
+        };
+        // Each refund logged with a key: both attempts were keyed.
+        assert_eq!(trace([Some("k1"), Some("k2")]), 0);
+        assert_eq!(trace([None, Some("k2")]), 0);
+        // The retry's own refund logged without one: it went without a key.
+        assert_eq!(trace([Some("k1"), None]), 1);
+        assert_eq!(trace([None, None]), 1);
+
+        // A retry that made no refund (the service replayed it): keyed when no line of the
+        // call shows a key (a log printing no headers) and the refund was logged with one.
+        let replayed = |first_line: Option<&str>, logged: Option<&str>| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .sent(10, "r", 1, 1, "POST", REFUNDS, first_line)
+                .refund(500, "rf_1", "A-1", 4500, logged)
+                .timeout(10_010, "r", 1)
+                .request(10_300, "r", 1, 2, "POST", REFUNDS)
+                .created(10_500, "r", 1, "rf_1", true);
+            t.check(&RULE).len()
+        };
+        assert_eq!(replayed(None, Some("k1")), 0);
+        assert_eq!(replayed(None, None), 1);
+        // The log prints keys (attempt 1's line shows it) and the retry's shows none.
+        assert_eq!(replayed(Some("k1"), Some("k1")), 1);
     }
 
     /// The refund sent again after a read-back between: still a retry of the refund.

@@ -59,6 +59,18 @@ impl<'m> Evidence<'m> {
         }
     }
 
+    /// The key dispatch `d` was sent with: its first keyed attempt's, else the key the
+    /// service logged on the first of the group's effects made by it (a client log that
+    /// prints no headers still sent the key its effects carry).
+    pub(super) fn dispatch_key(&self, d: usize) -> Option<&'m str> {
+        let made_by = |e: &&&EffectRec| e.matched.is_some_and(|m| m.dispatch() == d);
+        self.model.dispatches[d].key().or_else(|| {
+            (self.effects.iter())
+                .filter(made_by)
+                .find_map(|e| e.key.as_deref())
+        })
+    }
+
     fn segment(&self, d: usize) -> u32 {
         self.model.dispatches[d].segment
     }

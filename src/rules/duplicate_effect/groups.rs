@@ -115,9 +115,9 @@ fn call_finding(
     f.order = dispatches
         .iter()
         .find_map(|&d| model.dispatches[d].order.as_deref().map(String::from));
-    f.key = dispatches
-        .iter()
-        .find_map(|&d| model.dispatches[d].key().map(String::from));
+    f.key = (dispatches.iter())
+        .find_map(|&d| evidence.dispatch_key(d))
+        .map(String::from);
     for &d in &dispatches {
         dispatch_evidence(&model.dispatches[d], &mut f.evidence);
     }

@@ -36,16 +36,9 @@ impl<'m> Evidence<'m> {
     fn resume_story(&self, kind: &str, first: &EffectRec, others: &str) -> String {
         let seg = self.resume_between().unwrap_or(1);
         let resumed = self.model.resume_at(self.run, seg);
-        let before = self
-            .dispatches
-            .iter()
-            .map(|&d| &self.model.dispatches[d])
-            .rfind(|d| d.segment < seg);
-        let after = self
-            .dispatches
-            .iter()
-            .map(|&d| &self.model.dispatches[d])
-            .find(|d| d.segment >= seg);
+        let segment = |d: &usize| self.model.dispatches[*d].segment;
+        let before = self.dispatches.iter().copied().rfind(|d| segment(d) < seg);
+        let after = self.dispatches.iter().copied().find(|d| segment(d) >= seg);
         let crashed = resumed.and_then(|r| self.model.crash_before(self.run, r));
         // A slow effect of the call sent before the crash can be created after it, even
         // after the resume: said as the trace has it.
@@ -66,6 +59,8 @@ impl<'m> Evidence<'m> {
         }
         let reissued = match (before, after) {
             (Some(b), Some(a)) => {
+                let (kb, ka) = (self.dispatch_key(b), self.dispatch_key(a));
+                let (b, a) = (&self.model.dispatches[b], &self.model.dispatches[a]);
                 let what = if a.call.step != b.call.step {
                     format!(
                         "the call was re-issued as step {} (it was step {})",
@@ -74,7 +69,7 @@ impl<'m> Evidence<'m> {
                 } else {
                     format!("step {} was re-issued", a.call.step)
                 };
-                let key = match (b.key(), a.key()) {
+                let key = match (kb, ka) {
                     (Some(kb), Some(ka)) if ka == kb => {
                         format!(" with the same key {ka}, which the service did not enforce,")
                     }
@@ -101,6 +96,7 @@ impl<'m> Evidence<'m> {
                 did(kind)
             );
         };
+        let keys = (self.dispatch_key(a), self.dispatch_key(b));
         let (a, b) = (&self.model.dispatches[a], &self.model.dispatches[b]);
         let step = a.call.step;
         let why = match (&a.end, a.attempts.last()) {
@@ -120,7 +116,7 @@ impl<'m> Evidence<'m> {
             }
             _ => format!("step {step} was dispatched"),
         };
-        let key = match (a.key(), b.key()) {
+        let key = match keys {
             // Whether a key was sent is not in the trace.
             (None, None) if !a.requests_logged() && !b.requests_logged() => "",
             (None, None) => " without a key",
@@ -160,7 +156,9 @@ impl<'m> Evidence<'m> {
             }
             // The other effects were matched to this attempt too (the service's clock or
             // its missing ids cannot tell the attempts apart): say no more than is known.
-            [] if a.key.is_some() => format!("a retry with the same key {did} again"),
+            [] if a.key.is_some() || self.one_key_logged() => {
+                format!("a retry with the same key {did} again")
+            }
             [] => format!("a retry {did} again"),
         };
         format!(
@@ -170,6 +168,16 @@ impl<'m> Evidence<'m> {
             first.id,
             after_failure(first, a)
         )
+    }
+}
+
+impl Evidence<'_> {
+    /// Did the service log one and the same key on every effect of the group?
+    fn one_key_logged(&self) -> bool {
+        let mut keys = self.effects.iter().map(|e| e.key.as_deref());
+        keys.next()
+            .flatten()
+            .is_some_and(|k| keys.all(|o| o == Some(k)))
     }
 }
 

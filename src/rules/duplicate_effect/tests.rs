@@ -185,6 +185,46 @@ fn a_step_the_framework_dispatched_twice_is_a_step_retry() {
     );
 }
 
+/// A client log that prints no headers, and the service's log showing each dispatch's
+/// refund with its own key: the story says a new key, not "without a key", and the
+/// finding is about the first key.
+#[test]
+fn keys_the_service_logged_are_the_keys_the_story_tells() {
+    let step_retry = |keys: [Option<&str>; 2]| {
+        let mut tr = Trace::default();
+        tr.tool_call(t(0, "09:00:00"), "s1", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:00.010"), "s1", 4, 1, None)
+            .refund(t(0, "09:00:00.200"), "rf_S1", "A-88214", 4500, keys[0])
+            .timeout(t(0, "09:00:10.010"), "s1", 4)
+            .step_end(t(0, "09:00:10.020"), "s1", 4, Some("ReadTimeout"))
+            .tool_call(t(0, "09:00:12"), "s1", 4, "issue_refund", ARGS)
+            .attempt(t(0, "09:00:12.010"), "s1", 4, 1, None)
+            .refund(t(0, "09:00:12.100"), "rf_S2", "A-88214", 4500, keys[1])
+            .created(t(0, "09:00:12.300"), "s1", 4, "rf_S2", false)
+            .step_end(t(0, "09:00:12.310"), "s1", 4, None);
+        dup(&tr)
+    };
+    let f = step_retry([Some("k1"), Some("k2")]);
+    assert_eq!(f.cause, Some(Cause::StepRetry));
+    assert_eq!(f.key.as_deref(), Some("k1"));
+    assert!(
+        f.message
+            .contains("dispatched step 4 again with a new key and"),
+        "{}",
+        f.message
+    );
+    let f = step_retry([Some("k1"), Some("k1")]);
+    assert!(
+        f.message.contains("with the same key, which"),
+        "{}",
+        f.message
+    );
+    // No key on either refund: as before, none was sent.
+    let f = step_retry([None, None]);
+    assert_eq!(f.key, None);
+    assert!(f.message.contains("again without a key"), "{}", f.message);
+}
+
 #[test]
 fn one_attempt_that_reached_the_service_is_a_gateway_retry() {
     let mut tr = Trace::default();
