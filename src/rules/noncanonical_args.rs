@@ -2,7 +2,7 @@
 //! float or string amount, or two dispatches of one call whose raw arguments differ only in
 //! key order or number format.
 
-use super::support::{and_list, call_finding, has_args};
+use super::support::{and_list, call_attempts, call_finding, common_key, has_args};
 use super::{Rule, Settings, Shared};
 use crate::canonical::{is_float_literal, python_dumps};
 use crate::correlate::{Dispatch, Model};
@@ -76,6 +76,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             and_list(&problems)
         );
         let mut f = call_finding(&RULE, model, call, message);
+        f.key = common_key(call_attempts(model, call));
         f.evidence = evidence;
         out.push(f);
     }
@@ -266,6 +267,30 @@ mod tests {
             "{}",
             f[0].message
         );
+    }
+
+    /// The finding's key is the one the call's attempts shared, if any.
+    #[test]
+    fn the_key_is_the_one_the_calls_attempts_shared() {
+        let key = |keys: &[Option<&str>]| {
+            let mut t = Trace::new();
+            t.tool_call(
+                0,
+                "r",
+                4,
+                "issue_refund",
+                r#"{"order":"A-1","amount_p":4500.0}"#,
+            );
+            for (i, k) in keys.iter().enumerate() {
+                t.attempt(10 + i as i64 * 100, "r", 4, i as u32 + 1, *k);
+            }
+            let f = t.check(&RULE);
+            assert_eq!(f.len(), 1, "{f:?}");
+            f[0].key.clone()
+        };
+        assert_eq!(key(&[Some("k"), Some("k")]).as_deref(), Some("k"));
+        assert_eq!(key(&[None]), None);
+        assert_eq!(key(&[Some("k1"), Some("k2")]), None);
     }
 
     /// The text check skips the parse only for arguments in which the parse finds nothing.

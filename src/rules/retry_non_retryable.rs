@@ -1,10 +1,10 @@
 //! `retry-non-retryable`: a request sent again after a permanent failure (400, 401, 403, 404,
 //! 422), which will fail the same way.
 
-use super::support::{attempt_evidence, call_attempts, call_finding, retries};
+use super::support::{attempt_evidence, call_attempts, call_finding, common_key, retries};
 use super::{Rule, Settings, Shared};
 use crate::classify::FailureClass;
-use crate::correlate::Model;
+use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
 
 pub static RULE: Rule = Rule {
@@ -45,6 +45,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
     for call in &model.calls {
         let mut f: Option<Finding> = None;
         let mut sent_again = 0;
+        let mut involved: Vec<&AttemptRec> = Vec::new();
         let attempts = call_attempts(model, call);
         for (failed, retry) in retries(&attempts) {
             let Some(o) = failed
@@ -76,8 +77,10 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
             });
             attempt_evidence(failed, &mut finding.evidence);
             attempt_evidence(retry, &mut finding.evidence);
+            involved.extend([failed, retry]);
         }
         if let Some(mut f) = f {
+            f.key = common_key(involved);
             if sent_again > 1 {
                 f.message
                     .push_str(&format!(" ({sent_again} retries after permanent failures)"));
@@ -109,6 +112,29 @@ mod tests {
         let message = &found[0].message;
         assert!(!message.contains("fails the same way"), "{message}");
         assert!(message.contains("it got 201 Created"), "{message}");
+        // The attempts shared their key: the finding is about it.
+        assert_eq!(found[0].key.as_deref(), Some("k"));
+    }
+
+    /// The finding's key is the one its attempts shared; none when they carried none, or
+    /// two different ones.
+    #[test]
+    fn the_key_is_the_one_the_attempts_shared() {
+        let key = |keys: [Option<&str>; 2]| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 1, "issue_refund", ARGS)
+                .attempt(10, "r", 1, 1, keys[0])
+                .response(200, "r", 1, 400, "Bad Request")
+                .attempt(700, "r", 1, 2, keys[1])
+                .response(900, "r", 1, 400, "Bad Request");
+            let found = t.check(&RULE);
+            assert_eq!(found.len(), 1, "{found:?}");
+            found[0].key.clone()
+        };
+        assert_eq!(key([Some("kv1"), Some("kv1")]).as_deref(), Some("kv1"));
+        assert_eq!(key([Some("kv1"), None]).as_deref(), Some("kv1"));
+        assert_eq!(key([None, None]), None);
+        assert_eq!(key([Some("kv1"), Some("kv2")]), None);
     }
 
     #[test]
