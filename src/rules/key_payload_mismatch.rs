@@ -81,13 +81,7 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         }
         let mut parts = Vec::new();
         if payloads.len() >= 2 {
-            let shown: Vec<String> = payloads
-                .iter()
-                .map(|(tool, canonical, d)| {
-                    let step = model.dispatches[*d].call.step;
-                    format!("step {step} {tool} {canonical}")
-                })
-                .collect();
+            let shown = payloads_shown(model, &payloads);
             parts.push(format!(
                 "was sent with {} different payloads ({})",
                 payloads.len(),
@@ -127,6 +121,24 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         out.push(f);
     }
     check_records(model, out);
+}
+
+/// Each payload (tool, canonical args, the dispatch that first sent it) as a message says it:
+/// `step 2 issue_refund {...}`, with its run (`run k1 step 2 ...`) when they were sent by
+/// more than one run.
+fn payloads_shown(model: &Model, payloads: &[(&str, &str, usize)]) -> Vec<String> {
+    let run = |d: usize| model.dispatches[d].call.run.as_str();
+    let one_run = payloads.iter().all(|p| run(p.2) == run(payloads[0].2));
+    payloads
+        .iter()
+        .map(|&(tool, canonical, d)| {
+            let step = model.dispatches[d].call.step;
+            match one_run {
+                true => format!("step {step} {tool} {canonical}"),
+                false => format!("run {} step {step} {tool} {canonical}", run(d)),
+            }
+        })
+        .collect()
 }
 
 /// The record-based case: requests the client logged without their key, but whose responses
@@ -186,12 +198,7 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
         if payloads.len() < 2 {
             continue;
         }
-        let shown: Vec<String> = payloads
-            .iter()
-            .map(|(tool, canonical, d)| {
-                format!("step {} {tool} {canonical}", model.dispatches[*d].call.step)
-            })
-            .collect();
+        let shown = payloads_shown(model, &payloads);
         let message = format!(
             "idempotency record {} (created {}) answered {} different payloads ({}): two different actions collide on one key, and the later got the first's stored response instead of its own effect",
             rec.key,
@@ -296,6 +303,46 @@ mod tests {
             found[0].message
         );
         assert_eq!(found[0].key.as_deref(), Some("ord-A-1"));
+        // One run: its steps are enough.
+        assert!(
+            found[0].message.contains("(step 2 issue_refund"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    /// Two runs sending one key: each payload is said with its run, whose steps alone
+    /// ("step 2 ... and step 2 ...") read as one call.
+    #[test]
+    fn payloads_of_two_runs_are_named_with_their_runs() {
+        let mut t = Trace::new();
+        t.tool_call(
+            0,
+            "k1",
+            2,
+            "issue_refund",
+            r#"{"order":"K-1","amount_p":1000}"#,
+        )
+        .attempt(10, "k1", 2, 1, Some("refund-K-1"))
+        .created(200, "k1", 2, "rf_K1", false)
+        .tool_call(
+            1000,
+            "k2",
+            2,
+            "issue_refund",
+            r#"{"order":"K-1","amount_p":1500}"#,
+        )
+        .attempt(1010, "k2", 2, 1, Some("refund-K-1"))
+        .created(1200, "k2", 2, "rf_K1", true);
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains(
+                r#"(run k1 step 2 issue_refund {"amount_p":1000,"order":"K-1"} and run k2 step 2 issue_refund {"amount_p":1500,"order":"K-1"})"#
+            ),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]
