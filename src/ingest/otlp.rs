@@ -179,10 +179,20 @@ fn members_of(v: Option<Value>) -> Vec<(String, Value)> {
 
 /// Parses one export batch and collects its spans.
 fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Spans) {
-    match serde_json::from_slice(bytes) {
+    match parse_document(bytes) {
         Ok(doc) => read_parsed(doc, bytes, first_line, input, out),
         Err(e) => broken(&mut out.stats, first_line, &format!("not JSON: {e}")),
     }
+}
+
+/// A document's JSON. Invalid UTF-8 is replaced, not fatal (SPEC §9), as in the other
+/// formats: one bad byte in an attribute would otherwise cost a whole export batch, which
+/// a Collector fills with hundreds of spans. Tried only once the bytes failed as they are.
+pub(super) fn parse_document(bytes: &[u8]) -> serde_json::Result<Value> {
+    serde_json::from_slice(bytes).or_else(|e| match std::str::from_utf8(bytes) {
+        Ok(_) => Err(e),
+        Err(_) => serde_json::from_str(&String::from_utf8_lossy(bytes)),
+    })
 }
 
 /// Collects the spans of one export batch, parsed from `bytes`.

@@ -277,7 +277,7 @@ impl Reading {
 
 /// What a line gives read as a whole document, if it parses as one.
 fn whole_document(line: &[u8], n: u32, input: u32) -> Option<Spans> {
-    let doc = serde_json::from_slice::<Value>(line).ok()?;
+    let doc = super::parse_document(line).ok()?;
     let mut part = Spans::default();
     read_parsed(doc, line, n, input, &mut part);
     Some(part)

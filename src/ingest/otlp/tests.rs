@@ -1066,3 +1066,33 @@ fn other_signals_documents_are_ignored_and_no_signal_is_skipped() {
     let p = read(&format!("{{\"resourceSpans\": [\n{metrics}\n{spans}\n"), 0);
     assert_eq!((p.spans.len(), p.stats.ignored, p.stats.skipped), (1, 1, 1));
 }
+
+/// One invalid byte in an attribute is replaced, not fatal (SPEC §9): the batch's spans are
+/// read, on one line and pretty-printed over many; a batch that is no JSON still is not.
+#[test]
+fn invalid_utf8_in_a_batch_is_replaced() {
+    let one_line = batch("inst-\u{e9}", vec![tool_span("9000000000000001")]);
+    let pretty =
+        serde_json::to_string_pretty(&serde_json::from_str::<Value>(&one_line).unwrap()).unwrap();
+    for text in [one_line, pretty] {
+        let bytes = text.replacen("\u{e9}", "\u{1}", 1).into_bytes();
+        // `\u{1}` stands in for the lone byte: a JSON string cannot hold a raw control
+        // character, so replace it by a byte that is no UTF-8 of its own (0xE9).
+        let bytes: Vec<u8> = bytes
+            .iter()
+            .map(|&b| if b == 1 { 0xE9 } else { b })
+            .collect();
+        assert!(std::str::from_utf8(&bytes).is_err());
+        let p = parse(&mut &bytes[..], 0, &ParseOptions::default()).unwrap();
+        assert_eq!(p.stats.skipped, 0, "{:?}", p.stats.problems);
+        assert_eq!(p.spans.len(), 1);
+    }
+    let broken = b"{\"resourceSpans\": [\xE9\n";
+    let p = parse(&mut &broken[..], 0, &ParseOptions::default()).unwrap();
+    assert_eq!(
+        (p.spans.len(), p.stats.skipped),
+        (0, 1),
+        "{:?}",
+        p.stats.problems
+    );
+}
