@@ -107,7 +107,7 @@ fn check(model: &Model, settings: &Settings, shared: &Shared, out: &mut Vec<Find
         let order = order.unwrap_or_default();
         // Decisions each created within the window of the previous one, two or more.
         for cluster in clusters(model, &decisions, settings.decision_window) {
-            out.push(finding(model, kind, order, &cluster));
+            out.push(finding(model, kind, order, &cluster, delivery_gap));
         }
     }
 }
@@ -155,7 +155,13 @@ fn who(model: &Model, e: usize) -> String {
     }
 }
 
-fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding {
+fn finding(
+    model: &Model,
+    kind: &str,
+    order: &str,
+    cluster: &[usize],
+    delivery_gap: Duration,
+) -> Finding {
     let mut f = Finding::new(RULE.id, RULE.default_severity, String::new());
     f.order = Some(order.to_string());
     // The finding is about the first repeat: the decision that should not have been made.
@@ -219,9 +225,19 @@ fn finding(model: &Model, kind: &str, order: &str, cluster: &[usize]) -> Finding
             "{} separate decisions, not a delivery retry, so a planning defect",
             cluster.len()
         )
-    } else {
+    } else if cluster.windows(2).all(|p| {
+        let (a, b) = (&model.effects[p[0]], &model.effects[p[1]]);
+        b.created.since(a.created) > delivery_gap
+    }) {
         format!(
             "{} requests too far apart to be one request delivered again; no trace shows who made the untraced ones (another decision, a person, or a retry nobody logged)",
+            cluster.len()
+        )
+    } else {
+        // Close enough to be copies, but correlation took none for the traced request's:
+        // made before that request was sent, or under another key.
+        format!(
+            "{} requests close together, but the untraced ones are no copies of a traced request (made before it was sent, or under another key); no trace shows who made them (another decision, a person, a retry nobody logged, or a run whose spans were lost, such as a worker killed before it exported them)",
             cluster.len()
         )
     };
@@ -342,6 +358,31 @@ mod tests {
         let message = &two_runs[0].message;
         assert!(!message.contains("the same step"), "{message}");
         assert!(!message.contains("arguments apart"), "{message}");
+    }
+
+    /// An untraced refund three seconds before a traced call's (a worker killed before it
+    /// exported its spans, then the step run again): close enough to be a copy, so the
+    /// message does not call them too far apart, but says why neither is the other's copy.
+    #[test]
+    fn an_untraced_effect_just_before_a_traced_request_is_not_called_far_apart() {
+        let mut tr = Trace::default();
+        tr.refund(t(0, "15:59:59"), "rf_1", "E-5", 3000, None)
+            .tool_call(
+                t(0, "16:00:02"),
+                "w2",
+                2,
+                "issue_refund",
+                r#"{"order":"E-5","amount_p":3000}"#,
+            )
+            .attempt(t(0, "16:00:02.010"), "w2", 2, 1, None)
+            .refund(t(0, "16:00:02.100"), "rf_2", "E-5", 3000, None)
+            .created(t(0, "16:00:02.200"), "w2", 2, "rf_2", false);
+        let found = tr.of("duplicate-decision");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let message = &found[0].message;
+        assert!(message.contains("close together"), "{message}");
+        assert!(message.contains("spans were lost"), "{message}");
+        assert!(!message.contains("too far apart"), "{message}");
     }
 
     #[test]
