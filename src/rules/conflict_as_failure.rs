@@ -84,16 +84,24 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         };
         let attempts = call_attempts(model, call);
         let answer = final_outcome.map_or_else(|| "409 Conflict".to_string(), Outcome::describe);
-        let tries = attempts
-            .iter()
+        let conflicts: Vec<_> = (attempts.iter())
             .filter(|a| {
                 a.outcome
                     .as_ref()
                     .is_some_and(|o| o.class() == FailureClass::Conflict)
             })
-            .count();
+            .collect();
+        let tries = conflicts.len();
+        // Retried under one key already: the habit is giving up too soon, not not retrying.
+        let one_key = conflicts.first().and_then(|a| a.key.as_deref());
+        let kept_its_key = tries > 1 && conflicts.iter().all(|a| a.key.as_deref() == one_key);
+        let advice = if kept_its_key && one_key.is_some() {
+            "it did retry with the same key, but gave up while the first request was still in flight: back off longer (with jitter) until the first request finishes and its answer is replayed"
+        } else {
+            "it should have backed off and retried with the same key"
+        };
         let message = format!(
-            "the call's last answer was {answer} (a duplicate still in flight) and {how}{}: it should have backed off and retried with the same key",
+            "the call's last answer was {answer} (a duplicate still in flight) and {how}{}: {advice}",
             if tries > 1 {
                 format!(" after {tries} conflicts")
             } else {
@@ -179,6 +187,32 @@ mod tests {
             found[0].message
         );
         assert_eq!(found[0].key.as_deref(), Some("k"));
+    }
+
+    /// One 409 and a failed step: retry with the key. Three 409s under one key: it did, and
+    /// gave up too soon.
+    #[test]
+    fn conflicts_retried_under_one_key_are_told_to_back_off_longer() {
+        let mut once = conflicted();
+        once.step_end(10_630, "c", 3, Some("409 Conflict"));
+        let message = &once.check(&RULE)[0].message;
+        assert!(message.contains("should have backed off"), "{message}");
+        let mut thrice = conflicted();
+        thrice
+            .attempt(11_000, "c", 3, 3, Some("k"))
+            .response(11_100, "c", 3, 409, "Conflict")
+            .attempt(12_000, "c", 3, 4, Some("k"))
+            .response(12_100, "c", 3, 409, "Conflict")
+            .step_end(12_110, "c", 3, Some("409 Conflict"));
+        let found = thrice.check(&RULE);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let message = &found[0].message;
+        assert!(message.contains("after 3 conflicts"), "{message}");
+        assert!(
+            message.contains("it did retry with the same key"),
+            "{message}"
+        );
+        assert!(!message.contains("should have backed off"), "{message}");
     }
 
     #[test]
