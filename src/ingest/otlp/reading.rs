@@ -6,7 +6,6 @@
 use super::{Spans, broken, read_document, read_parsed};
 use crate::ingest::lines::for_each_line;
 use crate::ingest::{MAX_PROBLEMS_KEPT, Parsed};
-use serde_json::Value;
 use std::io::{self, Read};
 
 /// How many bytes of lines are read ahead and parsed side by side. The SDK's and the
