@@ -9,7 +9,9 @@
 //!   the duplicates created in that period only, and their excess;
 //! - a finding about one effect, to that effect's creation;
 //! - a finding about a window (a replay-rate spike), to the window's start;
-//! - any other finding, to its earliest cited event.
+//! - any other finding (a habit: a retry without a key, a key minted per attempt), to its
+//!   latest cited event: the habit is shown when it was acted on (a retry sent on 1 December
+//!   of a request first sent on 30 November is December's, with the duplicate it made).
 //!
 //! So each duplicate belongs to exactly one period, and the totals of consecutive periods add
 //! up to the total of their union.
@@ -80,7 +82,7 @@ pub fn belongs_at(f: &Finding, times: &FxHashMap<Loc, Timestamp>) -> Option<Time
             .evidence
             .iter()
             .filter_map(|l| times.get(l))
-            .min()
+            .max()
             .copied(),
         [only] => Some(only.created),
         [_, second, ..] => Some(second.created),

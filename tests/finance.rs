@@ -379,3 +379,45 @@ fn the_json_summary_counts_the_duplicates_of_unknown_excess() {
     let month: Value = serde_json::from_str(&month).unwrap();
     assert_eq!(month["summary"]["excess_unknown"], 0);
 }
+
+/// A habit belongs to when it was acted on: a request first sent on 30 November and retried
+/// without a key on 1 December is December's `unkeyed-retry`, beside the December duplicate
+/// it made; November's report has neither (it listed the habit without its duplicate).
+#[test]
+fn a_retry_across_a_month_end_belongs_to_the_month_of_the_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("trace.log");
+    std::fs::write(
+        &log,
+        "2026-11-30T23:59:50.000Z  agent run r1  step 2  tool=issue_refund  args={\"order\":\"X-1\",\"amount_p\":2000}\n\
+         2026-11-30T23:59:55.000Z  POST https://payments.internal/v1/refunds  (attempt 1)\n\
+         2026-12-01T00:00:05.000Z  urllib3.exceptions.ReadTimeoutError: read timeout=10\n\
+         2026-12-01T00:00:06.000Z  POST https://payments.internal/v1/refunds  (attempt 2)\n\
+         2026-12-01T00:00:07.000Z  201 Created  refund_id=rf_X2  amount_p=2000\n\
+         2026-12-01T00:00:07.100Z  agent run r1  step 2  ok\n\
+         2026-12-01T00:00:02.000Z  refund rf_X1  order X-1  2000p\n\
+         2026-12-01T00:00:06.500Z  refund rf_X2  order X-1  2000p\n",
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    let rules_of = |args: &[&str]| -> Vec<String> {
+        let (_, json) = scan(&[&[log, "--format", "json"], args].concat());
+        let report: Value = serde_json::from_str(&json).unwrap();
+        let mut rules: Vec<String> = (report["findings"].as_array().unwrap().iter())
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect();
+        rules.sort();
+        rules.dedup();
+        rules
+    };
+    let december = rules_of(&["--since", "2026-12-01", "--until", "2027-01-01"]);
+    assert!(
+        december.contains(&"unkeyed-retry".to_string()),
+        "{december:?}"
+    );
+    assert!(
+        december.contains(&"duplicate-effect".to_string()),
+        "{december:?}"
+    );
+    assert_eq!(rules_of(&NOVEMBER), Vec::<String>::new());
+}
