@@ -17,7 +17,9 @@ pub static RULE: Rule = Rule {
     explanation: r#"## What it does
 Groups keyed attempts by their `Idempotency-Key` and reports a key that was sent for two
 different requests: two tools, or two different canonical argument sets (keys sorted,
-`4500.0` read as `4500`, so spelling alone never counts). Also reports a keyed request the
+`4500.0` read as `4500`, so spelling alone never counts). A failed step dispatched again
+for the same order and amount with its free text reworded is the same action, not another
+payload. Also reports a keyed request the
 service refused because of its key: a 422, or a 400 whose message names the idempotency key.
 With a dump of the service's idempotency records, also reports a record whose stored response
 (the effect id it names) was returned to calls with different payloads, even when the client
@@ -61,13 +63,20 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
         let key = run[0].0;
         let attempts: Vec<AttemptId> = run.iter().map(|r| r.1).collect();
-        // Distinct requests under this key, in first-sent order.
+        // Distinct requests under this key, in first-sent order. A step dispatched again
+        // with its free text reworded (the same order and amount: one duplicate group,
+        // `correlate/build/step_retries.rs`) asks for the same action: a key kept for it is
+        // right, and the service's replay says it saw the same request.
+        let group = |d: usize| model.calls[model.dispatches[d].logical()].group();
         let mut payloads: Vec<(&str, &str, usize)> = Vec::new();
         for id in &attempts {
             let d = &model.dispatches[id.dispatch()];
             let canonical = model.calls[d.logical()].canonical.as_str();
             let tool = model.tool_of(d);
-            if has_args(d) && !payloads.iter().any(|p| (p.0, p.1) == (tool, canonical)) {
+            let seen = |p: &(&str, &str, usize)| {
+                p.0 == tool && (p.1 == canonical || group(p.2) == group(id.dispatch()))
+            };
+            if has_args(d) && !payloads.iter().any(seen) {
                 payloads.push((tool, canonical, id.dispatch()));
             }
         }
