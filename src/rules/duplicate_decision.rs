@@ -288,7 +288,8 @@ fn one_step_calls_apart(model: &Model, cluster: &[usize]) -> Option<String> {
         }
     };
     let apart: Vec<String> = (names.into_iter())
-        .filter(|n| a.get(*n) != b.get(*n))
+        // A key-like member differs between any two requests: it tells nothing.
+        .filter(|n| a.get(*n) != b.get(*n) && !crate::canonical::is_key_field(n))
         .map(|n| format!("`{n}` ({}, {})", shown(a.get(n)), shown(b.get(n))))
         .collect();
     (!apart.is_empty()).then(|| apart.join(", "))

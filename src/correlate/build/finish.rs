@@ -25,8 +25,9 @@ impl<'o> Builder<'o> {
         mark_replayed_answers(&mut self.model, &replays);
         learn_whole_amounts(&mut self.model);
         attach_delivery_copies(&mut self.model);
-        self.join_step_retries();
+        let step_retries = self.step_retries();
         join_renumbered(&mut self.model);
+        super::step_retries::merge_groups(&mut self.model, &step_retries);
         self.model
     }
 }

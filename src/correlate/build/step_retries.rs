@@ -1,38 +1,39 @@
 //! A step the framework re-invoked after it failed (or a resume ran again), whose model
-//! wrote the call's arguments anew (a fresh `idempotency_key`, a reworded `reason`): the same action, so the same call
-//! for duplicate counting (SPEC §4.3), though its canonical arguments made it another
-//! logical call. Before, the refund each dispatch made read as two decisions of one step
-//! (a `duplicate-decision` warning) rather than a step retry that refunded twice.
+//! wrote the call's arguments anew (a fresh `idempotency_key`, a reworded `reason`): the
+//! same action, so the same call for duplicate counting (SPEC §4.3), though its canonical
+//! arguments made it another logical call. Before, the refund each dispatch made read as
+//! two decisions of one step (a `duplicate-decision` warning) rather than a step retry that
+//! refunded twice.
 
 use super::Builder;
 use crate::canonical::{canonical, is_key_field};
-use crate::classify::FailureClass;
-use crate::correlate::Dispatch;
-use crate::time::Timestamp;
+use crate::correlate::{Dispatch, Model};
 use serde_json::Value;
 
 impl Builder<'_> {
-    /// Puts each logical call first dispatched in a step after another call of the step
-    /// failed, with the same tool and the same action ([`same_action`]), in that call's
-    /// duplicate group. The candidates are the dispatches that made a new logical call in
-    /// a step dispatched before (a few: most steps are dispatched once), in time order, so
-    /// a call re-invoked twice joins the group of the first.
-    pub(super) fn join_step_retries(&mut self) {
-        for i in 0..self.redispatched.len() {
-            let d = self.redispatched[i] as usize;
-            if let Some(e) = self.retried_by(d) {
-                let group = self.model.calls[self.model.dispatches[e].logical()].group;
-                let logical = self.model.dispatches[d].logical();
-                self.model.calls[logical].group = group;
-            }
-        }
+    /// Each logical call first dispatched in a step after the step failed (or after a
+    /// resume), with the same tool and the same action ([`same_action`]) as a call the
+    /// step dispatched before: (the later call, the earlier). The candidates are the
+    /// dispatches that made a new logical call in a step dispatched before (a few: most
+    /// steps are dispatched once).
+    pub(super) fn step_retries(&self) -> Vec<(usize, usize)> {
+        (self.redispatched.iter())
+            .filter_map(|&d| {
+                let d = d as usize;
+                let e = self.retried_by(d)?;
+                Some((
+                    self.model.dispatches[d].logical(),
+                    self.model.dispatches[e].logical(),
+                ))
+            })
+            .collect()
     }
 
     /// The latest earlier dispatch of `d`'s step that `d` retries: another logical call of
-    /// the same tool and action that had failed by the time `d` was sent, or was made
-    /// before a resume that `d` came after. A step's end is
-    /// logged once, after its latest dispatch, so a failed end also tells of the step's
-    /// dispatches before that one.
+    /// the same tool and action, made before the step ended failed (a step's end is logged
+    /// once, after its latest dispatch, so it tells of the dispatches before that one
+    /// too) or before a resume that `d` came after. A call's own failed answer is not
+    /// enough: the model may go on in the same step to another call (the next item).
     fn retried_by(&self, d: usize) -> Option<usize> {
         let later = &self.model.dispatches[d];
         let sent_at = later.first_at();
@@ -43,10 +44,8 @@ impl Builder<'_> {
             let disp = &self.model.dispatches[e];
             step_failed |= (disp.end.as_ref()).is_some_and(|end| !end.ok && end.at <= sent_at);
             // A resume re-runs the step whatever became of it before: its checkpoint was lost.
-            let failed = step_failed
-                || disp.segment < later.segment
-                || failed_at(disp).is_some_and(|t| t <= sent_at);
-            if failed
+            let rerun = step_failed || disp.segment < later.segment;
+            if rerun
                 && disp.logical != later.logical
                 && self.model.calls[disp.logical()].tool == *tool
                 && same_action(disp, later)
@@ -58,33 +57,51 @@ impl Builder<'_> {
     }
 }
 
-/// When the dispatch is known to have failed: its step ended in failure, or its latest
-/// attempt was answered with anything but a success. A dispatch with no outcome yet (a
-/// parallel sibling, a call still in flight) has not.
-fn failed_at(d: &Dispatch) -> Option<Timestamp> {
-    if let Some(end) = &d.end {
-        return (!end.ok).then_some(end.at);
+/// Puts the calls of each step retry ([`Builder::step_retries`]) and each renumbering (set
+/// by `join_renumbered`) in one duplicate group, whichever order they chain in (a call
+/// renumbered on resume, then retried with its reason reworded, is one call with the
+/// original): each group is named by its earliest call.
+pub(super) fn merge_groups(model: &mut Model, retries: &[(usize, usize)]) {
+    if retries.is_empty() {
+        return;
     }
-    let outcome = d.attempts.last()?.outcome.as_ref()?;
-    (outcome.class() != FailureClass::Success).then_some(outcome.at)
+    let mut root: Vec<u32> = (0..model.calls.len() as u32).collect();
+    fn find(root: &mut [u32], mut c: usize) -> usize {
+        while root[c] as usize != c {
+            root[c] = root[root[c] as usize];
+            c = root[c] as usize;
+        }
+        c
+    }
+    let join = |root: &mut Vec<u32>, a: usize, b: usize| {
+        let (a, b) = (find(root, a), find(root, b));
+        root[a.max(b)] = a.min(b) as u32;
+    };
+    for c in 0..model.calls.len() {
+        let group = model.calls[c].group();
+        join(&mut root, c, group);
+    }
+    for &(later, earlier) in retries {
+        join(&mut root, later, earlier);
+    }
+    for c in 0..model.calls.len() {
+        model.calls[c].group = find(&mut root, c) as u32;
+    }
 }
 
-/// Two dispatches ask for the same action: the same order and amount, or, where those are
-/// not both known, the same arguments apart from key-like members (which a model writes
-/// anew each time it is asked).
+/// Two dispatches ask for the same action: the same arguments apart from key-like members
+/// (which a model writes anew each time it is asked) and prose (a `reason` it rewords).
+/// Identifiers, amounts and anything else must agree: a refund of another line item of the
+/// same price is another action.
 fn same_action(a: &Dispatch, b: &Dispatch) -> bool {
-    if a.order != b.order {
+    if a.order != b.order || a.amount != b.amount || a.args_are_null() || b.args_are_null() {
         return false;
     }
-    if a.order.is_some() && a.amount.is_some() && a.amount == b.amount {
-        return true;
-    }
-    let without_keys = |d: &Dispatch| {
-        let mut args = d.args().into_owned();
-        drop_key_fields(&mut args);
-        canonical(&args)
-    };
-    !a.args_are_null() && without_keys(a) == without_keys(b)
+    let (mut x, mut y) = (a.args().into_owned(), b.args().into_owned());
+    drop_key_fields(&mut x);
+    drop_key_fields(&mut y);
+    drop_reworded_prose(&mut x, &mut y);
+    canonical(&x) == canonical(&y)
 }
 
 fn drop_key_fields(v: &mut Value) {
@@ -95,5 +112,30 @@ fn drop_key_fields(v: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(drop_key_fields),
         _ => {}
+    }
+}
+
+/// Takes out of both objects the members whose values are prose in both (text with a
+/// blank in it: `"damaged item"`, not `"sku-1"`), at any depth.
+fn drop_reworded_prose(a: &mut Value, b: &mut Value) {
+    let (Value::Object(a), Value::Object(b)) = (a, b) else {
+        return;
+    };
+    let prose = |v: &Value| {
+        v.as_str()
+            .is_some_and(|s| s.trim().contains(char::is_whitespace))
+    };
+    let reworded: Vec<String> = (a.iter())
+        .filter(|(name, v)| prose(v) && b.get(*name).is_some_and(prose))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in reworded {
+        a.remove(&name);
+        b.remove(&name);
+    }
+    for (name, v) in a.iter_mut() {
+        if let Some(w) = b.get_mut(name) {
+            drop_reworded_prose(v, w);
+        }
     }
 }
