@@ -71,6 +71,7 @@ pub(super) fn one_effect_per_answer(
         candidates.extend(
             (by_order.sent_within(model, pair, from, to))
                 .filter(|&c| c != holder && made_something(model, replays, c))
+                .filter(|&c| logged_as_a_write(model, c, model.attempt(holder)))
                 .filter(|&c| {
                     let (a, b) = (model.attempt(c), model.attempt(holder));
                     same_request(a, b) && !same_key(a, b)
@@ -142,6 +143,18 @@ pub(super) fn one_effect_per_answer(
         }
         i += of_c;
     }
+}
+
+/// Only a request the trace shows as a write of the holder's amount may take an effect
+/// from it: logged with a POST or PATCH (an answer logged alone implies an attempt of no
+/// known method: a status check's `200 OK` is no refund), to the holder's URL where that is
+/// known, by a call whose arguments name an amount (a call naming none fits any refund).
+fn logged_as_a_write(model: &Model, c: AttemptId, holder: &AttemptRec) -> bool {
+    let a = model.attempt(c);
+    let write = (a.method.as_deref())
+        .is_some_and(|m| m.eq_ignore_ascii_case("POST") || m.eq_ignore_ascii_case("PATCH"));
+    let url_known = holder.url.is_none() || a.url.is_some();
+    write && url_known && model.dispatches[c.dispatch()].amount.is_some()
 }
 
 /// The attempt's answer says the service made something: 2xx, naming no effect (an answer

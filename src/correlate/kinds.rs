@@ -23,12 +23,53 @@ pub fn effect_kind_of(
         let path = no_scheme.find('/').map_or("", |i| &no_scheme[i..]);
         path.split(['?', '#']).next().unwrap_or("")
     });
-    let named = kinds_named_in(tool) | path.map_or(0, kinds_named_in);
+    let by_tool = if names_a_read(tool) {
+        0
+    } else {
+        kinds_named_in(tool)
+    };
+    let named = by_tool | path.map_or(0, kinds_named_in);
     KNOWN_KINDS
         .iter()
         .enumerate()
         .find(|(i, _)| named & (1 << i) != 0)
         .map(|(_, k)| Text::from_static_str(k))
+}
+
+/// Words that make a tool a read when they open its name (`get_refund_status`,
+/// `listRefunds`) or close it (`refund_status`, `refunds.retrieve`): it names the kind of
+/// effect it reads, not one it makes. Its attempts otherwise took refunds by order and time
+/// (a status check's implied request, logged by its answer alone, took a proxy's copy).
+const READ_WORDS: &[&str] = &[
+    "get", "list", "fetch", "check", "lookup", "find", "search", "read", "query", "describe",
+    "show", "view", "retrieve", "status", "details", "info",
+];
+
+/// Whether the tool's name says it reads ([`READ_WORDS`]), as a whole first or last word
+/// (split at `_`, `-`, `.`, blanks and lower-to-upper case changes), and joins no second
+/// action to it (`check_and_refund`). `--tool-kind` still maps such a tool.
+fn names_a_read(tool: &str) -> bool {
+    let mut words: Vec<String> = Vec::new();
+    let mut prev_lower = false;
+    for c in tool.chars() {
+        if !c.is_ascii_alphanumeric() {
+            prev_lower = false;
+            words.push(String::new());
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower || words.is_empty() {
+            words.push(String::new());
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        words
+            .last_mut()
+            .expect("pushed")
+            .push(c.to_ascii_lowercase());
+    }
+    words.retain(|w| !w.is_empty());
+    let is_read = |w: Option<&String>| w.is_some_and(|w| READ_WORDS.contains(&w.as_str()));
+    let joins = words.iter().any(|w| w == "and" || w == "then");
+    !joins && (is_read(words.first()) || is_read(words.last()))
 }
 
 /// Which of [`KNOWN_KINDS`] `text` names, any case, as a bit per kind. Without allocating:

@@ -170,6 +170,35 @@ fn effect_kind_from_tool_or_url() {
         effect_kind_of("send_money", None, &map).as_deref(),
         Some("payout")
     );
+    // A tool that reads a kind makes none, whatever the case or separator; one that joins
+    // a second action to its read, or a write named with a read word inside, still does.
+    for read in [
+        "get_refund_status",
+        "getRefundStatus",
+        "list-refunds",
+        "refunds.retrieve",
+        "refund_status",
+        "RefundDetails",
+    ] {
+        assert_eq!(effect_kind_of(read, None, &[]), None, "{read}");
+    }
+    for write in [
+        "check_and_refund",
+        "refund_order_items",
+        "issue_refund",
+        "refund",
+    ] {
+        assert_eq!(
+            effect_kind_of(write, None, &[]).as_deref(),
+            Some("refund"),
+            "{write}"
+        );
+    }
+    let mapped = [("get_refund_status".to_string(), "refund".to_string())];
+    assert_eq!(
+        effect_kind_of("get_refund_status", None, &mapped).as_deref(),
+        Some("refund")
+    );
 }
 
 #[test]
