@@ -61,6 +61,9 @@ pub struct Model {
     pub attrs: FxHashMap<Loc, Attrs>,
     /// Lines of one effect that give it different amounts or orders ([`Disagreement`]).
     pub disagreements: Vec<Disagreement>,
+    /// The inputs in which some request's line shows its key: such a client log shows
+    /// keys, so a request of it without one sent none.
+    pub inputs_showing_keys: BTreeSet<u32>,
 }
 
 impl Model {
@@ -71,6 +74,14 @@ impl Model {
 
     pub fn attempt(&self, id: AttemptId) -> &AttemptRec {
         &self.dispatches[id.dispatch()].attempts[id.index()]
+    }
+
+    /// The attempt was sent without a key, as its input shows: its line has none, and the
+    /// input could show one ([`AttemptRec::key_unseen`]) and does on some other request.
+    /// A key the service logged on its effect is then the service's own id, not the
+    /// client's key.
+    pub fn key_known_absent(&self, a: &AttemptRec) -> bool {
+        a.key.is_none() && !a.key_unseen && self.inputs_showing_keys.contains(&a.loc.input)
     }
 
     /// Every attempt with its id, in dispatch order.

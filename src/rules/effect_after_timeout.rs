@@ -100,7 +100,10 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         f.key = attempt
             .key
             .as_deref()
-            .or(e.key.as_deref())
+            .or(e
+                .key
+                .as_deref()
+                .filter(|_| !model.key_known_absent(attempt)))
             .map(String::from);
         attempt_evidence(attempt, &mut f.evidence);
         if attempt.unlogged {

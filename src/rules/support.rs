@@ -546,7 +546,10 @@ impl ServiceKeys {
             let (Some(key), Some(m)) = (e.key.as_deref(), e.matched) else {
                 continue;
             };
-            if model.attempt(m).key.is_some() {
+            let attempt = model.attempt(m);
+            // A client log that shows keys: a request of it without one sent none, whatever
+            // the service wrote in its key column (an id of its own).
+            if attempt.key.is_some() || model.key_known_absent(attempt) {
                 continue;
             }
             let (first, disagree) = by_attempt.entry(m).or_insert((i as u32, false));

@@ -27,6 +27,11 @@ impl<'o> Builder<'o> {
         attach_delivery_copies(&mut self.model);
         let step_retries = self.step_retries();
         join_renumbered(&mut self.model);
+        self.model.inputs_showing_keys = (self.model.dispatches.iter())
+            .flat_map(|d| &d.attempts)
+            .filter(|a| a.key.is_some())
+            .map(|a| a.loc.input)
+            .collect();
         super::step_retries::merge_groups(&mut self.model, &step_retries);
         self.model
     }

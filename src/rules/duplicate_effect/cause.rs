@@ -63,7 +63,13 @@ impl<'m> Evidence<'m> {
     /// service logged on the first of the group's effects made by it (a client log that
     /// prints no headers still sent the key its effects carry).
     pub(super) fn dispatch_key(&self, d: usize) -> Option<&'m str> {
-        let made_by = |e: &&&EffectRec| e.matched.is_some_and(|m| m.dispatch() == d);
+        // Not where the client's log shows the request went without one (the service's
+        // own id in its key column).
+        let made_by = |e: &&&EffectRec| {
+            e.matched.is_some_and(|m| {
+                m.dispatch() == d && !self.model.key_known_absent(self.model.attempt(m))
+            })
+        };
         self.model.dispatches[d].key().or_else(|| {
             (self.effects.iter())
                 .filter(made_by)

@@ -156,7 +156,7 @@ impl<'m> Evidence<'m> {
             }
             // The other effects were matched to this attempt too (the service's clock or
             // its missing ids cannot tell the attempts apart): say no more than is known.
-            [] if a.key.is_some() || self.one_key_logged() => {
+            [] if a.key.is_some() || (!self.model.key_known_absent(a) && self.one_key_logged()) => {
                 format!("a retry with the same key {did} again")
             }
             [] => format!("a retry {did} again"),
