@@ -357,16 +357,25 @@ mod tests {
         }
 
         // An attempt whose line shows its key keeps it; the service's key of the other's
-        // refund makes the second, and only that one is said to come from its log.
-        let mut t = Trace::new();
-        t.tool_call(0, "r", 4, "issue_refund", ARGS)
-            .attempt(10, "r", 4, 1, Some("k1"))
-            .refund(100, "rf_1", "A-1", 4500, Some("k1"))
-            .timeout(10_010, "r", 4)
-            .attempt(10_500, "r", 4, 2, None)
-            .refund(10_600, "rf_2", "A-1", 4500, Some("k2"))
-            .created(10_700, "r", 4, "rf_2", false);
-        let found = t.check(&RULE);
+        // refund, read from another client log that shows no keys, makes the second, and
+        // only that one is said to come from its log.
+        let two_logs = |second_input: u32| {
+            let mut t = Trace::new();
+            t.tool_call(0, "r", 4, "issue_refund", ARGS)
+                .attempt(10, "r", 4, 1, Some("k1"))
+                .refund(100, "rf_1", "A-1", 4500, Some("k1"))
+                .timeout(10_010, "r", 4)
+                .attempt(10_500, "r", 4, 2, None)
+                .in_input(second_input)
+                .created(10_700, "r", 4, "rf_2", false)
+                .in_input(second_input)
+                .refund(10_600, "rf_2", "A-1", 4500, Some("k2"));
+            t
+        };
+        // In the log that showed attempt 1's key, attempt 2 showing none sent none: the
+        // service's `k2` is its own id, and the retry an unkeyed one, not a key per attempt.
+        assert_eq!(two_logs(0).check(&RULE), vec![]);
+        let found = two_logs(1).check(&RULE);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
             found[0].message.ends_with(
