@@ -225,12 +225,23 @@ fn finding(
             "{} separate decisions, not a delivery retry, so a planning defect",
             cluster.len()
         )
-    } else if cluster.windows(2).all(|p| {
-        let (a, b) = (&model.effects[p[0]], &model.effects[p[1]]);
-        b.created.since(a.created) > delivery_gap
-    }) {
+    } else if let far @ 1.. = cluster
+        .windows(2)
+        .filter(|p| {
+            let (a, b) = (&model.effects[p[0]], &model.effects[p[1]]);
+            b.created.since(a.created) > delivery_gap
+        })
+        .count()
+    {
+        // Some close, some far: neither reading alone fits all of them.
+        let apart = match far == cluster.len() - 1 {
+            true => "too far apart to be one request delivered again",
+            false => {
+                "some too far apart to be one request delivered again, the others no copies of a traced request (made before it was sent, or under another key)"
+            }
+        };
         format!(
-            "{} requests too far apart to be one request delivered again; no trace shows who made the untraced ones (another decision, a person, or a retry nobody logged)",
+            "{} requests {apart}; no trace shows who made the untraced ones (another decision, a person, or a retry nobody logged)",
             cluster.len()
         )
     } else {
@@ -384,6 +395,16 @@ mod tests {
         assert!(message.contains("close together"), "{message}");
         assert!(message.contains("spans were lost"), "{message}");
         assert!(!message.contains("too far apart"), "{message}");
+        // And one more untraced four hours on: some too far apart, the others no copies.
+        tr.refund(t(0, "20:00:00"), "rf_3", "E-5", 3000, None);
+        let found = tr.of("duplicate-decision");
+        assert_eq!(ids(&found[0]), ["rf_1", "rf_2", "rf_3"]);
+        let message = &found[0].message;
+        assert!(
+            message.contains("3 requests some too far apart"),
+            "{message}"
+        );
+        assert!(message.contains("the others no copies"), "{message}");
     }
 
     #[test]
