@@ -59,7 +59,7 @@ pub struct Model {
     /// Input attributes of events (JSON Lines' unknown fields), by where they were read:
     /// carried for display only, no rule reads them.
     pub attrs: FxHashMap<Loc, Attrs>,
-    /// Lines of one effect that give it different amounts or orders ([`Disagreement`]).
+    /// Lines of one effect that give it different amounts, orders or keys ([`Disagreement`]).
     pub disagreements: Vec<Disagreement>,
     /// The inputs in which some request's line shows its key: such a client log shows
     /// keys, so a request of it without one sent none.

@@ -77,3 +77,37 @@ fn an_order_that_differs_is_reported_and_the_lesser_used() {
         assert!(!out.contains("duplicate-effect"), "{out}");
     }
 }
+
+/// The log and the export give rf_2 two keys (one the client's, one another's): the key
+/// used is the same whichever file is read first (it decides between `key-per-attempt` and
+/// `key-not-enforced`), and the disagreement is a warning naming both lines.
+#[test]
+fn a_key_that_differs_is_reported_and_the_lesser_used() {
+    let log = r#"{"ts":"2026-11-10T10:00:00.000Z","type":"effect","effect_id":"rf_1","kind":"refund","order":"M-1","amount_minor":4500,"currency":"GBP","idempotency_key":"k-same"}
+{"ts":"2026-11-10T10:00:01.000Z","type":"effect","effect_id":"rf_2","kind":"refund","order":"M-1","amount_minor":4500,"currency":"GBP","idempotency_key":"k-same"}
+"#;
+    let export = "id,order_id,amount,currency,created_at,status,idempotency_key
+rf_2,M-1,45.00,GBP,2026-11-10T10:00:01Z,succeeded,k-new
+";
+    let log_first = scan_named(log, export, "a_pay.jsonl", "z_export.csv");
+    let export_first = scan_named(log, export, "z_pay.jsonl", "a_export.csv");
+    assert_eq!(log_first.1, export_first.1);
+    assert!(
+        log_first.2.contains(
+            "refund rf_2: key k-new here, but k-same at DIR/a_pay.jsonl:2; k-new is used"
+        ),
+        "{}",
+        log_first.2
+    );
+    assert!(
+        export_first.2.contains(
+            "refund rf_2: key k-same here, but k-new at DIR/a_export.csv:2; k-new is used"
+        ),
+        "{}",
+        export_first.2
+    );
+    // Agreeing keys are no disagreement.
+    let agreeing = export.replace("k-new", "k-same");
+    let (_, _, err) = scan_named(log, &agreeing, "a_pay.jsonl", "z_export.csv");
+    assert!(!err.contains("key k-"), "{err}");
+}

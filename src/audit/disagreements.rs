@@ -1,4 +1,4 @@
-//! Lines of one effect that disagree on its amount or order (a payments log and a
+//! Lines of one effect that disagree on its amount, order or key (a payments log and a
 //! settlement export, say): the model keeps one value by a rule that does not depend on
 //! which file was read first; the user is told, since one of the lines is wrong and the
 //! month's totals may move by it.
@@ -22,6 +22,7 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
             let used = match d.field {
                 Disputed::Order => e.order.as_deref().unwrap_or_default().to_string(),
                 Disputed::Amount => e.written.map(|w| w.describe()).unwrap_or_default(),
+                Disputed::Key => e.key.as_deref().unwrap_or_default().to_string(),
             };
             let earlier: Vec<String> = d.earlier.iter().map(|&l| place(l)).collect();
             let reason = format!(

@@ -123,6 +123,9 @@ pub struct Disagreement {
 pub enum Disputed {
     Amount,
     Order,
+    /// The idempotency key the service logged: it decides whether the client minted a key
+    /// per attempt or the service ignored one.
+    Key,
 }
 
 impl Disputed {
@@ -130,6 +133,7 @@ impl Disputed {
         match self {
             Disputed::Amount => "amount",
             Disputed::Order => "order",
+            Disputed::Key => "key",
         }
     }
 }

@@ -57,7 +57,22 @@ impl<'o> Builder<'o> {
                 }
                 _ => {}
             }
-            let disagreed = [disagreed, amounts_disagree(rec.written, written)];
+            let key_disagreed = (rec.key.as_deref().zip(e.key.as_deref()))
+                .filter(|(kept, other)| kept != other)
+                .map(|(kept, other)| (Disputed::Key, kept.to_string(), other.to_string()));
+            // As for the order: the lesser, whichever file is read first.
+            match (&rec.key, &e.key) {
+                (None, Some(_)) => rec.key = e.key.clone().map(fresh),
+                (Some(kept), Some(other)) if other.as_str() < kept.as_str() => {
+                    rec.key = Some(fresh(other.clone()))
+                }
+                _ => {}
+            }
+            let disagreed = [
+                disagreed,
+                amounts_disagree(rec.written, written),
+                key_disagreed,
+            ];
             // A known amount wins over a whole number of unknown unit, whichever came first;
             // of two known (or two unknown), the lesser, as for the order.
             let replaces = match (rec.written, written) {
@@ -83,7 +98,6 @@ impl<'o> Builder<'o> {
                 });
             }
             let rec = &mut self.model.effects[i];
-            rec.key = rec.key.take().or(e.key.map(fresh));
             let overrides = (e.state.as_deref())
                 .is_some_and(|state| state_overrides(rec, state, e.happened, e.state_at));
             if overrides {
