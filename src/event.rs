@@ -64,10 +64,53 @@ pub enum EventKind {
 }
 
 /// The logical call a client event belongs to: a step of a run.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Two `CallRef`s are equal (and hash and order alike) when they name one run's one step,
+/// whatever their [`CallRef::part`]: a step's calls told apart by part are still dispatches
+/// of that step, and everything that asks whether two events are of one step keeps asking
+/// that. Only correlation, finding which dispatch an event is of, reads the part.
+#[derive(Clone, Debug)]
 pub struct CallRef {
     pub run: Text,
     pub step: u32,
+    /// Which of the step's tool calls the event belongs to, where the input can tell and
+    /// the step has several at once: 0 where it cannot (text, JSON Lines) or need not (an
+    /// OTLP tool span that no other tool span of its step overlaps in time); else a number
+    /// the input gives each of the step's calls that overlap (OTLP: the parallel tool calls
+    /// of one LangGraph super-step, `ingest::otlp::parts`), unique within the step.
+    /// Correlation sends the event to that call's dispatch instead of guessing (as
+    /// `correlate::build::parallel` must for a text log). Never printed. It lies in what was
+    /// padding: a `CallRef` is 24 bytes with it or without.
+    pub part: u32,
+}
+
+impl PartialEq for CallRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.step == other.step && self.run == other.run
+    }
+}
+
+impl Eq for CallRef {}
+
+/// Hashes the run and step, as [`PartialEq`] compares them; a call looked up by its run
+/// and step alone (`relevance::CallKey`) hashes alike.
+impl std::hash::Hash for CallRef {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.run.hash(state);
+        self.step.hash(state);
+    }
+}
+
+impl PartialOrd for CallRef {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for CallRef {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (&self.run, self.step).cmp(&(&other.run, other.step))
+    }
 }
 
 /// An agent dispatching a tool for a step. A second `ToolCall` for the same step is a new
@@ -495,6 +538,7 @@ mod tests {
             call: CallRef {
                 run: "r1".into(),
                 step: 2,
+                part: 0,
             },
             ok: true,
             error: None,
@@ -504,6 +548,13 @@ mod tests {
         };
         assert_eq!(end.payload(), std::ptr::from_ref::<StepEnd>(boxed).cast());
         assert_ne!(end.payload(), std::ptr::from_ref(&end).cast());
+    }
+
+    /// `part` lies in what was padding: client events and dispatches stay their size.
+    #[test]
+    fn a_call_ref_is_no_larger_for_its_part() {
+        assert_eq!(std::mem::size_of::<CallRef>(), 24);
+        assert_eq!(std::mem::size_of::<Option<CallRef>>(), 24);
     }
 
     #[test]

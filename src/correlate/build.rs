@@ -108,7 +108,8 @@ impl<'o> Builder<'o> {
                 // A first attempt is the earliest of the step's parallel calls' that has
                 // sent none; on a dispatch that already has attempts and no such call, it
                 // is a re-dispatch whose tool-call line was not logged.
-                let sibling = (a.number == 1)
+                // Unless the input said which of the step's calls sent it.
+                let sibling = (a.number == 1 && call.part == 0)
                     .then(|| self.sibling_for_attempt(d))
                     .flatten();
                 let d = if let Some(sibling) = sibling {

@@ -17,6 +17,7 @@ pub mod console;
 pub mod console_js;
 pub mod conventions;
 pub mod link;
+mod parts;
 pub mod preamble;
 mod processes;
 mod reading;

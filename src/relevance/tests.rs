@@ -556,6 +556,7 @@ fn the_filter_knows_every_call_it_keeps_or_holds_and_no_other() {
     let call = |i: u32| CallRef {
         run: format!("run-{}", i / 5).as_str().into(),
         step: i % 5 + 1,
+        part: 0,
     };
     for i in 0..30_000 {
         // A refund is kept at once; a lookup is held until its step ends.

@@ -18,6 +18,7 @@ fn call(run: &str, step: u32) -> CallRef {
     CallRef {
         run: run.into(),
         step,
+        part: 0,
     }
 }
 

@@ -26,6 +26,7 @@ impl<'o> Builder<'o> {
         let call = CallRef {
             run: fresh(call.run),
             step: call.step,
+            part: call.part,
         };
         let canonical = args.canonical;
         let segment = self.resumes.get(&call.run).copied().unwrap_or(0);
@@ -155,18 +156,27 @@ impl<'o> Builder<'o> {
     }
 
     /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
+    /// Where the input named which of the step's calls (its [`CallRef::part`]), the latest
+    /// dispatch of the step with that part.
     pub(super) fn dispatch_for(&mut self, call: &CallRef, _at: Timestamp) -> usize {
         let dispatches = &self.model.dispatches;
         let hash = hash_call(call);
-        let is_call = |d: usize| dispatches[d].call == *call;
-        if let Some(d) = self.recent.get(hash).filter(|&d| is_call(d)) {
-            return d;
-        }
-        match self.latest.find(hash, |&d| is_call(d as usize)) {
-            Some(&d) => {
+        // Equal calls are of one step, whatever their parts.
+        let is_step = |d: usize| dispatches[d].call == *call;
+        let latest = match self.recent.get(hash).filter(|&d| is_step(d)) {
+            Some(d) => Some(d),
+            None => (self.latest.find(hash, |&d| is_step(d as usize))).map(|&d| {
                 self.recent.remember(hash, d as usize);
                 d as usize
-            }
+            }),
+        };
+        let found = match latest {
+            Some(d) if self.model.dispatches[d].call.part == call.part => Some(d),
+            Some(d) => self.part_of_step(d, call.part),
+            None => None,
+        };
+        match found {
+            Some(d) => d,
             None => self.new_dispatch(
                 call.clone(),
                 Text::default(),
@@ -175,6 +185,15 @@ impl<'o> Builder<'o> {
                 None,
             ),
         }
+    }
+
+    /// The latest dispatch of the step from `d` back whose part is `part`: a step's
+    /// calls that the input told apart ([`CallRef::part`]), each event going to its own.
+    /// The step's other dispatches are walked, all of them: only parallel calls of one
+    /// step have parts, a few dozen at most, each dispatched once or a few times.
+    fn part_of_step(&self, d: usize, part: u32) -> Option<usize> {
+        std::iter::successors(Some(d), |&e| self.earlier_of(e))
+            .find(|&e| self.model.dispatches[e].call.part == part)
     }
 
     pub(super) fn refresh_kind(&mut self, d: usize, url: Option<&str>) {
@@ -207,8 +226,10 @@ impl<'o> Builder<'o> {
         let call = call.unwrap_or_else(|| orphan_call(loc));
         let mut d = self.dispatch_for(&call, outcome.at);
         // The earliest of the step's parallel calls with an attempt awaiting it, as their
-        // requests were taken ([`super::parallel`]).
-        if let Some(sibling) = self.sibling_for_outcome(d, attempt) {
+        // requests were taken ([`super::parallel`]), unless the input said whose it is.
+        if call.part == 0
+            && let Some(sibling) = self.sibling_for_outcome(d, attempt)
+        {
             d = sibling;
         }
         let dispatch_at = self.model.dispatches[d].at;
@@ -334,5 +355,6 @@ pub(super) fn orphan_call(loc: Loc) -> CallRef {
     CallRef {
         run: Text::from(format!("?{}", loc.input)),
         step: 0,
+        part: 0,
     }
 }

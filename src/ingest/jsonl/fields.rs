@@ -308,7 +308,7 @@ impl<'r, 'a> Fields<'r, 'a> {
 
     pub(super) fn call(&self) -> Result<Option<CallRef>, String> {
         match (self.id("run")?, self.uint("step")?) {
-            (Some(run), Some(step)) => Ok(Some(CallRef { run, step })),
+            (Some(run), Some(step)) => Ok(Some(CallRef { run, step, part: 0 })),
             _ => Ok(None),
         }
     }

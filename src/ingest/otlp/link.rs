@@ -105,11 +105,15 @@ pub fn link(spans: &[Span]) -> Linked {
     let failed_inside = g.failed_inside();
     let attempts = g.attempts(&calls, &mut out.ambiguous);
     let steps = g.steps(&calls);
-    for (c, &t) in calls.iter().enumerate() {
-        let call = CallRef {
+    let mut refs: Vec<CallRef> = (calls.iter().zip(&steps))
+        .map(|(&t, &step)| CallRef {
             run: g.run_of(t).into(),
-            step: steps[c],
-        };
+            step,
+            part: 0,
+        })
+        .collect();
+    super::parts::set_parts(spans, &calls, &mut refs);
+    for (c, (&t, call)) in calls.iter().zip(refs).enumerate() {
         if let Some(why) = spans[t].bad_time {
             out.problems.push((t, without_interval(&spans[t], why)));
         }

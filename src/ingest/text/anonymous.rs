@@ -72,6 +72,7 @@ impl TextParser {
         CallRef {
             run: format!("?{at}").as_str().into(),
             step: 1,
+            part: 0,
         }
     }
 

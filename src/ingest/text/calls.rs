@@ -32,7 +32,7 @@ impl TextParser {
             return Ok(None);
         };
         let step = parse_u32(step.trim_ascii()).ok_or("step is not a number")?;
-        let call = CallRef { run, step };
+        let call = CallRef { run, step, part: 0 };
         if let Some(tool) = f.token(b"tool") {
             return self.tool_call(call, tool, f.token(b"args"), at).map(Some);
         }
@@ -117,11 +117,12 @@ impl TextParser {
         let current =
             (self.current_call.as_ref()).filter(|_| !self.anonymous_expired(self.line_at));
         Ok(match (run, step) {
-            (Some(run), Some(step)) => Some(CallRef { run, step }),
+            (Some(run), Some(step)) => Some(CallRef { run, step, part: 0 }),
             (Some(run), None) => current.filter(|c| c.run == run).cloned(),
             (None, Some(step)) => current.map(|c| CallRef {
                 run: c.run.clone(),
                 step,
+                part: 0,
             }),
             (None, None) => current.cloned(),
         })

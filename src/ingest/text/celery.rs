@@ -210,6 +210,7 @@ impl TextParser {
         let named = task_named(msg).map(|id| CallRef {
             run: small(id),
             step: 1,
+            part: 0,
         });
         match named {
             // The task its lines so far stood for: renamed at the input's end.
@@ -235,6 +236,7 @@ impl TextParser {
                     let stand_in = CallRef {
                         run: format!("?celery:{name}:{k}").as_str().into(),
                         step: 1,
+                        part: 0,
                     };
                     // Sent after the task it runs was received: at the latest, the last
                     // task received by now (an older one never run must not date it).
@@ -286,6 +288,7 @@ impl TextParser {
         let call = CallRef {
             run: small(id),
             step: 1,
+            part: 0,
         };
         // Each process's task is known from its lines ([`Pool`]), once a pool process has
         // written one: the tasks received before that wait for one too.

@@ -263,6 +263,7 @@ impl TextParser {
         let call_ref = CallRef {
             run: small(call.run),
             step: call.step,
+            part: 0,
         };
         match self.tool_call(call_ref, call.tool, Some(call.args), l.at.at) {
             Ok(kind) => Verdict::Event(l.at.at, kind),
@@ -364,6 +365,7 @@ impl TextParser {
         let call = CallRef {
             run: small(run),
             step,
+            part: 0,
         };
         Verdict::Event(at, self.step_end(call, true, None))
     }
@@ -623,6 +625,7 @@ impl TextParser {
                 self.current_call = Some(CallRef {
                     run: idle.run.as_str().into(),
                     step: idle.step,
+                    part: 0,
                 })
             }
         }

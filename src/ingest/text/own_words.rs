@@ -93,6 +93,7 @@ impl TextParser {
         let call = CallRef {
             run: small(run),
             step,
+            part: 0,
         };
         let Some(args) = either(b"args", b"arguments") else {
             // `tool call finished tool=... run_id=... step=2 status=ok`: the step's end.

@@ -34,6 +34,7 @@ fn parses_the_incident_trace() {
     let call = CallRef {
         run: "7f3a".into(),
         step: 4,
+        part: 0,
     };
     match k[0] {
         EventKind::ToolCall(t) => {
@@ -179,7 +180,8 @@ fn run_and_step_tokens_override_the_current_call() {
         a1.call,
         Some(CallRef {
             run: "r1".into(),
-            step: 1
+            step: 1,
+            part: 0,
         })
     );
     assert_eq!(a1.key.as_deref(), Some("abc"));
@@ -190,7 +192,8 @@ fn run_and_step_tokens_override_the_current_call() {
         a2.call,
         Some(CallRef {
             run: "r2".into(),
-            step: 3
+            step: 3,
+            part: 0,
         })
     );
     let EventKind::Response(r) = k[4] else {
@@ -200,7 +203,8 @@ fn run_and_step_tokens_override_the_current_call() {
         r.call,
         Some(CallRef {
             run: "r1".into(),
-            step: 1
+            step: 1,
+            part: 0,
         })
     );
 }
@@ -586,6 +590,7 @@ fn the_incident_in_full() {
     let call = Some(CallRef {
         run: "7f3a".into(),
         step: 4,
+        part: 0,
     });
     let k = kinds(&p);
     let EventKind::Attempt(a2) = k[3] else {
