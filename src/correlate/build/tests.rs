@@ -200,3 +200,124 @@ fn a_failed_step_dispatched_again_with_a_new_key_is_the_same_call() {
     assert_eq!(group("b2"), group("a1"));
     assert_ne!(group("c3"), group("a1"));
 }
+
+/// Events of two parallel calls of one step told apart by part (an OTLP trace's tool spans,
+/// [`crate::event::CallRef::part`]): each request, answer, failure and end goes to its own
+/// call, though the step's latest dispatch is the other and the text-log guess
+/// ([`super::parallel`]) would give the timed-out call's retry to the latest.
+fn parallel_parts_events() -> Vec<Event> {
+    use crate::classify::FailureClass;
+    use crate::event::{Attempt, CallRef, Failure, Response, StepEnd, ToolCall};
+    let call = |part: u32| CallRef {
+        run: "th".into(),
+        step: 2,
+        part,
+    };
+    let ev = |ms: i64, line: u32, kind: EventKind| Event {
+        at: Timestamp::from_millis(1_700_000_000_000 + ms),
+        loc: crate::event::Loc { input: 0, line },
+        kind,
+    };
+    let tool = |part: u32, order: &str| {
+        EventKind::ToolCall(Box::new(ToolCall {
+            call: call(part),
+            tool: "issue_refund".into(),
+            args_raw: format!(r#"{{"order":"{order}","amount_p":2500}}"#).into(),
+            args: serde_json::Value::Null,
+        }))
+    };
+    let attempt = |part: u32, number: u32| {
+        EventKind::Attempt(Box::new(Attempt {
+            call: Some(call(part)),
+            number,
+            method: Some("POST".into()),
+            url: Some("https://pay/v1/refunds".into()),
+            key: None,
+            key_unseen: false,
+        }))
+    };
+    let answer = |part: u32, number: u32| {
+        let message = Text::default();
+        EventKind::Response(Box::new(Response::status_only(
+            call(part),
+            number,
+            201,
+            message,
+        )))
+    };
+    let end = |part: u32| {
+        EventKind::StepEnd(Box::new(StepEnd {
+            call: call(part),
+            ok: true,
+            error: None,
+        }))
+    };
+    let timeout = EventKind::Failure(Box::new(Failure {
+        call: Some(call(1)),
+        attempt: Some(1),
+        class: FailureClass::Ambiguous,
+        error: "ReadTimeout".into(),
+        message: "Read timed out.".into(),
+    }));
+    vec![
+        ev(0, 1, tool(1, "J-1")),
+        ev(1, 2, attempt(1, 1)),
+        ev(50, 3, tool(2, "J-2")),
+        ev(51, 4, attempt(2, 1)),
+        ev(360, 5, answer(2, 1)),
+        ev(364, 6, end(2)),
+        ev(1017, 7, timeout),
+        ev(1218, 8, attempt(1, 2)),
+        ev(1273, 9, answer(1, 2)),
+        ev(1274, 10, end(1)),
+    ]
+}
+
+#[test]
+fn parallel_calls_told_apart_by_part_each_keep_their_own_events() {
+    let model = crate::correlate::correlate(parallel_parts_events(), &CorrelateOptions::default());
+    assert_eq!(model.dispatches.len(), 2);
+    let outcomes = |d: &crate::correlate::Dispatch| -> Vec<(u32, u32, bool)> {
+        (d.attempts.iter())
+            .map(|a| {
+                let o = a.outcome.as_ref().expect("every attempt was answered");
+                let failed = matches!(o.kind, crate::correlate::OutcomeKind::Failure { .. });
+                (a.number, a.loc.line, failed)
+            })
+            .collect()
+    };
+    let (j1, j2) = (&model.dispatches[0], &model.dispatches[1]);
+    assert_eq!(outcomes(j1), [(1, 2, true), (2, 8, false)]);
+    assert_eq!(outcomes(j2), [(1, 4, false)]);
+    assert_eq!(j1.end.as_ref().map(|e| e.loc.line), Some(10));
+    assert_eq!(j2.end.as_ref().map(|e| e.loc.line), Some(6));
+    // Still one step: the second call's dispatch follows the first's.
+    assert_eq!(j1.call, j2.call);
+    assert_eq!((j1.call.part, j2.call.part), (1, 2));
+}
+
+/// The step run again (a retry policy re-running a node of parallel calls): a dispatch with
+/// the first call's arguments under a new part is that logical call dispatched again, and
+/// its events are its own.
+#[test]
+fn a_parallel_step_run_again_dispatches_each_call_again() {
+    let mut events = parallel_parts_events();
+    let again: Vec<Event> = (events.iter())
+        .filter(|e| matches!(e.kind, EventKind::ToolCall(_)))
+        .cloned()
+        .map(|mut e| {
+            e.at = Timestamp(e.at.0 + 2_000_000_000);
+            e.loc.line += 20;
+            let call = e.kind.call_mut().expect("a tool call names its call");
+            call.part += 2;
+            e
+        })
+        .collect();
+    events.extend(again);
+    let model = crate::correlate::correlate(events, &CorrelateOptions::default());
+    assert_eq!(model.dispatches.len(), 4);
+    assert_eq!(model.calls.len(), 2, "{:?}", model.calls);
+    let logical: Vec<usize> = model.dispatches.iter().map(|d| d.logical()).collect();
+    assert_eq!(logical, [0, 1, 0, 1]);
+    assert!(model.dispatches[2..].iter().all(|d| d.attempts.is_empty()));
+}
