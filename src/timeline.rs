@@ -172,9 +172,16 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
     entries.sort_by_key(|e| (e.at, e.loc));
 
     let cited: BTreeSet<Loc> = entries.iter().map(|e| e.loc).collect();
+    // A finding about another order or run is not this one's, though it cites a line of
+    // it: an OTLP export batch holds many calls' spans on one line.
+    let about_another = |f: &Finding| match subject {
+        Subject::Order(o) => f.order.as_deref().is_some_and(|x| x != o.as_str()),
+        Subject::Run(r) => f.run.as_deref().is_some_and(|x| x != r.as_str()),
+        Subject::Key(_) => false,
+    };
     let marked: Vec<Finding> = findings
         .iter()
-        .filter(|f| f.evidence.iter().any(|l| cited.contains(l)))
+        .filter(|f| !about_another(f) && f.evidence.iter().any(|l| cited.contains(l)))
         .cloned()
         .collect();
     for e in &mut entries {

@@ -398,3 +398,25 @@ fn a_key_no_line_could_show_is_unknown() {
         "{spec:?}"
     );
 }
+
+/// Two parallel calls' spans share one line of an OTLP export batch: the timeline of the
+/// order that was refunded once shows none of the other order's findings, though they
+/// cite that line; the other order's shows them.
+#[test]
+fn findings_about_another_order_on_a_shared_line_are_not_marked() {
+    let dir = "fixtures/otel-langgraph-parallel-same-step";
+    let trace = format!("{dir}/trace.jsonl");
+    let pay = format!("{dir}/payments.jsonl");
+    let rules = |order: &str| -> Vec<String> {
+        let (code, out) = timeline(&[&trace, &pay, "--order", order, "--format", "json"]);
+        assert_eq!(code, Some(0), "{out}");
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (report["findings"].as_array().unwrap().iter())
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(rules("J-2"), Vec::<String>::new());
+    let j1 = rules("J-1");
+    assert!(j1.contains(&"duplicate-effect".to_string()), "{j1:?}");
+    assert!(j1.contains(&"unkeyed-retry".to_string()), "{j1:?}");
+}
