@@ -582,4 +582,6 @@ mod kept_tests;
 #[cfg(test)]
 mod nested_tests;
 #[cfg(test)]
+mod resume_tests;
+#[cfg(test)]
 mod tests;

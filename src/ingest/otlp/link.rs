@@ -11,11 +11,14 @@ use super::conventions::{
 };
 use crate::classify::{FailureClass, classify_failure};
 use crate::event::{
-    Attempt, CallRef, Event, EventKind, Failure, Response, StepEnd, Text, ToolCall,
+    Attempt, CallRef, Event, EventKind, Failure, Lifecycle, Response, RunEvent, StepEnd, Text,
+    ToolCall,
 };
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
+
+mod resumes;
 
 /// The events linking produced, each with the index of the span it came from, and which
 /// spans were used (the others are counted as ignored).
@@ -104,7 +107,16 @@ pub fn link(spans: &[Span]) -> Linked {
     let calls = g.tool_calls();
     let failed_inside = g.failed_inside();
     let attempts = g.attempts(&calls, &mut out.ambiguous);
-    let steps = g.steps(&calls);
+    // Before the calls: a resume read at a tool span is at that call's time and place.
+    let resumes = g.resumes(&calls);
+    for r in &resumes {
+        let run = EventKind::Run(Box::new(RunEvent {
+            run: r.run.as_str().into(),
+            what: Lifecycle::Resumed,
+        }));
+        out.push(spans, r.span, r.at, run);
+    }
+    let steps = g.steps(&calls, &resumes);
     let mut refs: Vec<CallRef> = (calls.iter().zip(&steps))
         .map(|(&t, &step)| CallRef {
             run: g.run_of(t).into(),
@@ -374,13 +386,22 @@ impl Graph<'_> {
     }
 
     /// An explicit step where an attribute gives one, else the position among the run's
-    /// tool calls by start time.
-    fn steps(&self, calls: &[usize]) -> Vec<u32> {
-        let mut position: FxHashMap<String, u32> = FxHashMap::default();
+    /// tool calls by start time, counted again from 1 after each resume (the process that
+    /// took the run over counts its own calls).
+    fn steps(&self, calls: &[usize], resumes: &[resumes::Resume]) -> Vec<u32> {
+        let mut resumed: FxHashMap<&str, Vec<Timestamp>> = FxHashMap::default();
+        for r in resumes {
+            resumed.entry(&r.run).or_default().push(r.at);
+        }
+        let mut position: FxHashMap<(String, usize), u32> = FxHashMap::default();
         calls
             .iter()
             .map(|&t| {
-                let n = position.entry(self.run_of(t)).or_default();
+                let run = self.run_of(t);
+                let start = self.spans[t].start;
+                let segment =
+                    (resumed.get(run.as_str())).map_or(0, |at| at.partition_point(|&a| a <= start));
+                let n = position.entry((run, segment)).or_default();
                 *n += 1;
                 self.lineage(t)
                     .find_map(|a| step_attr(&self.spans[a]))

@@ -65,10 +65,35 @@ fn may_share_process(a: &str, b: &str) -> bool {
             .all(|k| a.get(k).is_none_or(|v| b.get(k).is_none_or(|w| v == w)))
 }
 
+/// Whether two resources, as [`super::resource_identity`] writes them, are surely two
+/// processes: two `service.instance.id`s, or attribute sets that differ on a value both
+/// carry that names a process or its build (`service.name`, `service.version`, or one of
+/// [`PROCESS_KEYS`]). Anything less certain is not: one instance id beside a resource
+/// without one (two tracer providers of one process may write both), a file standing for
+/// its process (`input:N`, a JavaScript console dump without a resource), or resources that
+/// differ only in what says nothing of the process (`telemetry.sdk.name`: Mastra's exporter
+/// beside the application's SDK). Used to see a run continue in another process
+/// ([`super::link`]'s resumes).
+pub(super) fn other_process(a: &str, b: &str) -> bool {
+    if a == b {
+        return false;
+    }
+    if a.starts_with("instance:") && b.starts_with("instance:") {
+        return true;
+    }
+    let (Some(a), Some(b)) = (attributes(a), attributes(b)) else {
+        return false;
+    };
+    (["service.name", "service.version"]
+        .iter()
+        .chain(&PROCESS_KEYS))
+    .any(|k| a.get(k).is_some_and(|v| b.get(k).is_some_and(|w| v != w)))
+}
+
 /// A resource's attributes, `None` for one named by its `service.instance.id` (a process
 /// of its own, by the SDK's word).
 fn attributes(identity: &str) -> Option<FxHashMap<&str, &str>> {
-    if identity.starts_with("instance:") {
+    if identity.starts_with("instance:") || identity.starts_with("input:") {
         return None;
     }
     Some(
