@@ -283,27 +283,29 @@ mod tests {
     use super::*;
     use crate::rules::testkit::Trace;
 
+    /// Two refunds of one order under `key`: run `a`'s step `steps.0` for 10.00, then run
+    /// `b`'s step `steps.1` for `second_p`, answered with the first's refund, replayed.
+    fn one_key_two_calls(
+        (a, b): (&str, &str),
+        steps: (u32, u32),
+        key: &str,
+        order: &str,
+        second_p: u32,
+    ) -> Trace {
+        let args = |p: u32| format!(r#"{{"order":"{order}","amount_p":{p}}}"#);
+        let mut t = Trace::new();
+        t.tool_call(0, a, steps.0, "issue_refund", &args(1000))
+            .attempt(10, a, steps.0, 1, Some(key))
+            .created(200, a, steps.0, "rf_1", false)
+            .tool_call(1000, b, steps.1, "issue_refund", &args(second_p))
+            .attempt(1010, b, steps.1, 1, Some(key))
+            .created(1200, b, steps.1, "rf_1", true);
+        t
+    }
+
     #[test]
     fn one_key_two_payloads() {
-        let mut t = Trace::new();
-        t.tool_call(
-            0,
-            "r",
-            2,
-            "issue_refund",
-            r#"{"order":"A-1","amount_p":1000}"#,
-        )
-        .attempt(10, "r", 2, 1, Some("ord-A-1"))
-        .created(200, "r", 2, "rf_1", false)
-        .tool_call(
-            1000,
-            "r",
-            3,
-            "issue_refund",
-            r#"{"order":"A-1","amount_p":2500}"#,
-        )
-        .attempt(1010, "r", 3, 1, Some("ord-A-1"))
-        .created(1200, "r", 3, "rf_1", true);
+        let t = one_key_two_calls(("r", "r"), (2, 3), "ord-A-1", "A-1", 2500);
         let found = t.check(&RULE);
         assert_eq!(found.len(), 1);
         assert!(
@@ -324,25 +326,7 @@ mod tests {
     /// ("step 2 ... and step 2 ...") read as one call.
     #[test]
     fn payloads_of_two_runs_are_named_with_their_runs() {
-        let mut t = Trace::new();
-        t.tool_call(
-            0,
-            "k1",
-            2,
-            "issue_refund",
-            r#"{"order":"K-1","amount_p":1000}"#,
-        )
-        .attempt(10, "k1", 2, 1, Some("refund-K-1"))
-        .created(200, "k1", 2, "rf_K1", false)
-        .tool_call(
-            1000,
-            "k2",
-            2,
-            "issue_refund",
-            r#"{"order":"K-1","amount_p":1500}"#,
-        )
-        .attempt(1010, "k2", 2, 1, Some("refund-K-1"))
-        .created(1200, "k2", 2, "rf_K1", true);
+        let t = one_key_two_calls(("k1", "k2"), (2, 2), "refund-K-1", "K-1", 1500);
         let found = t.check(&RULE);
         assert_eq!(found.len(), 1);
         assert!(
