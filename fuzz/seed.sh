@@ -13,6 +13,6 @@ seed parse_text    fixtures/*/*.log fixtures/hostile/*.log
 seed parse_jsonl   fixtures/*/*.jsonl fixtures/hostile/*.jsonl
 seed parse_csv     fixtures/*/*.csv fixtures/hostile/*.csv
 seed parse_records fixtures/records*/*.csv
-seed parse_otlp    fixtures/otlp*/*.json fixtures/otlp*/*.jsonl
+seed parse_otlp    fixtures/otlp*/*.json fixtures/otlp*/*.jsonl fixtures/otel*/*.jsonl
 seed detect        fixtures/*/* fixtures/hostile/*
 seed canonical     fixtures/*/*.json fixtures/*.expect.json fixtures/hostile/*.jsonl

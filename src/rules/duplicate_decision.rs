@@ -216,7 +216,7 @@ fn finding(
         )
     } else if let Some(apart) = one_step_calls_apart(model, cluster) {
         format!(
-            "{} calls of one step, their arguments apart in {apart}: things of one price, or one {} asked for twice (a planning defect)",
+            "{} calls of one step, apart in {apart}: things of one price, or one {} asked for twice (a planning defect)",
             cluster.len(),
             kind
         )
@@ -277,13 +277,19 @@ fn one_step_calls_apart(model: &Model, cluster: &[usize]) -> Option<String> {
     if !cluster.iter().all(|&e| same_step(model, cluster[0], e)) {
         return None;
     }
-    let args = |e: usize| {
-        let m = model.effects[e].matched?;
-        Some(model.dispatches[m.dispatch()].args().into_owned())
-    };
-    let (a, b) = (args(cluster[0])?, args(cluster[1])?);
+    let dispatch = |e: usize| Some(&model.dispatches[model.effects[e].matched?.dispatch()]);
+    let (da, db) = (dispatch(cluster[0])?, dispatch(cluster[1])?);
+    // Two tools of one step (`issue_refund` and `refund_order`) asking for one refund.
+    let tools = (model.tool_of(da) != model.tool_of(db)).then(|| {
+        format!(
+            "the tool (`{}`, `{}`)",
+            model.tool_of(da),
+            model.tool_of(db)
+        )
+    });
+    let (a, b) = (da.args().into_owned(), db.args().into_owned());
     let (serde_json::Value::Object(a), serde_json::Value::Object(b)) = (&a, &b) else {
-        return None;
+        return tools;
     };
     let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
     names.sort();
@@ -298,10 +304,13 @@ fn one_step_calls_apart(model: &Model, cluster: &[usize]) -> Option<String> {
             }
         }
     };
-    let apart: Vec<String> = (names.into_iter())
-        // A key-like member differs between any two requests: it tells nothing.
-        .filter(|n| a.get(*n) != b.get(*n) && !crate::canonical::is_key_field(n))
-        .map(|n| format!("`{n}` ({}, {})", shown(a.get(n)), shown(b.get(n))))
+    let apart: Vec<String> = (tools.into_iter())
+        .chain(
+            (names.into_iter())
+                // A key-like member differs between any two requests: it tells nothing.
+                .filter(|n| a.get(*n) != b.get(*n) && !crate::canonical::is_key_field(n))
+                .map(|n| format!("`{n}` ({}, {})", shown(a.get(n)), shown(b.get(n)))),
+        )
         .collect();
     (!apart.is_empty()).then(|| apart.join(", "))
 }
@@ -366,6 +375,24 @@ mod tests {
             assert!(message.contains(part), "{part}: {message}");
         }
         assert!(!message.contains("amount_p"), "{message}");
+        // Two tools of one step with the same arguments: the tools are what differs.
+        let mut tools = Trace::default();
+        let args = r#"{"order":"Q-8","amount_p":1000}"#;
+        tools
+            .tool_call(t(0, "15:30:00"), "q3", 2, "issue_refund", args)
+            .attempt(t(0, "15:30:00.010"), "q3", 2, 1, None)
+            .refund(t(0, "15:30:00.500"), "rf_1", "Q-8", 1000, None)
+            .created(t(0, "15:30:01"), "q3", 2, "rf_1", false)
+            .tool_call(t(0, "15:30:05"), "q3", 2, "refund_order", args)
+            .attempt(t(0, "15:30:05.010"), "q3", 2, 1, None)
+            .refund(t(0, "15:30:05.500"), "rf_2", "Q-8", 1000, None)
+            .created(t(0, "15:30:06"), "q3", 2, "rf_2", false);
+        let found = tools.of("duplicate-decision");
+        let message = &found[0].message;
+        assert!(
+            message.contains("apart in the tool (`issue_refund`, `refund_order`)"),
+            "{message}"
+        );
         let two_runs = two_runs(0, 4500).of("duplicate-decision");
         let message = &two_runs[0].message;
         assert!(!message.contains("the same step"), "{message}");
