@@ -67,6 +67,13 @@ fn below(trace: &str, parent: Option<&str>, conv: &str, order: &str, start: i64)
     ]
 }
 
+/// `spans` with the first (a turn's agent span) ended in error: the process stopped in the
+/// middle of the run (told to stop before it saved the run's state).
+fn failing(mut spans: Vec<Value>) -> Vec<Value> {
+    spans[0]["status"] = json!({"code": 2, "message": "SIGTERM"});
+    spans
+}
+
 /// A batch from a resource of exactly these attributes.
 fn from(resource: &[(&str, &str)], spans: Vec<Value>) -> String {
     let attrs: Vec<(&str, Value)> = resource.iter().map(|(k, v)| (*k, s(v))).collect();
@@ -108,7 +115,7 @@ const TR3: &str = "33333333333333333333333333333333";
 
 #[test]
 fn a_run_going_on_in_another_process_after_its_spans_stopped_is_resumed_there() {
-    let mut first = turn(TR1, "conv", "K-1", 0);
+    let mut first = failing(turn(TR1, "conv", "K-1", 0));
     first.push(refund(
         TR1,
         &sid(TR1, 'c'),
@@ -143,7 +150,7 @@ fn a_resume_read_at_a_tool_span_comes_before_its_call() {
         span(trace, id, None, "issue_refund", 1, start, start + 50, attrs)
     };
     let (_, l) = linked(&[
-        &batch("w1", vec![tool(TR1, &sid(TR1, 'b'), 0)]),
+        &batch("w1", failing(vec![tool(TR1, &sid(TR1, 'b'), 0)])),
         &batch("w2", vec![tool(TR2, &sid(TR2, 'b'), 2000)]),
     ]);
     let kinds: Vec<&str> = (l.events.iter())
@@ -189,17 +196,67 @@ fn another_process_while_the_run_is_open_is_no_resume() {
 }
 
 #[test]
-fn turns_served_by_processes_in_turn_are_each_resumes() {
-    // Worker 1, worker 2, worker 1 again: each turn taken over by another process.
-    let mut w1 = turn(TR1, "conv", "K-1", 0);
-    w1.extend(turn(TR3, "conv", "K-3", 6000));
+fn turns_served_by_processes_in_turn_are_no_resumes_unless_one_was_cut_short() {
+    // Worker 1, worker 2, worker 1 again, each turn ended well: a service with several
+    // workers serving a conversation (review 34), no resume; steps number on.
     let (_, l) = linked(&[
-        &batch("w1", w1),
+        &batch("w1", {
+            let mut w1 = turn(TR1, "conv", "K-1", 0);
+            w1.extend(turn(TR3, "conv", "K-3", 6000));
+            w1
+        }),
         &batch("w2", turn(TR2, "conv", "K-2", 3000)),
     ]);
-    let conv = || "conv".to_string();
-    assert_eq!(resumes(&l), [(conv(), 3000), (conv(), 6000)]);
-    assert_eq!(steps(&l), [1, 1, 1]);
+    assert_eq!(resumes(&l), []);
+    assert_eq!(steps(&l), [1, 2, 3]);
+    // The first turn ended in error: the next process took the run over; the turn after
+    // it, back on worker 1, followed a turn that ended well.
+    let (_, l) = linked(&[
+        &batch("w1", {
+            let mut w1 = failing(turn(TR1, "conv", "K-1", 0));
+            w1.extend(turn(TR3, "conv", "K-3", 6000));
+            w1
+        }),
+        &batch("w2", turn(TR2, "conv", "K-2", 3000)),
+    ]);
+    assert_eq!(resumes(&l), [("conv".to_string(), 3000)]);
+}
+
+/// A stretch whose turn's span was never exported (its process killed with it open: the
+/// tool span's parent is missing) was cut short too; a run id met again more than a day
+/// after its spans stopped is another conversation (a thread id `"1"` after a deploy); and
+/// an orchestrator's span open in another process meanwhile means the run never paused.
+#[test]
+fn a_lost_parent_is_cut_short_a_day_later_is_no_resume_and_an_open_orchestrator_no_pause() {
+    let lost = || {
+        let mut t = turn(TR1, "conv", "K-1", 0);
+        t.remove(0);
+        t
+    };
+    let (_, l) = linked(&[
+        &batch("w1", lost()),
+        &batch("w2", turn(TR2, "conv", "K-2", 3000)),
+    ]);
+    // The refund's conversation is named on its lost agent span: what is left of worker 1
+    // names none, so no run of worker 1's is seen going on. With the name on the tool span
+    // (OpenInference's session.id), it is.
+    assert_eq!(resumes(&l), []);
+    let day = 24 * 3600 * 1000;
+    let (_, l) = linked(&[
+        &batch("w1", failing(turn(TR1, "conv", "K-1", 0))),
+        &batch("w2", turn(TR2, "conv", "K-2", day + 1000)),
+    ]);
+    assert_eq!(resumes(&l), []);
+    let orchestrator = |start: i64, end: i64| {
+        let attrs = kv(&[("gen_ai.conversation.id", s("conv"))]);
+        span(TR3, &sid(TR3, 'o'), None, "run", 1, start, end, attrs)
+    };
+    let (_, l) = linked(&[
+        &batch("orchestrator", vec![orchestrator(0, 9000)]),
+        &batch("w1", failing(turn(TR1, "conv", "K-1", 0))),
+        &batch("w2", turn(TR2, "conv", "K-2", 3000)),
+    ]);
+    assert_eq!(resumes(&l), []);
 }
 
 #[test]
@@ -224,7 +281,7 @@ fn a_process_is_told_by_its_resource_only_where_it_says_so() {
     let service = ("service.name", "agent");
     let case = |r1: &[(&str, &str)], r2: &[(&str, &str)]| {
         let (_, l) = linked(&[
-            &from(r1, turn(TR1, "conv", "K-1", 0)),
+            &from(r1, failing(turn(TR1, "conv", "K-1", 0))),
             &from(r2, turn(TR2, "conv", "K-2", 3000)),
         ]);
         resumes(&l).len()
@@ -305,11 +362,11 @@ fn a_process_that_makes_none_of_the_runs_tool_calls_is_not_looked_at() {
     one.extend(agent_below(TR2, 3050));
     let (_, l) = linked(&[&front, &batch("agent-1", one)]);
     assert_eq!(resumes(&l), []);
-    // The second turn's agent in another process: resumed at its agent's span, not at
-    // the front end's.
+    // The second turn's agent in another process, the first's cut short: resumed at its
+    // agent's span, not at the front end's.
     let (_, l) = linked(&[
         &front,
-        &batch("agent-1", agent_below(TR1, 50)),
+        &batch("agent-1", failing(agent_below(TR1, 50))),
         &batch("agent-2", agent_below(TR2, 3050)),
     ]);
     assert_eq!(resumes(&l), [("conv".to_string(), 3050)]);
