@@ -397,3 +397,51 @@ fn a_request_under_a_span_no_tool_runs_below_is_no_attempt() {
     let (spans, l) = linked(&[&batch("p", spans)]);
     assert_eq!(owners(&spans, &l), [pair("c2000000000000a3", T)]);
 }
+
+/// Three tools side by side, their requests roots of their own traces: a retry sent while
+/// the latest tool's own request is still open goes to another tool holding it, the one
+/// whose last request failed, and the report says why (review 34: it went to the tool in
+/// flight, and a client retry read as a gateway's).
+#[test]
+fn a_request_sent_while_the_latest_tools_own_is_open_goes_to_a_free_one() {
+    const T1: &str = "11111111111111111111111111111111";
+    const T2: &str = "22222222222222222222222222222222";
+    const T3: &str = "33333333333333333333333333333333";
+    const T4: &str = "44444444444444444444444444444444";
+    let timed_out = |trace: &str, id: &str, start: i64, end: i64| {
+        let mut v = root_post(trace, id, start, end);
+        v["attributes"] = kv(&[("http.request.method", s("POST"))]);
+        v["status"] = json!({"code": 2, "message": "ReadTimeout"});
+        v
+    };
+    let spans = vec![
+        tool("a000000000000001", None, "issue_refund", 0, 3000),
+        tool("a000000000000002", None, "issue_refund", 50, 3000),
+        tool("a000000000000003", None, "issue_refund", 1050, 3000),
+        timed_out(T1, "b000000000000001", 10, 1010),
+        root_post(T2, "b000000000000002", 60, 400),
+        root_post(T3, "b000000000000003", 1100, 2500),
+        root_post(T4, "b000000000000004", 1200, 1500),
+    ];
+    let (spans, l) = linked(&[&batch("p", spans)]);
+    let mut got = owners(&spans, &l);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            pair("b000000000000001", "a000000000000001"),
+            pair("b000000000000002", "a000000000000002"),
+            pair("b000000000000003", "a000000000000003"),
+            pair("b000000000000004", "a000000000000001"),
+        ]
+    );
+    let place = |s: &Span| format!("trace.jsonl:{}", s.loc.line + 1);
+    let why: Vec<String> = (l.ambiguous.iter())
+        .filter(|a| spans[a.request].span_id == "b000000000000004")
+        .map(|a| a.describe(&spans, place))
+        .collect();
+    assert!(
+        why[0].contains("(the other's own request was still open)"),
+        "{why:?}"
+    );
+}

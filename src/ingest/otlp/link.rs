@@ -49,7 +49,11 @@ impl Ambiguous {
     pub fn describe(&self, spans: &[Span], place: impl Fn(&Span) -> String) -> String {
         let tool = |t: usize| format!("`{}` at {}", tool_name(&spans[t]), place(&spans[t]));
         let (chosen, other) = (&spans[self.chosen], &spans[self.other]);
-        let rule = if chosen.start != other.start {
+        // The earlier to start is chosen only when the later one's own request was open
+        // when this one was sent ([`Graph::attempts_by_time`]).
+        let rule = if chosen.start < other.start {
+            "the other's own request was still open"
+        } else if chosen.start != other.start {
             "the later to start"
         } else if chosen.end != other.end {
             "the first to end"
@@ -265,6 +269,8 @@ impl Graph<'_> {
             ),
         };
         let mut out = Vec::new();
+        // Requests matched to a tool by time, decided in the order they were sent (below).
+        let mut by_time_requests: Vec<(usize, Option<usize>)> = Vec::new();
         for &h in http.iter().filter(|&&h| !wrapper[h]) {
             let mut owner = None;
             let mut by_time = true;
@@ -295,24 +301,87 @@ impl Graph<'_> {
                     break;
                 }
             }
-            if owner.is_none()
-                && by_time
-                && let Some((tool, other)) = self.enclosing_call(h, under, &by_resource)
-            {
-                owner = call_of.get(&tool).copied();
-                if let Some(other) = other {
-                    ambiguous.push(Ambiguous {
-                        request: h,
-                        chosen: tool,
-                        other,
-                    });
-                }
+            if owner.is_none() && by_time {
+                by_time_requests.push((h, under));
             }
             if let Some(c) = owner {
                 out.push((h, c));
             }
         }
+        self.attempts_by_time(
+            by_time_requests,
+            &by_resource,
+            &call_of,
+            ambiguous,
+            &mut out,
+        );
         out
+    }
+
+    /// Gives each request below no tool span to the tool whose time holds it
+    /// ([`Self::enclosing_call`]), in the order they were sent: a tool whose own request is
+    /// still open when another is sent (a client sends one at a time) gives way to another
+    /// tool holding it, one whose last request failed first (a retry follows a failure).
+    /// Three refunds side by side, one retried while another's request was in flight, gave
+    /// the retry to the one in flight (review 34).
+    fn attempts_by_time(
+        &self,
+        mut requests: Vec<(usize, Option<usize>)>,
+        by_resource: &Resourced,
+        call_of: &FxHashMap<usize, usize>,
+        ambiguous: &mut Vec<Ambiguous>,
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        if requests.is_empty() {
+            return;
+        }
+        requests.sort_by_key(|&(h, _)| (self.spans[h].start, self.spans[h].loc, h));
+        // Each tool's latest request so far: when it ends, and whether it failed.
+        let mut latest: FxHashMap<usize, (Timestamp, bool)> = FxHashMap::default();
+        for &(h, c) in out.iter() {
+            let (end, failed) = (self.spans[h].end, self.spans[h].error);
+            let kept = latest.entry(c).or_insert((end, failed));
+            if end > kept.0 {
+                *kept = (end, failed);
+            }
+        }
+        for (h, under) in requests {
+            let Some((tool, beside)) = self.enclosing_call(h, under, by_resource) else {
+                continue;
+            };
+            let sent = self.spans[h].start;
+            let busy = |t: usize| {
+                (call_of.get(&t)).is_some_and(|c| latest.get(c).is_some_and(|l| l.0 > sent))
+            };
+            let failed_last =
+                |t: usize| (call_of.get(&t)).is_some_and(|c| latest.get(c).is_some_and(|l| l.1));
+            let free: Vec<usize> = beside.iter().copied().filter(|&t| !busy(t)).collect();
+            let chosen = match busy(tool) {
+                false => tool,
+                true => (free.iter().copied().find(|&t| failed_last(t)))
+                    .or(free.first().copied())
+                    .unwrap_or(tool),
+            };
+            if let Some(&other) = std::iter::once(&tool)
+                .chain(&beside)
+                .find(|&&t| t != chosen)
+            {
+                ambiguous.push(Ambiguous {
+                    request: h,
+                    chosen,
+                    other,
+                });
+            }
+            let Some(&c) = call_of.get(&chosen) else {
+                continue;
+            };
+            let (end, failed) = (self.spans[h].end, self.spans[h].error);
+            let kept = latest.entry(c).or_insert((end, failed));
+            if end > kept.0 {
+                *kept = (end, failed);
+            }
+            out.push((h, c));
+        }
     }
 
     /// The innermost tool call of the same resource whose interval holds the span's, and
@@ -338,7 +407,7 @@ impl Graph<'_> {
         h: usize,
         under: Option<usize>,
         by_resource: &Resourced,
-    ) -> Option<(usize, Option<usize>)> {
+    ) -> Option<(usize, Vec<usize>)> {
         let s = &self.spans[h];
         let holds = |t: usize| {
             let t = &self.spans[t];
@@ -371,11 +440,10 @@ impl Graph<'_> {
         if asked_a_model {
             return None;
         }
-        let other = others
-            .iter()
-            .copied()
-            .find(|&o| !self.lineage(tool).skip(1).any(|a| a == o));
-        Some((tool, other))
+        let beside = (others.iter().copied())
+            .filter(|&o| !self.lineage(tool).skip(1).any(|a| a == o))
+            .collect();
+        Some((tool, beside))
     }
 
     /// The first run attribute on the span or its ancestors, else the trace id.
