@@ -116,6 +116,17 @@ impl<'m> Evidence<'m> {
             }
             _ => format!("step {step} was dispatched"),
         };
+        // Dispatched again before the first was over: one model turn asking for the same
+        // call twice at once (parallel calls with the same arguments), not a retry.
+        let a_over = (a.end.as_ref().map(|e| e.at))
+            .or_else(|| a.attempts.last()?.outcome.as_ref().map(|o| o.at));
+        if a_over.is_some_and(|t| b.first_at() < t) {
+            return format!(
+                "step {step} dispatched the same call twice at once (parallel calls with the same arguments) and it {} twice ({}, {others}): one turn asked for it twice, a planning defect",
+                did(kind),
+                first.id
+            );
+        }
         let key = match keys {
             // Whether a key was sent is not in the trace.
             (None, None) if !a.requests_logged() && !b.requests_logged() => "",
