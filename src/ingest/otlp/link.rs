@@ -338,12 +338,15 @@ impl Graph<'_> {
         requests.sort_by_key(|&(h, _)| (self.spans[h].start, self.spans[h].loc, h));
         // Each tool's latest request so far: when it ends, and whether it failed.
         let mut latest: FxHashMap<usize, (Timestamp, bool)> = FxHashMap::default();
-        for &(h, c) in out.iter() {
+        let note = |latest: &mut FxHashMap<usize, (Timestamp, bool)>, h: usize, c: usize| {
             let (end, failed) = (self.spans[h].end, self.spans[h].error);
             let kept = latest.entry(c).or_insert((end, failed));
             if end > kept.0 {
                 *kept = (end, failed);
             }
+        };
+        for &(h, c) in out.iter() {
+            note(&mut latest, h, c);
         }
         for (h, under) in requests {
             let Some((tool, beside)) = self.enclosing_call(h, under, by_resource) else {
@@ -375,11 +378,7 @@ impl Graph<'_> {
             let Some(&c) = call_of.get(&chosen) else {
                 continue;
             };
-            let (end, failed) = (self.spans[h].end, self.spans[h].error);
-            let kept = latest.entry(c).or_insert((end, failed));
-            if end > kept.0 {
-                *kept = (end, failed);
-            }
+            note(&mut latest, h, c);
             out.push((h, c));
         }
     }
