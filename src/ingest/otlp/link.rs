@@ -353,11 +353,9 @@ impl Graph<'_> {
                 continue;
             };
             let sent = self.spans[h].start;
-            let busy = |t: usize| {
-                (call_of.get(&t)).is_some_and(|c| latest.get(c).is_some_and(|l| l.0 > sent))
-            };
-            let failed_last =
-                |t: usize| (call_of.get(&t)).is_some_and(|c| latest.get(c).is_some_and(|l| l.1));
+            let last = |t: usize| call_of.get(&t).and_then(|c| latest.get(c)).copied();
+            let busy = |t: usize| last(t).is_some_and(|(end, _)| end > sent);
+            let failed_last = |t: usize| last(t).is_some_and(|(_, failed)| failed);
             let free: Vec<usize> = beside.iter().copied().filter(|&t| !busy(t)).collect();
             let chosen = match busy(tool) {
                 false => tool,
