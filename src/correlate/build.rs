@@ -99,7 +99,7 @@ impl<'o> Builder<'o> {
             EventKind::ToolCall(t) => {
                 let ready = call.expect("a tool call's arguments are read when it is made ready");
                 let at_loc = Some((at, loc));
-                let d = self.new_dispatch(t.call, t.tool, t.args_raw, ready.args, at_loc);
+                let d = self.new_dispatch(t.call, t.tool, t.args_raw, ready.args, at_loc, at);
                 self.set_kind(d, ready.kind);
             }
             EventKind::Attempt(a) => {
@@ -127,7 +127,7 @@ impl<'o> Builder<'o> {
                         null: prev.args_null,
                         given: prev.given_args.clone(),
                     };
-                    self.new_dispatch(call, tool, raw, args, None)
+                    self.new_dispatch(call, tool, raw, args, None, at)
                 } else {
                     d
                 };

@@ -211,6 +211,18 @@ impl Dispatch {
             .or_else(|| self.attempts.first().map(|a| a.at))
             .unwrap_or_default()
     }
+
+    /// The time of the dispatch's latest event: its tool call, a request, an answer or its
+    /// step's end.
+    pub fn last_at(&self) -> Timestamp {
+        let attempts = (self.attempts.iter())
+            .flat_map(|a| std::iter::once(a.at).chain(a.outcome.as_ref().map(|o| o.at)));
+        (self.at.into_iter())
+            .chain(attempts)
+            .chain(self.end.as_ref().map(|e| e.at))
+            .max()
+            .unwrap_or_default()
+    }
 }
 
 /// A logical call (SPEC §2): (run, step, tool, canonical args), with its dispatches in time

@@ -22,6 +22,7 @@ impl<'o> Builder<'o> {
         args_raw: Text,
         args: CallArgs,
         event: Option<(Timestamp, Loc)>,
+        made_at: Timestamp,
     ) -> usize {
         let call = CallRef {
             run: fresh(call.run),
@@ -45,6 +46,7 @@ impl<'o> Builder<'o> {
                 None
             }
         };
+        let earlier = earlier.filter(|&e| !self.step_is_over(e as usize, made_at, segment));
         let depth = earlier.map_or(1, |e| self.steps[e as usize].depth + 1);
         self.steps.push(StepLink {
             earlier: earlier.unwrap_or(NO_DISPATCH),
@@ -114,6 +116,45 @@ impl<'o> Builder<'o> {
         d
     }
 
+    /// The step whose latest dispatch is `e` is over for a dispatch made at `at`: its last
+    /// event is more than [`STEP_RETRIED_WITHIN`] before (both dated), and no resume came
+    /// between. A
+    /// framework retries a failed step within seconds or minutes; the same run and step
+    /// days later is a new conversation under a reused thread id (LangGraph's tutorials
+    /// use `"1"`), its calls new logical calls. An explicit resume may come days later (a
+    /// run waiting on a person's approval) and still re-run the step. The step's calls
+    /// indexed for a long step are taken out of `call_index`, so that none is found again.
+    fn step_is_over(&mut self, e: usize, at: Timestamp, segment: u32) -> bool {
+        let (last, last_at) = (
+            &self.model.dispatches[e],
+            self.model.dispatches[e].last_at(),
+        );
+        // A time-only file's days count from its first line, not from a date: no gap
+        // between it and another input can be told.
+        let dateless = at.is_dateless() || last_at.is_dateless();
+        if dateless || last.segment != segment || at <= last_at.plus(STEP_RETRIED_WITHIN) {
+            return false;
+        }
+        if self.steps[e].depth > WALKED {
+            self.unindex_step(e as u32);
+        }
+        true
+    }
+
+    /// Takes the logical calls of the step whose latest dispatch is `last` out of
+    /// `call_index`.
+    fn unindex_step(&mut self, last: u32) {
+        let mut at = last;
+        while at != NO_DISPATCH {
+            let logical = self.model.dispatches[at as usize].logical();
+            let hash = hash_logical(&self.model.calls[logical]);
+            if let Ok(entry) = self.call_index.find_entry(hash, |&i| i as usize == logical) {
+                entry.remove();
+            }
+            at = self.steps[at as usize].earlier;
+        }
+    }
+
     /// The dispatch of the same step before `d`, if any.
     pub(super) fn earlier_of(&self, d: usize) -> Option<usize> {
         let earlier = self.steps[d].earlier;
@@ -158,7 +199,7 @@ impl<'o> Builder<'o> {
     /// The latest dispatch of `call`, or an implied one when the input gave no tool call.
     /// Where the input named which of the step's calls (its [`CallRef::part`]), the latest
     /// dispatch of the step with that part.
-    pub(super) fn dispatch_for(&mut self, call: &CallRef, _at: Timestamp) -> usize {
+    pub(super) fn dispatch_for(&mut self, call: &CallRef, at: Timestamp) -> usize {
         let dispatches = &self.model.dispatches;
         let hash = hash_call(call);
         // Equal calls are of one step, whatever their parts.
@@ -183,6 +224,7 @@ impl<'o> Builder<'o> {
                 Text::default(),
                 CallArgs::of_value(Value::Null, false),
                 None,
+                at,
             ),
         }
     }
@@ -293,6 +335,10 @@ const NO_DISPATCH: u32 = u32::MAX;
 /// walking its earlier ones; one dispatched more uses `call_index`, so that a step
 /// dispatched a hundred thousand times (a runaway loop) is not walked every time.
 pub(super) const WALKED: u32 = 16;
+
+/// How long after a step's last event it may be dispatched again as a retry
+/// ([`Builder::step_is_over`]): a day, as for a resume read from OpenTelemetry spans.
+const STEP_RETRIED_WITHIN: crate::time::Duration = crate::time::Duration::from_secs(24 * 3600);
 
 /// The latest dispatch of a few calls, by their hash: an attempt, its answer and its
 /// step's end follow their tool call within a few lines, and each found it in `latest`,

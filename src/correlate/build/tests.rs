@@ -321,3 +321,40 @@ fn a_parallel_step_run_again_dispatches_each_call_again() {
     assert_eq!(logical, [0, 1, 0, 1]);
     assert!(model.dispatches[2..].iter().all(|d| d.attempts.is_empty()));
 }
+
+/// A step dispatched again more than a day after its last event, with no resume between, is
+/// a new conversation under a reused run id: a logical call of its own, even with the same
+/// arguments. Within the day it is the same call dispatched again; after a resume, days
+/// later too. A step dispatched more often than is walked is cut as well.
+#[test]
+fn a_step_dispatched_again_after_a_day_is_a_new_conversation() {
+    let call = |at: &str, run: &str| {
+        format!(
+            "{at}  agent run {run}  step 2  tool=issue_refund  args={{\"order\":\"A-1\",\"amount_p\":100}}\n"
+        )
+    };
+    let calls_of = |trace: &str| {
+        let opts = crate::ingest::ParseOptions::default();
+        let events = crate::ingest::text::parse(&mut trace.as_bytes(), 0, &opts).unwrap();
+        crate::correlate::correlate(events.events, &CorrelateOptions::default()).calls
+    };
+    let within = call("2026-11-01T10:00:00.000Z", "r1") + &call("2026-11-02T09:59:59.000Z", "r1");
+    assert_eq!(calls_of(&within).len(), 1);
+    let after = call("2026-11-01T10:00:00.000Z", "r1") + &call("2026-11-02T10:00:01.000Z", "r1");
+    assert_eq!(calls_of(&after).len(), 2);
+    let resumed = call("2026-11-01T10:00:00.000Z", "r1")
+        + "2026-11-04T10:00:00.000Z  agent run r1  resumed\n"
+        + &call("2026-11-04T10:00:01.000Z", "r1");
+    let calls = calls_of(&resumed);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+
+    let mut long = String::new();
+    for day in [1, 5] {
+        for i in 0..2 * WALKED {
+            long += &call(&format!("2026-11-0{day}T10:00:{i:02}.000Z"), "r1");
+        }
+    }
+    let calls = calls_of(&long);
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[1].dispatches.len(), 2 * WALKED as usize);
+}
