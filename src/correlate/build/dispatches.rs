@@ -155,6 +155,24 @@ impl<'o> Builder<'o> {
         }
     }
 
+    /// The dispatches of `run`'s step `step`, earliest first (none if it was never
+    /// dispatched).
+    pub(super) fn dispatches_of(&self, run: &Text, step: u32) -> Option<Vec<usize>> {
+        let call = CallRef {
+            run: run.clone(),
+            step,
+            part: 0,
+        };
+        let dispatches = &self.model.dispatches;
+        let latest = *self
+            .latest
+            .find(hash_call(&call), |&d| dispatches[d as usize].call == call)?;
+        let mut all: Vec<usize> =
+            std::iter::successors(Some(latest as usize), |&d| self.earlier_of(d)).collect();
+        all.reverse();
+        Some(all)
+    }
+
     /// The dispatch of the same step before `d`, if any.
     pub(super) fn earlier_of(&self, d: usize) -> Option<usize> {
         let earlier = self.steps[d].earlier;
@@ -338,7 +356,8 @@ pub(super) const WALKED: u32 = 16;
 
 /// How long after a step's last event it may be dispatched again as a retry
 /// ([`Builder::step_is_over`]): a day, as for a resume read from OpenTelemetry spans.
-const STEP_RETRIED_WITHIN: crate::time::Duration = crate::time::Duration::from_secs(24 * 3600);
+pub(super) const STEP_RETRIED_WITHIN: crate::time::Duration =
+    crate::time::Duration::from_secs(24 * 3600);
 
 /// The latest dispatch of a few calls, by their hash: an attempt, its answer and its
 /// step's end follow their tool call within a few lines, and each found it in `latest`,

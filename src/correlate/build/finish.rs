@@ -25,7 +25,8 @@ impl<'o> Builder<'o> {
         mark_replayed_answers(&mut self.model, &replays);
         learn_whole_amounts(&mut self.model);
         attach_delivery_copies(&mut self.model);
-        let step_retries = self.step_retries();
+        let mut step_retries = self.step_retries();
+        step_retries.extend(self.model_recalls());
         join_renumbered(&mut self.model);
         self.model.inputs_showing_keys = (self.model.dispatches.iter())
             .flat_map(|d| &d.attempts)

@@ -8,6 +8,7 @@
 use super::Builder;
 use crate::canonical::{canonical, is_key_field};
 use crate::correlate::{Dispatch, Model};
+use crate::time::Timestamp;
 use serde_json::Value;
 
 impl Builder<'_> {
@@ -55,6 +56,67 @@ impl Builder<'_> {
         }
         None
     }
+}
+
+/// How many steps after a failed call the model's re-call of it is looked for: a ReAct loop
+/// calls again at once (the next step), after a look at the order's status (two on), or,
+/// where the framework counts its model and tool nodes as steps (LangGraph), two and four
+/// on.
+const RECALLED_WITHIN_STEPS: u32 = 6;
+
+impl Builder<'_> {
+    /// Each call the model made again in a later step of the same run after the call failed
+    /// (its step ended failed, or its last request got no answer or an error): the same
+    /// tool and action ([`same_action`]), the first call of that action after the failure,
+    /// within [`RECALLED_WITHIN_STEPS`] steps and a day, with no resume between (a resume's
+    /// re-issue is `join_renumbered`'s). The tool handed the model an error and the model
+    /// asked again: a retry of an ambiguous failure, not a second decision. (the later
+    /// call, the earlier).
+    pub(super) fn model_recalls(&self) -> Vec<(usize, usize)> {
+        let dispatches = &self.model.dispatches;
+        let mut found = Vec::new();
+        for failed in dispatches {
+            let Some(failed_at) = seen_failing(failed) else {
+                continue;
+            };
+            if failed.effect_kind.is_none() || failed.order.is_none() || failed.args_are_null() {
+                continue;
+            }
+            let tool = &self.model.calls[failed.logical()].tool;
+            let later_steps = (1..=RECALLED_WITHIN_STEPS).filter_map(|n| {
+                let step = failed.call.step.checked_add(n)?;
+                self.dispatches_of(&failed.call.run, step)
+            });
+            let next = later_steps.flatten().find(|&d| {
+                let later = &dispatches[d];
+                self.model.calls[later.logical()].tool == *tool && same_action(failed, later)
+            });
+            let Some(d) = next else { continue };
+            let later = &dispatches[d];
+            let sent = later.first_at();
+            if later.segment == failed.segment
+                && failed_at <= sent
+                && sent <= failed_at.plus(super::dispatches::STEP_RETRIED_WITHIN)
+            {
+                found.push((later.logical(), failed.logical()));
+            }
+        }
+        found
+    }
+}
+
+/// When the model was told the call failed: its step's failed end, else its last
+/// request's error or non-2xx answer.
+fn seen_failing(d: &Dispatch) -> Option<Timestamp> {
+    if let Some(end) = &d.end {
+        return (!end.ok).then_some(end.at);
+    }
+    let outcome = d.attempts.last()?.outcome.as_ref()?;
+    let failed = match outcome.status() {
+        Some(status) => !(200..300).contains(&status),
+        None => true,
+    };
+    failed.then_some(outcome.at)
 }
 
 /// Puts the calls of each step retry ([`Builder::step_retries`]) and each renumbering (set

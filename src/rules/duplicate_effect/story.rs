@@ -137,8 +137,18 @@ impl<'m> Evidence<'m> {
             (_, Some(_)) => " with a new key",
             (Some(_), None) => " without its key",
         };
+        // The model asked again under a later step (a ReAct loop handed the tool's error).
+        let again = if b.call.step == step {
+            format!("the framework dispatched step {step} again{key}")
+        } else {
+            let tool = &self.model.calls[b.logical()].tool;
+            format!(
+                "the model was handed the error and called {tool} again in step {}{key}",
+                b.call.step
+            )
+        };
         format!(
-            "{why} though its {kind} {} {}; the framework dispatched step {step} again{key} and it {} again ({others})",
+            "{why} though its {kind} {} {}; {again} and it {} again ({others})",
             first.id,
             state_predicate(first),
             did(kind)
