@@ -1,10 +1,10 @@
 //! `model-supplied-key`: the idempotency key an attempt sent is a value the model wrote into
 //! the tool arguments, rather than one derived from the request that started the run.
 
-use super::support::{attempt_evidence, call_finding, has_args};
+use super::support::{attempt_evidence, call_finding, has_args, sent_key};
 use super::{Rule, Settings, Shared};
 use crate::canonical::is_key_field;
-use crate::correlate::Model;
+use crate::correlate::{AttemptId, Model};
 use crate::finding::{Finding, Severity};
 use serde_json::Value;
 
@@ -40,24 +40,26 @@ The header's value is the model's `idempotency_key` argument.
     check,
 };
 
-fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
+fn check(model: &Model, _settings: &Settings, shared: &Shared, out: &mut Vec<Finding>) {
+    let service = shared.service_keys();
     for call in &model.calls {
         let mut f: Option<Finding> = None;
         for &d in &call.dispatches {
             let disp = &model.dispatches[d];
+            // The key each attempt was sent with: its line's, else the one the service logged
+            // on its effects (a client log that prints no headers).
+            let sent = |i: usize| sent_key(model, service, AttemptId::new(d, i));
             // Most calls carry no key, or arguments whose text cannot hold it: their arguments
             // are not parsed (the parse was most of this rule's time).
-            let may_hold_a_key = disp
-                .attempts
-                .iter()
-                .filter_map(|a| a.key.as_deref())
-                .any(|key| may_hold(&disp.args_raw, key));
+            let may_hold_a_key = (0..disp.attempts.len())
+                .filter_map(sent)
+                .any(|(key, _)| may_hold(&disp.args_raw, key));
             if !has_args(disp) || !may_hold_a_key {
                 continue;
             }
             let args = disp.args();
-            for a in &disp.attempts {
-                let Some(key) = a.key.as_deref() else {
+            for (i, a) in disp.attempts.iter().enumerate() {
+                let Some((key, logged_on)) = sent(i) else {
                     continue;
                 };
                 let Some(mut path) = find_key_field(&args, key) else {
@@ -65,9 +67,15 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 };
                 path.reverse();
                 let finding = f.get_or_insert_with(|| {
+                    let by = match logged_on {
+                        Some(e) => format!(
+                            "the service logged the key {key} on {} {}, made by attempt {}",
+                            model.effects[e].kind, model.effects[e].id, a.number
+                        ),
+                        None => format!("attempt {} sent the key {key}", a.number),
+                    };
                     let message = format!(
-                        "attempt {} sent the key {key}, which is the model's `{}` argument: a regenerated call will not reproduce it",
-                        a.number,
+                        "{by}, which is the model's `{}` argument: a regenerated call will not reproduce it",
                         path.join(".")
                     );
                     let mut f = call_finding(&RULE, model, call, message);
@@ -76,6 +84,11 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
                 });
                 finding.evidence.extend(disp.loc);
                 attempt_evidence(a, &mut finding.evidence);
+                if let Some(e) = logged_on {
+                    finding
+                        .evidence
+                        .extend(model.effects[e].locs.iter().copied());
+                }
             }
         }
         out.extend(f);
@@ -164,6 +177,36 @@ mod tests {
         assert!(may_hold(r#"{"request_id":"m-77"}"#, "m-77"));
         assert!(may_hold(r#"{"request_id":77}"#, "77"));
         assert!(!may_hold(r#"{"request_id":"m-78"}"#, "m-77"));
+    }
+
+    /// A client log that prints no headers: the key the service logged on the refund the
+    /// attempt made is the one it sent. Not where that log shows keys on other requests
+    /// (the request went without one; the service's column is its own id).
+    #[test]
+    fn a_key_the_service_logged_is_the_attempts() {
+        let mut t = Trace::new();
+        let args = r#"{"order":"A-1","amount_p":1000,"idempotency_key":"m-77"}"#;
+        t.tool_call(0, "q", 2, "issue_refund", args)
+            .attempt(10, "q", 2, 1, None)
+            .headers_unseen()
+            .refund(500, "rf_1", "A-1", 1000, Some("m-77"));
+        let found = t.check(&RULE);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .message
+                .starts_with("the service logged the key m-77 on refund rf_1"),
+            "{}",
+            found[0].message
+        );
+
+        let mut t = Trace::new();
+        t.tool_call(0, "q", 2, "issue_refund", args)
+            .attempt(10, "q", 2, 1, None)
+            .refund(500, "rf_1", "A-1", 1000, Some("m-77"))
+            .tool_call(100_000, "q", 3, "issue_refund", r#"{"order":"A-2"}"#)
+            .attempt(100_010, "q", 3, 1, Some("k-2"));
+        assert!(t.check(&RULE).is_empty());
     }
 
     #[test]
