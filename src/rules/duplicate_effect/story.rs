@@ -182,8 +182,25 @@ impl<'m> Evidence<'m> {
             }
             [] => format!("a retry {did} again"),
         };
+        // Effects matched to the first attempt too, beside a retry's: copies made below the
+        // client (a gateway's retry), not the retry's.
+        let (copies, by_retries): (Vec<&EffectRec>, Vec<&EffectRec>) =
+            (self.effects.iter().skip(1)).partition(|e| e.matched == first.matched);
+        let ids = |effects: &[&EffectRec]| {
+            let ids: Vec<&str> = effects.iter().map(|e| e.id.as_str()).collect();
+            ids.join(", ")
+        };
+        let (below, others) = if copies.is_empty() || by_retries.is_empty() {
+            (String::new(), others.to_string())
+        } else {
+            let below = format!(
+                ", and made again below the client ({}: a gateway's or the service's own retry)",
+                ids(&copies)
+            );
+            (below, ids(&by_retries))
+        };
         format!(
-            "attempt {} {} but its {kind} {} {}; {again} ({others})",
+            "attempt {} {} but its {kind} {} {}{below}; {again} ({others})",
             a.number,
             how_it_ended(a),
             first.id,

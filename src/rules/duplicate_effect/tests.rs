@@ -102,6 +102,32 @@ fn each_retry_that_refunded_again_is_named() {
     );
 }
 
+/// A gateway's copy of attempt 1's refund beside the client's retry: the copy is told as
+/// attempt 1's, made below the client, and only the retry's refund as the retry's.
+#[test]
+fn a_copy_below_the_client_is_not_credited_to_the_retry() {
+    let mut tr = incident();
+    tr.refund_settled(
+        t(0, "14:02:16.400"),
+        "rf_copy",
+        "A-88214",
+        4500,
+        t(0, "14:02:22.000"),
+    );
+    let f = dup(&tr);
+    assert_eq!(ids(&f), ["rf_8XM1", "rf_copy", "rf_9KQ2"]);
+    assert!(
+        f.message.contains(
+            ", and made again below the client (rf_copy: a gateway's or the service's own retry); \
+             attempt 2 refunded again (rf_9KQ2): 3 refunds"
+        ),
+        "{}",
+        f.message
+    );
+    // With no retry's refund beside it, the story is as before.
+    assert!(!dup(&incident()).message.contains("below the client"));
+}
+
 /// The service's clock 1.5 s behind and no refund id in the answer: both refunds fall
 /// to attempt 1. The story claims no key the attempts did not send.
 #[test]
