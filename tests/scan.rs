@@ -271,6 +271,12 @@ fn time_only_lines_beside_dated_ones_are_warned_about() {
         "--date",
         "2026-11-03"
     ]));
+    // Time-only lines outside every period leave the report without them: exit 2, not an
+    // empty month-end CSV with exit 0. Dated, the duplicate is in the period (exit 1).
+    let period = [incident, "--since", "2026-11-01", "--until", "2026-12-01"];
+    assert_eq!(scan(&period).0, Some(2));
+    let dated = [&period[..], &["--date", "2026-11-03"]].concat();
+    assert_eq!(scan(&dated).0, Some(1));
 }
 
 /// A named file whose lines are mostly skipped and none an event is most likely a layout

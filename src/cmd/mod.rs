@@ -201,8 +201,8 @@ pub fn print_problems(audit: &crate::audit::Audit) {
     } else if audit.dateless_in_a_period() {
         let _ = writeln!(
             err,
-            "idem-audit: warning: lines with a time of day and no date cannot be placed in \
-             --since/--until: {GIVE_A_DATE}"
+            "idem-audit: error: lines with a time of day and no date cannot be placed in \
+             --since/--until, so the report leaves them out (exit 2): {GIVE_A_DATE}"
         );
     }
 }

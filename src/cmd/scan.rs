@@ -126,7 +126,12 @@ pub fn exit_status(
     strict: bool,
 ) -> u8 {
     // Nothing read is nothing audited: a CI job pointed at the wrong folder must not pass.
-    if !audit.unreadable.is_empty() || audit.nothing_read() || (strict && audit.lines_skipped() > 0)
+    // Lines that cannot be placed in the period asked for are as good as unread: a month-end
+    // job over time-only logs got an empty CSV and exit 0.
+    if !audit.unreadable.is_empty()
+        || audit.nothing_read()
+        || audit.dateless_in_a_period()
+        || (strict && audit.lines_skipped() > 0)
     {
         return EXIT_ERROR;
     }
