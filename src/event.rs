@@ -129,7 +129,9 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// The arguments as JSON, parsing `args_raw` if the parser left them unparsed.
+    /// The arguments as JSON, parsing `args_raw` if the parser left them unparsed. The
+    /// parsers skip a call whose arguments are no JSON or nest too deep to be read
+    /// ([`args_nest_too_deep`]), so `Null` here is only arguments that are missing.
     pub fn parsed_args(&self) -> serde_json::Value {
         match &self.args {
             serde_json::Value::Null => {
@@ -138,6 +140,45 @@ impl ToolCall {
             v => v.clone(),
         }
     }
+}
+
+/// How deep JSON may nest and still be read into a value: serde_json's recursion limit
+/// refuses the 128th level of arrays and objects.
+pub const MAX_ARGS_DEPTH: usize = 127;
+
+/// Why a tool call whose arguments nest deeper than [`MAX_ARGS_DEPTH`] is skipped.
+pub const ARGS_TOO_DEEP: &str =
+    "tool call args are nested deeper than 127 levels: more than the JSON reader reads";
+
+/// Whether JSON arguments nest deeper than [`MAX_ARGS_DEPTH`]. The parsers check that
+/// arguments are JSON without building them, which has no depth limit; correlation builds
+/// them, and read deeper ones as null (no order, no amount: a retry's error became a
+/// warning, review37 H2). A count of brackets outside strings, on JSON already checked.
+pub fn args_nest_too_deep(raw: &[u8]) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in raw {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_ARGS_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -474,6 +515,28 @@ impl EventKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The depth count says no exactly where serde_json's reading into a value does, and
+    /// brackets inside strings (escaped quotes among them) do not count.
+    #[test]
+    fn arguments_too_deep_are_those_serde_json_cannot_read() {
+        let nested = |levels: usize, inner: &str| {
+            format!("{}{inner}{}", "[".repeat(levels), "]".repeat(levels))
+        };
+        for levels in [1, 126, 127, 128, 200] {
+            for inner in ["", r#""[{\"[""#, "{}"] {
+                let raw = format!(r#"{{"order":"A-1","meta":{}}}"#, nested(levels, inner));
+                let read = serde_json::from_str::<serde_json::Value>(&raw).is_ok();
+                assert_eq!(
+                    args_nest_too_deep(raw.as_bytes()),
+                    !read,
+                    "{levels} {inner}"
+                );
+            }
+        }
+        let brackets_in_a_string = format!(r#"{{"note":"{}"}}"#, "[".repeat(300));
+        assert!(!args_nest_too_deep(brackets_in_a_string.as_bytes()));
+    }
 
     #[test]
     fn urls_name_one_target_by_path_query_host_and_port() {

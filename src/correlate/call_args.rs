@@ -32,6 +32,8 @@ impl CallArgs {
         if let Some(flat) = Self::flat(raw, scratch) {
             return flat;
         }
+        // The parsers skip a call whose arguments are no JSON or nest deeper than this can
+        // read (`event::args_nest_too_deep`): null here is arguments that are missing.
         Self::of_value(serde_json::from_str(raw).unwrap_or(Value::Null), false)
     }
 

@@ -848,3 +848,33 @@ fn stripes_objects_and_events_are_effects() {
         (3, 1, 0)
     );
 }
+
+/// A tool call whose arguments nest deeper than correlation can read them is skipped and
+/// said so, not kept with arguments read as null (review37 H2); one level less is read.
+/// Arguments logged as a JSON string are held to the same.
+#[test]
+fn arguments_nested_too_deep_are_skipped_and_said() {
+    let args = |levels: usize| {
+        let meta = format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+        format!(r#"{{"order":"A-1","meta":{meta}}}"#)
+    };
+    let line = |args: String| {
+        format!(
+            r#"{{"ts":"2026-11-03T14:02:11Z","type":"tool_call","run":"7f3a","step":4,"tool":"issue_refund","args":{args}}}"#
+        )
+    };
+    let as_string = |args: String| serde_json::to_string(&args).unwrap();
+    for deep in [line(args(127)), line(as_string(args(127)))] {
+        let read = run(&deep);
+        assert_eq!((read.stats.skipped, read.events.len()), (1, 0));
+        assert!(
+            read.stats.problems[0]
+                .reason
+                .contains("deeper than 127 levels")
+        );
+    }
+    for fine in [line(args(126)), line(as_string(args(126)))] {
+        let read = run(&fine);
+        assert_eq!((read.stats.skipped, read.events.len()), (0, 1));
+    }
+}

@@ -3,7 +3,8 @@
 use super::{Fields, Line, State, logged_key, stripe};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::{
-    Attempt, Attrs, EventKind, Failure, Lifecycle, Response, RunEvent, StepEnd, Text, ToolCall,
+    ARGS_TOO_DEEP, Attempt, Attrs, EventKind, Failure, Lifecycle, Response, RunEvent, StepEnd,
+    Text, ToolCall, args_nest_too_deep,
 };
 use crate::ingest::ParseOptions;
 use serde::de::IgnoredAny;
@@ -39,6 +40,9 @@ impl State {
                     // As written, so rules can see its spelling (`4500.0`, key order).
                     Some(r) => r.to_string(),
                 };
+                if args_nest_too_deep(args_raw.as_bytes()) {
+                    return Err(ARGS_TOO_DEEP.into());
+                }
                 self.last_call = Some(call.clone());
                 EventKind::ToolCall(Box::new(ToolCall {
                     call,

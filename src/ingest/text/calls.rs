@@ -72,6 +72,9 @@ impl TextParser {
             serde_json::from_slice::<IgnoredAny>(raw)
                 .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
                 .map_err(|e| format!("tool call args are not JSON: {e}"))?;
+            if args_nest_too_deep(raw) {
+                return Err(ARGS_TOO_DEEP.into());
+            }
         }
         self.begin_call(&call, at);
         let tool = small(tool);

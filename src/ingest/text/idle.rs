@@ -18,8 +18,8 @@
 use super::plain::{ToolCallLine, agent_step, plain_answer, plain_first_request};
 use super::{AMOUNT_TOKENS, EFFECT_ID_TOKENS, as_text, message_of, parse_u32, small};
 use super::{Fields, Local, TextParser, Verdict, http_request, status_line};
-use crate::event::SAFE_METHODS;
 use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent};
+use crate::event::{SAFE_METHODS, args_nest_too_deep};
 use crate::flat_json::is_flat_object;
 use crate::ingest::lines::{Ahead, for_each_line_in};
 use crate::relevance::ShapeCache;
@@ -418,7 +418,8 @@ impl TextParser {
             || args_name_money(args)
             || filter.knows(run, step)
             || !(is_flat_object(args.as_bytes())
-                || serde_json::from_str::<IgnoredAny>(args).is_ok())
+                || (serde_json::from_str::<IgnoredAny>(args).is_ok()
+                    && !args_nest_too_deep(args.as_bytes())))
         {
             return false;
         }
