@@ -178,6 +178,9 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                 report.events = s.events;
                 report.ignored = s.ignored;
                 report.skipped = s.skipped;
+                if !s.notes.is_empty() {
+                    report.note = Some(s.notes.join("; "));
+                }
                 report.problems = s
                     .problems
                     .into_iter()
@@ -222,7 +225,10 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
             let (events, problems) = source::reread_deferred(&inputs, &formats, lines, &cfg.parse);
             for (input, why) in problems {
                 if let Some(r) = reports.get_mut(input as usize) {
-                    r.note = Some(why);
+                    r.note = Some(match r.note.take() {
+                        Some(note) => format!("{note}; {why}"),
+                        None => why,
+                    });
                 }
             }
             events

@@ -22,6 +22,7 @@ pub mod selfcheck;
 pub mod source;
 pub mod stamp;
 pub mod text;
+pub mod utf16;
 
 use crate::blocks::Blocks;
 use crate::event::{Attrs, Event, Loc};
@@ -140,6 +141,9 @@ pub struct InputStats {
     pub skipped: u64,
     /// The first [`MAX_PROBLEMS_KEPT`] skipped lines with their reason.
     pub problems: Vec<Problem>,
+    /// How the input's bytes were read where that was not plain UTF-8 (UTF-16, bytes that
+    /// are no UTF-8), for its report's note.
+    pub notes: Vec<String>,
 }
 
 impl InputStats {

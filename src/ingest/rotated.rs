@@ -152,6 +152,7 @@ pub fn read_group(
                 format: Format::Text,
                 head,
                 rest,
+                decoded,
                 ..
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
@@ -159,7 +160,7 @@ pub fn read_group(
                 // Where the file starts is told by what detection reads first, however
                 // much more was read looking for a span dump.
                 let first = &head[..head.len().min(SNIFF_BYTES)];
-                match parser.read(first, &mut all, i as u32, opts) {
+                let outcome = match parser.read(first, &mut all, i as u32, opts) {
                     Ok(stats) => {
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {
@@ -169,14 +170,22 @@ pub fn read_group(
                         Outcome::Parsed(Format::Text, Box::new(parsed))
                     }
                     Err(e) => Outcome::Unreadable(e.to_string()),
-                }
+                };
+                Opened::noted(decoded.as_deref(), outcome)
             }
             Ok(other) => {
                 let mut all = Cursor::new(other.head).chain(other.rest);
-                match super::parse_input(other.format, &mut all, i as u32, opts, other.rereadable) {
+                let outcome = match super::parse_input(
+                    other.format,
+                    &mut all,
+                    i as u32,
+                    opts,
+                    other.rereadable,
+                ) {
                     Ok(parsed) => Outcome::Parsed(other.format, Box::new(parsed)),
                     Err(e) => Outcome::Unreadable(e.to_string()),
-                }
+                };
+                Opened::noted(other.decoded.as_deref(), outcome)
             }
         };
         outcomes.push((i, outcome));

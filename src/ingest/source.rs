@@ -1,6 +1,6 @@
 //! Where inputs come from (SPEC §3): paths resolved to files (folders recursively, in a fixed
 //! order, skipping dotfiles and `--exclude` globs), standard input, gzip or zstd decompressed
-//! on the fly, and each input's format detected from its first non-blank line (or, when that
+//! and UTF-16 decoded ([`super::utf16`]) on the fly, and each input's format detected from its first non-blank line (or, when that
 //! line is damaged, the few after it).
 
 use super::{Format, ParseOptions, Parsed};
@@ -9,8 +9,8 @@ use crate::relevance::DeferredLines;
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// One input to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -373,10 +373,12 @@ fn read_one(
         Err(outcome) => return outcome,
     };
     let mut all = Cursor::new(opened.head).chain(opened.rest);
-    match super::parse_input(opened.format, &mut all, index, opts, opened.rereadable) {
+    let outcome = match super::parse_input(opened.format, &mut all, index, opts, opened.rereadable)
+    {
         Ok(parsed) => Outcome::Parsed(opened.format, Box::new(parsed)),
         Err(e) => Outcome::Unreadable(e.to_string()),
-    }
+    };
+    Opened::noted(opened.decoded.as_deref(), outcome)
 }
 
 /// An input opened, decompressed and unwrapped, with its format detected from `head`, the
@@ -387,6 +389,20 @@ pub(super) struct Opened<'a> {
     pub rest: Reader<'a>,
     /// A plain file, whose bytes can be read again at an offset.
     pub rereadable: bool,
+    /// Set when the input is UTF-16, read as UTF-8: what the decoding found, once read.
+    pub decoded: Option<Arc<super::utf16::Decoded>>,
+}
+
+impl Opened<'_> {
+    /// `outcome` with the decoding's note, if it has one.
+    pub(super) fn noted(decoded: Option<&super::utf16::Decoded>, mut outcome: Outcome) -> Outcome {
+        if let (Some(note), Outcome::Parsed(_, parsed)) =
+            (decoded.and_then(|d| d.note()), &mut outcome)
+        {
+            parsed.stats.notes.insert(0, note);
+        }
+        outcome
+    }
 }
 
 /// Opens an input and detects its format; what to report instead when it cannot be read
@@ -419,6 +435,19 @@ pub(super) fn open<'a>(
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(|e| Outcome::Unreadable(e.to_string()))?;
+    // UTF-16 (Windows PowerShell 5's `>`): read as the UTF-8 it stands for, from its start.
+    let mut decoded = None;
+    if let Some(how) = super::utf16::sniff(&head) {
+        let decoding = Arc::new(super::utf16::Decoded::new(how));
+        let all = Cursor::new(std::mem::take(&mut head)).chain(reader);
+        reader = Box::new(super::utf16::Decoder::new(all, decoding.clone()));
+        rereadable = false;
+        (&mut reader)
+            .take(SNIFF_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(|e| Outcome::Unreadable(e.to_string()))?;
+        decoded = Some(decoding);
+    }
     // A container runtime's wrapper around each line: taken off, and the lines inside are
     // what is detected and parsed (no longer read again at an offset).
     if let Some(wrapper) = super::container::wrapper_of(&head) {
@@ -456,6 +485,7 @@ pub(super) fn open<'a>(
         head,
         rest: reader,
         rereadable,
+        decoded,
     })
 }
 

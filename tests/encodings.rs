@@ -1,0 +1,122 @@
+//! Inputs in other encodings than UTF-8 (review37 M2, M3): UTF-16 decoded as it streams
+//! (a byte-order mark decides; NULs every other byte are a guess, said so), and bytes that
+//! are no UTF-8 read so that distinct bytes stay distinct, with a note per input.
+
+use idem_audit::report::Report;
+use std::io::Write;
+use std::path::Path;
+
+mod common;
+use common::{duplicate, fixture, scan};
+
+fn scan_json(paths: &[&Path]) -> (Option<i32>, Report, String) {
+    let mut args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    args.extend(["--format", "json"]);
+    let (code, stdout, stderr) = scan(&args);
+    let r = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    (code, r, stderr)
+}
+
+/// The incident-csv trace in UTF-16 (`mark` first, when given), written to `dir/trace.log`
+/// beside its refunds export; `damage` is put on the trace's third line.
+fn utf16_incident(dir: &Path, big: bool, mark: bool, damage: &[u16]) {
+    let trace = std::fs::read_to_string(fixture("incident-csv/trace.log")).unwrap();
+    let mut units: Vec<u16> = Vec::new();
+    for (n, line) in trace.split_inclusive('\n').enumerate() {
+        if n == 2 {
+            units.extend_from_slice(damage);
+        }
+        units.extend(line.encode_utf16());
+    }
+    let mut bytes = Vec::new();
+    if mark {
+        units.insert(0, 0xFEFF);
+    }
+    for u in units {
+        bytes.extend(if big {
+            u.to_be_bytes()
+        } else {
+            u.to_le_bytes()
+        });
+    }
+    std::fs::write(dir.join("trace.log"), bytes).unwrap();
+    std::fs::copy(fixture("incident-csv/refunds.csv"), dir.join("refunds.csv")).unwrap();
+}
+
+fn trace_input(r: &Report) -> &idem_audit::report::InputReport {
+    r.inputs
+        .iter()
+        .find(|i| i.path.ends_with("trace.log"))
+        .unwrap()
+}
+
+#[test]
+fn utf16_with_a_mark_is_read_in_a_folder_and_named_without_a_note() {
+    for big in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        utf16_incident(dir.path(), big, true, &[]);
+        let named = [dir.path().join("trace.log"), dir.path().join("refunds.csv")];
+        for paths in [
+            vec![dir.path()],
+            named.iter().map(|p| p.as_path()).collect(),
+        ] {
+            let (code, r, stderr) = scan_json(&paths);
+            assert_eq!(code, Some(1), "{stderr}");
+            let trace = trace_input(&r);
+            assert_eq!(trace.format.as_deref(), Some("text"));
+            assert_eq!(
+                (trace.skipped, trace.note.as_deref()),
+                (0, None),
+                "{stderr}"
+            );
+            assert_eq!(duplicate(&r).cause.as_deref(), Some("client-retry"));
+        }
+    }
+}
+
+#[test]
+fn utf16_without_a_mark_is_read_and_said_to_be_a_guess() {
+    let dir = tempfile::tempdir().unwrap();
+    utf16_incident(dir.path(), false, false, &[]);
+    let (code, r, stderr) = scan_json(&[dir.path()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let note = trace_input(&r).note.as_deref().unwrap();
+    assert!(note.contains("no byte-order mark"), "{note}");
+    assert!(note.contains("iconv -f UTF-16LE -t UTF-8"), "{note}");
+    assert!(stderr.contains(&format!("trace.log: {note}")), "{stderr}");
+}
+
+#[test]
+fn unpaired_surrogates_are_replaced_and_noted_with_their_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // A lone low surrogate, and a lone high one (no low after it), before line 3's text.
+    utf16_incident(dir.path(), false, true, &[0xDC00, 0xD800]);
+    let (code, r, stderr) = scan_json(&[dir.path()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let note = trace_input(&r).note.as_deref().unwrap();
+    assert!(note.contains("2 unpaired surrogates"), "{note}");
+    assert!(note.contains("first on line 3"), "{note}");
+}
+
+#[test]
+fn gzipped_utf16_on_standard_input_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    utf16_incident(dir.path(), false, true, &[]);
+    let raw = std::fs::read(dir.path().join("trace.log")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&raw).unwrap();
+    let out = assert_cmd::Command::cargo_bin("idem-audit")
+        .unwrap()
+        .args([
+            "scan",
+            "-",
+            dir.path().join("refunds.csv").to_str().unwrap(),
+        ])
+        .args(["--format", "json"])
+        .write_stdin(gz.finish().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(duplicate(&r).cause.as_deref(), Some("client-retry"));
+}
