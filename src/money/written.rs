@@ -1,17 +1,29 @@
 //! Amounts as people and services write them, beside the SPEC's `4500p` and `amount=`
 //! tokens: a currency sign before or after the number (`£45.00`, `£ 45.00`, `45.00 €`,
-//! `€1,200.50`) or an ISO code (`45.00 GBP`, `GBP 45.00`, `45.00 gbp`). A sign that several
-//! currencies use (`$`, `¥`, `kr`) is read only where something else names the currency:
-//! a wrong currency is summed into the wrong total. A minus sign is kept (`-£45.00` is
+//! `€1,200.50`, `R$ 45.00`, `45.00 zł`) or an ISO code (`45.00 GBP`, `GBP 45.00`, `45.00 gbp`,
+//! `GBP45.00`). A sign that several currencies use (`$`, `¥`, `kr`) is read only where
+//! something else names the currency: a wrong currency is summed into the wrong total. A minus sign is kept (`-£45.00` is
 //! -4500 pence), as `-4500p` keeps it; correlation reads an effect's amount as its size.
 
 use super::{Currency, Money, parse_major};
 
-/// Currency signs and the currencies each may stand for.
-const SIGNS: [(&str, &[&str]); 6] = [
+/// Currency signs and the currencies each may stand for. `R$` before `$`: the first sign
+/// a text starts or ends with is its mark. `₩` is read as the won a payments service
+/// refunds (KRW): North Korea's, which shares the sign, is not convertible.
+const SIGNS: [(&str, &[&str]); 16] = [
     ("£", &["GBP"]),
     ("€", &["EUR"]),
     ("₹", &["INR"]),
+    ("₩", &["KRW"]),
+    ("R$", &["BRL"]),
+    ("zł", &["PLN"]),
+    ("Kč", &["CZK"]),
+    ("₺", &["TRY"]),
+    ("₽", &["RUB"]),
+    ("₴", &["UAH"]),
+    ("₪", &["ILS"]),
+    ("₫", &["VND"]),
+    ("₦", &["NGN"]),
     (
         "$",
         &[
@@ -37,13 +49,20 @@ struct Written<'a> {
 
 /// `£45.00`, `45.00 GBP`...: `None` when `text` is not written like an amount at all, an
 /// error when it is but cannot be read exactly (a sign of several currencies, more
-/// decimals than the currency has).
+/// decimals than the currency has, a decimal number before a code in capitals with no known
+/// exponent: `45.00 ZZZ` is money in a currency this table does not know, while `2.5 min`
+/// and `TXN 12345` are no money).
 pub fn parse_written(text: &str) -> Option<Result<Money, String>> {
     let w = split(text.trim())?;
     let currency = match w.mark {
         Mark::Code(code) => {
             let c = Currency::parse(code)?;
-            c.exponent()?;
+            let money_like = code.bytes().all(|b| b.is_ascii_uppercase())
+                && w.number.contains('.')
+                && text.trim_end().ends_with(code);
+            if c.exponent().is_none() && !money_like {
+                return None;
+            }
             c
         }
         Mark::Sign(_, [only]) => Currency::parse(only)?,
@@ -133,7 +152,9 @@ fn split(t: &str) -> Option<Written<'_>> {
             return written(Mark::Sign(sign, codes), negative, n.trim_end());
         }
     }
-    let (a, b) = unsigned.split_once(' ')?;
+    let Some((a, b)) = unsigned.split_once(' ') else {
+        return glued(unsigned, negative);
+    };
     let letters = |s: &str| s.len() == 3 && s.bytes().all(|c| c.is_ascii_alphabetic());
     // A code first only in capitals: `try 2` or `all 3` is no money.
     if letters(b) {
@@ -143,6 +164,36 @@ fn split(t: &str) -> Option<Written<'_>> {
     } else {
         None
     }
+}
+
+/// `GBP45.00`, `45.00GBP`: a known code run into a number, and nothing else in the text
+/// (`EUR2024Q1` is no amount).
+fn glued(t: &str, negative: bool) -> Option<Written<'_>> {
+    let known = |code: &str| {
+        code.bytes().all(|b| b.is_ascii_uppercase())
+            && Currency::parse(code).is_some_and(|c| c.exponent().is_some())
+    };
+    let numeric = |n: &str| {
+        n.trim_start_matches('-')
+            .starts_with(|c: char| c.is_ascii_digit())
+            && n.bytes().all(|b| b.is_ascii_digit() || b",.-".contains(&b))
+    };
+    let (code, number) = match (t.get(..3), t.get(3..), t.len().checked_sub(3)) {
+        (Some(code), Some(n), _) if known(code) && numeric(n) => (code, n),
+        (_, _, Some(at)) if t.is_char_boundary(at) && known(&t[at..]) && numeric(&t[..at]) => {
+            (&t[at..], &t[..at])
+        }
+        _ => return None,
+    };
+    let (neg, number) = match number.strip_prefix('-') {
+        Some(n) if !negative => (true, n),
+        _ => (false, number),
+    };
+    Some(Written {
+        mark: Mark::Code(code),
+        negative: negative || neg,
+        number,
+    })
 }
 
 #[cfg(test)]
@@ -171,6 +222,24 @@ mod tests {
         assert_eq!(read("-£45.00"), ok(-4500, "GBP"));
         assert_eq!(read("£-45.00"), ok(-4500, "GBP"));
         assert_eq!(read("-45.00 GBP"), ok(-4500, "GBP"));
+        // Signs of one currency, and a known code run into the number (review36 H1).
+        assert_eq!(read("₩15000"), ok(15000, "KRW"));
+        assert_eq!(read("₩15,000"), ok(15000, "KRW"));
+        assert_eq!(read("R$ 45.00"), ok(4500, "BRL"));
+        assert_eq!(read("45.00 R$"), ok(4500, "BRL"));
+        assert_eq!(read("45.00 zł"), ok(4500, "PLN"));
+        assert_eq!(read("GBP45.00"), ok(4500, "GBP"));
+        assert_eq!(read("45.00GBP"), ok(4500, "GBP"));
+        assert_eq!(read("-GBP45.00"), ok(-4500, "GBP"));
+        assert_eq!(read("GBP-45.00"), ok(-4500, "GBP"));
+    }
+
+    #[test]
+    fn a_decimal_in_a_code_of_no_known_exponent_says_why() {
+        let Some(Err(why)) = read("45.00 ZZZ") else {
+            panic!("45.00 ZZZ read");
+        };
+        assert!(why.contains("ZZZ") && why.contains("exponent"), "{why}");
     }
 
     #[test]
@@ -186,6 +255,9 @@ mod tests {
             "-£-12.00",
             "-12.00- GBP",
             "1,250 KWD",
+            "45.00 ZZZ",
+            "GBP45.001",
+            "1 250,00 Kč",
         ] {
             assert!(matches!(read(refused), Some(Err(_))), "{refused}");
         }
@@ -199,6 +271,12 @@ mod tests {
             "all 3",
             "£",
             "$ refund",
+            "2.5 min",
+            "TXN 12345",
+            "45 ZZZ",
+            "EUR2024Q1",
+            "ZZZ45.00",
+            "R$",
         ] {
             assert_eq!(read(other), None, "{other}");
         }

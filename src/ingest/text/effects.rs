@@ -399,7 +399,15 @@ pub(super) fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
     };
     // `amount=4500 GBP`: the currency's code inside the amount's value.
     let (written, inside) = with_code(written);
-    let code = f.token(b"currency").or(inside).ok_or_else(|| {
+    let code = f.token(b"currency").or(inside);
+    // `amount=£45.00`, `amount=GBP45.00`: a value that names its currency as an effect
+    // line's field does (`£45.00`) is read as that field is, and refused for the same reason.
+    if let (None, "amount") = (code, name)
+        && let Some(read) = crate::money::parse_written(&text(written))
+    {
+        return read.map(Some);
+    }
+    let code = code.ok_or_else(|| {
         // `amount=45.00 currency=GBP`: one space keeps the currency inside the amount's
         // field (SPEC §3.1 separates fields by two or more).
         match text(written).split_once(" currency=") {
@@ -414,7 +422,7 @@ pub(super) fn amount_of(f: &Fields) -> Result<Option<Money>, String> {
     let minor = match name {
         "amount_minor" | "amount_cents" => integer_amount(name, written)?,
         _ if crate::money::ambiguous_whole_amount(&text(written), currency) => return Ok(None),
-        _ => crate::money::parse_major(&text(written), currency)?,
+        _ => crate::money::in_currency(&text(written), currency)?,
     };
     Ok(Some(Money::new(minor, currency)))
 }
