@@ -118,6 +118,17 @@ impl Finding {
         Some(Total::new(self.excess_minor?, self.currency?))
     }
 
+    /// A known excess that leaves out a duplicate whose amount is not known in its currency
+    /// (no amount logged, a whole number of unknown unit): what it says is a lower bound.
+    pub fn excess_partial(&self) -> bool {
+        match (self.excess_minor, self.currency) {
+            (Some(_), Some(cur)) => {
+                (self.effects.iter().skip(1)).any(|e| !e.amount.is_some_and(|m| m.currency == cur))
+            }
+            _ => false,
+        }
+    }
+
     /// A stable identity for baselines: rule, order, run, step and effect ids, never line
     /// numbers, so that a finding survives edits to the file around it.
     pub fn fingerprint(&self) -> String {

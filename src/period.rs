@@ -212,6 +212,49 @@ mod tests {
         assert!(excess(month("2026-10-01", "2026-11-01")).is_empty());
     }
 
+    /// Three refunds, the second with no amount logged (review36 H2): the whole excess and
+    /// November's are lower bounds; December's, the third's alone, is exact.
+    #[test]
+    fn a_duplicate_without_an_amount_makes_its_periods_excess_a_lower_bound() {
+        let gbp = Some(crate::money::Money::new(4500, crate::money::Currency::GBP));
+        let mut f = Finding::new("duplicate-effect", Severity::Error, String::new());
+        let effects = [
+            ("a", "2026-11-30T23:59:57Z", gbp),
+            ("b", "2026-11-30T23:59:59Z", None),
+            ("c", "2026-12-01T00:00:01Z", gbp),
+        ];
+        for (id, at, amount) in effects {
+            f.effects.push(EffectRef {
+                id: id.into(),
+                created: ts(at),
+                amount,
+            });
+        }
+        f.currency = Some(crate::money::Currency::GBP);
+        f.excess_minor = Some(4500);
+        assert!(f.excess_partial());
+        let month = |since: &str, until: &str| Period {
+            since: Some(ts(since)),
+            until: Some(ts(until)),
+        };
+        let view = |p: Period| -> Vec<(Option<i128>, bool)> {
+            let kept = filter(vec![f.clone()], &Model::default(), &p);
+            kept.iter()
+                .map(|f| (f.excess_minor, f.excess_partial()))
+                .collect()
+        };
+        // November holds only the refund without an amount: unknown, not partial.
+        assert_eq!(view(month("2026-11-01", "2026-12-01")), [(None, false)]);
+        assert_eq!(
+            view(month("2026-12-01", "2027-01-01")),
+            [(Some(4500), false)]
+        );
+        assert_eq!(
+            view(month("2026-11-01", "2027-01-01")),
+            [(Some(4500), true)]
+        );
+    }
+
     /// A finding a period cuts keeps the whole finding's fingerprint, so that a baseline
     /// written from the whole input (or another month) still accepts it; one the period
     /// holds whole is fingerprinted as always.

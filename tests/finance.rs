@@ -372,12 +372,63 @@ fn the_json_summary_counts_the_duplicates_of_unknown_excess() {
     assert_eq!(summary["excess"][0]["amount_minor"], 4500, "{summary}");
     let (_, table) = scan(&[path]);
     assert!(
-        table.contains("GBP 45.00, and unknown in 1 finding"),
+        table.contains("excess at least GBP 45.00, and unknown in 1 finding"),
         "{table}"
     );
     let (_, month) = scan(&[MONTH, "--format", "json"]);
     let month: Value = serde_json::from_str(&month).unwrap();
     assert_eq!(month["summary"]["excess_unknown"], 0);
+}
+
+/// One call retried twice after timeouts made three refunds, and the service's line for the
+/// second names no amount (review36 H2): the excess known, GBP 45.00, is a lower bound. The
+/// row says so (`excess_partial`, "at least" in the message and the table), and the summary
+/// counts it in `excess_unknown`, so a script summing `excess` knows the month costs more.
+#[test]
+fn a_duplicate_without_an_amount_makes_the_excess_a_lower_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("trace.log");
+    std::fs::write(
+        &log,
+        "2026-11-03T14:02:11.402Z  agent run r1  step 4  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}\n\
+         2026-11-03T14:02:11.418Z  POST https://payments.internal/v1/refunds  (attempt 1)\n\
+         2026-11-03T14:02:21.418Z  urllib3.exceptions.ReadTimeoutError: read timeout=10\n\
+         2026-11-03T14:02:21.930Z  POST https://payments.internal/v1/refunds  (attempt 2)\n\
+         2026-11-03T14:02:31.930Z  urllib3.exceptions.ReadTimeoutError: read timeout=10\n\
+         2026-11-03T14:02:32.930Z  POST https://payments.internal/v1/refunds  (attempt 3)\n\
+         2026-11-03T14:02:33.107Z  201 Created  refund_id=rf_3  amount_p=4500\n\
+         2026-11-03T14:02:33.109Z  agent run r1  step 4  ok\n\
+         2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p  settled 2026-11-03T14:02:22Z\n\
+         2026-11-03T14:02:22.001Z  refund rf_2  order A-1  pending\n\
+         2026-11-03T14:02:33.088Z  refund rf_3  order A-1  4500p  settled 2026-11-03T14:02:44Z\n",
+    )
+    .unwrap();
+    let path = log.to_str().unwrap();
+    let (_, json) = scan(&[path, "--format", "json"]);
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let summary = &report["summary"];
+    assert_eq!(summary["excess"][0]["amount_minor"], 4500, "{summary}");
+    assert_eq!(summary["excess_unknown"], 1, "{summary}");
+    assert_eq!(summary["duplicate_effects"], 2, "{summary}");
+    let dup = &report["findings"][0];
+    assert_eq!(dup["rule"], "duplicate-effect");
+    assert_eq!(dup["excess_minor"], 4500);
+    assert_eq!(dup["excess_partial"], true);
+    let message = dup["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("excess at least GBP 45.00, 1 refund's amount unknown"),
+        "{message}"
+    );
+    let (_, table) = scan(&[path]);
+    assert!(
+        table.contains("at least GBP 45.00, and unknown in 1 finding"),
+        "{table}"
+    );
+    let (_, csv) = scan(&[path, "--format", "csv"]);
+    assert!(csv.contains(",GBP,45.00,"), "{csv}");
+    // Every duplicate with an amount: exact, and the field is not written.
+    let (_, month) = scan(&[MONTH, "--format", "json"]);
+    assert!(!month.contains("excess_partial"));
 }
 
 /// A habit belongs to when it was acted on: a request first sent on 30 November and retried

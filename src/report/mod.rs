@@ -119,6 +119,10 @@ pub struct FindingReport {
     pub effects: Vec<String>,
     pub currency: Option<String>,
     pub excess_minor: Option<i128>,
+    /// Some duplicate's amount is unknown: `excess_minor` is what the others add up to, a
+    /// lower bound. Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub excess_partial: bool,
     pub first_effect_at: Option<String>,
     pub last_effect_at: Option<String>,
     pub message: String,
@@ -219,10 +223,11 @@ fn excess_of(findings: &[Finding], rule: &str) -> Vec<CurrencyAmount> {
         .collect()
 }
 
-/// Findings of `rule` whose excess is unknown: the sums leave them out, and say so.
+/// Findings of `rule` whose excess is unknown, or known only in part (a duplicate without
+/// an amount): the sums leave them out or short, and say so.
 fn unknown_excess(findings: &[Finding], rule: &str) -> u64 {
     (findings.iter())
-        .filter(|f| f.rule == rule && f.excess().is_none())
+        .filter(|f| f.rule == rule && (f.excess().is_none() || f.excess_partial()))
         .count() as u64
 }
 
@@ -247,6 +252,7 @@ pub fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
         effects: f.effects.iter().map(|e| e.id.clone()).collect(),
         currency: f.currency.map(|c| c.to_string()),
         excess_minor: f.excess_minor,
+        excess_partial: f.excess_partial(),
         first_effect_at: f.effects.first().map(|e| e.created.display()),
         last_effect_at: f.effects.last().map(|e| e.created.display()),
         message: f.message.clone(),

@@ -33,7 +33,10 @@ pub fn render(report: &Report, width: Option<u16>) -> Vec<u8> {
             _ => String::new(),
         };
         let excess = money(f.currency.as_deref(), f.excess_minor)
-            .map(|m| m.display())
+            .map(|m| match f.excess_partial {
+                true => format!("at least {}", m.display()),
+                false => m.display(),
+            })
             .unwrap_or_default();
         table.add_row([
             f.severity.as_str().to_string(),
@@ -138,7 +141,7 @@ fn excess(list: &[CurrencyAmount], unknown: u64) -> String {
     match (list.is_empty(), unknown) {
         (_, 0) => amounts(list),
         (true, n) => format!("unknown ({n} {findings} without amounts)"),
-        (false, n) => format!("{}, and unknown in {n} {findings}", amounts(list)),
+        (false, n) => format!("at least {}, and unknown in {n} {findings}", amounts(list)),
     }
 }
 

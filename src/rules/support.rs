@@ -66,6 +66,25 @@ pub fn set_effects(f: &mut Finding, model: &Model, mut effects: Vec<usize>) {
     }
 }
 
+/// A finding's excess for its message: `GBP 45.00`, `an unknown amount`, or a lower bound
+/// when a duplicate's amount is unknown (`at least GBP 45.00, 1 refund's amount unknown`).
+pub fn excess_text(f: &Finding, kind: &str) -> String {
+    let known = amount_text(f.excess());
+    if !f.excess_partial() {
+        return known;
+    }
+    let cur = f.currency;
+    let unknown = (f.effects.iter().skip(1))
+        .filter(|e| !e.amount.is_some_and(|m| Some(m.currency) == cur))
+        .count();
+    let whose = if unknown == 1 {
+        format!("1 {kind}'s amount")
+    } else {
+        format!("{unknown} {kind}s' amounts")
+    };
+    format!("at least {known}, {whose} unknown")
+}
+
 /// `GBP 45.00`, or `an unknown amount`.
 pub fn amount_text(amount: Option<impl Into<Total>>) -> String {
     amount.map_or_else(|| "an unknown amount".to_string(), |m| m.into().display())

@@ -53,6 +53,9 @@ pub(super) fn write_row(f: &Finding, paths: &QuotedPaths, out: &mut Vec<u8>) {
         Some(minor) => number(out, minor),
         None => out.extend_from_slice(b"null"),
     }
+    if f.excess_partial() {
+        out.extend_from_slice(b",\n      \"excess_partial\": true");
+    }
     out.extend_from_slice(b",\n      \"first_effect_at\": ");
     optional(
         out,

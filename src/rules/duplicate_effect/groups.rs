@@ -6,7 +6,7 @@ use super::cause::Evidence;
 use crate::correlate::Model;
 use crate::finding::{Cause, Finding};
 use crate::rules::support::{
-    DELIVERY_SLACK, amount_text, dispatch_evidence, effect_amount_text, groups_by_key, set_effects,
+    DELIVERY_SLACK, dispatch_evidence, effect_amount_text, excess_text, groups_by_key, set_effects,
 };
 use crate::rules::{Settings, Shared};
 use crate::time::Duration;
@@ -126,7 +126,7 @@ fn call_finding(
     f.message = format!(
         "{lead}: {} {kind}s for one call, excess {}",
         f.effects.len(),
-        amount_text(f.excess())
+        excess_text(&f, &kind)
     );
     f
 }
@@ -149,14 +149,14 @@ pub(super) fn check_service_only(
             Some(key) => format!(
                 "{} {kind}s carry the same key {key} and no client trace covers them, excess {}",
                 f.effects.len(),
-                amount_text(f.excess())
+                excess_text(&f, &kind)
             ),
             None => format!(
                 "{} {kind}s of {} on one order within {} of each other and no client trace covers them, excess {}",
                 f.effects.len(),
                 effect_amount_text(&model.effects[group.effects[0]]),
                 gap.display_secs(),
-                amount_text(f.excess())
+                excess_text(&f, &kind)
             ),
         };
         out.push(f);
