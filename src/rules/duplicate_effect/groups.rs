@@ -76,16 +76,19 @@ fn by_order_and_amount(model: &Model, effects: Vec<usize>) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// A call's effects, apart where their amounts differ: one request sent again is made for
-/// the same amount, so effects of other amounts (the two charges of a split payment,
-/// refunded in one call) are no copies of each other. Effects whose amount is not known go
-/// with the others when these agree on one, else apart. Groups of one are dropped.
+/// A call's effects, apart where their amounts differ: one request made for two amounts
+/// (the two charges of a split payment, refunded by one request) made no copies of each
+/// other. But a request sent again after a failure is the same request: the effect its
+/// retry made is a duplicate whatever its amount, when each attempt made one amount
+/// (review36 M1: a timeout, a retry without a key, EUR 45.00 then EUR 44.00 refunded).
+/// Effects whose amount is not known go with the others when these agree on one, else
+/// apart. Groups of one are dropped.
 fn by_amount(model: &Model, effects: Vec<usize>) -> Vec<Vec<usize>> {
     let amount = |i: usize| model.effects[i].amount();
     let mut known: Vec<_> = effects.iter().filter_map(|&i| amount(i)).collect();
     known.sort_unstable_by_key(|m| (m.currency, m.minor));
     known.dedup();
-    if known.len() < 2 {
+    if known.len() < 2 || each_attempt_made_one_amount(model, &effects) {
         return vec![effects];
     }
     let mut split: BTreeMap<Option<(crate::money::Currency, i64)>, Vec<usize>> = BTreeMap::new();
@@ -94,6 +97,30 @@ fn by_amount(model: &Model, effects: Vec<usize>) -> Vec<Vec<usize>> {
         split.entry(key).or_default().push(i);
     }
     split.into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// Effects of several attempts of one sending, no attempt's of two amounts: a retry's
+/// effects, not one request's parts.
+fn each_attempt_made_one_amount(model: &Model, effects: &[usize]) -> bool {
+    let mut made: Vec<_> = (effects.iter())
+        .filter_map(|&i| Some((model.effects[i].matched?, model.effects[i].amount()?)))
+        .map(|(a, m)| (a, m.currency, m.minor))
+        .collect();
+    made.sort_unstable();
+    made.dedup();
+    let attempts = made.windows(2).filter(|w| w[0].0 != w[1].0).count() + 1;
+    attempts >= 2 && made.windows(2).all(|w| w[0].0 != w[1].0)
+}
+
+/// `, of different amounts (EUR 45.00, EUR 44.00)` when the effects' known amounts differ,
+/// in the order made.
+fn amounts_differ(f: &Finding) -> String {
+    let known: Vec<_> = f.effects.iter().filter_map(|e| e.amount).collect();
+    if known.windows(2).all(|w| w[0] == w[1]) {
+        return String::new();
+    }
+    let list: Vec<String> = known.iter().map(|m| m.display()).collect();
+    format!(", of different amounts ({})", list.join(", "))
 }
 
 fn call_finding(
@@ -124,8 +151,9 @@ fn call_finding(
     set_effects(&mut f, model, effects);
     let lead = evidence.story(kind, cause, &f);
     f.message = format!(
-        "{lead}: {} {kind}s for one call, excess {}",
+        "{lead}: {} {kind}s for one call{}, excess {}",
         f.effects.len(),
+        amounts_differ(&f),
         excess_text(&f, &kind)
     );
     f
