@@ -2,11 +2,12 @@
 //! and a JavaScript logger's `45` for 45.00 look alike, so the parsers keep the number and
 //! leave the amount unknown. A service writes every amount one way, and a call it matched
 //! says which: the call asked for 4500 minor units, and the service wrote 4500 (minor
-//! units) or 45 (major units). When every input's matched effects agree on the unit, every
-//! whole number is read in it (a rotated or split log's files learn together); else each
-//! input whose matched effects agree reads its own so. An input whose effects disagree, or
-//! (inputs disagreeing) match no call with an amount, keeps them unknown. A guess stays
-//! out: read the wrong way, an amount is off a hundredfold.
+//! units) or 45 (major units). Each log whose matched effects agree on the unit reads its
+//! whole numbers in it (a rotated log's files, one log, learn together). A log whose
+//! effects disagree, or that matched no call with an amount, keeps them unknown: another
+//! log's unit says nothing of it (a table of pence beside a JavaScript service writing
+//! pounds; review36 M2). A guess stays out: read the wrong way, an amount is off a
+//! hundredfold.
 
 use super::{EffectRec, Model, WrittenAmount};
 use crate::money::Money;
@@ -19,8 +20,8 @@ struct Seen {
     major: bool,
 }
 
-/// Gives each effect written as a whole number its amount, where its input's matched
-/// effects say in which unit that input writes them.
+/// Gives each effect written as a whole number its amount, where its log's matched
+/// effects say in which unit that log writes them.
 pub(super) fn learn_whole_amounts(model: &mut Model) {
     let mut seen: BTreeMap<u32, Seen> = BTreeMap::new();
     for e in &model.effects {
@@ -30,7 +31,7 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
         let Some(asked) = model.dispatches[id.dispatch()].amount.map(Money::size) else {
             continue;
         };
-        let unit = seen.entry(input_of(e)).or_default();
+        let unit = seen.entry(model.log_of(input_of(e))).or_default();
         if as_minor(whole) == Some(asked) {
             unit.minor = true;
         } else if as_major(whole) == Some(asked) {
@@ -40,21 +41,13 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
     if seen.is_empty() {
         return;
     }
-    let all = seen.values().fold(Seen::default(), |a, s| Seen {
-        minor: a.minor || s.minor,
-        major: a.major || s.major,
-    });
-    let agreed = all.minor != all.major;
+    let logs = std::mem::take(&mut model.logs);
+    let log_of = |input: u32| logs.get(input as usize).copied().unwrap_or(input);
     for e in &mut model.effects {
         let Some(whole) = e.whole() else {
             continue;
         };
-        let unit = if agreed {
-            Some(&all)
-        } else {
-            seen.get(&input_of(e))
-        };
-        let learned = match unit {
+        let learned = match seen.get(&log_of(input_of(e))) {
             Some(Seen {
                 minor: true,
                 major: false,
@@ -69,6 +62,7 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
             e.written = Some(WrittenAmount::new(money, true));
         }
     }
+    model.logs = logs;
 }
 
 fn input_of(e: &EffectRec) -> u32 {
@@ -142,9 +136,10 @@ mod tests {
         );
     }
 
-    /// A rotated service log: one file's matched refund teaches the other file's unit.
+    /// A rotated service log: one file's matched refund teaches the other file's unit; two
+    /// logs do not (review36 M2: a table of pence took a JavaScript service's pounds).
     #[test]
-    fn inputs_that_agree_learn_together() {
+    fn a_logs_files_learn_together_and_other_logs_not() {
         let agent = "# date: 2026-11-03\n\
             14:02:11.402  agent run r  step 4  tool=issue_refund  args={\"order\":\"A-1\",\"amount_p\":4500}\n\
             14:02:11.418  POST https://payments.internal/v1/refunds  (attempt 1)\n\
@@ -160,11 +155,22 @@ mod tests {
             events.extend(parsed.events);
         }
         events.sort_by_key(|e| (e.at, e.loc));
-        let model = correlate(events, &CorrelateOptions::default());
-        let amounts: Vec<_> = (model.effects.iter())
-            .map(|e| (e.id.as_str(), e.amount().map(|m| m.minor)))
-            .collect();
-        assert_eq!(amounts, [("re_1", Some(4500)), ("re_2", Some(1200))]);
+        let amounts = |logs: Vec<u32>| -> Vec<(String, Option<i64>)> {
+            let opts = CorrelateOptions {
+                logs,
+                ..CorrelateOptions::default()
+            };
+            let model = correlate(events.clone(), &opts);
+            (model.effects.iter())
+                .map(|e| (e.id.to_string(), e.amount().map(|m| m.minor)))
+                .collect()
+        };
+        let read =
+            |a: Option<i64>, b: Option<i64>| vec![("re_1".to_string(), a), ("re_2".to_string(), b)];
+        // `payments.log.1` and `payments.log`: one log.
+        assert_eq!(amounts(vec![0, 1, 1]), read(Some(4500), Some(1200)));
+        // Two logs: the second matched no call, and says nothing of its unit.
+        assert_eq!(amounts(vec![0, 1, 2]), read(Some(4500), None));
     }
 
     #[test]
