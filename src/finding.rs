@@ -123,7 +123,7 @@ impl Finding {
     pub fn excess_partial(&self) -> bool {
         match (self.excess_minor, self.currency) {
             (Some(_), Some(cur)) => {
-                (self.effects.iter().skip(1)).any(|e| !e.amount.is_some_and(|m| m.currency == cur))
+                (self.effects.iter().skip(1)).any(|e| e.amount.is_none_or(|m| m.currency != cur))
             }
             _ => false,
         }

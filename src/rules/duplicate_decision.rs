@@ -254,7 +254,7 @@ fn finding(
     };
     f.message = format!(
         "{text}: {reading}; check the order's ledger before deciding, excess {}",
-        excess_text(&f, &kind)
+        excess_text(&f, kind)
     );
     f
 }

@@ -75,7 +75,7 @@ pub fn excess_text(f: &Finding, kind: &str) -> String {
     }
     let cur = f.currency;
     let unknown = (f.effects.iter().skip(1))
-        .filter(|e| !e.amount.is_some_and(|m| Some(m.currency) == cur))
+        .filter(|e| e.amount.is_none_or(|m| Some(m.currency) != cur))
         .count();
     let whose = if unknown == 1 {
         format!("1 {kind}'s amount")

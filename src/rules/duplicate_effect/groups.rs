@@ -154,7 +154,7 @@ fn call_finding(
         "{lead}: {} {kind}s for one call{}, excess {}",
         f.effects.len(),
         amounts_differ(&f),
-        excess_text(&f, &kind)
+        excess_text(&f, kind)
     );
     f
 }
