@@ -120,3 +120,65 @@ fn gzipped_utf16_on_standard_input_is_read() {
     let r: Report = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(duplicate(&r).cause.as_deref(), Some("client-retry"));
 }
+
+/// Two orders that differ only in a Latin-1 byte, in each line format and a CSV export:
+/// no finding, and a note naming how many lines were read so and the first.
+#[test]
+fn latin1_orders_stay_distinct_and_are_noted_once_per_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (&b"M\xFCller-1"[..], &b"M\xF6ller-1"[..]);
+    let lines = |each: &dyn Fn(&[u8], &str, &str) -> Vec<u8>| -> Vec<u8> {
+        [each(a, "rf_1", "14:02:11"), each(b, "rf_2", "14:05:11")].concat()
+    };
+    let text = lines(&|order, id, at| {
+        [
+            format!("2026-11-03 {at}.501  refund {id}  order ").as_bytes(),
+            order,
+            b"  4500p\n",
+        ]
+        .concat()
+    });
+    let jsonl = lines(&|order, id, at| {
+        [
+            format!(r#"{{"ts":"2026-11-03T{at}Z","type":"effect","effect_id":"{id}","kind":"refund","order":""#).as_bytes(),
+            order,
+            b"\",\"amount_p\":4500}\n",
+        ]
+        .concat()
+    });
+    let csv = [
+        &b"id,amount,currency,created,order\n"[..],
+        &lines(&|order, id, at| {
+            [
+                format!("{id},45.00,gbp,2026-11-03 {at},").as_bytes(),
+                order,
+                b"\n",
+            ]
+            .concat()
+        }),
+    ]
+    .concat();
+    for (name, bytes, first) in [("a.log", text, 1), ("b.jsonl", jsonl, 1), ("c.csv", csv, 2)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (code, r, stderr) = scan_json(&[&path]);
+        assert_eq!(code, Some(0), "{name}: {stderr}");
+        assert!(r.findings.is_empty(), "{name}: {:#?}", r.findings);
+        assert_eq!(r.inputs[0].events, 2, "{name}: {stderr}");
+        let note = r.inputs[0].note.as_deref().unwrap_or_default();
+        let said = format!(
+            "2 lines are not UTF-8 (the first: line {first}): they were read as Windows-1252"
+        );
+        assert!(note.starts_with(&said), "{name}: {note}");
+        assert_eq!(stderr.matches("not UTF-8").count(), 1, "{stderr}");
+    }
+}
+
+/// The same orders in UTF-8: no note, and one of them twice is still one order.
+#[test]
+fn utf8_input_has_no_note() {
+    let (code, r, stderr) = scan_json(&[&fixture("incident-csv")]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(r.inputs.iter().all(|i| i.note.is_none()), "{stderr}");
+    assert!(!stderr.contains("UTF"), "{stderr}");
+}

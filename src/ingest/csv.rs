@@ -8,6 +8,7 @@ mod stray;
 
 pub(super) use counter::LineCounter;
 
+use super::not_utf8::{NotUtf8, field_text, is_not_utf8};
 use super::stamp::Clock;
 use super::{ParseOptions, Parsed};
 use crate::event::{Effect, Event, EventKind, Loc, Text, state_means_not_happened};
@@ -183,6 +184,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         clock: Clock::new(opts),
         input,
         opts,
+        not_utf8: NotUtf8::default(),
     };
     // A row whose quote swallowed the lines after its own (a quote never closed, a stray
     // quote) is skipped, and the lines after it are read again as rows of their own (SPEC
@@ -198,6 +200,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         before = line;
     }
     let mut out = rows.out;
+    rows.not_utf8.add_to(&mut out.stats);
     let s = &mut out.stats;
     s.lines = u64::from(before) + rdr.get_ref().lines();
     // The header, blank lines and the continuation lines of multi-line rows.
@@ -240,6 +243,7 @@ struct Rows<'a> {
     clock: Clock,
     input: u32,
     opts: &'a ParseOptions,
+    not_utf8: NotUtf8,
 }
 
 impl Rows<'_> {
@@ -270,7 +274,11 @@ impl Rows<'_> {
             if row.iter().all(|f| f.trim_ascii().is_empty()) {
                 continue; // counted as ignored
             }
-            match effect(&row, &self.cols, &mut self.clock, self.opts) {
+            let latin = is_not_utf8(row.as_slice());
+            if latin {
+                self.not_utf8.saw(line);
+            }
+            match effect(&row, latin, &self.cols, &mut self.clock, self.opts) {
                 Ok((at, e)) => {
                     self.out.stats.events += 1;
                     self.out.events.push(Event {
@@ -330,13 +338,14 @@ fn never_closed(open_past: Option<u32>) -> String {
 
 fn effect(
     row: &csv::ByteRecord,
+    not_utf8: bool,
     cols: &Columns,
     clock: &mut Clock,
     opts: &ParseOptions,
 ) -> Result<(crate::time::Timestamp, Effect), String> {
     let field = |name: &str| -> Option<String> {
         let v = row.get(cols.get(name)?)?;
-        let v = String::from_utf8_lossy(v).trim().to_string();
+        let v = field_text(v, not_utf8).trim().to_string();
         (!v.is_empty()).then_some(v)
     };
     let id = field("id").ok_or("no effect id")?;

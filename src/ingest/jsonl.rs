@@ -19,6 +19,7 @@ mod open_call_tests;
 pub(crate) mod winston;
 
 use super::lines::{for_each_line_at, for_each_line_in};
+use super::not_utf8::NotUtf8;
 use super::stamp::Clock;
 use super::text::EmbeddedMessages;
 use super::{ParseOptions, Parsed};
@@ -58,7 +59,8 @@ pub(super) fn parse_lines(
     let mut out = Parsed::new(opts);
     let mut lines = ObjectLines::new(input, opts);
     let mut json = Vec::new();
-    for_each_line_at(reader, |line_no, span, bytes| {
+    let mut not_utf8 = NotUtf8::default();
+    for_each_line_at(reader, &mut not_utf8, |line_no, span, bytes| {
         out.stats.lines += 1;
         if bytes.trim_ascii().is_empty() {
             out.stats.ignored += 1;
@@ -67,6 +69,7 @@ pub(super) fn parse_lines(
         let place = rereadable.then_some(span);
         lines.read_at(&mut out, line_no, place, as_json(bytes, &mut json));
     })?;
+    not_utf8.add_to(&mut out.stats);
     Ok(out)
 }
 

@@ -3,9 +3,12 @@
 //! a newline is still a line. NUL bytes at either end of a line are trimmed too: a log that
 //! was being written when its machine crashed is often padded with NULs up to a block
 //! boundary, and the next line the restarted service wrote follows the padding on the same
-//! physical line; trimming keeps that line readable.
+//! physical line; trimming keeps that line readable. A line that is no UTF-8 is given read
+//! as Windows-1252 ([`super::not_utf8`]), and counted: the check runs only on reads that hold
+//! a byte above 127, so a log of ASCII pays one look at each read.
 
 use super::ansi;
+use super::not_utf8::{NotUtf8, as_utf8};
 use crate::scan::for_each_newline;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -17,12 +20,14 @@ const COLOUR_SNIFF: u64 = 1 << 20;
 /// of L2 here) when the parser reads it. 1 MiB was 1-3 % slower at 1 GB (alternating runs).
 const BLOCK: usize = 1 << 18;
 
-/// Calls `each(line_number, bytes)` for every line of `reader`, numbering from 1.
+/// Calls `each(line_number, bytes)` for every line of `reader`, numbering from 1; lines
+/// that are no UTF-8 are counted in `not_utf8`.
 pub fn for_each_line<R: Read + ?Sized>(
     reader: &mut R,
+    not_utf8: &mut NotUtf8,
     mut each: impl FnMut(u32, &[u8]),
 ) -> io::Result<u32> {
-    for_each_line_at(reader, |n, _, line| each(n, line))
+    for_each_line_at(reader, not_utf8, |n, _, line| each(n, line))
 }
 
 /// [`for_each_line`], also giving where each line lies in the stream: from its first byte
@@ -30,9 +35,10 @@ pub fn for_each_line<R: Read + ?Sized>(
 /// a run of lines again later.
 pub fn for_each_line_at<R: Read + ?Sized>(
     reader: &mut R,
+    not_utf8: &mut NotUtf8,
     mut each: impl FnMut(u32, Range<u64>, &[u8]),
 ) -> io::Result<u32> {
-    for_each_line_ahead(reader, |n, span, line, _| {
+    for_each_line_ahead(reader, not_utf8, |n, span, line, _| {
         each(n, span, line);
         0
     })
@@ -93,9 +99,11 @@ fn push_newlines(bytes: &[u8], from: usize, places: &mut Vec<usize>) {
 /// [`for_each_line_at`], also giving the lines already read after each line ([`Ahead`]).
 /// `each` returns how many of those lines it has read itself (whole lines only): they are
 /// counted but not given to it. A parser that recognises a run of lines at once reads them
-/// there rather than one call at a time.
+/// there rather than one call at a time. The lines ahead are as read: a parser that reads
+/// them is given one that is no UTF-8 as it is.
 pub fn for_each_line_ahead<R: Read + ?Sized>(
     reader: &mut R,
+    not_utf8: &mut NotUtf8,
     mut each: impl FnMut(u32, Range<u64>, &[u8], Ahead) -> usize,
 ) -> io::Result<u32> {
     let mut buf: Vec<u8> = vec![0; BLOCK];
@@ -108,6 +116,10 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
     // Colour codes seen: from then on each line is looked at for them ([`ansi`]).
     let mut coloured = false;
     let mut plain: Vec<u8> = Vec::new();
+    // Whether the lines ending in this read may hold a byte above 127: one of its own, or
+    // one of the line it continues (`check` of the read before, while a line is pending).
+    let mut check = false;
+    let mut recoded: Vec<u8> = Vec::new();
     loop {
         if end == buf.len() {
             if start > 0 {
@@ -128,6 +140,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         };
         let scan_from = end;
         end += n;
+        check = (check && start < scan_from) || !buf[scan_from..end].is_ascii();
         // A coloured log is coloured from its first lines (a logger writes every line alike):
         // only the first MiB is looked at, so a month of plain logs pays nothing.
         if !coloured && base + (scan_from as u64) < COLOUR_SNIFF {
@@ -151,6 +164,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
                 line
             };
             let line = without_colour(line, coloured, &mut plain);
+            let line = as_utf8(line, check, line_no, &mut recoded, not_utf8);
             // Lines read ahead are within this read: `each` reads only whole lines.
             let read = each(line_no, span, line, ahead);
             let read = read.min(newlines.len() - i - 1);
@@ -170,18 +184,23 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
             line
         };
         let line = without_colour(line, coloured, &mut plain);
+        let line = as_utf8(line, check, line_no, &mut recoded, not_utf8);
         each(line_no, span, line, Ahead::NONE);
     }
     Ok(line_no)
 }
 
 /// [`for_each_line_at`] over bytes already in memory, without a read buffer: the start of a
-/// stream, or lines of one read again from where one of them starts.
+/// stream, or lines of one read again from where one of them starts (lines that are no
+/// UTF-8 read as they were the first time, and counted then).
 pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8])) -> u32 {
     let mut line_no: u32 = 0;
     let mut start = 0;
     let coloured = ansi::has_escape(bytes);
     let mut plain: Vec<u8> = Vec::new();
+    let check = !bytes.is_ascii();
+    let mut recoded: Vec<u8> = Vec::new();
+    let mut uncounted = NotUtf8::default();
     while start < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p + 1);
         line_no = line_no.saturating_add(1);
@@ -195,6 +214,7 @@ pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8
             line
         };
         let line = without_colour(line, coloured, &mut plain);
+        let line = as_utf8(line, check, line_no, &mut recoded, &mut uncounted);
         each(line_no, start as u64..end as u64, line);
         start = end;
     }
@@ -238,7 +258,10 @@ mod tests {
 
     fn collect(input: &[u8]) -> Vec<(u32, Vec<u8>)> {
         let mut out = Vec::new();
-        for_each_line(&mut &input[..], |n, l| out.push((n, l.to_vec()))).unwrap();
+        for_each_line(&mut &input[..], &mut NotUtf8::default(), |n, l| {
+            out.push((n, l.to_vec()))
+        })
+        .unwrap();
         out
     }
 
@@ -279,15 +302,19 @@ mod tests {
         let mut in_memory = Vec::new();
         for_each_line_in(input, |n, _, l| in_memory.push((n, l.to_vec())));
         assert_eq!(in_memory, expected);
-        // A first line that merely starts like a mark is left alone.
-        assert_eq!(collect(b"\xEF\xBBx\n"), vec![(1, b"\xEF\xBBx".to_vec())]);
+        // A first line that merely starts like a mark keeps it: no UTF-8, it reads as
+        // Windows-1252.
+        assert_eq!(collect(b"\xEF\xBBx\n"), vec![(1, "ï»x".as_bytes().to_vec())]);
     }
 
     #[test]
     fn spans_cover_the_stream_and_read_back_each_line() {
         let input = b"one\r\ntwo\n\nthree";
         let mut spans = Vec::new();
-        for_each_line_at(&mut &input[..], |n, span, _| spans.push((n, span))).unwrap();
+        for_each_line_at(&mut &input[..], &mut NotUtf8::default(), |n, span, _| {
+            spans.push((n, span))
+        })
+        .unwrap();
         assert_eq!(spans, vec![(1, 0..5), (2, 5..9), (3, 9..10), (4, 10..15)]);
         let third = &input[spans[3].1.start as usize..spans[3].1.end as usize];
         assert_eq!(third, b"three");
@@ -297,7 +324,10 @@ mod tests {
     fn lines_in_memory_split_as_read_lines_do() {
         let input = b"\xEF\xBB\xBFone\r\ntwo\n\n\0three\0";
         let mut read = Vec::new();
-        for_each_line_at(&mut &input[..], |n, s, l| read.push((n, s, l.to_vec()))).unwrap();
+        for_each_line_at(&mut &input[..], &mut NotUtf8::default(), |n, s, l| {
+            read.push((n, s, l.to_vec()))
+        })
+        .unwrap();
         let mut in_memory = Vec::new();
         for_each_line_in(input, |n, s, l| in_memory.push((n, s, l.to_vec())));
         assert_eq!(read, in_memory);
@@ -309,23 +339,27 @@ mod tests {
     fn lines_read_ahead_are_counted_and_skipped() {
         let input = b"a\nb1\r\nb2\nc\na\nb1\n";
         let mut given = Vec::new();
-        let lines = for_each_line_ahead(&mut &input[..], |n, _, line, ahead| {
-            given.push((n, line.to_vec()));
-            if line != b"a" {
-                return 0;
-            }
-            let bytes = ahead.bytes();
-            let mut from = 0;
-            let mut read = Vec::new();
-            for k in 0..2 {
-                let Some(end) = ahead.line_end(k) else { break };
-                assert_eq!(bytes[end], b'\n');
-                read.push(trim_line(&bytes[from..end]).to_vec());
-                from = end + 1;
-            }
-            assert!(read.iter().zip([&b"b1"[..], b"b2"]).all(|(r, e)| r == e));
-            read.len()
-        })
+        let lines = for_each_line_ahead(
+            &mut &input[..],
+            &mut NotUtf8::default(),
+            |n, _, line, ahead| {
+                given.push((n, line.to_vec()));
+                if line != b"a" {
+                    return 0;
+                }
+                let bytes = ahead.bytes();
+                let mut from = 0;
+                let mut read = Vec::new();
+                for k in 0..2 {
+                    let Some(end) = ahead.line_end(k) else { break };
+                    assert_eq!(bytes[end], b'\n');
+                    read.push(trim_line(&bytes[from..end]).to_vec());
+                    from = end + 1;
+                }
+                assert!(read.iter().zip([&b"b1"[..], b"b2"]).all(|(r, e)| r == e));
+                read.len()
+            },
+        )
         .unwrap();
         assert_eq!(lines, 6);
         // The second `a` has one whole line after it: that one is read, and no more.
@@ -342,12 +376,36 @@ mod tests {
             input.extend_from_slice(format!("line {}\n", input.len()).as_bytes());
         }
         let mut ok = true;
-        for_each_line_at(&mut &input[..], |_, span, line| {
+        for_each_line_at(&mut &input[..], &mut NotUtf8::default(), |_, span, line| {
             let raw = &input[span.start as usize..span.end as usize];
             ok &= raw.strip_suffix(b"\n").unwrap_or(raw) == line;
         })
         .unwrap();
         assert!(ok);
+    }
+
+    /// A line that is no UTF-8 is given read as Windows-1252 and counted, wherever its bad
+    /// byte lies against the reads (before or after a read's end, in a line that spans it);
+    /// UTF-8 and ASCII lines are given as they are.
+    #[test]
+    fn lines_that_are_no_utf8_are_read_as_windows_1252_across_reads() {
+        for bad_at in [BLOCK - 10, BLOCK + 10] {
+            let mut input = Vec::new();
+            while input.len() < BLOCK - 40 {
+                input.extend_from_slice("line é\n".as_bytes());
+            }
+            input.resize(BLOCK + 40, b'x');
+            input[bad_at] = 0xFC;
+            input.extend_from_slice(b"\ntail\n");
+            let mut seen = NotUtf8::default();
+            let mut got = Vec::new();
+            for_each_line(&mut &input[..], &mut seen, |n, l| got.push((n, l.to_vec()))).unwrap();
+            let (n, long) = &got[got.len() - 2];
+            assert_eq!(seen, NotUtf8 { lines: 1, first: *n });
+            assert!(String::from_utf8(long.clone()).unwrap().contains('ü'));
+            assert!(got[..got.len() - 2].iter().all(|(_, l)| l == "line é".as_bytes()));
+            assert_eq!(got.last().unwrap().1, b"tail");
+        }
     }
 
     #[test]

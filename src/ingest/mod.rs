@@ -10,6 +10,7 @@ pub mod jul_xml;
 pub mod lines;
 pub mod logfmt;
 pub mod node_console;
+pub mod not_utf8;
 pub mod otlp;
 pub mod pino_pretty;
 #[cfg(test)]

@@ -43,7 +43,8 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut out = Parsed::new(opts);
     let mut lines = super::jsonl::ObjectLines::new(input, opts);
     let mut record: Option<Record> = None;
-    for_each_line_at(reader, |line_no, _, bytes| {
+    let mut not_utf8 = super::not_utf8::NotUtf8::default();
+    for_each_line_at(reader, &mut not_utf8, |line_no, _, bytes| {
         out.stats.lines += 1;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if let Some(r) = record.as_mut().filter(|_| continues(bytes)) {
@@ -106,6 +107,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     if let Some(done) = record.take() {
         done.flush(&mut out, &mut lines);
     }
+    not_utf8.add_to(&mut out.stats);
     Ok(out)
 }
 

@@ -6,6 +6,7 @@
 //! the table can hold an empty string that means anything.
 
 use super::csv::{LineCounter, csv_error, reader};
+use super::not_utf8::{NotUtf8, field_text, is_not_utf8};
 use super::stamp::Clock;
 use super::{ParseOptions, Parsed};
 use crate::event::{Event, EventKind, Loc, Record, Text};
@@ -42,11 +43,16 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     }
     let mut clock = Clock::new(opts);
     let mut row = csv::ByteRecord::new();
+    let mut not_utf8 = NotUtf8::default();
     while rdr.read_byte_record(&mut row).map_err(csv_error)? {
         let line = row.position().map_or(0, |p| rdr.get_mut().line_of(p));
+        let latin = is_not_utf8(row.as_slice());
+        if latin {
+            not_utf8.saw(line);
+        }
         let field = |i: usize| -> Option<String> {
             let v = row.get(index[i]?)?;
-            (!v.is_empty()).then(|| String::from_utf8_lossy(v).into_owned())
+            (!v.is_empty()).then(|| field_text(v, latin).into_owned())
         };
         let Some(key) = field(0) else {
             out.stats.skip(line, "a record with no key");
@@ -80,6 +86,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         });
     }
     let counter = rdr.into_inner();
+    not_utf8.add_to(&mut out.stats);
     let s = &mut out.stats;
     s.lines = counter.lines();
     s.ignored = s.lines.saturating_sub(s.events + s.skipped);

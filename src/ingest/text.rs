@@ -4,6 +4,7 @@
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
 use super::lines::{Ahead, for_each_line_ahead};
+use super::not_utf8::NotUtf8;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
@@ -42,13 +43,17 @@ pub fn parse_input(
     rereadable: bool,
 ) -> io::Result<Parsed> {
     let mut p = TextParser::new(input, opts, rereadable);
-    let lines = for_each_line_ahead(reader, |n, span, line, ahead| p.line(n, span, line, ahead))?;
+    let mut not_utf8 = NotUtf8::default();
+    let lines = for_each_line_ahead(reader, &mut not_utf8, |n, span, line, ahead| {
+        p.line(n, span, line, ahead)
+    })?;
     if p.idle.is_active() {
         // Still open at the end: the filter keeps it, as later inputs may go on.
         p.replay_idle();
     }
     p.settle_pool();
     p.out.stats.lines = lines as u64;
+    not_utf8.add_to(&mut p.out.stats);
     Ok(p.out)
 }
 

@@ -22,7 +22,10 @@ fn shown(p: Parsed) -> String {
 /// would use it (outside a multi-line document): what the batches must agree with.
 fn sequential(text: &str) -> String {
     let mut reading = Reading::new(3);
-    for_each_line(&mut text.as_bytes(), |n, line| reading.line_alone(n, line)).unwrap();
+    for_each_line(&mut text.as_bytes(), &mut Default::default(), |n, line| {
+        reading.line_alone(n, line)
+    })
+    .unwrap();
     shown(reading.finish())
 }
 

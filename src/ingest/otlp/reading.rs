@@ -47,7 +47,8 @@ pub(super) fn parse_in_batches(
     let mut reading = Reading::new(input);
     reading.among_output = among_output;
     let mut batch = Batch::default();
-    for_each_line(reader, |n, line| {
+    let mut not_utf8 = crate::ingest::not_utf8::NotUtf8::default();
+    for_each_line(reader, &mut not_utf8, |n, line| {
         if line.len() >= batch_bytes {
             // A line as large as a batch is read where it lies, not copied into one.
             reading.take(&mut batch);
@@ -59,7 +60,9 @@ pub(super) fn parse_in_batches(
         }
     })?;
     reading.take(&mut batch);
-    Ok(reading.finish())
+    let mut parsed = reading.finish();
+    not_utf8.add_to(&mut parsed.stats);
+    Ok(parsed)
 }
 
 /// Lines read ahead, one buffer for all of them.

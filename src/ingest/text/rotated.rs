@@ -46,8 +46,10 @@ impl Rotated {
         self.read_one = true;
         p.input = input;
         p.zone = opts.tz;
-        let lines =
-            for_each_line_ahead(reader, |n, span, line, ahead| p.line(n, span, line, ahead));
+        let mut not_utf8 = crate::ingest::not_utf8::NotUtf8::default();
+        let lines = for_each_line_ahead(reader, &mut not_utf8, |n, span, line, ahead| {
+            p.line(n, span, line, ahead)
+        });
         // A held call is settled here, so that its lines count for this file; the filter
         // still holds its events for the next file's lines of the call.
         if p.idle.is_active() {
@@ -55,6 +57,7 @@ impl Rotated {
         }
         let mut stats = std::mem::take(&mut p.out.stats);
         stats.lines = lines? as u64;
+        not_utf8.add_to(&mut stats);
         Ok(stats)
     }
 

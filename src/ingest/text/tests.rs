@@ -553,7 +553,9 @@ fn full_timestamps_and_invalid_utf8() {
     let EventKind::Run(r) = &p.events[0].kind else {
         panic!()
     };
-    assert_eq!(r.run, "r\u{fffd}");
+    // A line that is no UTF-8 reads as Windows-1252: `\xff` is `ÿ`, not U+FFFD, and noted.
+    assert_eq!(r.run, "rÿ");
+    assert!(p.stats.notes[0].starts_with("1 line is not UTF-8 (the first: line 1)"));
     assert_eq!(
         p.events[1].at.0 - p.events[0].at.0,
         -3600 * NANOS_PER_SEC + 598 * NANOS_PER_MILLI
