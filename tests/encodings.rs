@@ -121,13 +121,16 @@ fn gzipped_utf16_on_standard_input_is_read() {
     assert_eq!(duplicate(&r).cause.as_deref(), Some("client-retry"));
 }
 
+/// One input line of an order, an effect id and a time.
+type Line = dyn Fn(&[u8], &str, &str) -> Vec<u8>;
+
 /// Two orders that differ only in a Latin-1 byte, in each line format and a CSV export:
 /// no finding, and a note naming how many lines were read so and the first.
 #[test]
 fn latin1_orders_stay_distinct_and_are_noted_once_per_input() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (&b"M\xFCller-1"[..], &b"M\xF6ller-1"[..]);
-    let lines = |each: &dyn Fn(&[u8], &str, &str) -> Vec<u8>| -> Vec<u8> {
+    let lines = |each: &Line| -> Vec<u8> {
         [each(a, "rf_1", "14:02:11"), each(b, "rf_2", "14:05:11")].concat()
     };
     let text = lines(&|order, id, at| {
