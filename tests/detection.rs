@@ -171,3 +171,49 @@ fn json_documents_with_only_a_log4j2_time_field_are_still_passed_over() {
         .collect();
     assert_eq!(read, ["payments.log"], "{stderr}");
 }
+
+/// bzip2 and xz files are not unpacked, and said so (review37 L2): in a folder, passed over
+/// with that note, the logs beside them still read; named, an unreadable input (exit 2).
+#[test]
+fn bzip2_and_xz_are_said_to_be_compressed_not_read_as_binary_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("incident-csv/trace.log"),
+        dir.path().join("trace.log"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixture("incident-csv/refunds.csv"),
+        dir.path().join("refunds.csv"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("old.log.bz2"),
+        b"BZh91AY&SY\x8a\x01\n\x02\x03",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("old.log.1.xz"),
+        b"\xFD7zXZ\0\0\x04\xe6\xd6\n",
+    )
+    .unwrap();
+    let (code, r, stderr) = scan_dir(dir.path(), &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    for (name, how) in [("old.log.bz2", "bzip2"), ("old.log.1.xz", "xz")] {
+        let input = r.inputs.iter().find(|i| i.path.ends_with(name)).unwrap();
+        let note = input.note.as_deref().unwrap();
+        assert!(
+            note.starts_with(&format!("compressed with {how}: not unpacked")),
+            "{note}"
+        );
+        assert_eq!(input.skipped, 0);
+    }
+    let named = dir.path().join("old.log.bz2");
+    let (code, _, stderr) = scan(&[named.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("compressed with bzip2: not unpacked; decompress it first"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no parsable timestamp"), "{stderr}");
+}

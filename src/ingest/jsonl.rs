@@ -253,7 +253,7 @@ impl State {
         }
         Err(match serde_json::from_str::<IgnoredAny>(text) {
             Ok(_) => "not a JSON object".into(),
-            Err(e) => format!("not JSON: {e}"),
+            Err(e) => format!("not JSON: {}", super::json_why(&e)),
         })
     }
 

@@ -304,7 +304,10 @@ mod tests {
         assert_eq!(in_memory, expected);
         // A first line that merely starts like a mark keeps it: no UTF-8, it reads as
         // Windows-1252.
-        assert_eq!(collect(b"\xEF\xBBx\n"), vec![(1, "ï»x".as_bytes().to_vec())]);
+        assert_eq!(
+            collect(b"\xEF\xBBx\n"),
+            vec![(1, "ï»x".as_bytes().to_vec())]
+        );
     }
 
     #[test]
@@ -401,9 +404,19 @@ mod tests {
             let mut got = Vec::new();
             for_each_line(&mut &input[..], &mut seen, |n, l| got.push((n, l.to_vec()))).unwrap();
             let (n, long) = &got[got.len() - 2];
-            assert_eq!(seen, NotUtf8 { lines: 1, first: *n });
+            assert_eq!(
+                seen,
+                NotUtf8 {
+                    lines: 1,
+                    first: *n
+                }
+            );
             assert!(String::from_utf8(long.clone()).unwrap().contains('ü'));
-            assert!(got[..got.len() - 2].iter().all(|(_, l)| l == "line é".as_bytes()));
+            assert!(
+                got[..got.len() - 2]
+                    .iter()
+                    .all(|(_, l)| l == "line é".as_bytes())
+            );
             assert_eq!(got.last().unwrap().1, b"tail");
         }
     }

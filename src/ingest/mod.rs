@@ -265,6 +265,18 @@ pub fn parse_input(
     parsed.map(Parsed::finish)
 }
 
+/// Why bytes are no JSON, for a skipped line's reason: serde_json's message without its
+/// `at line 1`, which beside the real `path:line` read as a contradiction (review37 L2);
+/// the column stays. A document of several lines keeps its line.
+pub(crate) fn json_why(e: &serde_json::Error) -> String {
+    let said = e.to_string();
+    let tail = format!(" at line 1 column {}", e.column());
+    match said.strip_suffix(&tail) {
+        Some(why) if e.line() == 1 => format!("{why} at column {}", e.column()),
+        _ => said,
+    }
+}
+
 /// The text after Node's `<ref *1> ` (util.inspect's mark on an object that refers to
 /// itself, an axios error's first line), or `line` as it is when it has none.
 pub(crate) fn without_ref_mark(line: &[u8]) -> &[u8] {

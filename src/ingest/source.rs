@@ -435,6 +435,14 @@ pub(super) fn open<'a>(
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(|e| Outcome::Unreadable(e.to_string()))?;
+    // bzip2 and xz are not unpacked: said so, rather than read as lines of binary.
+    if let Some((how, unpack)) = compressed_unread(&head) {
+        let why = format!("compressed with {how}: not unpacked; decompress it first ({unpack})");
+        return Err(match input.explicit {
+            true => Outcome::Unreadable(why),
+            false => Outcome::NotALog(format!("{why}; passed over")),
+        });
+    }
     // UTF-16 (Windows PowerShell 5's `>`): read as the UTF-8 it stands for, from its start.
     let mut decoded = None;
     if let Some(how) = super::utf16::sniff(&head) {
@@ -536,6 +544,24 @@ fn decompressing(mut raw: Reader<'_>) -> io::Result<(Reader<'_>, bool)> {
 }
 
 const ZSTD: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// The compression a stream starts with that is not unpacked here, by its magic bytes, and
+/// the command that unpacks it: bzip2 (`BZh`, a block size, a block's or the end's magic)
+/// and xz. They were read as a few lines of binary, each "no parsable timestamp" (review37 L2).
+fn compressed_unread(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    const XZ: &[u8] = b"\xFD7zXZ\0";
+    let bzip2 = head.len() >= 10
+        && head.starts_with(b"BZh")
+        && (b'1'..=b'9').contains(&head[3])
+        && (head[4..10] == *b"1AY&SY" || head[4..10] == *b"\x17\x72\x45\x38\x50\x90");
+    if bzip2 {
+        Some(("bzip2", "bunzip2 -k FILE"))
+    } else if head.starts_with(XZ) {
+        Some(("xz", "unxz -k FILE"))
+    } else {
+        None
+    }
+}
 
 /// Fills as much of `buf` as the reader has, returning how much that was.
 fn read_up_to(raw: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
@@ -851,6 +877,34 @@ mod tests {
         head.truncate(SNIFF_BYTES);
         // "oops", then one event and one cut line: one vote each, unless the cut is discounted.
         assert_eq!(detect(&head, &[]), Some(Format::Jsonl));
+    }
+
+    #[test]
+    fn bzip2_and_xz_are_told_by_their_magic_and_nothing_else_is() {
+        let said = |head: &[u8]| compressed_unread(head).map(|(how, _)| how);
+        assert_eq!(said(b"BZh91AY&SY\x01\x02"), Some("bzip2"));
+        assert_eq!(said(b"BZh1\x17\x72\x45\x38\x50\x90\0\0"), Some("bzip2"));
+        assert_eq!(said(b"\xFD7zXZ\0\0\x04"), Some("xz"));
+        for other in [
+            &b"BZh9 is how a line may start\n"[..],
+            b"BZh91AY",
+            b"\xFD7zXY\0",
+            b"",
+        ] {
+            assert_eq!(said(other), None, "{other:?}");
+        }
+    }
+
+    /// serde_json's `at line 1` is dropped beside the real `path:line`; its column stays.
+    #[test]
+    fn json_errors_say_their_column_not_line_one() {
+        let one = serde_json::from_str::<serde_json::Value>("{\"a\":1} x").unwrap_err();
+        assert_eq!(
+            super::super::json_why(&one),
+            "trailing characters at column 9"
+        );
+        let two = serde_json::from_str::<serde_json::Value>("{\n\"a\" 1}").unwrap_err();
+        assert!(super::super::json_why(&two).ends_with("at line 2 column 5"));
     }
 
     #[cfg(unix)]

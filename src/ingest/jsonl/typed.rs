@@ -6,7 +6,7 @@ use crate::event::{
     ARGS_TOO_DEEP, Attempt, Attrs, EventKind, Failure, Lifecycle, Response, RunEvent, StepEnd,
     Text, ToolCall, args_nest_too_deep,
 };
-use crate::ingest::ParseOptions;
+use crate::ingest::{ParseOptions, json_why};
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
@@ -32,9 +32,10 @@ impl State {
                     // Arguments logged as a JSON string (as model APIs return them).
                     Some(r) if r.starts_with('"') => {
                         let s: String = serde_json::from_str(r)
-                            .map_err(|e| format!("`args` is not JSON: {e}"))?;
-                        serde_json::from_str::<IgnoredAny>(&s)
-                            .map_err(|e| format!("`args` is a string but not JSON: {e}"))?;
+                            .map_err(|e| format!("`args` is not JSON: {}", json_why(&e)))?;
+                        serde_json::from_str::<IgnoredAny>(&s).map_err(|e| {
+                            format!("`args` is a string but not JSON: {}", json_why(&e))
+                        })?;
                         s
                     }
                     // As written, so rules can see its spelling (`4500.0`, key order).

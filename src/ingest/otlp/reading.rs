@@ -190,7 +190,7 @@ impl Reading {
             if !matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) {
                 let why = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
                     Ok(_) => "JSON without resourceSpans".to_string(),
-                    Err(e) => format!("not JSON: {e}"),
+                    Err(e) => format!("not JSON: {}", crate::ingest::json_why(&e)),
                 };
                 return broken(&mut self.out.stats, n, &why);
             }

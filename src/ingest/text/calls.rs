@@ -71,7 +71,12 @@ impl TextParser {
         if !is_flat_object(raw) {
             serde_json::from_slice::<IgnoredAny>(raw)
                 .or_else(|_| serde_json::from_str::<IgnoredAny>(&String::from_utf8_lossy(raw)))
-                .map_err(|e| format!("tool call args are not JSON: {e}"))?;
+                .map_err(|e| {
+                    format!(
+                        "tool call args are not JSON: {}",
+                        crate::ingest::json_why(&e)
+                    )
+                })?;
             if args_nest_too_deep(raw) {
                 return Err(ARGS_TOO_DEEP.into());
             }
