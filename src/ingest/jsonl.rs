@@ -251,6 +251,10 @@ impl State {
         if monolog::continues_record(text) {
             return Ok(None);
         }
+        // A web server's access line (morgan's beside a JSON logger's): no event.
+        if super::access_log::stamp(text.trim().as_bytes(), opts.tz).is_some() {
+            return Ok(None);
+        }
         Err(match serde_json::from_str::<IgnoredAny>(text) {
             Ok(_) => "not a JSON object".into(),
             Err(e) => format!("not JSON: {}", super::json_why(&e)),

@@ -2,6 +2,7 @@
 //! Parsers know nothing of rules; they report what they could not read as [`Problem`]s so
 //! that nothing is dropped silently (SPEC §9).
 
+pub(crate) mod access_log;
 pub mod ansi;
 pub mod container;
 pub mod csv;

@@ -126,6 +126,11 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
                 record.text = String::from_utf8_lossy(words).into_owned();
                 last_stamp = Some(record.stamp.clone());
             }
+            // A web server's access line (morgan's), stamped its own way: no event.
+            (None, _) if super::access_log::stamp(bytes.trim_ascii(), opts.tz).is_some() => {
+                unstamped = None;
+                out.stats.ignored += 1;
+            }
             (None, _) if last_stamp.is_some() && is_bare_error(bytes) => {
                 unstamped = None;
                 record.first_line = line_no;

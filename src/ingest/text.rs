@@ -513,7 +513,8 @@ impl TextParser {
     }
 
     /// A line without a timestamp at its start: a java.util.logging record's two lines
-    /// ([`jul`]), else part of the record above it ([`Self::record_tail`]).
+    /// ([`jul`]), a web server's access line ([`super::access_log`]: ignored), else part
+    /// of the record above it ([`Self::record_tail`]).
     #[cold]
     fn unstamped(
         &mut self,
@@ -526,6 +527,11 @@ impl TextParser {
     ) -> Verdict {
         if let Some(time) = jul::header_time(line) {
             self.jul_time = Some(time);
+            return Verdict::Ignored;
+        }
+        // A web server's access line: its stamp in brackets after the client's address.
+        if super::access_log::stamp(line, self.zone).is_some() {
+            self.tail = tail::Tail::AfterRecord { failed: false };
             return Verdict::Ignored;
         }
         if let Some(time) = self.jul_time.take() {

@@ -687,6 +687,22 @@ fn clef_events_with_a_type_are_stamped_by_at_t() {
 }
 
 #[test]
+fn an_access_line_beside_json_lines_is_ignored() {
+    let p = run(concat!(
+        r#"{"ts":"2026-11-03T14:02:11Z","msg":"listening on 3000"}"#,
+        "\n",
+        r#"::1 - - [03/Nov/2026:14:02:11 +0000] "POST /v1/refunds HTTP/1.1" 201 127 "-" "curl/8""#,
+        "\n",
+    ));
+    assert_eq!(
+        (p.stats.ignored, p.stats.skipped),
+        (2, 0),
+        "{:?}",
+        p.stats.problems
+    );
+}
+
+#[test]
 fn broken_lines_are_skipped_with_a_reason() {
     let p = run(concat!(
         "not json at all\n",

@@ -158,6 +158,13 @@ fn an_error_printed_without_a_stamp_is_placed_at_the_next_record() {
     // npm's banner before the output is no record, nor anything wrong.
     let banner = parsed("> agent@1.0.0 start\n> node agent.mjs\n");
     assert_eq!((banner.stats.ignored, banner.stats.skipped), (2, 0));
+    // morgan's access line, its stamp in brackets: no record, nor anything wrong.
+    let access = parsed(concat!(
+        "2026-12-07T07:33:10.401Z payments listening on 5002\n",
+        "::ffff:127.0.0.1 - - [07/Dec/2026:07:33:10 +0000] \"POST /v1/refunds HTTP/1.1\" 201 127 \"-\" \"python-httpx/0.29.0\"\n",
+        "undefined - - [07/Dec/2026:07:33:11 +0000] \"POST /v1/refunds HTTP/1.1\" 201 127 \"-\" \"python-requests/2.34.2\"\n",
+    ));
+    assert_eq!((access.stats.ignored, access.stats.skipped), (3, 0));
     // Before any stamp, nothing places it: skipped, with why.
     let first = parsed("<ref *1> AxiosError: timeout of 1000ms exceeded\n");
     assert_eq!((first.stats.skipped, first.events.len()), (1, 0));

@@ -459,6 +459,26 @@ fn broken_lines_are_skipped_with_a_reason_and_others_ignored() {
     assert!(p.stats.problems[2].reason.contains("attempt"));
 }
 
+/// A web server's access line (werkzeug's, nginx's) has its stamp in brackets after the
+/// client's address: understood and ignored, not skipped as a line with no timestamp. A
+/// line of the shape whose stamp is no time is still skipped.
+#[test]
+fn access_lines_are_ignored_and_a_broken_one_skipped() {
+    let p = run(concat!(
+        "[2026-12-07 07:32:50,932] INFO in service_flask: Refund re_1 created for order A-1: 45.00 GBP\n",
+        "127.0.0.1 - - [07/Dec/2026 07:32:51] \"POST /v1/refunds HTTP/1.1\" 201 -\n",
+        "203.0.113.5 - - [07/Dec/2026:07:32:52 +0000] \"POST /v1/refunds HTTP/1.1\" 201 127 \"-\" \"curl/8\"\n",
+        "127.0.0.1 - - [07/Dec/2026 27:32:51] \"POST /v1/refunds HTTP/1.1\" 201 -\n",
+    ));
+    assert_eq!(
+        (p.stats.events, p.stats.ignored, p.stats.skipped),
+        (1, 2, 1),
+        "{:?}",
+        p.stats.problems
+    );
+    assert_eq!(p.stats.problems[0].line, 4);
+}
+
 /// A bare request line followed by the agent's own numbered line for it is one attempt.
 #[test]
 fn a_numbered_line_after_a_bare_one_repeats_it() {
