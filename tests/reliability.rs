@@ -349,10 +349,11 @@ fn every_cited_line_is_a_real_event_and_names_the_effects_it_is_cited_for() {
                 );
                 let mut text = line_of(path, line, &mut cache)
                     .unwrap_or_else(|| panic!("{case}: {path} has no line {line}"));
-                // A record's indented lines below it are its own (pino-pretty's members).
+                // A record's indented lines below it are its own (pino-pretty's members,
+                // an object Node's console printed over several lines).
                 let mut below = line + 1;
                 while let Some(next) =
-                    line_of(path, below, &mut cache).filter(|l| l.starts_with("    "))
+                    line_of(path, below, &mut cache).filter(|l| l.starts_with("  "))
                 {
                     text.push_str(&next);
                     below += 1;
