@@ -4,6 +4,7 @@
 
 pub(crate) mod access_log;
 pub mod ansi;
+pub(crate) mod banner;
 pub mod container;
 pub mod csv;
 pub mod jsonl;

@@ -665,6 +665,10 @@ fn fallback(head: &[u8]) -> Format {
 /// How many lines detection reads when the first one is no recognised format.
 pub const DETECT_LINES: usize = 5;
 
+/// How many lines of no format at the start of a file detection looks past, as a
+/// program's start-up output before its log (a framework's banner, a warning).
+pub const PREAMBLE_LINES: usize = 40;
+
 /// Detects a format (SPEC §3); `None` when it is no log at all. The first non-blank line
 /// decides, as the SPEC says, when it is recognisable. When it is not, the first
 /// [`DETECT_LINES`] lines of content decide: a log whose first line is damaged (cut by a
@@ -740,8 +744,12 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
 }
 
 /// The format of at least half of the first [`DETECT_LINES`] lines of content (comments and
-/// `---` lines, which a README has too, and OTLP documents of other signals than spans do
-/// not count either way), or `None`. Only line-wise
+/// `---` lines, which a README has too, OTLP documents of other signals than spans, and a
+/// web framework's own lines ([`super::banner`]) do not count either way), or `None`.
+/// Failing that, the lines of no format that open the file, up to [`PREAMBLE_LINES`] of
+/// them, are a preamble (a server's start-up output before its log, as Django's or Spring's
+/// banner), and the next [`DETECT_LINES`] decide, two of them at least agreeing: a README's
+/// one dated line, or its example of two among prose, is still no log. Only line-wise
 /// formats can be told this way: a CSV export or a pretty-printed document needs its first line.
 /// A README or a stray JSON document has no such majority; a log with one bad line does.
 fn detect_past_first_line(head: &[u8]) -> Option<Format> {
@@ -750,7 +758,8 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     let cut = head.len() >= SNIFF_BYTES && !head.ends_with(b"\n");
     let mut segments = head.split(|&b| b == b'\n').peekable();
     let mut votes: Vec<Option<Format>> = Vec::with_capacity(DETECT_LINES);
-    while votes.len() < DETECT_LINES {
+    let mut lead = 0;
+    while votes.len() < lead + DETECT_LINES {
         let Some(raw) = segments.next() else { break };
         let last = segments.peek().is_none();
         let line = raw.trim_ascii();
@@ -764,11 +773,23 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
         {
             continue;
         }
+        if super::banner::is_framework_line(line) {
+            continue;
+        }
         let vote = line_format(line);
         if vote.is_some() || !(last && cut) {
+            if vote.is_none() && lead == votes.len() && lead < PREAMBLE_LINES {
+                lead += 1;
+            }
             votes.push(vote);
         }
     }
+    let first = &votes[..votes.len().min(DETECT_LINES)];
+    majority(first, 1).or_else(|| majority(&votes[lead.min(votes.len())..], 2))
+}
+
+/// The format of at least half of `votes`, if it has `least` of them.
+fn majority(votes: &[Option<Format>], least: usize) -> Option<Format> {
     let mut best: Option<(Format, usize)> = None;
     for f in votes.iter().flatten() {
         let n = votes.iter().filter(|v| **v == Some(*f)).count();
@@ -776,7 +797,8 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
             best = Some((*f, n));
         }
     }
-    best.filter(|&(_, n)| 2 * n >= votes.len()).map(|(f, _)| f)
+    best.filter(|&(_, n)| 2 * n >= votes.len() && n >= least)
+        .map(|(f, _)| f)
 }
 
 /// The format one line of content belongs to, if it is an event line of a line-wise format.
@@ -791,6 +813,9 @@ fn line_format(line: &[u8]) -> Option<Format> {
     } else if super::jsonl::monolog::as_object(&String::from_utf8_lossy(line)).is_some() {
         Some(Format::Jsonl)
     } else if super::starts_with_timestamp(line) {
+        Some(Format::Text)
+    } else if super::access_log::stamp(line, crate::time::Zone::default()).is_some() {
+        // A web server's access line: a stamped line the text reader reads.
         Some(Format::Text)
     } else {
         super::logfmt::looks_like_logfmt(line).then_some(Format::Logfmt)
@@ -826,13 +851,13 @@ mod tests {
             det("# exported by hand\n2.418  ok\n14:02:11.402  a\n14:02:12  b\n"),
             Some(Format::Text)
         );
-        // Two bad lines of five still leave a majority; three do not.
+        // Two bad lines of five still leave a majority; three among them do not.
         let ts = "14:02:11.402  healthcheck ok";
         assert_eq!(
             det(&format!("a\nb\n{ts}\n{ts}\n{ts}\n")),
             Some(Format::Text)
         );
-        assert_eq!(det(&format!("a\nb\nc\n{ts}\n{ts}\n{ts}\n")), None);
+        assert_eq!(det(&format!("a\n{ts}\nb\nc\n{ts}\nd\n")), None);
         // Prose with a dated line, a setext heading and a JSON document are no logs.
         assert_eq!(
             det("Notes\n---\nSee below.\n2026-11-03: refunded twice\n"),
@@ -842,6 +867,58 @@ mod tests {
         assert_eq!(det("{\"expected\":[\"rf_1\"]}\n"), None);
         // Only the first line can be a CSV header.
         assert_eq!(det("rows:\nid,amount,currency\nrf_1,1.00,GBP\n"), None);
+    }
+
+    /// A service's log that opens with its server's start-up output (review 35 H1: Flask's
+    /// banner, uvicorn's lines) is a log: a framework's own lines count for nothing, and
+    /// other lines of no format before the log are a preamble looked past, when two lines
+    /// after it agree. Prose is still no log.
+    #[test]
+    fn a_preamble_before_a_log_is_looked_past() {
+        let det = |text: &str| detect(text.as_bytes(), &[]);
+        let flask = concat!(
+            " * Serving Flask app 'payments'\n * Debug mode: off\n",
+            "\x1b[31m\x1b[1mWARNING: This is a development server. Do not use it in a production deployment. Use a production WSGI server instead.\x1b[0m\n",
+            " * Running on http://127.0.0.1:5001\n\x1b[33mPress CTRL+C to quit\x1b[0m\n",
+            "[2026-12-07 07:32:50,932] INFO in service_flask: Refund re_1 created for order A-1: 45.00 GBP\n",
+            "127.0.0.1 - - [07/Dec/2026 07:32:51] \"POST /v1/refunds HTTP/1.1\" 201 -\n",
+        );
+        assert_eq!(det(flask), Some(Format::Text));
+        // uvicorn's lines, before and after one refund: that line alone decides.
+        let uvicorn = concat!(
+            "INFO:     Started server process [14335]\nINFO:     Waiting for application startup.\n",
+            "INFO:     Application startup complete.\n",
+            "INFO:     Uvicorn running on http://127.0.0.1:5004 (Press CTRL+C to quit)\n",
+            "WARNING:  Invalid HTTP request received.\n",
+            "2026-12-07 07:36:54,477 INFO payments: refund created refund_id=re_1 order_id=A-1 amount_minor=4500 currency=GBP\n",
+            "INFO:     127.0.0.1:55250 - \"POST /v1/refunds HTTP/1.1\" 201 Created\n",
+            "INFO:     Shutting down\nINFO:     Finished server process [14335]\n",
+        );
+        assert_eq!(det(uvicorn), Some(Format::Text));
+        // Another program's start-up output (Django's runserver), then its log.
+        let ts = "2026-12-07 08:00:01,000 INFO refund created refund_id=re_1";
+        let django = "Watching for file changes with StatReloader\nPerforming system checks...\n\n\
+                      System check identified no issues (0 silenced).\nDjango version 5.0, using settings 'x'\n\
+                      Starting development server at http://127.0.0.1:8000/\nQuit the server with CONTROL-C.\n";
+        assert_eq!(det(&format!("{django}{ts}\n{ts}\n")), Some(Format::Text));
+        // A preamble with one stamped line after it, or an example of two among prose: no log.
+        assert_eq!(det(&format!("{django}{ts}\n")), None);
+        assert_eq!(
+            det(&format!(
+                "Logs\n\nThis folder holds the exports.\n```\n{ts}\n{ts}\n```\nAsk ops.\nThanks.\n"
+            )),
+            None
+        );
+        // Past the preamble's bound and the lines after it, nothing is looked for.
+        let long = "start-up chatter\n".repeat(PREAMBLE_LINES + DETECT_LINES);
+        assert_eq!(det(&format!("{long}{ts}\n{ts}\n{ts}\n")), None);
+        assert_eq!(
+            det(&format!(
+                "{}{ts}\n{ts}\n",
+                "start-up chatter\n".repeat(PREAMBLE_LINES)
+            )),
+            Some(Format::Text)
+        );
     }
 
     /// A Collector's file exporter in several pipelines writes metrics and logs documents

@@ -513,8 +513,9 @@ impl TextParser {
     }
 
     /// A line without a timestamp at its start: a java.util.logging record's two lines
-    /// ([`jul`]), a web server's access line ([`super::access_log`]: ignored), else part
-    /// of the record above it ([`Self::record_tail`]).
+    /// ([`jul`]), a web server's access line ([`super::access_log`]) or a framework's line
+    /// about itself ([`super::banner`]): ignored; else part of the record above it
+    /// ([`Self::record_tail`]).
     #[cold]
     fn unstamped(
         &mut self,
@@ -532,6 +533,10 @@ impl TextParser {
         // A web server's access line: its stamp in brackets after the client's address.
         if super::access_log::stamp(line, self.zone).is_some() {
             self.tail = tail::Tail::AfterRecord { failed: false };
+            return Verdict::Ignored;
+        }
+        // A web framework's line about itself (Flask's banner, uvicorn's): no event.
+        if super::banner::is_framework_line(line) {
             return Verdict::Ignored;
         }
         if let Some(time) = self.jul_time.take() {

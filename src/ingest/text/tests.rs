@@ -479,6 +479,31 @@ fn access_lines_are_ignored_and_a_broken_one_skipped() {
     assert_eq!(p.stats.problems[0].line, 4);
 }
 
+/// A web framework's lines about itself (Flask's banner, uvicorn's start-up, access and
+/// shutdown lines) have no timestamp but are known word for word: ignored. Another line
+/// with none before the log (Django's banner) is still skipped: it is not known.
+#[test]
+fn a_frameworks_own_lines_are_ignored_and_unknown_ones_skipped() {
+    let p = run(concat!(
+        " * Serving Flask app 'payments'\n",
+        "WARNING: This is a development server. Do not use it in a production deployment. Use a production WSGI server instead.\n",
+        " * Running on http://127.0.0.1:5001\n",
+        "Press CTRL+C to quit\n",
+        "INFO:     Started server process [14335]\n",
+        "Watching for file changes with StatReloader\n",
+        "2026-12-07 07:36:54,477 INFO payments: refund created refund_id=re_1 order_id=A-1 amount_minor=4500 currency=GBP\n",
+        "INFO:     127.0.0.1:55250 - \"POST /v1/refunds HTTP/1.1\" 201 Created\n",
+        "INFO:     Shutting down\n",
+    ));
+    assert_eq!(
+        (p.stats.events, p.stats.ignored, p.stats.skipped),
+        (1, 7, 1),
+        "{:?}",
+        p.stats.problems
+    );
+    assert_eq!(p.stats.problems[0].line, 6);
+}
+
 /// A bare request line followed by the agent's own numbered line for it is one attempt.
 #[test]
 fn a_numbered_line_after_a_bare_one_repeats_it() {
