@@ -220,6 +220,29 @@ mod tests {
         );
     }
 
+    /// An agent that logs no tool call but each tool's result (`tool result run_id=r15
+    /// step=1 ... status=ok`): the step's end, of a step never dispatched, takes none of the
+    /// anonymous call's lines, whether it comes after its final answer or inside its retry
+    /// loop (review 35 M3 said it did; the two agent logs scanned together were why).
+    #[test]
+    fn a_result_line_of_no_dispatched_step_leaves_the_anonymous_call_whole() {
+        let text = concat!(
+            "2026-12-07 07:36:30,804 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 503 SERVICE UNAVAILABLE\"\n",
+            "2026-12-07 07:36:30,805 INFO agent: tool result run_id=r15 step=1 tool=issue_refund status=error\n",
+            "2026-12-07 07:36:30,806 WARNING agent: Retrying post_refund in 0.3 seconds as it raised HTTPStatusError: Server error '503 SERVICE UNAVAILABLE'\n",
+            "2026-12-07 07:36:31,108 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 CREATED\"\n",
+            "2026-12-07 07:36:31,109 INFO agent: tool result run_id=r15 step=1 tool=issue_refund status=ok refund_id=re_2\n",
+            "2026-12-07 07:36:31,111 INFO httpx: HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 201 CREATED\"\n",
+        );
+        let first = "?2026-12-07T07:36:30.804Z #1";
+        let next = "?2026-12-07T07:36:31.111Z #1";
+        // Each request line is an attempt and its answer; the failure is tenacity's line.
+        assert_eq!(calls(text), [first, first, first, first, first, next, next]);
+        let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        let ends = (p.events.iter()).filter(|e| matches!(e.kind, EventKind::StepEnd(_)));
+        assert_eq!(ends.count(), 2);
+    }
+
     #[test]
     fn requests_after_a_tool_call_are_its_own() {
         let text = concat!(
