@@ -759,7 +759,16 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     let mut segments = head.split(|&b| b == b'\n').peekable();
     let mut votes: Vec<Option<Format>> = Vec::with_capacity(DETECT_LINES);
     let mut lead = 0;
-    while votes.len() < lead + DETECT_LINES {
+    // Past a preamble, more lines must confirm the log: a source file's comment with an
+    // example log in it (a package's `.d.ts`) has a run of stamped lines after 40 of code.
+    let window = |lead: usize| {
+        if lead > 0 {
+            CONFIRM_LINES
+        } else {
+            DETECT_LINES
+        }
+    };
+    while votes.len() < lead + window(lead) {
         let Some(raw) = segments.next() else { break };
         let last = segments.peek().is_none();
         let line = raw.trim_ascii();
@@ -785,11 +794,18 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
         }
     }
     let first = &votes[..votes.len().min(DETECT_LINES)];
-    majority(first, 1).or_else(|| majority(&votes[lead.min(votes.len())..], 2))
+    let past = &votes[lead.min(votes.len())..];
+    majority(first, 1, HALF).or_else(|| majority(past, 2, TWO_THIRDS))
 }
 
-/// The format of at least half of `votes`, if it has `least` of them.
-fn majority(votes: &[Option<Format>], least: usize) -> Option<Format> {
+/// How many lines after a preamble decide, two thirds of them agreeing.
+const CONFIRM_LINES: usize = 20;
+
+const HALF: (usize, usize) = (1, 2);
+const TWO_THIRDS: (usize, usize) = (2, 3);
+
+/// The format of at least `share` of `votes` (a fraction), if it has `least` of them.
+fn majority(votes: &[Option<Format>], least: usize, share: (usize, usize)) -> Option<Format> {
     let mut best: Option<(Format, usize)> = None;
     for f in votes.iter().flatten() {
         let n = votes.iter().filter(|v| **v == Some(*f)).count();
@@ -797,7 +813,8 @@ fn majority(votes: &[Option<Format>], least: usize) -> Option<Format> {
             best = Some((*f, n));
         }
     }
-    best.filter(|&(_, n)| 2 * n >= votes.len() && n >= least)
+    let (num, den) = share;
+    best.filter(|&(_, n)| n * den >= num * votes.len() && n >= least)
         .map(|(f, _)| f)
 }
 
@@ -909,6 +926,13 @@ mod tests {
             )),
             None
         );
+        // A source file whose comment shows a log (a package's `.d.ts`): past its code, the
+        // run of stamped lines is followed by code again, short of two thirds.
+        let code = "import type {Options} from './options.js';\n".repeat(30);
+        let example = "[00:57:44.581] [0] $ npm run build\n".repeat(9);
+        let more = "\t(file: string, options?: Options): void;\n".repeat(12);
+        assert_eq!(det(&format!("{code}{example}{more}")), None);
+        assert_eq!(det(&format!("{code}{example}")), Some(Format::Text));
         // Past the preamble's bound and the lines after it, nothing is looked for.
         let long = "start-up chatter\n".repeat(PREAMBLE_LINES + DETECT_LINES);
         assert_eq!(det(&format!("{long}{ts}\n{ts}\n{ts}\n")), None);
