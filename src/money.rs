@@ -122,18 +122,22 @@ const ZERO_DECIMAL: &[&str] = &[
 ];
 const THREE_DECIMAL: &[&str] = &["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
 const FOUR_DECIMAL: &[&str] = &["CLF", "UYW"];
+/// ISO 4217's List One (amendment 179, 2025) with two decimals, the fund codes (BOV, CHE,
+/// CHW, COU, MXV, USN) and codes withdrawn lately that a month's logs may still hold (CUC,
+/// HRK, SLL, ZWL). Codes of no minor unit (XAU, XDR, XXX...) have no exponent.
 const TWO_DECIMAL: &[&str] = &[
     "AED", "AFN", "ALL", "AMD", "ANG", "AOA", "ARS", "AUD", "AWG", "AZN", "BAM", "BBD", "BDT",
-    "BGN", "BMD", "BND", "BOB", "BRL", "BSD", "BTN", "BWP", "BYN", "BZD", "CAD", "CDF", "CHF",
-    "CNY", "COP", "CRC", "CUP", "CVE", "CZK", "DKK", "DOP", "DZD", "EGP", "ERN", "ETB", "EUR",
-    "FJD", "FKP", "GBP", "GEL", "GHS", "GIP", "GMD", "GTQ", "GYD", "HKD", "HNL", "HTG", "HUF",
-    "IDR", "ILS", "INR", "IRR", "JMD", "KES", "KGS", "KHR", "KPW", "KYD", "KZT", "LAK", "LBP",
-    "LKR", "LRD", "LSL", "MAD", "MDL", "MGA", "MKD", "MMK", "MNT", "MOP", "MRU", "MUR", "MVR",
-    "MWK", "MXN", "MYR", "MZN", "NAD", "NGN", "NIO", "NOK", "NPR", "NZD", "PAB", "PEN", "PGK",
-    "PHP", "PKR", "PLN", "QAR", "RON", "RSD", "RUB", "SAR", "SBD", "SCR", "SDG", "SEK", "SGD",
-    "SHP", "SLE", "SOS", "SRD", "SSP", "STN", "SVC", "SYP", "SZL", "THB", "TJS", "TMT", "TOP",
-    "TRY", "TTD", "TWD", "TZS", "UAH", "USD", "UZS", "VES", "WST", "XCD", "YER", "ZAR", "ZMW",
-    "ZWG",
+    "BGN", "BMD", "BND", "BOB", "BOV", "BRL", "BSD", "BTN", "BWP", "BYN", "BZD", "CAD", "CDF",
+    "CHE", "CHF", "CHW", "CNY", "COP", "COU", "CRC", "CUC", "CUP", "CVE", "CZK", "DKK", "DOP",
+    "DZD", "EGP", "ERN", "ETB", "EUR", "FJD", "FKP", "GBP", "GEL", "GHS", "GIP", "GMD", "GTQ",
+    "GYD", "HKD", "HNL", "HRK", "HTG", "HUF", "IDR", "ILS", "INR", "IRR", "JMD", "KES", "KGS",
+    "KHR", "KPW", "KYD", "KZT", "LAK", "LBP", "LKR", "LRD", "LSL", "MAD", "MDL", "MGA", "MKD",
+    "MMK", "MNT", "MOP", "MRU", "MUR", "MVR", "MWK", "MXN", "MXV", "MYR", "MZN", "NAD", "NGN",
+    "NIO", "NOK", "NPR", "NZD", "PAB", "PEN", "PGK", "PHP", "PKR", "PLN", "QAR", "RON", "RSD",
+    "RUB", "SAR", "SBD", "SCR", "SDG", "SEK", "SGD", "SHP", "SLE", "SLL", "SOS", "SRD", "SSP",
+    "STN", "SVC", "SYP", "SZL", "THB", "TJS", "TMT", "TOP", "TRY", "TTD", "TWD", "TZS", "UAH",
+    "USD", "USN", "UYU", "UZS", "VED", "VES", "WST", "XCD", "XCG", "YER", "ZAR", "ZMW", "ZWG",
+    "ZWL",
 ];
 
 /// An amount in minor units of a currency, as one line gave it. 16 bytes: the model holds
@@ -402,6 +406,33 @@ mod tests {
             (exponent("AAA"), exponent("XXX"), exponent("ZZZ")),
             (None, None, None)
         );
+        // Against ISO 4217's List One as published (amendment 179, 2025), written apart
+        // from the tables: every code's exponent, and none for those of no minor unit
+        // (review36 M3: UYU and VED were missing, and their amounts refused).
+        let list_one = "AED2 AFN2 ALL2 AMD2 ANG2 AOA2 ARS2 AUD2 AWG2 AZN2 BAM2 BBD2 BDT2 BGN2 \
+            BHD3 BIF0 BMD2 BND2 BOB2 BOV2 BRL2 BSD2 BTN2 BWP2 BYN2 BZD2 CAD2 CDF2 CHE2 CHF2 \
+            CHW2 CLF4 CLP0 CNY2 COP2 COU2 CRC2 CUP2 CVE2 CZK2 DJF0 DKK2 DOP2 DZD2 EGP2 ERN2 \
+            ETB2 EUR2 FJD2 FKP2 GBP2 GEL2 GHS2 GIP2 GMD2 GNF0 GTQ2 GYD2 HKD2 HNL2 HTG2 HUF2 \
+            IDR2 ILS2 INR2 IQD3 IRR2 ISK0 JMD2 JOD3 JPY0 KES2 KGS2 KHR2 KMF0 KPW2 KRW0 KWD3 \
+            KYD2 KZT2 LAK2 LBP2 LKR2 LRD2 LSL2 LYD3 MAD2 MDL2 MGA2 MKD2 MMK2 MNT2 MOP2 MRU2 \
+            MUR2 MVR2 MWK2 MXN2 MXV2 MYR2 MZN2 NAD2 NGN2 NIO2 NOK2 NPR2 NZD2 OMR3 PAB2 PEN2 \
+            PGK2 PHP2 PKR2 PLN2 PYG0 QAR2 RON2 RSD2 RUB2 RWF0 SAR2 SBD2 SCR2 SDG2 SEK2 SGD2 \
+            SHP2 SLE2 SOS2 SRD2 SSP2 STN2 SVC2 SYP2 SZL2 THB2 TJS2 TMT2 TND3 TOP2 TRY2 TTD2 \
+            TWD2 TZS2 UAH2 UGX0 USD2 USN2 UYI0 UYU2 UYW4 UZS2 VED2 VES2 VND0 VUV0 WST2 XAF0 \
+            XCD2 XCG2 XOF0 XPF0 YER2 ZAR2 ZMW2 ZWG2 CUC2 HRK2 SLL2 ZWL2";
+        for item in list_one.split_whitespace() {
+            let (code, e) = item.split_at(3);
+            assert_eq!(exponent(code), Some(e.parse().unwrap()), "{code}");
+        }
+        let listed = |c: &&str| list_one.split_whitespace().any(|i| i.starts_with(*c));
+        for lists in [ZERO_DECIMAL, TWO_DECIMAL, THREE_DECIMAL, FOUR_DECIMAL] {
+            assert!(lists.iter().all(|c| listed(c)), "a code not in List One");
+        }
+        for none in [
+            "XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XDR", "XPD", "XPT", "XSU", "XTS", "XUA",
+        ] {
+            assert_eq!(exponent(none), None, "{none}");
+        }
         let beyond = Total::new(i128::from(i64::MAX) * 3, gbp);
         assert_eq!(beyond.major_string(), "276701161105643274.21");
     }
