@@ -431,3 +431,37 @@ fn a_hundred_thousand_attempts_and_effects_take_near_linear_time() {
     );
     assert!(t_large < Duration::from_secs(120), "100k took {t_large:?}");
 }
+
+/// Order ids carrying escape sequences (clear the screen, retitle the window, BEL), and a
+/// skipped line's reason quoting them (a text log's are stripped as it is read; JSON's
+/// `\u001b` is not): the table, the timeline and standard error show them
+/// as `\x1b`, never send them to the terminal (review36 L5). JSON escapes them itself.
+#[test]
+fn escape_sequences_from_the_logs_never_reach_the_terminal() {
+    let run = |args: &[&str]| {
+        let out = Command::cargo_bin("idem-audit")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let jsonl = hostile("terminal-escapes.jsonl");
+    let jsonl = jsonl.to_str().unwrap();
+    let (table, stderr) = run(&["scan", jsonl]);
+    let (timeline, _) = run(&[
+        "timeline",
+        jsonl,
+        "--order",
+        "A-1\u{1b}[2J\u{1b}]0;pwned\u{7}",
+    ]);
+    for out in [&table, &stderr, &timeline] {
+        assert!(!out.contains(['\u{1b}', '\u{7}']), "{out}");
+    }
+    assert!(table.contains(r"A-1\x1b[2J\x1b]0;pwned\x07"), "{table}");
+    assert!(timeline.contains(r"order A-1\x1b[2J"), "{timeline}");
+    assert!(stderr.contains(r"45\x1b]0;pwned\x07"), "{stderr}");
+    let (json, _) = run(&["scan", jsonl, "--format", "json"]);
+    assert!(json.contains(r"A-1\u001b[2J"), "{json}");
+}

@@ -9,6 +9,7 @@ pub mod rules;
 pub mod scan;
 pub mod timeline;
 
+use crate::report::visible;
 use std::io::{self, Write};
 
 /// Exit statuses (SPEC §6).
@@ -110,14 +111,26 @@ pub fn print_problems(audit: &crate::audit::Audit) {
     let mut err = io::stderr().lock();
     for input in &audit.inputs {
         for p in &input.problems {
-            let _ = writeln!(err, "{}:{}: skipped: {}", input.path, p.line, p.reason);
+            let _ = writeln!(
+                err,
+                "{}:{}: skipped: {}",
+                visible(&input.path),
+                p.line,
+                visible(&p.reason)
+            );
         }
         let more = input.skipped.saturating_sub(input.problems.len() as u64);
         if more > 0 {
             let _ = writeln!(err, "{}: {more} more lines skipped", input.path);
         }
         for w in &input.warnings {
-            let _ = writeln!(err, "{}:{}: warning: {}", input.path, w.line, w.reason);
+            let _ = writeln!(
+                err,
+                "{}:{}: warning: {}",
+                visible(&input.path),
+                w.line,
+                visible(&w.reason)
+            );
         }
         let more = input.warned.saturating_sub(input.warnings.len() as u64);
         if more > 0 {

@@ -274,6 +274,28 @@ pub fn money(currency: Option<&str>, minor: Option<i128>) -> Option<Total> {
     Some(Total::new(minor?, Currency::parse(currency?)?))
 }
 
+/// Text taken from the logs, made harmless for a terminal: control characters (C0 but a
+/// tab, DEL, C1; ESC among them) written as `\x1b`, `\u{9b}`, so that a log cannot clear
+/// the screen, retitle the window or draw a fake line over the report (review36 L5). The
+/// table, the timeline's text and the lines on standard error print log text through it;
+/// JSON escapes them itself, and CSV keeps them, as RFC 4180 allows (a spreadsheet runs no
+/// escape sequence; `inert` guards it from formulas).
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    let control = |c: char| c.is_control() && c != '\t';
+    if !text.chars().any(control) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !control(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    out.into()
+}
+
 /// Text taken from the logs, made inert for a spreadsheet: a cell starting with `=`, `+`,
 /// `-`, `@`, a tab or a carriage return is a formula to Excel, LibreOffice and Google Sheets
 /// (an order `=HYPERLINK(...)` from a log would run), so it gets a leading `'`, which they
@@ -282,5 +304,20 @@ pub(crate) fn inert(text: &str) -> std::borrow::Cow<'_, str> {
     match text.bytes().next() {
         Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
         _ => text.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::visible;
+
+    #[test]
+    fn control_characters_are_shown_and_the_rest_kept() {
+        assert_eq!(visible("A-1\u{1b}[2J"), r"A-1\x1b[2J");
+        assert_eq!(visible("a\u{7f}b\u{9b}c\u{0}\n"), r"a\x7fb\u{9b}c\x00\x0a");
+        // Nothing to escape: the text itself, not a copy.
+        for kept in ["A-1", "tab\there", "Zürich ₩ 1"] {
+            assert!(matches!(visible(kept), std::borrow::Cow::Borrowed(k) if k == kept));
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Human output: a summary block, then one row per finding, worst first (comfy-table).
 
-use super::{CurrencyAmount, Report, money};
+use super::{CurrencyAmount, Report, money, visible};
 use crate::money::{Currency, Total};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use std::fmt::Write;
@@ -28,8 +28,8 @@ pub fn render(report: &Report, width: Option<u16>) -> Vec<u8> {
             None => f.rule.clone(),
         };
         let run_step = match (&f.run, f.step) {
-            (Some(r), Some(s)) => format!("{r} #{s}"),
-            (Some(r), None) => r.clone(),
+            (Some(r), Some(s)) => format!("{} #{s}", visible(r)),
+            (Some(r), None) => visible(r).into_owned(),
             _ => String::new(),
         };
         let excess = money(f.currency.as_deref(), f.excess_minor)
@@ -41,11 +41,13 @@ pub fn render(report: &Report, width: Option<u16>) -> Vec<u8> {
         table.add_row([
             f.severity.as_str().to_string(),
             rule,
-            f.order.clone().unwrap_or_default(),
+            visible(f.order.as_deref().unwrap_or_default()).into_owned(),
             run_step,
-            f.effects.join("\n"),
+            (f.effects.iter().map(|e| visible(e)))
+                .collect::<Vec<_>>()
+                .join("\n"),
             excess,
-            f.message.clone(),
+            visible(&f.message).into_owned(),
         ]);
     }
     let _ = writeln!(out, "\n{table}");

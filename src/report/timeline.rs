@@ -1,7 +1,7 @@
 //! Timeline output: one line per event (time, `path:line`, side, what happened, the marks of
 //! the findings that cite it), the findings listed below; or the same as JSON / CSV.
 
-use super::{FindingReport, finding_report};
+use super::{FindingReport, finding_report, visible};
 use crate::timeline::{Side, Timeline};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -113,7 +113,7 @@ pub fn render_text(r: &TimelineReport) -> Vec<u8> {
     let _ = writeln!(
         out,
         "timeline of {}: {} {}, {} {}",
-        r.subject,
+        visible(&r.subject),
         r.entries.len(),
         if r.entries.len() == 1 {
             "event"
@@ -132,7 +132,7 @@ pub fn render_text(r: &TimelineReport) -> Vec<u8> {
         return out.into_bytes();
     }
     out.push('\n');
-    let source = |e: &EntryReport| format!("{}:{}", e.path, e.line);
+    let source = |e: &EntryReport| format!("{}:{}", visible(&e.path), e.line);
     let at_w = r.entries.iter().map(|e| e.at.len()).max().unwrap_or(0);
     let src_w = r.entries.iter().map(|e| source(e).len()).max().unwrap_or(0);
     for e in &r.entries {
@@ -148,7 +148,7 @@ pub fn render_text(r: &TimelineReport) -> Vec<u8> {
             e.at,
             source(e),
             side(e.side),
-            e.text_with_attrs()
+            visible(&e.text_with_attrs())
         );
     }
     if !r.findings.is_empty() {
@@ -165,7 +165,7 @@ pub fn render_text(r: &TimelineReport) -> Vec<u8> {
                 n + 1,
                 f.severity.as_str(),
                 f.rule,
-                f.message
+                visible(&f.message)
             );
         }
     }
