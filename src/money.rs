@@ -426,7 +426,7 @@ mod tests {
         }
         let listed = |c: &&str| list_one.split_whitespace().any(|i| i.starts_with(*c));
         for lists in [ZERO_DECIMAL, TWO_DECIMAL, THREE_DECIMAL, FOUR_DECIMAL] {
-            assert!(lists.iter().all(|c| listed(c)), "a code not in List One");
+            assert!(lists.iter().all(listed), "a code not in List One");
         }
         for none in [
             "XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XDR", "XPD", "XPT", "XSU", "XTS", "XUA",
