@@ -90,10 +90,10 @@ pub fn emit_with(
 /// An input that gave no event and was mostly skipped lines: most likely a layout this
 /// tool does not read (a report of "No findings" alone would hide that).
 fn reads_as_another_format(input: &crate::report::InputReport) -> bool {
-    input.format.is_some()
-        && input.events == 0
-        && input.skipped > 0
-        && 2 * input.skipped >= input.lines
+    // A last line cut short says nothing of the layout (a log being written, or copied).
+    let cut = (input.problems.last()).is_some_and(|p| p.reason == crate::ingest::lines::CUT_SHORT);
+    let skipped = input.skipped - u64::from(cut);
+    input.format.is_some() && input.events == 0 && skipped > 0 && 2 * skipped >= input.lines
 }
 
 /// Whether a log of some length had no line read as an event and hardly any skipped: all

@@ -274,6 +274,13 @@ impl Rows<'_> {
             if row.iter().all(|f| f.trim_ascii().is_empty()) {
                 continue; // counted as ignored
             }
+            // Fewer fields than the header, at the very end with no newline: the export was
+            // cut inside this row, and its last field is cut too (a status `succee`).
+            if row.len() < self.shape.width && rdr.get_ref().cut_at(end) {
+                let why = cut_row(row.len(), self.shape.width);
+                self.out.stats.skip(line, why);
+                continue;
+            }
             let latin = is_not_utf8(row.as_slice());
             if latin {
                 self.not_utf8.saw(line);
@@ -323,6 +330,14 @@ impl Rows<'_> {
         let span = spans[span];
         Some((before + span.line, counter.kept_after(span.end)))
     }
+}
+
+/// Why the last row of an export cut short inside it, `fields` of the header's `width`, is
+/// skipped.
+pub(super) fn cut_row(fields: usize, width: usize) -> String {
+    format!(
+        "a row cut short: {fields} of the header's {width} fields, and no newline at the end of the file: not read; export again, or scan once the writer has finished"
+    )
 }
 
 /// Why a row whose quoted field never closes is skipped; `open_past`: the line the field

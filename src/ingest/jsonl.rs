@@ -18,7 +18,7 @@ mod untyped;
 mod open_call_tests;
 pub(crate) mod winston;
 
-use super::lines::{for_each_line_at, for_each_line_in};
+use super::lines::{CUT_SHORT, for_each_line_ahead, for_each_line_in};
 use super::not_utf8::NotUtf8;
 use super::stamp::Clock;
 use super::text::EmbeddedMessages;
@@ -60,14 +60,17 @@ pub(super) fn parse_lines(
     let mut lines = ObjectLines::new(input, opts);
     let mut json = Vec::new();
     let mut not_utf8 = NotUtf8::default();
-    for_each_line_at(reader, &mut not_utf8, |line_no, span, bytes| {
+    for_each_line_ahead(reader, &mut not_utf8, |line_no, span, bytes, ahead| {
         out.stats.lines += 1;
         if bytes.trim_ascii().is_empty() {
             out.stats.ignored += 1;
-            return;
+            return 0;
         }
         let place = rereadable.then_some(span);
-        lines.read_at(&mut out, line_no, place, as_json(bytes, &mut json));
+        // A JSON object closed is whole, newline or not; a logfmt line may be cut anywhere.
+        let cut = ahead.cut_short() && !bytes.trim_ascii_end().ends_with(b"}");
+        lines.read_at(&mut out, line_no, place, as_json(bytes, &mut json), cut);
+        0
     })?;
     not_utf8.add_to(&mut out.stats);
     Ok(out)
@@ -96,8 +99,16 @@ impl ObjectLines {
     }
 
     /// The events of line `line_no`, `json` or why it is no JSON, counted and kept in `out`.
-    pub(super) fn read(&mut self, out: &mut Parsed, line_no: u32, json: Result<&[u8], String>) {
-        self.read_at(out, line_no, None, json);
+    /// `cut`: the record runs to the end of the input, cut short inside a line
+    /// ([`super::lines::Ahead::cut_short`]): read as no event, it is skipped.
+    pub(super) fn read(
+        &mut self,
+        out: &mut Parsed,
+        line_no: u32,
+        json: Result<&[u8], String>,
+        cut: bool,
+    ) {
+        self.read_at(out, line_no, None, json, cut);
     }
 
     /// [`Self::read`], with the line's place in a file that can be read again there.
@@ -107,6 +118,7 @@ impl ObjectLines {
         line_no: u32,
         span: Option<std::ops::Range<u64>>,
         json: Result<&[u8], String>,
+        cut: bool,
     ) {
         let (st, opts) = (&mut self.st, &self.opts);
         let undated = st.clock.undated();
@@ -128,6 +140,7 @@ impl ObjectLines {
                     out.push_placed(Event { at, loc, kind }, place.clone());
                 }
             }
+            Ok(None) if cut => out.stats.skip(line_no, CUT_SHORT),
             Ok(None) => out.stats.ignored += 1,
             Err(why) => out.stats.skip(line_no, why),
         }

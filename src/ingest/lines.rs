@@ -44,6 +44,23 @@ pub fn for_each_line_at<R: Read + ?Sized>(
     })
 }
 
+/// [`for_each_line_at`], also saying whether the last line was cut short
+/// ([`Ahead::cut_short`]): for readers of records of several lines, whose last record
+/// is read once the input has ended.
+pub fn for_each_line_at_telling_cut<R: Read + ?Sized>(
+    reader: &mut R,
+    not_utf8: &mut NotUtf8,
+    mut each: impl FnMut(u32, Range<u64>, &[u8]),
+) -> io::Result<bool> {
+    let mut cut = false;
+    for_each_line_ahead(reader, not_utf8, |n, span, line, ahead| {
+        cut = ahead.cut_short();
+        each(n, span, line);
+        0
+    })?;
+    Ok(cut)
+}
+
 /// The lines after the one being read that the reader's buffer already holds: its bytes
 /// (the last line perhaps cut short) and where each whole line among them ends.
 #[derive(Clone, Copy)]
@@ -52,6 +69,8 @@ pub struct Ahead<'a> {
     /// The places of the newlines after the line, in the buffer; `from` is `bytes`' place.
     newlines: &'a [usize],
     from: usize,
+    /// The line is the stream's last and no newline ends it ([`Ahead::cut_short`]).
+    cut: bool,
 }
 
 impl<'a> Ahead<'a> {
@@ -60,6 +79,13 @@ impl<'a> Ahead<'a> {
         bytes: &[],
         newlines: &[],
         from: 0,
+        cut: false,
+    };
+
+    /// Nothing ahead, and the line is the stream's last, with no newline after it.
+    const CUT: Ahead<'static> = Ahead {
+        cut: true,
+        ..Ahead::NONE
     };
 
     /// `bytes` with the places of their newlines (`newlines`, found by the caller).
@@ -68,7 +94,16 @@ impl<'a> Ahead<'a> {
             bytes,
             newlines,
             from: 0,
+            cut: false,
         }
+    }
+
+    /// Whether the line is the stream's last and has no newline: a writer still at work, or
+    /// a crash or a copy that cut the file inside it. A line that then reads as none of a
+    /// format's shapes may be the first bytes of an event, and is skipped with
+    /// [`CUT_SHORT`] rather than ignored as chatter.
+    pub fn cut_short(&self) -> bool {
+        self.cut
     }
 
     /// The bytes ahead.
@@ -83,6 +118,10 @@ impl<'a> Ahead<'a> {
         self.newlines.get(k).map(|&nl| nl - self.from)
     }
 }
+
+/// Why a last line with no newline after it that reads as no event is skipped
+/// ([`Ahead::cut_short`]).
+pub const CUT_SHORT: &str = "cut short (no newline at the end of the file) and read as no event: it may be the start of one; scan again once the writer has finished";
 
 /// The places of the newlines in `bytes`, for [`Ahead::new`].
 pub fn newlines_of(bytes: &[u8]) -> Vec<usize> {
@@ -156,6 +195,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
                 bytes: &buf[nl + 1..end],
                 newlines: &newlines[i + 1..],
                 from: nl + 1,
+                cut: false,
             };
             let line = trim_line(&buf[start..nl]);
             let line = if line_no == 1 {
@@ -185,7 +225,13 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         };
         let line = without_colour(line, coloured, &mut plain);
         let line = as_utf8(line, check, line_no, &mut recoded, not_utf8);
-        each(line_no, span, line, Ahead::NONE);
+        // Blank bytes (NUL padding, a space) at the end are no line cut short.
+        let cut = if line.trim_ascii().is_empty() {
+            Ahead::NONE
+        } else {
+            Ahead::CUT
+        };
+        each(line_no, span, line, cut);
     }
     Ok(line_no)
 }

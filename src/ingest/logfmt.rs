@@ -283,4 +283,24 @@ mod tests {
             assert!(!looks_like_logfmt(line.as_bytes()), "{line}");
         }
     }
+
+    /// A last line with no newline that reads as no event may be one cut short: skipped.
+    /// A JSON Lines object closed is whole, newline or not.
+    #[test]
+    fn a_last_line_cut_short_is_skipped_unless_it_is_a_closed_object() {
+        let read = |text: &str| {
+            let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
+            (p.stats.ignored, p.stats.skipped)
+        };
+        let line = "time=2026-11-03T14:02:23.088Z level=INFO msg=started worker=3";
+        assert_eq!(read(&format!("{line}\n")), (1, 0));
+        assert_eq!(read(line), (0, 1));
+        let jsonl = |text: &str| {
+            let p = super::super::jsonl::parse(&mut text.as_bytes(), 0, &ParseOptions::default())
+                .unwrap();
+            (p.stats.ignored, p.stats.skipped)
+        };
+        let object = r#"{"ts":"2026-11-03T14:02:23.088Z","type":"heartbeat"}"#;
+        assert_eq!(jsonl(object), (1, 0));
+    }
 }

@@ -11,7 +11,7 @@
 
 pub(crate) mod inspect;
 
-use super::lines::for_each_line_at;
+use super::lines::for_each_line_at_telling_cut;
 use super::{ParseOptions, Parsed};
 use serde_json::{Map, Value};
 use std::io::{self, Read};
@@ -93,7 +93,8 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     // printed when it happens, after the request it ends), else at the latest one's.
     let mut last_stamp: Option<String> = None;
     let mut not_utf8 = super::not_utf8::NotUtf8::default();
-    for_each_line_at(reader, &mut not_utf8, |line_no, _, bytes| {
+    // The last record may run into a line cut short by the end of the file.
+    let cut = for_each_line_at_telling_cut(reader, &mut not_utf8, |line_no, _, bytes| {
         out.stats.lines += 1;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if record.first_line != 0 && continues(bytes) && record.text.len() < MAX_RECORD {
@@ -113,7 +114,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             let next = stamped.map(|(stamp, _)| String::from_utf8_lossy(stamp).into_owned());
             record.stamp = bare_error_time(last_stamp.as_deref(), next.as_deref());
         }
-        record.flush(&mut out, &mut lines, &mut json);
+        record.flush(&mut out, &mut lines, &mut json, false);
         if bytes.trim_ascii().is_empty() {
             out.stats.ignored += 1;
             return;
@@ -157,7 +158,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     if record.first_line != 0 && record.stamp.is_empty() {
         record.stamp = bare_error_time(last_stamp.as_deref(), None);
     }
-    record.flush(&mut out, &mut lines, &mut json);
+    record.flush(&mut out, &mut lines, &mut json, cut);
     not_utf8.add_to(&mut out.stats);
     Ok(out)
 }
@@ -198,18 +199,20 @@ struct Record {
 }
 
 impl Record {
+    /// `cut`: the record's last line is the input's, cut short.
     fn flush(
         &mut self,
         out: &mut Parsed,
         lines: &mut super::jsonl::ObjectLines,
         json: &mut String,
+        cut: bool,
     ) {
         if self.first_line == 0 {
             return;
         }
         json.clear();
         json.push_str(&as_json(&self.stamp, &self.text).to_string());
-        lines.read(out, self.first_line, Ok(json.as_bytes()));
+        lines.read(out, self.first_line, Ok(json.as_bytes()), cut);
         out.stats.ignored += self.below as u64;
         *self = Record::default();
     }

@@ -8,7 +8,7 @@
 //! "msg", ...members}`, so it means what the same call logged as JSON means: a tool call's
 //! arguments, a request's method and url, a retry's error.
 
-use super::lines::for_each_line_at;
+use super::lines::for_each_line_at_telling_cut;
 use super::node_console::inspect;
 use super::{ParseOptions, Parsed};
 use serde_json::{Map, Value};
@@ -44,7 +44,8 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut lines = super::jsonl::ObjectLines::new(input, opts);
     let mut record: Option<Record> = None;
     let mut not_utf8 = super::not_utf8::NotUtf8::default();
-    for_each_line_at(reader, &mut not_utf8, |line_no, _, bytes| {
+    // The last record may run into a line cut short by the end of the file.
+    let cut = for_each_line_at_telling_cut(reader, &mut not_utf8, |line_no, _, bytes| {
         out.stats.lines += 1;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if let Some(r) = record.as_mut().filter(|_| continues(bytes)) {
@@ -77,7 +78,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
             return;
         }
         if let Some(done) = record.take() {
-            done.flush(&mut out, &mut lines);
+            done.flush(&mut out, &mut lines, false);
         }
         if bytes.trim_ascii().is_empty() {
             out.stats.ignored += 1;
@@ -105,7 +106,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         }
     })?;
     if let Some(done) = record.take() {
-        done.flush(&mut out, &mut lines);
+        done.flush(&mut out, &mut lines, cut);
     }
     not_utf8.add_to(&mut out.stats);
     Ok(out)
@@ -242,7 +243,8 @@ impl Record {
         }
     }
 
-    fn flush(mut self, out: &mut Parsed, lines: &mut super::jsonl::ObjectLines) {
+    /// `cut`: the record's last line is the input's, cut short.
+    fn flush(mut self, out: &mut Parsed, lines: &mut super::jsonl::ObjectLines, cut: bool) {
         // `singleLine`: the members after the message, as one object.
         let (message, on_line) = match super::json_object_at_end(&self.message) {
             Some((at, members)) => (self.message[..at].trim_end().to_string(), members),
@@ -253,7 +255,7 @@ impl Record {
             self.object.entry(k).or_insert(v);
         }
         let json = Value::Object(self.object).to_string();
-        lines.read(out, self.first_line, Ok(json.as_bytes()));
+        lines.read(out, self.first_line, Ok(json.as_bytes()), cut);
         out.stats.ignored += self.below.len() as u64 + self.message_lines;
     }
 }

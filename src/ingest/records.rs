@@ -46,6 +46,12 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut not_utf8 = NotUtf8::default();
     while rdr.read_byte_record(&mut row).map_err(csv_error)? {
         let line = row.position().map_or(0, |p| rdr.get_mut().line_of(p));
+        // Cut inside its last row by the end of the file, as an effect export can be.
+        if row.len() < header.len() && rdr.get_ref().cut_at(rdr.position().byte()) {
+            out.stats
+                .skip(line, super::csv::cut_row(row.len(), header.len()));
+            continue;
+        }
         let latin = is_not_utf8(row.as_slice());
         if latin {
             not_utf8.saw(line);

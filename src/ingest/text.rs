@@ -3,7 +3,7 @@
 //! events; it resolves which call a line belongs to (the file's latest tool call, unless
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
-use super::lines::{Ahead, for_each_line_ahead};
+use super::lines::{Ahead, CUT_SHORT, for_each_line_ahead};
 use super::not_utf8::NotUtf8;
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
@@ -176,16 +176,21 @@ impl TextParser {
             self.day_offset = 0;
             Verdict::Ignored
         } else {
+            // A line cut by the end of the file (a crash, a writer still writing) that
+            // reads as none of ours may be a tool call's or an effect's first bytes.
+            let cut = |verdict| match verdict {
+                Verdict::Ignored if ahead.cut_short() => Verdict::Skipped(CUT_SHORT.into()),
+                verdict => verdict,
+            };
             match self.message_line(n, &span, line, ahead) {
                 Verdict::Skipped(why) if why == NO_STAMP => {
-                    self.unstamped(n, &span, raw, line, why, ahead)
+                    cut(self.unstamped(n, &span, raw, line, why, ahead))
                 }
-                // A NUL inside a line read as none of ours: a damaged tool call or effect
-                // would read so too, and must not pass as chatter.
+                // So may a line with a NUL inside (a damaged write).
                 Verdict::Ignored if memchr::memchr(0, line).is_some() => {
                     Verdict::Skipped(DAMAGED.into())
                 }
-                verdict => verdict,
+                verdict => cut(verdict),
             }
         };
         self.count(n, verdict);

@@ -210,6 +210,12 @@ impl<R> LineCounter<R> {
         self.ends + u64::from(self.last.is_some_and(|b| b != b'\n'))
     }
 
+    /// Whether the record the reader returned last, ending at `end` (its position then), is
+    /// the input's last and no line end follows it: a row cut short by the end of the file.
+    pub fn cut_at(&self, end: u64) -> bool {
+        self.eof && end == self.offset && !matches!(self.last, None | Some(b'\n' | b'\r'))
+    }
+
     /// Whether the input ended inside a quoted field: the record the reader returned last
     /// then runs from that field to the end of the input.
     pub fn ended_in_quotes(&self) -> bool {

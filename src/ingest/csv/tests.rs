@@ -417,3 +417,25 @@ fn a_header_that_names_utc_keeps_its_times_in_utc() {
     assert!(names_utc("created_at_utc") && names_utc("created (utc)"));
     assert!(!names_utc("created_at") && !names_utc("outcome"));
 }
+
+/// An export cut inside its last row (fewer fields than the header, no newline after it)
+/// is skipped with that reason, not read as an effect with a cut status and no order; a
+/// short row with its newline is read as before.
+#[test]
+fn a_last_row_cut_short_is_skipped() {
+    let head = "id,Amount,Currency,Created (UTC),Status,order_id (metadata)\nrf_1,45.00,gbp,2026-11-03 14:02:11,succeeded,A-1\n";
+    let cut = "rf_2,45.00,gbp,2026-11-03 14:02:12,succee";
+    let p = run(&format!("{head}{cut}"), &[]);
+    assert_eq!((p.stats.events, p.stats.skipped), (1, 1));
+    assert_eq!(p.stats.problems[0].line, 3);
+    assert!(
+        p.stats.problems[0]
+            .reason
+            .contains("cut short: 5 of the header's 6")
+    );
+    let p = run(&format!("{head}{cut}\n"), &[]);
+    assert_eq!((p.stats.events, p.stats.skipped), (2, 0));
+    // A whole last row without a newline is whole.
+    let p = run(&format!("{head}{cut}eded,A-2"), &[]);
+    assert_eq!((p.stats.events, p.stats.skipped), (2, 0));
+}

@@ -1917,3 +1917,30 @@ fn a_services_replay_line_names_the_effect_it_replayed() {
         assert_eq!(replays(other), [], "{other}");
     }
 }
+
+/// A last line with no newline that reads as none of ours (a refund cut before its order,
+/// a tool call cut before its tool) may be an event's first bytes: skipped, not ignored.
+/// The same line ended by a newline is chatter, and a cut line that still reads as an
+/// event is kept.
+#[test]
+fn a_last_line_cut_short_that_reads_as_no_event_is_skipped() {
+    let head = "# date: 2026-11-03\n14:02:11.501  refund rf_8XM1  order A-88214  4500p  settled 14:02:22.884\n";
+    for cut in [
+        "14:02:23.088  refund rf_9KQ2  ",
+        "14:02:11.402  agent run 7f3a  step 4  to",
+    ] {
+        let p = run(&format!("{head}{cut}"));
+        assert_eq!((p.stats.lines, p.stats.skipped), (3, 1), "{cut}");
+        assert_eq!(p.stats.problems[0].line, 3);
+        assert!(p.stats.problems[0].reason.contains("cut short"));
+        let whole = run(&format!("{head}{cut}\n"));
+        assert_eq!((whole.stats.skipped, whole.stats.ignored), (0, 2), "{cut}");
+    }
+    let p = run(&format!(
+        "{head}14:02:23.088  refund rf_9KQ2  order A-88214"
+    ));
+    assert_eq!((p.stats.events, p.stats.skipped), (2, 0));
+    // Blank bytes (NUL padding) after the last newline are no line cut short.
+    let p = run(&format!("{head}\0\0\0"));
+    assert_eq!(p.stats.skipped, 0);
+}

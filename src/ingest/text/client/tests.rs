@@ -229,7 +229,8 @@ fn answered_requests_are_the_calls_next_attempts() {
 2026-11-03 14:00:01,400 INFO httpx: HTTP Request: GET https://payments.internal/v1/orders/A-1/refunds "HTTP/1.1 404 Not Found"
 2026-11-03 14:00:01,500 INFO httpx: HTTP Request: POST https://payments.internal/v1/refunds "HTTP/1.1 201 Created"
 2026-11-03 14:00:01,600 INFO agent: agent run r1  step 2  ok
-2026-11-03 14:00:01,700 INFO httpx: HTTP Request: POST https://crm.internal/v1/notes "HTTP/1.1 503 Service Unavailable""#;
+2026-11-03 14:00:01,700 INFO httpx: HTTP Request: POST https://crm.internal/v1/notes "HTTP/1.1 503 Service Unavailable"
+"#;
     let p = run(text);
     assert_eq!(
         shown(&p)[2..],
