@@ -46,21 +46,22 @@ impl Audit {
 
     /// Every input was passed over as no log or was empty (none unreadable: those are
     /// errors of their own): nothing was audited. An empty stream (`zcat` of no files into
-    /// `-`) must not pass a CI job as "no findings".
+    /// `-`, `echo "" |`) or a file a crash left zeroed must not pass a CI job as "no
+    /// findings".
     pub fn nothing_read(&self) -> bool {
         self.unreadable.is_empty()
             && !self.inputs.is_empty()
             && self
                 .inputs
                 .iter()
-                .all(|i| i.format.is_none() || i.lines == 0)
+                .all(|i| i.format.is_none() || is_empty(i))
     }
 
-    /// Of the inputs, how many were empty (no line at all) and how many passed over as no
-    /// recognised format.
+    /// Of the inputs, how many were empty (no line, or only blank ones and NULs) and how
+    /// many passed over as no recognised format.
     pub fn empty_and_passed_over(&self) -> (usize, usize) {
         let empty = (self.inputs.iter())
-            .filter(|i| i.format.is_some() && i.lines == 0)
+            .filter(|i| i.format.is_some() && is_empty(i))
             .count();
         let passed = self.inputs.iter().filter(|i| i.format.is_none()).count();
         (empty, passed)
@@ -164,6 +165,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
             warned: 0,
             warnings: Vec::new(),
             note: None,
+            blank: false,
         };
         formats.push(match &outcome {
             Outcome::Parsed(format, _) => Some(*format),
@@ -181,6 +183,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                 if !s.notes.is_empty() {
                     report.note = Some(s.notes.join("; "));
                 }
+                report.blank = s.blank;
                 report.problems = s
                     .problems
                     .into_iter()
@@ -273,6 +276,11 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         metrics,
         unused_input_tz,
     })
+}
+
+/// No line, or nothing but blank lines and NUL bytes.
+fn is_empty(input: &InputReport) -> bool {
+    input.lines == 0 || (input.blank && input.events == 0 && input.skipped == 0)
 }
 
 /// OTLP spans from every input become events only now: a trace's spans are spread over lines

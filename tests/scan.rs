@@ -221,7 +221,10 @@ fn empty_input_exits_2_and_an_empty_file_beside_a_log_does_not() {
     std::fs::write(&empty, "").unwrap();
     let (code, _, stderr) = scan(&[empty.to_str().unwrap(), "--fail-on", "warning"]);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("(1 empty: not one line)"), "{stderr}");
+    assert!(
+        stderr.contains("(1 empty: not one line with content)"),
+        "{stderr}"
+    );
     let out = Command::cargo_bin("idem-audit")
         .unwrap()
         .args(["scan", "-", "--fail-on", "warning"])
@@ -236,6 +239,48 @@ fn empty_input_exits_2_and_an_empty_file_beside_a_log_does_not() {
         "--fail-on",
         "never",
     ]);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// An input of nothing but blank lines, or NUL bytes past the first read (a file a crash
+/// left zeroed), or `echo "" |`, has nothing to audit either (review37 M4): exit 2 as an
+/// empty one, and beside a log it is read as the empty log it is. One byte of content is a
+/// log of chatter, audited.
+#[test]
+fn blank_or_zeroed_input_is_empty_and_one_byte_of_content_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let zeroed = dir.path().join("zeroed.log");
+    std::fs::write(&zeroed, vec![0u8; 1_000_000]).unwrap();
+    let blank = dir.path().join("blank.log");
+    std::fs::write(&blank, "\n\n  \r\n\t\n").unwrap();
+    for path in [&zeroed, &blank] {
+        let (code, _, stderr) = scan(&[path.to_str().unwrap(), "--fail-on", "warning"]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("(1 empty: not one line with content)"),
+            "{stderr}"
+        );
+    }
+    let out = Command::cargo_bin("idem-audit")
+        .unwrap()
+        .args(["scan", "-", "--fail-on", "warning"])
+        .write_stdin("\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let trace = fixture("incident-a88214/trace.log");
+    let (code, _, stderr) = scan(&[
+        zeroed.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    // Content past the first 64 KiB of NULs is seen: a log, not an empty input.
+    let mut late = vec![0u8; 100_000];
+    late.extend_from_slice(b"\n14:02:30.000  healthcheck ok\n");
+    std::fs::write(&zeroed, late).unwrap();
+    let (code, _, stderr) = scan(&[zeroed.to_str().unwrap(), "--fail-on", "warning"]);
     assert_eq!(code, Some(0), "{stderr}");
 }
 

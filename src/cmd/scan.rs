@@ -101,7 +101,9 @@ fn nothing_read_why(audit: &audit::Audit) -> String {
              name a file to read it anyway, or give --input-format"
         ),
         (empty, 0) => {
-            format!("no input was read as a log ({empty} empty: not one line): nothing was audited")
+            format!(
+                "no input was read as a log ({empty} empty: not one line with content): nothing was audited"
+            )
         }
         (empty, passed) => format!(
             "no input was read as a log ({passed} passed over: not a recognised format; \

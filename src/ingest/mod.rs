@@ -147,6 +147,8 @@ pub struct InputStats {
     /// How the input's bytes were read where that was not plain UTF-8 (UTF-16, bytes that
     /// are no UTF-8), for its report's note.
     pub notes: Vec<String>,
+    /// The input held nothing but blanks and NUL bytes, if anything: nothing to audit.
+    pub blank: bool,
 }
 
 impl InputStats {

@@ -5,11 +5,10 @@
 //! Read apart, the requests after the cut belonged to no call and the write-up's incident
 //! read as two decisions instead of one call's retry.
 
-use super::source::{Input, Opened, Origin, Outcome, SNIFF_BYTES, open};
+use super::source::{Input, Opened, Origin, Outcome, SNIFF_BYTES, open, telling_content};
 use super::text::Rotated;
 use super::{Format, ParseOptions, Parsed};
 use std::collections::BTreeMap;
-use std::io::{Cursor, Read};
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
@@ -156,12 +155,14 @@ pub fn read_group(
                 ..
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
-                let mut all = Cursor::new(&head[..]).chain(rest);
                 // Where the file starts is told by what detection reads first, however
                 // much more was read looking for a span dump.
                 let first = &head[..head.len().min(SNIFF_BYTES)];
-                let outcome = match parser.read(first, &mut all, i as u32, opts) {
-                    Ok(stats) => {
+                let (read, content) =
+                    telling_content(&head, rest, |all| parser.read(first, all, i as u32, opts));
+                let outcome = match read {
+                    Ok(mut stats) => {
+                        stats.blank = !content;
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {
                             stats,
@@ -174,15 +175,15 @@ pub fn read_group(
                 Opened::noted(decoded.as_deref(), outcome)
             }
             Ok(other) => {
-                let mut all = Cursor::new(other.head).chain(other.rest);
-                let outcome = match super::parse_input(
-                    other.format,
-                    &mut all,
-                    i as u32,
-                    opts,
-                    other.rereadable,
-                ) {
-                    Ok(parsed) => Outcome::Parsed(other.format, Box::new(parsed)),
+                let (format, rereadable) = (other.format, other.rereadable);
+                let (parsed, content) = telling_content(&other.head, other.rest, |all| {
+                    super::parse_input(format, all, i as u32, opts, rereadable)
+                });
+                let outcome = match parsed {
+                    Ok(mut parsed) => {
+                        parsed.stats.blank = !content;
+                        Outcome::Parsed(format, Box::new(parsed))
+                    }
                     Err(e) => Outcome::Unreadable(e.to_string()),
                 };
                 Opened::noted(other.decoded.as_deref(), outcome)

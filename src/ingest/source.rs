@@ -372,13 +372,57 @@ fn read_one(
         Ok(opened) => opened,
         Err(outcome) => return outcome,
     };
-    let mut all = Cursor::new(opened.head).chain(opened.rest);
-    let outcome = match super::parse_input(opened.format, &mut all, index, opts, opened.rereadable)
-    {
-        Ok(parsed) => Outcome::Parsed(opened.format, Box::new(parsed)),
+    let (format, rereadable) = (opened.format, opened.rereadable);
+    let (parsed, content) = telling_content(&opened.head, opened.rest, |all| {
+        super::parse_input(format, all, index, opts, rereadable)
+    });
+    let outcome = match parsed {
+        Ok(mut parsed) => {
+            parsed.stats.blank = !content;
+            Outcome::Parsed(format, Box::new(parsed))
+        }
         Err(e) => Outcome::Unreadable(e.to_string()),
     };
     Opened::noted(opened.decoded.as_deref(), outcome)
+}
+
+/// Reads `head` then `rest` through `read`, and says whether the input had content: a byte
+/// other than blanks and NULs. An input of nothing else (a file a crash left zeroed, blank
+/// lines, `echo "" |`) has nothing to audit, as an empty one. Only an input whose head is
+/// blank is watched further: a log pays nothing.
+pub(super) fn telling_content<T>(
+    head: &[u8],
+    rest: Reader<'_>,
+    read: impl FnOnce(&mut dyn Read) -> T,
+) -> (T, bool) {
+    let mut all = Cursor::new(head).chain(rest);
+    if has_content(head) {
+        return (read(&mut all), true);
+    }
+    let mut watched = ContentWatch {
+        inner: all,
+        content: false,
+    };
+    let out = read(&mut watched);
+    (out, watched.content)
+}
+
+fn has_content(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| b != 0 && !b.is_ascii_whitespace())
+}
+
+/// A reader that notes when a byte of content passes through it ([`telling_content`]).
+struct ContentWatch<R> {
+    inner: R,
+    content: bool,
+}
+
+impl<R: Read> Read for ContentWatch<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.content = self.content || has_content(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// An input opened, decompressed and unwrapped, with its format detected from `head`, the

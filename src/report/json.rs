@@ -156,6 +156,7 @@ mod tests {
             warned: 0,
             warnings: Vec::new(),
             note: None,
+            blank: false,
         };
         for count in [0, 2, 4096 * 2 + 3] {
             let findings: Vec<Finding> = (0..count)

@@ -45,6 +45,9 @@ pub struct InputReport {
     /// Why the input was passed over or could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Nothing but blanks and NUL bytes, if anything: counted as an empty input.
+    #[serde(skip)]
+    pub blank: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
