@@ -184,6 +184,19 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                     report.note = Some(s.notes.join("; "));
                 }
                 report.blank = s.blank;
+                if let Some(why) = s.failed {
+                    // An error of the input's, as an unreadable one is (exit 2), with what
+                    // was read before it kept and audited.
+                    let why = format!(
+                        "cut short after line {} ({why}): the lines up to it were read, the rest is missing; read a whole copy to audit it all",
+                        s.lines
+                    );
+                    report.note = Some(why.clone());
+                    unreadable.push(InputError {
+                        path: input.display.clone(),
+                        reason: why,
+                    });
+                }
                 report.problems = s
                     .problems
                     .into_iter()

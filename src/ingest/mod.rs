@@ -149,6 +149,9 @@ pub struct InputStats {
     pub notes: Vec<String>,
     /// The input held nothing but blanks and NUL bytes, if anything: nothing to audit.
     pub blank: bool,
+    /// Why the input's stream failed after these lines (a `.gz` cut short): the lines
+    /// before were read, the rest is missing.
+    pub failed: Option<String>,
 }
 
 impl InputStats {

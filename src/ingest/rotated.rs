@@ -152,6 +152,7 @@ pub fn read_group(
                 head,
                 rest,
                 decoded,
+                failure,
                 ..
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
@@ -163,6 +164,7 @@ pub fn read_group(
                 let outcome = match read {
                     Ok(mut stats) => {
                         stats.blank = !content;
+                        stats.failed = failure.take();
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {
                             stats,
@@ -182,6 +184,7 @@ pub fn read_group(
                 let outcome = match parsed {
                     Ok(mut parsed) => {
                         parsed.stats.blank = !content;
+                        parsed.stats.failed = other.failure.take();
                         Outcome::Parsed(format, Box::new(parsed))
                     }
                     Err(e) => Outcome::Unreadable(e.to_string()),

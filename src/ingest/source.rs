@@ -7,7 +7,7 @@ use super::{Format, ParseOptions, Parsed};
 use crate::event::Event;
 use crate::relevance::DeferredLines;
 use std::fs::File;
-use std::io::{self, Cursor, Read};
+use std::io::{self, BufRead, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -379,6 +379,7 @@ fn read_one(
     let outcome = match parsed {
         Ok(mut parsed) => {
             parsed.stats.blank = !content;
+            parsed.stats.failed = opened.failure.take();
             Outcome::Parsed(format, Box::new(parsed))
         }
         Err(e) => Outcome::Unreadable(e.to_string()),
@@ -435,6 +436,8 @@ pub(super) struct Opened<'a> {
     pub rereadable: bool,
     /// Set when the input is UTF-16, read as UTF-8: what the decoding found, once read.
     pub decoded: Option<Arc<super::utf16::Decoded>>,
+    /// Why the input stopped before its end, once it has ([`CutShort`]).
+    pub failure: Failure,
 }
 
 impl Opened<'_> {
@@ -471,8 +474,15 @@ pub(super) fn open<'a>(
             Err(e) => return Err(Outcome::Unreadable(io_reason(&e))),
         },
     };
-    let (mut reader, compressed) =
+    let (reader, compressed) =
         decompressing(raw).map_err(|e| Outcome::Unreadable(e.to_string()))?;
+    // A stream that fails mid-way (a `.gz` cut short) ends there for the parser: what was
+    // read before stays read, and the failure is reported beside it.
+    let failure = Failure::default();
+    let mut reader: Reader<'a> = Box::new(CutShort {
+        inner: reader,
+        failure: failure.clone(),
+    });
     let mut rereadable = !compressed && matches!(input.origin, Origin::File(_));
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     (&mut reader)
@@ -538,7 +548,85 @@ pub(super) fn open<'a>(
         rest: reader,
         rereadable,
         decoded,
+        failure,
     })
+}
+
+/// Why an input's stream failed before its end, when it has: set by [`CutShort`].
+#[derive(Clone, Default)]
+pub(super) struct Failure(std::sync::Arc<Mutex<Option<String>>>);
+
+impl Failure {
+    /// The failure, once the input has been read.
+    pub fn take(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// A reader whose first error (other than an interruption) ends its stream, noted in a
+/// [`Failure`]: a gzip or zstd stream cut short gives the lines before the cut, as `zcat`
+/// does, rather than none.
+struct CutShort<R> {
+    inner: R,
+    failure: Failure,
+}
+
+impl<R: Read> Read for CutShort<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut failure = self.failure.0.lock().unwrap_or_else(|e| e.into_inner());
+        if failure.is_some() {
+            return Ok(0);
+        }
+        match self.inner.read(buf) {
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => {
+                *failure = Some(e.to_string());
+                Ok(0)
+            }
+            other => other,
+        }
+    }
+}
+
+/// The members of a gzip file, one after another, and after the last only NUL bytes if
+/// anything: a file pre-allocated and padded, which `zcat` reads too. flate2's
+/// `MultiGzDecoder` took the padding for a member's header and failed the file.
+struct GzMembers<R> {
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = &mut self.member else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(mut rest) = self.member.take().map(|m| m.into_inner()) else {
+                return Ok(0);
+            };
+            loop {
+                let after = rest.fill_buf()?;
+                match after.first() {
+                    None => return Ok(0),
+                    Some(0) => {
+                        let zeros = after.iter().take_while(|&&b| b == 0).count();
+                        rest.consume(zeros);
+                    }
+                    Some(0x1f) => break,
+                    Some(_) => {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "bytes after the last gzip member that are no gzip member",
+                        ));
+                    }
+                }
+            }
+            self.member = Some(flate2::bufread::GzDecoder::new(rest));
+        }
+    }
 }
 
 type Reader<'a> = Box<dyn Read + Send + 'a>;
@@ -577,7 +665,13 @@ fn decompressing(mut raw: Reader<'_>) -> io::Result<(Reader<'_>, bool)> {
     let head = &magic[..got];
     let replay = Cursor::new(head.to_vec()).chain(raw);
     if head.starts_with(&GZIP) {
-        Ok((Box::new(flate2::read::MultiGzDecoder::new(replay)), true))
+        let member = flate2::bufread::GzDecoder::new(io::BufReader::with_capacity(1 << 16, replay));
+        Ok((
+            Box::new(GzMembers {
+                member: Some(member),
+            }),
+            true,
+        ))
     } else if head.starts_with(&ZSTD) {
         Ok((Box::new(zstd::stream::read::Decoder::new(replay)?), true))
     } else if head.len() == 8 && head[4..] == ZSTD {
@@ -1086,5 +1180,67 @@ mod tests {
             .map(|i| i.display.rsplit('/').next().unwrap())
             .collect();
         assert_eq!(names, ["a.log"]);
+    }
+
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(text).unwrap();
+        enc.finish().unwrap()
+    }
+
+    fn unpacked(bytes: Vec<u8>) -> io::Result<Vec<u8>> {
+        let (mut reader, compressed) = decompressing(Box::new(Cursor::new(bytes)))?;
+        assert!(compressed);
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    /// Members back to back are one stream; NUL padding after the last is read past, as
+    /// `zcat` does; other bytes after it are an error.
+    #[test]
+    fn gzip_members_then_nul_padding_read_whole() {
+        let two = [gzip(b"a\n"), gzip(b"b\n")].concat();
+        assert_eq!(unpacked(two.clone()).unwrap(), b"a\nb\n");
+        let padded = [two.clone(), vec![0; 512]].concat();
+        assert_eq!(unpacked(padded).unwrap(), b"a\nb\n");
+        let garbage = [two, b"junk".to_vec()].concat();
+        assert!(unpacked(garbage).is_err());
+    }
+
+    /// A stream cut short gives what was decompressed before the cut, and says why it
+    /// ended; a whole stream says nothing.
+    #[test]
+    fn a_stream_cut_short_ends_there_and_notes_why() {
+        let mut text = Vec::new();
+        for i in 0..20_000 {
+            text.extend_from_slice(format!("14:02:24.000  line {i} {}\n", i * 7919).as_bytes());
+        }
+        let whole = gzip(&text);
+        let dir = tempfile::tempdir().unwrap();
+        let read = |bytes: &[u8]| {
+            let path = dir.path().join("agent.log.gz");
+            std::fs::write(&path, bytes).unwrap();
+            let input = Input {
+                display: "agent.log.gz".into(),
+                origin: Origin::File(path),
+                explicit: true,
+            };
+            let opts = ParseOptions::default();
+            match read_one(&input, 0, None, &opts, &AtomicU64::new(0)) {
+                Outcome::Parsed(_, parsed) => parsed.stats,
+                other => panic!("{other:?}"),
+            }
+        };
+        let stats = read(&whole);
+        assert_eq!((stats.lines, stats.failed), (20_000, None));
+        let stats = read(&whole[..whole.len() / 2]);
+        assert!(
+            stats.lines > 1_000 && stats.lines < 20_000,
+            "{}",
+            stats.lines
+        );
+        assert!(stats.failed.is_some());
     }
 }
