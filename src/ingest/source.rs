@@ -26,6 +26,9 @@ pub struct Input {
 pub enum Origin {
     File(PathBuf),
     Stdin,
+    /// Found in a folder but cannot be read (a subfolder without permission, a symbolic
+    /// link to nothing): reported as an unreadable input, with why, while the rest is read.
+    Unreadable(String),
 }
 
 impl Input {
@@ -34,7 +37,7 @@ impl Input {
     pub fn size_hint(&self) -> u64 {
         match &self.origin {
             Origin::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
-            Origin::Stdin => 0,
+            Origin::Stdin | Origin::Unreadable(_) => 0,
         }
     }
 }
@@ -183,7 +186,24 @@ fn walk(
             continue;
         }
         if path.is_dir() {
-            walk(&path, &shown_child, excludes, out, ancestors)?;
+            // A subfolder that cannot be read is named, as an unreadable file there is, and
+            // the rest of the folder is still audited.
+            if let Err(e) = walk(&path, &shown_child, excludes, out, ancestors) {
+                out.push(Input {
+                    display: shown_child,
+                    origin: Origin::Unreadable(format!(
+                        "{}: a folder that cannot be read (--exclude '{name}' skips it)",
+                        e.reason
+                    )),
+                    explicit: false,
+                });
+            }
+        } else if let Some(why) = dangling(&path, &name) {
+            out.push(Input {
+                display: shown_child,
+                origin: Origin::Unreadable(why),
+                explicit: false,
+            });
         } else {
             out.push(Input {
                 display: shown_child,
@@ -194,6 +214,20 @@ fn walk(
     }
     ancestors.pop();
     Ok(())
+}
+
+/// Why a folder's entry `name` at `path` is a symbolic link to nothing, when it is one (a
+/// stale `current.log`).
+fn dangling(path: &Path, name: &str) -> Option<String> {
+    let missing = std::fs::metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+    if !missing || !path.is_symlink() {
+        return None;
+    }
+    let target = std::fs::read_link(path).ok()?;
+    Some(format!(
+        "a symbolic link to `{}`, which does not exist (--exclude '{name}' skips it)",
+        target.display()
+    ))
 }
 
 fn io_reason(e: &io::Error) -> String {
@@ -462,6 +496,7 @@ pub(super) fn open<'a>(
 ) -> Result<Opened<'a>, Outcome> {
     let raw: Reader<'a> = match &input.origin {
         Origin::Stdin => Box::new(io::stdin()),
+        Origin::Unreadable(why) => return Err(Outcome::Unreadable(why.clone())),
         // A FIFO, socket or device found in a folder: opening a FIFO no one writes to
         // blocks for ever. Named on the command line, it is read, as `cat` would.
         Origin::File(p) if !input.explicit && !is_plain_file(p) => {
@@ -1242,5 +1277,48 @@ mod tests {
             stats.lines
         );
         assert!(stats.failed.is_some());
+    }
+
+    /// A subfolder that cannot be read and a symbolic link to nothing, found in a folder,
+    /// are inputs of their own that say why they cannot be read (and how to skip them);
+    /// the rest of the folder is still found.
+    #[cfg(unix)]
+    #[test]
+    fn an_unreadable_subfolder_and_a_dangling_link_are_named_not_fatal() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("trace.log"), "x\n").unwrap();
+        std::os::unix::fs::symlink("gone.log", dir.path().join("current.log")).unwrap();
+        let private = dir.path().join("private");
+        std::fs::create_dir(&private).unwrap();
+        std::fs::write(private.join("other.log"), "x\n").unwrap();
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o000)).unwrap();
+        // Root reads any folder: then only the link is unreadable.
+        let locked = std::fs::read_dir(&private).is_err();
+        let root = dir.path().to_str().unwrap().to_string();
+        let found = resolve(std::slice::from_ref(&root), &[]);
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let found = found.unwrap();
+        let why = |name: &str| {
+            let input = found.iter().find(|i| i.display.ends_with(name)).unwrap();
+            match &input.origin {
+                Origin::Unreadable(why) => Some(why.clone()),
+                _ => None,
+            }
+        };
+        assert!(
+            why("current.log")
+                .unwrap()
+                .contains("--exclude 'current.log'")
+        );
+        assert_eq!(why("trace.log"), None);
+        if locked {
+            assert!(why("private").unwrap().contains("--exclude 'private'"));
+        } else {
+            assert_eq!(why("other.log"), None);
+        }
+        // Excluded, they are not inputs at all.
+        let excluded = resolve(&[root], &["private".into(), "current.log".into()]).unwrap();
+        assert_eq!(excluded.len(), 1);
     }
 }
