@@ -5,12 +5,15 @@
 //! Read apart, the requests after the cut belonged to no call and the write-up's incident
 //! read as two decisions instead of one call's retry.
 
-use super::source::{Input, Opened, Origin, Outcome, SNIFF_BYTES, open, telling_content};
+use super::source::{
+    Failure, Input, Opened, Origin, Outcome, Reader, SNIFF_BYTES, open, telling_content,
+};
 use super::text::Rotated;
 use super::{Format, ParseOptions, Parsed};
 use std::collections::BTreeMap;
+use std::io::{Cursor, Read};
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Where a file stands in its log's rotation: older files first.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -128,11 +131,17 @@ pub fn read_group(
     let mut outcomes: Vec<(usize, Outcome)> = Vec::with_capacity(group.len());
     let mut last_text = None;
     let uncounted = AtomicU64::new(0);
-    for &i in group {
+    // The next file's first line was read as the end of the last file's cut last line.
+    let joined = AtomicBool::new(false);
+    for (k, &i) in group.iter().enumerate() {
         let input = &inputs[i];
         let opts = &*opts.for_input(&input.display);
         let mut opened = open(input, forced, opts, read);
-        if parser.is_some() && matches!(opened, Err(Outcome::NotALog(_))) {
+        let continues = joined.swap(false, Ordering::Relaxed);
+        if continues && matches!(opened, Err(Outcome::NotALog(_))) {
+            // Its first line is the end of a record (read already): the rest is the log's.
+            opened = open(input, Some(Format::Text), opts, &uncounted);
+        } else if parser.is_some() && matches!(opened, Err(Outcome::NotALog(_))) {
             // A file cut inside a record (`copytruncate` cuts anywhere) starts with the
             // record's last lines, not a timestamp: the log it continues is text, if a
             // stamped line follows. Its first bytes were counted once already.
@@ -156,9 +165,19 @@ pub fn read_group(
                 ..
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
+                parser.first_line_read = continues;
                 // Where the file starts is told by what detection reads first, however
                 // much more was read looking for a span dump.
                 let first = &head[..head.len().min(SNIFF_BYTES)];
+                // A last line with no newline goes on at the next file's start (below).
+                let rest: Reader = Box::new(JoinNext {
+                    inner: rest,
+                    last: head.last().copied(),
+                    next: group.get(k + 1).map(|&n| &inputs[n]),
+                    failure: &failure,
+                    opts,
+                    joined: &joined,
+                });
                 let (read, content) =
                     telling_content(&head, rest, |all| parser.read(first, all, i as u32, opts));
                 let outcome = match read {
@@ -202,6 +221,53 @@ pub fn read_group(
         **accounts = parsed;
     }
     outcomes
+}
+
+/// A file of a rotated log read to its end, then, when its last line has no newline and
+/// the file did not fail, the next file's first line: `copytruncate` copies the log while
+/// it is being written, and a line cut there goes on at the start of the file written
+/// after. Read as one line, it is cited at the first file's line. Only a first line of a
+/// sensible length ([`SNIFF_BYTES`]) is joined.
+struct JoinNext<'a> {
+    inner: Reader<'a>,
+    /// The last byte read, once any is.
+    last: Option<u8>,
+    next: Option<&'a Input>,
+    failure: &'a Failure,
+    opts: &'a ParseOptions,
+    /// Set when the next file's first line has been given.
+    joined: &'a AtomicBool,
+}
+
+impl Read for JoinNext<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let n = self.inner.read(buf)?;
+        if let Some(&b) = buf[..n].last() {
+            self.last = Some(b);
+            return Ok(n);
+        }
+        let cut = self.last.is_some_and(|b| b != b'\n');
+        let Some(next) = self.next.take().filter(|_| cut) else {
+            return Ok(n);
+        };
+        if self.failure.failed() {
+            return Ok(0);
+        }
+        // Its bytes are counted when the file is read as itself.
+        let uncounted = AtomicU64::new(0);
+        let Ok(opened) = open(next, Some(Format::Text), self.opts, &uncounted) else {
+            return Ok(0);
+        };
+        let Some(end) = memchr::memchr(b'\n', &opened.head) else {
+            return Ok(0);
+        };
+        self.inner = Box::new(Cursor::new(opened.head[..=end].to_vec()));
+        self.joined.store(true, Ordering::Relaxed);
+        self.read(buf)
+    }
 }
 
 #[cfg(test)]

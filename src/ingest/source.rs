@@ -596,6 +596,11 @@ impl Failure {
     pub fn take(&self) -> Option<String> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
+
+    /// Whether the input has failed.
+    pub fn failed(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
 }
 
 /// A reader whose first error (other than an interruption) ends its stream, noted in a
@@ -664,7 +669,7 @@ impl<R: BufRead> Read for GzMembers<R> {
     }
 }
 
-type Reader<'a> = Box<dyn Read + Send + 'a>;
+pub(super) type Reader<'a> = Box<dyn Read + Send + 'a>;
 
 /// What a program's standard output may be read as before its console exporter's first
 /// span: its log lines in any line-wise layout, or nothing known. A CSV export, an XML

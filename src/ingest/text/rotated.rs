@@ -15,6 +15,9 @@ pub struct Rotated {
     p: TextParser,
     /// A file has been read: the next one continues it, if it starts where it ended.
     read_one: bool,
+    /// The next file's first line was read as the end of the last file's last line
+    /// (`copytruncate` cut a line in two): it is counted, not read again.
+    pub first_line_read: bool,
 }
 
 impl Rotated {
@@ -22,6 +25,7 @@ impl Rotated {
         Rotated {
             p: TextParser::new(0, opts, false),
             read_one: false,
+            first_line_read: false,
         }
     }
 
@@ -47,7 +51,12 @@ impl Rotated {
         p.input = input;
         p.zone = opts.tz;
         let mut not_utf8 = crate::ingest::not_utf8::NotUtf8::default();
+        let first_line_read = std::mem::take(&mut self.first_line_read);
         let lines = for_each_line_ahead(reader, &mut not_utf8, |n, span, line, ahead| {
+            if n == 1 && first_line_read {
+                p.out.stats.ignored += 1;
+                return 0;
+            }
             p.line(n, span, line, ahead)
         });
         // A held call is settled here, so that its lines count for this file; the filter
