@@ -184,7 +184,15 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                     report.note = Some(s.notes.join("; "));
                 }
                 report.blank = s.blank;
-                if let Some(why) = s.failed {
+                if let Some(why) = s.failed.clone().filter(|_| s.lines == 0) {
+                    // Failed before its first line: unreadable, as a file that will not open.
+                    report.format = None;
+                    report.note = Some(format!("unreadable: {why}"));
+                    unreadable.push(InputError {
+                        path: input.display.clone(),
+                        reason: why,
+                    });
+                } else if let Some(why) = s.failed {
                     // An error of the input's, as an unreadable one is (exit 2), with what
                     // was read before it kept and audited.
                     let why = format!(

@@ -64,9 +64,36 @@ fn an_unreadable_input_is_named_and_exits_2_after_the_others_are_read() {
     // So is a zstd stream cut short.
     let good = root().join("fixtures/incident-a88214/trace.log");
     let zst = zstd::encode_all(&std::fs::read(&good).unwrap()[..], 3).unwrap();
-    for (name, bytes) in [
-        ("rotated.log.gz", vec![0x1f, 0x8b, 0x08, 0x00, b'x', b'y']),
-        ("rotated.log.zst", zst[..zst.len() / 2].to_vec()),
+    // Chatter of several zstd blocks: half of it decompresses before the cut.
+    let chatter: String = (0..40_000)
+        .map(|i| {
+            format!(
+                "14:03:{:02}.{:03}  healthcheck ok  id={}\n",
+                i % 60,
+                i % 1000,
+                i * 7919
+            )
+        })
+        .collect();
+    let long_zst = zstd::encode_all(chatter.as_bytes(), 3).unwrap();
+    // A stream that fails before its first line is unreadable; one that fails after some
+    // is read up to there, and said to be cut short (review37 M1).
+    for (name, bytes, said) in [
+        (
+            "rotated.log.gz",
+            vec![0x1f, 0x8b, 0x08, 0x00, b'x', b'y'],
+            "; 1 unreadable\n",
+        ),
+        (
+            "rotated.log.zst",
+            zst[..zst.len() / 2].to_vec(),
+            "; 1 unreadable\n",
+        ),
+        (
+            "chatter.log.zst",
+            long_zst[..long_zst.len() / 2].to_vec(),
+            "; 1 cut short\n",
+        ),
     ] {
         let bad = dir.path().join(name);
         std::fs::write(&bad, bytes).unwrap();
@@ -89,7 +116,7 @@ fn an_unreadable_input_is_named_and_exits_2_after_the_others_are_read() {
             .output()
             .unwrap();
         let table = String::from_utf8_lossy(&out.stdout);
-        assert!(table.contains("; 1 unreadable\n"), "{table}");
+        assert!(table.contains(said), "{table}");
         assert!(!table.contains("passed over"), "{table}");
     }
 }

@@ -94,6 +94,14 @@ fn summary(report: &Report, out: &mut String) {
     if unreadable > 0 {
         let _ = write!(out, "; {unreadable} unreadable");
     }
+    // Read up to a failure mid-way: counted as read, and said to be partial.
+    let cut_short = (report.inputs.iter())
+        .filter(|i| i.format.is_some())
+        .filter(|i| (i.note.as_deref()).is_some_and(|n| n.starts_with("cut short")))
+        .count();
+    if cut_short > 0 {
+        let _ = write!(out, "; {cut_short} cut short");
+    }
     out.push('\n');
     let _ = writeln!(
         out,
