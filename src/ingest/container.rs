@@ -197,11 +197,17 @@ impl<R: Read> Read for Unwrapped<R> {
         if self.at == self.out.len() {
             self.refill()?;
         }
-        let n = buf.len().min(self.out.len() - self.at);
-        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+        Ok(serve(&self.out, &mut self.at, buf))
     }
+}
+
+/// Copies what a decoding reader has ready (`out` from `at`) into `buf`, as much as fits,
+/// and moves `at` past it: how many bytes were copied.
+pub(super) fn serve(out: &[u8], at: &mut usize, buf: &mut [u8]) -> usize {
+    let n = buf.len().min(out.len() - *at);
+    buf[..n].copy_from_slice(&out[*at..*at + n]);
+    *at += n;
+    n
 }
 
 #[cfg(test)]

@@ -230,10 +230,7 @@ impl<R: Read> Read for Decoder<R> {
         if self.at == self.out.len() && !self.refill()? {
             return Ok(0);
         }
-        let n = buf.len().min(self.out.len() - self.at);
-        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+        Ok(super::container::serve(&self.out, &mut self.at, buf))
     }
 }
 
