@@ -362,3 +362,18 @@ fn a_whole_number_of_unknown_unit_is_shown_with_both_readings() {
     let (_, stdout, _) = scan(&[known.to_str().unwrap(), "--format", "json"]);
     assert!(!stdout.contains("without its unit"), "{stdout}");
 }
+
+/// An input that failed (here a `.gz` cut short) is named once, as an error, not also as a
+/// note before it (review37 L2).
+#[test]
+fn a_failed_input_is_named_once() {
+    let folder = fixture("gz-cut-short");
+    let (code, _, stderr) = scan(&[folder.to_str().unwrap(), "--fail-on", "never"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(
+        stderr.matches("cut short after line").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("idem-audit: error: "), "{stderr}");
+}

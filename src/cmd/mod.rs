@@ -136,7 +136,9 @@ pub fn print_problems(audit: &crate::audit::Audit) {
         if more > 0 {
             let _ = writeln!(err, "{}: {more} more warnings", input.path);
         }
-        if let Some(note) = &input.note {
+        // An unreadable input's note is its error, printed once after the notes.
+        let unreadable = audit.unreadable.iter().any(|u| u.path == input.path);
+        if let Some(note) = input.note.as_ref().filter(|_| !unreadable) {
             let _ = writeln!(err, "{}: {note}", input.path);
         }
         if reads_as_another_format(input) {
