@@ -470,13 +470,14 @@ fn access_lines_are_ignored_and_a_broken_one_skipped() {
         "203.0.113.5 - - [07/Dec/2026:07:32:52 +0000] \"POST /v1/refunds HTTP/1.1\" 201 127 \"-\" \"curl/8\"\n",
         "127.0.0.1 - - [07/Dec/2026 27:32:51] \"POST /v1/refunds HTTP/1.1\" 201 -\n",
     ));
-    assert_eq!(
-        (p.stats.events, p.stats.ignored, p.stats.skipped),
-        (1, 2, 1),
-        "{:?}",
-        p.stats.problems
-    );
-    assert_eq!(p.stats.problems[0].line, 4);
+    assert_counted(&p, (1, 2, 1), 4);
+}
+
+/// The parse's (events, ignored, skipped) lines, and the line of its first skipped one.
+fn assert_counted(p: &Parsed, counts: (u64, u64, u64), first_skipped: u32) {
+    let s = &p.stats;
+    assert_eq!((s.events, s.ignored, s.skipped), counts, "{:?}", s.problems);
+    assert_eq!(s.problems[0].line, first_skipped);
 }
 
 /// A web framework's lines about itself (Flask's banner, uvicorn's start-up, access and
@@ -495,13 +496,7 @@ fn a_frameworks_own_lines_are_ignored_and_unknown_ones_skipped() {
         "INFO:     127.0.0.1:55250 - \"POST /v1/refunds HTTP/1.1\" 201 Created\n",
         "INFO:     Shutting down\n",
     ));
-    assert_eq!(
-        (p.stats.events, p.stats.ignored, p.stats.skipped),
-        (1, 7, 1),
-        "{:?}",
-        p.stats.problems
-    );
-    assert_eq!(p.stats.problems[0].line, 6);
+    assert_counted(&p, (1, 7, 1), 6);
 }
 
 /// A bare request line followed by the agent's own numbered line for it is one attempt.
