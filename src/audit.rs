@@ -37,6 +37,8 @@ pub struct Audit {
     metrics: Metrics,
     /// `--input-tz` names that named no input (a typo would otherwise change nothing, quietly).
     pub unused_input_tz: Vec<String>,
+    /// `--whole-amounts INPUT=UNIT` names that named no input.
+    pub unused_whole_amounts: Vec<String>,
 }
 
 impl Audit {
@@ -259,8 +261,10 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         });
         vec![starts, restored]
     };
+    let displays = || inputs.iter().map(|i| i.display.as_str());
     let correlate_opts = CorrelateOptions {
         logs: rotated::logs(&inputs),
+        whole_units: cfg.whole_amounts.by_input(displays()),
         ..cfg.correlate.clone()
     };
     let mut model = correlate_parts_adding(parts, &correlate_opts, restore);
@@ -288,6 +292,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         .filter(|(name, _)| !reports.iter().any(|r| ParseOptions::names(name, &r.path)))
         .map(|(name, _)| name.clone())
         .collect();
+    let unused_whole_amounts = (cfg.whole_amounts).unused(&displays().collect::<Vec<_>>());
     Ok(Audit {
         inputs: reports,
         model,
@@ -296,6 +301,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         period: cfg.period,
         metrics,
         unused_input_tz,
+        unused_whole_amounts,
     })
 }
 

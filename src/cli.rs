@@ -96,6 +96,13 @@ pub struct InputArgs {
     #[arg(long, value_name = "INPUT=OFFSET|ZONE")]
     pub input_tz: Vec<String>,
 
+    /// How amounts written as bare whole numbers (`"amount": 4500` in GBP) are read where
+    /// no format says: `minor` (45.00), `major` (4,500.00), or `auto`, learnt from the calls
+    /// a log's effects matched, else unknown [default: auto]. `INPUT=UNIT` for one input
+    /// (its path as given or its file name). Repeatable.
+    #[arg(long, value_name = "[INPUT=]UNIT")]
+    pub whole_amounts: Vec<String>,
+
     /// Client/server clock difference tolerated by every time window used for matching
     /// [default: 2s].
     #[arg(long, value_name = "DURATION")]

@@ -3,6 +3,7 @@
 //! Flags win over the file, the file over the defaults.
 
 pub mod file;
+pub mod whole_amounts;
 
 use crate::cli::{FailOn, InputArgs, InputFormat, KeyScheme};
 use crate::correlate::CorrelateOptions;
@@ -11,6 +12,7 @@ use crate::relevance::Relevance;
 use crate::rules::{self, Level, Settings};
 use crate::time::{Duration, Timestamp, Zone};
 use chrono::{Datelike, NaiveDate};
+use whole_amounts::WholeAmounts;
 
 #[derive(Clone, Debug)]
 pub struct AuditConfig {
@@ -31,6 +33,8 @@ pub struct AuditConfig {
     pub fail_on: Option<FailOn>,
     /// The config file that was read, if any.
     pub config_file: Option<String>,
+    /// `--whole-amounts`: resolved per input once the inputs are known (see the audit).
+    pub whole_amounts: WholeAmounts,
 }
 
 /// The period an audit reports on; `None` ends are open.
@@ -218,6 +222,18 @@ impl AuditConfig {
                 })
             })
             .transpose()?;
+        let file_origin = format!("whole-amounts in {}", file.path);
+        let whole_amounts = WholeAmounts::parse(
+            (file
+                .whole_amounts
+                .iter()
+                .map(|e| (file_origin.clone(), e.as_str())))
+            .chain(
+                a.whole_amounts
+                    .iter()
+                    .map(|e| ("--whole-amounts".into(), e.as_str())),
+            ),
+        )?;
         let mut excludes = file.exclude.clone();
         excludes.extend(a.exclude.iter().cloned());
         Ok(AuditConfig {
@@ -250,6 +266,7 @@ impl AuditConfig {
                 tool_kinds,
                 // Known once the inputs are: see the audit.
                 logs: Vec::new(),
+                whole_units: Vec::new(),
             },
             rules: settings,
             strict: a.strict,
@@ -259,6 +276,7 @@ impl AuditConfig {
             period,
             fail_on,
             config_file,
+            whole_amounts,
         })
     }
 }

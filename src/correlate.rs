@@ -3,6 +3,7 @@
 //! that accounts for them by the strongest evidence available. Rules read only this model.
 
 use crate::event::{Attrs, Lifecycle, Loc, Text};
+use crate::money::WholeUnit;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,6 +23,19 @@ pub struct CorrelateOptions {
     /// (`worker.log.1`, `worker.log`) share their oldest file's index. Empty: every input
     /// is a log of its own.
     pub logs: Vec<u32>,
+    /// `--whole-amounts`: the unit each input writes its bare whole numbers in, by input
+    /// index, where the user declared one. Empty, or an input past its end: learnt.
+    pub whole_units: Vec<WholeUnit>,
+}
+
+impl CorrelateOptions {
+    /// The unit input `input` writes its bare whole numbers in, as declared.
+    pub fn whole_unit(&self, input: u32) -> WholeUnit {
+        self.whole_units
+            .get(input as usize)
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 impl Default for CorrelateOptions {
@@ -30,6 +44,7 @@ impl Default for CorrelateOptions {
             max_skew: Duration::from_secs(2),
             tool_kinds: Vec::new(),
             logs: Vec::new(),
+            whole_units: Vec::new(),
         }
     }
 }

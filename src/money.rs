@@ -342,7 +342,9 @@ pub fn parse_major(text: &str, currency: Currency) -> Result<i64, String> {
     Ok(if negative { -minor } else { minor })
 }
 
+mod whole_unit;
 mod written;
+pub use whole_unit::WholeUnit;
 pub use written::{in_currency, parse_written, whole_written};
 
 #[cfg(test)]

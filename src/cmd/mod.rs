@@ -182,10 +182,16 @@ pub fn print_problems(audit: &crate::audit::Audit) {
             at(attempt.loc.input, attempt.loc.line),
         );
     }
-    for name in &audit.unused_input_tz {
+    let unused = (audit.unused_input_tz.iter().map(|n| ("input-tz", n))).chain(
+        audit
+            .unused_whole_amounts
+            .iter()
+            .map(|n| ("whole-amounts", n)),
+    );
+    for (flag, name) in unused {
         let _ = writeln!(
             err,
-            "idem-audit: warning: --input-tz {name}=...: no input is {name} (give an input's path as \
+            "idem-audit: warning: --{flag} {name}=...: no input is {name} (give an input's path as \
              shown in the report, or its file name)"
         );
     }

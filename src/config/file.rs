@@ -10,6 +10,7 @@
 //! window = "1m"
 //! key-scheme = "run-step-tool-args"
 //! exclude = ["*.md"]
+//! whole-amounts = ["minor", "ledger.csv=major"]   # or one: "minor"
 //!
 //! [severity]
 //! unattributed-effect = "off"
@@ -38,12 +39,21 @@ struct Raw {
     key_scheme: Option<String>,
     #[serde(default)]
     exclude: Vec<String>,
+    whole_amounts: Option<OneOrMany>,
     #[serde(default)]
     severity: BTreeMap<String, String>,
     #[serde(default)]
     csv_map: BTreeMap<String, String>,
     #[serde(default)]
     tool_kind: BTreeMap<String, String>,
+}
+
+/// A key that takes one value or a list of them (`whole-amounts = "minor"`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// What a config file says, in file order where order matters (sorted by name otherwise).
@@ -58,6 +68,8 @@ pub struct FileConfig {
     window: Option<String>,
     pub key_scheme: Option<String>,
     pub exclude: Vec<String>,
+    /// `whole-amounts`, as the flag's values ([`super::whole_amounts`]).
+    pub whole_amounts: Vec<String>,
     pub severity: Vec<(String, String)>,
     pub csv_map: Vec<(String, String)>,
     pub tool_kind: Vec<(String, String)>,
@@ -88,6 +100,11 @@ impl FileConfig {
             window: raw.window,
             key_scheme: raw.key_scheme,
             exclude: raw.exclude,
+            whole_amounts: match raw.whole_amounts {
+                None => Vec::new(),
+                Some(OneOrMany::One(one)) => vec![one],
+                Some(OneOrMany::Many(many)) => many,
+            },
             severity: pairs(raw.severity),
             csv_map: pairs(raw.csv_map),
             tool_kind: pairs(raw.tool_kind),
@@ -116,10 +133,14 @@ mod tests {
     fn reads_every_section() {
         let c = FileConfig::parse(
             "fail-on = \"warning\"\nmax-skew = \"5s\"\nkey-scheme = \"run-step-tool-args\"\n\
+             whole-amounts = \"minor\"\n\
              [severity]\nunattributed-effect = \"off\"\n[csv-map]\norder = \"Order Ref\"\n",
             "x.toml",
         )
         .unwrap();
+        assert_eq!(c.whole_amounts, ["minor"]);
+        let many = FileConfig::parse("whole-amounts = [\"minor\", \"a.csv=major\"]\n", "x.toml");
+        assert_eq!(many.unwrap().whole_amounts, ["minor", "a.csv=major"]);
         assert_eq!(c.fail_on.as_deref(), Some("warning"));
         assert_eq!(c.windows("max-skew"), Some("5s"));
         assert_eq!(c.windows("window"), None);

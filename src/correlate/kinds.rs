@@ -2,7 +2,7 @@
 //! its amount.
 
 use crate::event::Text;
-use crate::money::{Currency, Money};
+use crate::money::{Currency, Money, WholeUnit};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -95,13 +95,14 @@ fn kinds_named_in(text: &str) -> u32 {
 /// The order and amount a call's arguments name, for matching by order and time. Tools that
 /// mirror a payments API put the order in its `metadata` (`{"charge":"ch_1","amount":4500,
 /// "metadata":{"order_id":"A-1"}}`, as Stripe's refunds take it): read there when the top
-/// level names none. (A flat object has no `metadata` to look in.)
-pub fn order_and_amount(args: &Value) -> (Option<Text>, Option<Money>) {
+/// level names none. (A flat object has no `metadata` to look in.) `whole` is the unit the
+/// call's input writes a bare whole `amount` in ([`WholeUnit`]).
+pub fn order_and_amount(args: &Value, whole: WholeUnit) -> (Option<Text>, Option<Money>) {
     let Value::Object(map) = args else {
         return (None, None);
     };
     let (order, amount) =
-        order_and_amount_by(|k| map.get(k).map(|v| Arg::Parsed(Cow::Borrowed(v))));
+        order_and_amount_by(|k| map.get(k).map(|v| Arg::Parsed(Cow::Borrowed(v))), whole);
     let in_metadata = || {
         let Some(Value::Object(meta)) = map.get("metadata") else {
             return None;
@@ -122,7 +123,10 @@ fn order_of(v: &Value) -> Option<Text> {
 
 /// [`order_and_amount`] of a flat object's members as written
 /// ([`crate::flat_json::flat_members`]), without building their values.
-pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<Money>) {
+pub fn order_and_amount_flat(
+    members: &[(&str, &str)],
+    whole: WholeUnit,
+) -> (Option<Text>, Option<Money>) {
     // The members it reads, found in one pass; the last of a repeated key, as in the
     // parsed object.
     let mut found = [None; ARG_NAMES.len()];
@@ -131,7 +135,7 @@ pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<
             found[i] = Some(value);
         }
     }
-    order_and_amount_by(|k| {
+    let get = |k: &str| {
         let v: &str = found[ARG_NAMES.iter().position(|n| *n == k)?]?;
         Some(match v.as_bytes().first()? {
             // No escapes in a flat object: the string is its text.
@@ -139,12 +143,13 @@ pub fn order_and_amount_flat(members: &[(&str, &str)]) -> (Option<Text>, Option<
             _ if is_plain_integer(v) => Arg::Integer(v.parse().ok()?, v),
             _ => Arg::Parsed(Cow::Owned(serde_json::from_str(v).ok()?)),
         })
-    })
+    };
+    order_and_amount_by(get, whole)
 }
 
 /// The arguments [`order_and_amount_by`] reads.
 const ORDER_NAMES: [&str; 4] = ["order", "order_id", "orderId", "order_ref"];
-const ARG_NAMES: [&str; 8] = [
+const ARG_NAMES: [&str; 9] = [
     ORDER_NAMES[0],
     ORDER_NAMES[1],
     ORDER_NAMES[2],
@@ -153,6 +158,7 @@ const ARG_NAMES: [&str; 8] = [
     "amount_p",
     "amount_minor",
     "amount_cents",
+    "amount",
 ];
 
 /// An argument's value, as [`order_and_amount_by`] reads it.
@@ -173,7 +179,10 @@ fn is_plain_integer(v: &str) -> bool {
 }
 
 /// The order and amount, given the arguments' value under a key.
-fn order_and_amount_by<'v>(get: impl Fn(&str) -> Option<Arg<'v>>) -> (Option<Text>, Option<Money>) {
+fn order_and_amount_by<'v>(
+    get: impl Fn(&str) -> Option<Arg<'v>>,
+    whole: WholeUnit,
+) -> (Option<Text>, Option<Money>) {
     let order = ORDER_NAMES.iter().find_map(|k| match get(k)? {
         Arg::Text(s) | Arg::Integer(_, s) => Some(s.into()),
         Arg::Parsed(v) => order_of(&v),
@@ -194,9 +203,39 @@ fn order_and_amount_by<'v>(get: impl Fn(&str) -> Option<Arg<'v>>) -> (Option<Tex
         // `amount_cents`: minor units as Rails' money-rails names them.
         (int_of("amount_minor").or_else(|| int_of("amount_cents")))
             .map(|m| Money::new(m, currency.unwrap_or(Currency::GBP)))
+            .or_else(|| {
+                let written = match get("amount")? {
+                    Arg::Text(s) | Arg::Integer(_, s) => Cow::Borrowed(s),
+                    Arg::Parsed(v) => match &*v {
+                        Value::String(s) => Cow::Owned(s.clone()),
+                        Value::Number(n) => Cow::Owned(n.to_string()),
+                        _ => return None,
+                    },
+                };
+                major_amount(&written, currency, whole)
+            })
     }
     .map(Money::size);
     (order, amount)
+}
+
+/// `amount` as an effect's `amount` is read: in major units with `currency` (`45.00`, a
+/// string too, with the currency's sign or code where it agrees), or naming its currency
+/// (`"45.00 GBP"`); a bare whole number in a currency with decimals (`4500` GBP, 45.00 or
+/// 4,500.00) only in the unit declared for the input (unknown otherwise, as an effect's is).
+fn major_amount(written: &str, currency: Option<Currency>, whole: WholeUnit) -> Option<Money> {
+    let Some(currency) = currency else {
+        return match crate::money::whole_written(written) {
+            Some(number) => whole.read(number),
+            None => crate::money::parse_written(written)?.ok(),
+        };
+    };
+    match crate::money::whole_amount(written, currency) {
+        Some(number) => whole.read(number),
+        None => crate::money::in_currency(written, currency)
+            .ok()
+            .map(|minor| Money::new(minor, currency)),
+    }
 }
 
 /// An integer amount, accepting `4500.0` and `"4500"` (which other rules flag).

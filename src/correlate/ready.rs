@@ -29,6 +29,7 @@ pub(super) struct ReadyCall {
 /// Makes events [`Ready`], one after another.
 pub(super) struct Preparer<'o> {
     kinds: ToolKinds<'o>,
+    opts: &'o CorrelateOptions,
     repeated: Repeated,
     /// Where a tool call's canonical arguments are written before they are kept.
     scratch: String,
@@ -41,6 +42,7 @@ impl<'o> Preparer<'o> {
                 given: &opts.tool_kinds,
                 last: None,
             },
+            opts,
             repeated: Repeated::default(),
             scratch: String::new(),
         }
@@ -51,7 +53,8 @@ impl<'o> Preparer<'o> {
         let repeated = &mut self.repeated;
         match &mut event.kind {
             EventKind::ToolCall(t) => {
-                let args = CallArgs::read(&t.args_raw, take(&mut t.args), &mut self.scratch);
+                let whole = self.opts.whole_unit(event.loc.input);
+                let args = CallArgs::read(&t.args_raw, take(&mut t.args), &mut self.scratch, whole);
                 let kind = self.kinds.of(&t.tool);
                 call = Some(Box::new(ReadyCall { args, kind }));
                 t.args_raw = fresh(take(&mut t.args_raw));

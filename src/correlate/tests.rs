@@ -4,7 +4,7 @@ use super::matching::latest_instant;
 use super::merge::Merged;
 use super::*;
 use crate::event::{Event, EventKind};
-use crate::money::{Currency, Money};
+use crate::money::{Currency, Money, WholeUnit};
 use serde_json::Value;
 
 #[test]
@@ -205,14 +205,14 @@ fn effect_kind_from_tool_or_url() {
 fn order_and_amount_from_args() {
     let v: Value = serde_json::from_str(r#"{"order":"A-1","amount_p":4500.0}"#).unwrap();
     assert_eq!(
-        order_and_amount(&v),
+        order_and_amount(&v, WholeUnit::Auto),
         (Some("A-1".into()), Some(Money::new(4500, Currency::GBP)))
     );
     let v: Value =
         serde_json::from_str(r#"{"order_id":"B","amount_minor":12,"currency":"eur"}"#).unwrap();
     let eur = Currency::parse("EUR").unwrap();
     assert_eq!(
-        order_and_amount(&v),
+        order_and_amount(&v, WholeUnit::Auto),
         (Some("B".into()), Some(Money::new(12, eur)))
     );
     // A payments API's shape: the order in `metadata`, read when the top level has none.
@@ -221,13 +221,59 @@ fn order_and_amount_from_args() {
     )
     .unwrap();
     assert_eq!(
-        order_and_amount(&v),
+        order_and_amount(&v, WholeUnit::Auto),
         (Some("A-7".into()), Some(Money::new(4500, Currency::GBP)))
     );
     let v: Value = serde_json::from_str(r#"{"order":"A-1","metadata":{"order_id":"X"}}"#).unwrap();
-    assert_eq!(order_and_amount(&v).0, Some("A-1".into()));
+    assert_eq!(order_and_amount(&v, WholeUnit::Auto).0, Some("A-1".into()));
     let v: Value = serde_json::from_str(r#"{"metadata":"order_id=A-1"}"#).unwrap();
-    assert_eq!(order_and_amount(&v).0, None);
+    assert_eq!(order_and_amount(&v, WholeUnit::Auto).0, None);
+}
+
+/// `amount` is read as an effect's is: major units with `currency`, and a bare whole number
+/// in a currency with decimals only in the unit declared for the call's input.
+#[test]
+fn an_amount_argument_is_read_as_an_effects_amount_is() {
+    let amount = |args: &str, whole: WholeUnit| {
+        let v: Value = serde_json::from_str(args).unwrap();
+        (order_and_amount(&v, whole).1).map(|m| (m.minor, m.currency.to_string()))
+    };
+    let gbp = |minor: i64| Some((minor, "GBP".to_string()));
+    let stripe = r#"{"charge":"ch_1","amount":4500,"currency":"gbp"}"#;
+    assert_eq!(amount(stripe, WholeUnit::Auto), None);
+    assert_eq!(amount(stripe, WholeUnit::Minor), gbp(4500));
+    assert_eq!(amount(stripe, WholeUnit::Major), gbp(450_000));
+    let decimal = r#"{"amount":45.5,"currency":"GBP"}"#;
+    for whole in [WholeUnit::Auto, WholeUnit::Minor, WholeUnit::Major] {
+        assert_eq!(
+            amount(decimal, whole),
+            gbp(4550),
+            "a decimal is major units"
+        );
+    }
+    assert_eq!(
+        amount(r#"{"amount":"45.00 GBP"}"#, WholeUnit::Auto),
+        gbp(4500)
+    );
+    assert_eq!(amount(r#"{"amount":"4500 GBP"}"#, WholeUnit::Auto), None);
+    assert_eq!(
+        amount(r#"{"amount":"4500 GBP"}"#, WholeUnit::Minor),
+        gbp(4500)
+    );
+    // Yen have no minor unit: the number is the amount, declared or not.
+    let yen = Some((4500, "JPY".to_string()));
+    assert_eq!(
+        amount(r#"{"amount":4500,"currency":"jpy"}"#, WholeUnit::Auto),
+        yen
+    );
+    assert_eq!(
+        amount(r#"{"amount":4500,"currency":"jpy"}"#, WholeUnit::Major),
+        yen
+    );
+    // No currency: no amount, whatever is declared; minor units named as such win.
+    assert_eq!(amount(r#"{"amount":4500}"#, WholeUnit::Minor), None);
+    let both = r#"{"amount_minor":4500,"amount":45,"currency":"GBP"}"#;
+    assert_eq!(amount(both, WholeUnit::Major), gbp(4500));
 }
 
 /// A month holds every effect: the whole number of unknown unit shares the amount's

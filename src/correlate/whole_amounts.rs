@@ -10,7 +10,7 @@
 //! hundredfold.
 
 use super::{EffectRec, Model, WrittenAmount};
-use crate::money::Money;
+use crate::money::{Money, WholeUnit};
 use std::collections::BTreeMap;
 
 /// How an input writes its whole numbers, as far as its matched effects tell.
@@ -32,9 +32,9 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
             continue;
         };
         let unit = seen.entry(model.log_of(input_of(e))).or_default();
-        if as_minor(whole) == Some(asked) {
+        if WholeUnit::Minor.read(whole) == Some(asked) {
             unit.minor = true;
-        } else if as_major(whole) == Some(asked) {
+        } else if WholeUnit::Major.read(whole) == Some(asked) {
             unit.major = true;
         }
     }
@@ -51,14 +51,14 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
             Some(Seen {
                 minor: true,
                 major: false,
-            }) => as_minor(whole),
+            }) => WholeUnit::Minor,
             Some(Seen {
                 minor: false,
                 major: true,
-            }) => as_major(whole),
-            _ => None,
+            }) => WholeUnit::Major,
+            _ => WholeUnit::Auto,
         };
-        if let Some(money) = learned {
+        if let Some(money) = learned.read(whole) {
             e.written = Some(WrittenAmount::new(money, true));
         }
     }
@@ -67,17 +67,6 @@ pub(super) fn learn_whole_amounts(model: &mut Model) {
 
 fn input_of(e: &EffectRec) -> u32 {
     e.locs.first().map_or(u32::MAX, |l| l.input)
-}
-
-fn as_minor(whole: Money) -> Option<Money> {
-    Some(whole)
-}
-
-/// The whole number as major units, in minor units (45 GBP is 4500).
-fn as_major(whole: Money) -> Option<Money> {
-    let exp = whole.currency.exponent()?;
-    let minor = whole.minor.checked_mul(10i64.checked_pow(exp)?)?;
-    Some(Money::new(minor, whole.currency))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::correlate::ready::fresh;
 use crate::correlate::restated::absorb;
 use crate::correlate::{AttemptRec, Dispatch, LogicalCall, Outcome, OutcomeKind};
 use crate::event::{CallRef, Loc, Text};
+use crate::money::WholeUnit;
 use crate::time::Timestamp;
 use hashbrown::hash_table::Entry;
 use rustc_hash::FxBuildHasher;
@@ -240,7 +241,7 @@ impl<'o> Builder<'o> {
                 call.clone(),
                 Text::default(),
                 Text::default(),
-                CallArgs::of_value(Value::Null, false),
+                CallArgs::of_value(Value::Null, false, WholeUnit::Auto),
                 None,
                 at,
             ),

@@ -33,7 +33,12 @@ impl<'o> Builder<'o> {
             kept.state_at.is_none() || state_at > kept.state_at
         }
 
-        let written = WrittenAmount::of(e.amount.map(Money::size), e.whole.map(Money::size));
+        // A whole number in the unit the user declared for this input is its amount.
+        let declared = e
+            .whole
+            .and_then(|w| self.opts.whole_unit(loc.input).read(w));
+        let amount = e.amount.or(declared).map(Money::size);
+        let written = WrittenAmount::of(amount, e.whole.map(Money::size));
         let hash = hash_effect(&e.kind, &e.id);
         let effects = &self.model.effects;
         let found = self.effect_index.find(hash, |&i| {
