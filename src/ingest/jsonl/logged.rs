@@ -68,17 +68,21 @@ pub(super) fn effect_id(f: &Fields, kind: &str) -> Result<Text, String> {
 /// The line with the object logged under the effect's kind (`"refund": {"id": "re_1",
 /// "amount": 4500, ...}`, as `logger.info({ refund }, "refund created")` writes it) in
 /// place of that member: the object's members beside the line's others (which win), when
-/// the object has an `id` (so the line read again finds one).
+/// the object has an `id` (so the line read again finds one). A Stripe object's amount is
+/// in minor units ([`super::stripe::name_minor_units`]).
 pub(super) fn unnested(line: &str, kind: &str) -> Option<String> {
     use serde_json::Value;
     let Ok(Value::Object(mut top)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
-    let Some(Value::Object(inner)) = top.remove(kind) else {
+    let Some(Value::Object(mut inner)) = top.remove(kind) else {
         return None;
     };
     if !inner.contains_key("id") {
         return None;
+    }
+    if !top.contains_key("amount") {
+        super::stripe::name_minor_units(&mut inner, kind);
     }
     for (k, v) in inner {
         top.entry(k).or_insert(v);

@@ -22,6 +22,23 @@ pub(crate) fn is_object(top: &Map<String, Value>) -> bool {
     object.is_some_and(|o| KINDS.contains(&o)) && top.contains_key("created")
 }
 
+/// A Stripe object of `kind` logged under its kind's name in a logger's line (`logger.info({
+/// refund }, "refund created")` in a webhook handler): its whole `amount` is in minor units by
+/// Stripe's API, so it is written as `amount_minor` (in ISO 4217's, as [`minor_units`]
+/// brings them). Before, it read as any logger's bare whole number, its unit unknown.
+pub(super) fn name_minor_units(object: &mut Map<String, Value>, kind: &str) {
+    let stripes = is_object(object) && object.get("object").and_then(Value::as_str) == Some(kind);
+    let currency = object.get("currency").and_then(Value::as_str);
+    let amount = object.get("amount").and_then(Value::as_i64);
+    let (true, Some(currency), Some(amount)) = (stripes, currency, amount) else {
+        return;
+    };
+    if let Some(minor) = minor_units(amount, currency) {
+        object.remove("amount");
+        object.insert("amount_minor".into(), json!(minor));
+    }
+}
+
 /// The SPEC effect line `line` stands for, when it is one of Stripe's objects above or an
 /// event of one; an error saying what it lacks when it is one but cannot be read (no id,
 /// an amount that is not a whole number...).

@@ -274,6 +274,32 @@ fn an_effect_logged_as_an_object_under_its_kind() {
     assert_eq!(e.state.as_deref(), Some("succeeded"));
 }
 
+/// A Stripe object logged under its kind (a webhook handler's `logger.info({ refund },
+/// ...)`): its whole `amount` is minor units by Stripe's API. The same object without
+/// Stripe's `object` and `created`, a service's own, keeps its number of unknown unit.
+#[test]
+fn a_stripe_object_logged_under_its_kind_writes_minor_units() {
+    let line = |refund: &str| {
+        format!(r#"{{"level":30,"time":1796517702261,"refund":{{{refund}}},"msg":"refund created"}}"#)
+    };
+    let stripe = r#""id":"re_1","object":"refund","amount":4500,"currency":"gbp","created":1796517702,"metadata":{"order_id":"P-77"}"#;
+    let own = r#""id":"re_1","amount":4500,"currency":"gbp","order_id":"P-77""#;
+    let isk = stripe.replace("gbp", "isk");
+    let read = |refund: &str| {
+        let p = run(&format!("{}\n", line(refund)));
+        let EventKind::Effect(e) = &p.events[0].kind else {
+            panic!("{:?}", p.events)
+        };
+        let money = |m: Option<Money>| m.map(|m| (m.minor, m.currency.to_string()));
+        (e.order.clone(), money(e.amount), money(e.whole))
+    };
+    let gbp = Some((4500, "GBP".to_string()));
+    assert_eq!(read(stripe), (Some("P-77".into()), gbp.clone(), None));
+    assert_eq!(read(own), (Some("P-77".into()), None, gbp));
+    // Stripe writes ISK with two decimals: 4500 is 45 krónur.
+    assert_eq!(read(&isk).1, Some((45, "ISK".to_string())));
+}
+
 /// A message that is a sentence about an effect (pino's `msg`), read as a text log's
 /// sentence is; a sentence about a refund that names none is the application's line.
 #[test]
