@@ -69,14 +69,18 @@ pub(super) fn effect_id(f: &Fields, kind: &str) -> Result<Text, String> {
 /// "amount": 4500, ...}`, as `logger.info({ refund }, "refund created")` writes it) in
 /// place of that member: the object's members beside the line's others (which win), when
 /// the object has an `id` (so the line read again finds one). A Stripe object's amount is
-/// in minor units ([`super::stripe::name_minor_units`]).
+/// in minor units ([`super::stripe::name_minor_units`]); its Python SDK's object may be
+/// written as its `repr` ([`super::stripe::object_of_repr`]).
 pub(super) fn unnested(line: &str, kind: &str) -> Option<String> {
     use serde_json::Value;
     let Ok(Value::Object(mut top)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
-    let Some(Value::Object(mut inner)) = top.remove(kind) else {
-        return None;
+    let mut inner = match top.remove(kind) {
+        Some(Value::Object(inner)) => inner,
+        // Stripe's Python SDK's object, which structlog writes as its `repr`.
+        Some(Value::String(repr)) => super::stripe::object_of_repr(&repr)?,
+        _ => return None,
     };
     if !inner.contains_key("id") {
         return None;

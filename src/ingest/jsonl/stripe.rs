@@ -39,6 +39,18 @@ pub(super) fn name_minor_units(object: &mut Map<String, Value>, kind: &str) {
     }
 }
 
+/// The object in the text Stripe's Python SDK gives for one of its objects (`repr`, which
+/// structlog's JSON renderer writes for a value JSON cannot hold): `<Refund refund id=re_1 at
+/// 0x7f...> JSON: {...}`, the object's JSON after the address.
+pub(super) fn object_of_repr(text: &str) -> Option<Map<String, Value>> {
+    let (head, json) = text.strip_prefix('<')?.split_once("> JSON: ")?;
+    head.contains(" at 0x").then_some(())?;
+    match serde_json::from_str(json).ok()? {
+        Value::Object(object) => Some(object),
+        _ => None,
+    }
+}
+
 /// The SPEC effect line `line` stands for, when it is one of Stripe's objects above or an
 /// event of one; an error saying what it lacks when it is one but cannot be read (no id,
 /// an amount that is not a whole number...).
@@ -219,6 +231,16 @@ mod tests {
         // Held, not captured: no money moved.
         let held = charge.replace(r#""captured":true"#, r#""captured":false"#);
         assert_eq!(effect_line(&held), Ok(None));
+    }
+
+    #[test]
+    fn the_python_sdks_repr_of_an_object_gives_the_object() {
+        let repr = "<Refund refund id=re_1 at 0x7fa821733a10> JSON: {\n  \"amount\": 4500,\n  \"id\": \"re_1\"\n}";
+        let object = object_of_repr(repr).expect("an object");
+        assert_eq!(Value::Object(object), json!({"amount": 4500, "id": "re_1"}));
+        for other in ["<Refund refund id=re_1> JSON: {}", "re_1", "<x at 0x1> JSON: [1]"] {
+            assert_eq!(object_of_repr(other), None, "{other}");
+        }
     }
 
     #[test]
