@@ -34,7 +34,10 @@ fn a_declared_unit_reads_both_sides_whole_numbers() {
     let gbp = |minor| vec![("GBP".to_string(), minor)];
     // Undeclared: neither side tells the unit, and the excess is not guessed.
     assert_eq!(stripe_fields(&[]), (a1(None), vec![], 1));
-    assert_eq!(stripe_fields(&["--whole-amounts", "auto"]), (a1(None), vec![], 1));
+    assert_eq!(
+        stripe_fields(&["--whole-amounts", "auto"]),
+        (a1(None), vec![], 1)
+    );
     let pence = (a1(Some(4500)), gbp(4500), 0);
     assert_eq!(stripe_fields(&["--whole-amounts", "minor"]), pence);
     let pounds = (a1(Some(450_000)), gbp(450_000), 0);
@@ -45,7 +48,12 @@ fn a_declared_unit_reads_both_sides_whole_numbers() {
         assert_eq!(stripe_fields(&["--whole-amounts", one]), pence, "{one}");
     }
     // The input's own entry wins over the one for every input, whichever comes first.
-    let both = ["--whole-amounts", "webhook.jsonl=major", "--whole-amounts", "minor"];
+    let both = [
+        "--whole-amounts",
+        "webhook.jsonl=major",
+        "--whole-amounts",
+        "minor",
+    ];
     assert_eq!(stripe_fields(&both), pounds);
 }
 
@@ -75,7 +83,10 @@ fn an_export_of_whole_numbers_reads_as_declared() {
     let minor = run(&["--whole-amounts", "ledger.csv=minor"]);
     assert_eq!(minor, (dups(Some(4500)), vec![("GBP".into(), 9000)], 0));
     let major = run(&["--whole-amounts", "ledger.csv=major"]);
-    assert_eq!(major, (dups(Some(450_000)), vec![("GBP".into(), 454_500)], 0));
+    assert_eq!(
+        major,
+        (dups(Some(450_000)), vec![("GBP".into(), 454_500)], 0)
+    );
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! effects disagree, or that matched no call with an amount, keeps them unknown: another
 //! log's unit says nothing of it (a table of pence beside a JavaScript service writing
 //! pounds; review36 M2). A guess stays out: read the wrong way, an amount is off a
-//! hundredfold.
+//! hundredfold. An input whose unit the user declared (`--whole-amounts`) had its whole
+//! numbers read so as the model was built, and has none left here.
 
 use super::{EffectRec, Model, WrittenAmount};
 use crate::money::{Money, WholeUnit};

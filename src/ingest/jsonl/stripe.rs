@@ -238,7 +238,11 @@ mod tests {
         let repr = "<Refund refund id=re_1 at 0x7fa821733a10> JSON: {\n  \"amount\": 4500,\n  \"id\": \"re_1\"\n}";
         let object = object_of_repr(repr).expect("an object");
         assert_eq!(Value::Object(object), json!({"amount": 4500, "id": "re_1"}));
-        for other in ["<Refund refund id=re_1> JSON: {}", "re_1", "<x at 0x1> JSON: [1]"] {
+        for other in [
+            "<Refund refund id=re_1> JSON: {}",
+            "re_1",
+            "<x at 0x1> JSON: [1]",
+        ] {
             assert_eq!(object_of_repr(other), None, "{other}");
         }
     }

@@ -280,7 +280,9 @@ fn an_effect_logged_as_an_object_under_its_kind() {
 #[test]
 fn a_stripe_object_logged_under_its_kind_writes_minor_units() {
     let line = |refund: &str| {
-        format!(r#"{{"level":30,"time":1796517702261,"refund":{{{refund}}},"msg":"refund created"}}"#)
+        format!(
+            r#"{{"level":30,"time":1796517702261,"refund":{{{refund}}},"msg":"refund created"}}"#
+        )
     };
     let stripe = r#""id":"re_1","object":"refund","amount":4500,"currency":"gbp","created":1796517702,"metadata":{"order_id":"P-77"}"#;
     let own = r#""id":"re_1","amount":4500,"currency":"gbp","order_id":"P-77""#;
