@@ -10,7 +10,9 @@ use common::{fixture, report, scan};
 
 /// Each duplicate's order and excess in minor units (`None`: unknown), and the finance
 /// totals: the excess by currency and how many findings have none.
-fn excess(r: &Report) -> (Vec<(String, Option<i128>)>, Vec<(String, i128)>, u64) {
+type Excess = (Vec<(String, Option<i128>)>, Vec<(String, i128)>, u64);
+
+fn excess(r: &Report) -> Excess {
     let mut dups: Vec<_> = (r.findings.iter())
         .filter(|f| f.rule == "duplicate-effect")
         .map(|f| (f.order.clone().unwrap_or_default(), f.excess_minor))
@@ -22,7 +24,7 @@ fn excess(r: &Report) -> (Vec<(String, Option<i128>)>, Vec<(String, i128)>, u64)
     (dups, totals, r.summary.excess_unknown)
 }
 
-fn stripe_fields(flags: &[&str]) -> (Vec<(String, Option<i128>)>, Vec<(String, i128)>, u64) {
+fn stripe_fields(flags: &[&str]) -> Excess {
     let case = fixture("python-stripe-webhook-fields");
     let (agent, webhook) = (case.join("agent.log"), case.join("webhook.jsonl"));
     excess(&report(&[&agent, &webhook], flags))

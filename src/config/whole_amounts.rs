@@ -58,7 +58,7 @@ impl WholeAmounts {
     }
 
     /// The names of entries that name none of the inputs (a typo would change nothing).
-    pub fn unused<'a>(&self, displays: &[&'a str]) -> Vec<String> {
+    pub fn unused(&self, displays: &[&str]) -> Vec<String> {
         (self.named.iter())
             .filter(|(name, _)| !displays.iter().any(|d| ParseOptions::names(name, d)))
             .map(|(name, _)| name.clone())
