@@ -2,7 +2,9 @@
 //! arithmetic are plain integer operations on the hot path. Parsing lives here too, since
 //! every input format shares the same timestamp spellings (SPEC §3.6).
 
+mod folds;
 mod zone;
+pub use folds::Folds;
 pub use zone::Zone;
 
 pub const NANOS_PER_MILLI: i64 = 1_000_000;
@@ -316,12 +318,13 @@ pub fn written_offset(stamp: &[u8]) -> Option<i64> {
 /// A timestamp at the start of `b`: `HH:MM:SS[.fff]` or
 /// `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH[:MM]]`. Offset-less instants are in `zone`.
 pub fn parse_stamp(b: &[u8], zone: Zone) -> Option<(Stamp, usize)> {
-    parse_stamp_with(b, zone, parse_date)
+    parse_stamp_with(b, parse_date, |local| zone.offset_of_local(local))
 }
 
 /// The last date read, to skip the calendar on the next line of the same day; and the
 /// last minute read in the commonest spelling, to read only the seconds of the next stamp
-/// in that minute (the lines of one call are milliseconds apart).
+/// in that minute (the lines of one call are milliseconds apart). Being the input's reader
+/// of its lines' times, it also keeps which pass of a fold they are in ([`Folds`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DateCache {
     text: [u8; 10],
@@ -331,36 +334,68 @@ pub struct DateCache {
     minute: [u8; 16],
     minute_start: i64,
     minute_known: bool,
+    pub folds: Folds,
 }
 
 impl DateCache {
-    /// [`parse_stamp`], reading a date the same as the last one's from the cache.
+    /// [`parse_stamp`] of a line's own time, reading a date the same as the last one's
+    /// from the cache, and a local time in a fold in the pass the lines so far tell.
     /// The common case is inlined into the caller (forced: left to the compiler, it was
     /// not once the minute's shortcut was added, and the call cost 2 % of an idle call's
     /// reading); the general reading is not, so that its set-up is paid only when it runs.
     #[inline(always)]
     pub fn parse_stamp(&mut self, b: &[u8], zone: Zone) -> Option<(Stamp, usize)> {
+        self.read(b, zone, None)
+    }
+
+    /// [`Self::parse_stamp`] of a time written beside a line's own (`line_at`): a
+    /// settlement. It moves no pass of a fold: a local time in one is read as the first
+    /// pass not before the line ([`Zone::offset_not_before`]).
+    #[inline(always)]
+    pub fn parse_stamp_beside(
+        &mut self,
+        b: &[u8],
+        zone: Zone,
+        line_at: Timestamp,
+    ) -> Option<(Stamp, usize)> {
+        self.read(b, zone, Some(line_at))
+    }
+
+    #[inline(always)]
+    fn read(&mut self, b: &[u8], zone: Zone, beside: Option<Timestamp>) -> Option<(Stamp, usize)> {
         if let Some(at) = self.same_minute_millis_utc(b) {
             return Some((Stamp::Instant(at), 24));
         }
         if let Some(at) = self.same_day_millis_utc(b) {
             return Some((Stamp::Instant(at), 24));
         }
-        self.parse_stamp_generally(b, zone)
+        self.parse_stamp_generally(b, zone, beside)
     }
 
     #[inline(never)]
-    fn parse_stamp_generally(&mut self, b: &[u8], zone: Zone) -> Option<(Stamp, usize)> {
-        parse_stamp_with(b, zone, |b| {
-            if self.known && b.get(..10) == Some(&self.text[..]) {
-                return Some(self.days);
+    fn parse_stamp_generally(
+        &mut self,
+        b: &[u8],
+        zone: Zone,
+        beside: Option<Timestamp>,
+    ) -> Option<(Stamp, usize)> {
+        let folds = &mut self.folds;
+        let offset_of = |local: i64| match beside {
+            None => folds.offset_of_line(zone, local),
+            Some(line_at) => zone.offset_not_before(local, line_at),
+        };
+        let (text, days, known) = (&mut self.text, &mut self.days, &mut self.known);
+        let date = |b: &[u8]| {
+            if *known && b.get(..10) == Some(&text[..]) {
+                return Some(*days);
             }
-            let days = parse_date(b)?;
-            self.text.copy_from_slice(&b[..10]);
-            self.days = days;
-            self.known = true;
-            Some(days)
-        })
+            let read = parse_date(b)?;
+            text.copy_from_slice(&b[..10]);
+            *days = read;
+            *known = true;
+            Some(read)
+        };
+        parse_stamp_with(b, date, offset_of)
     }
 }
 
@@ -439,10 +474,12 @@ fn ascii_digits(word: u64, fixed: u64, expected: u64) -> Option<u64> {
     digits.then_some(x)
 }
 
+/// `offset_of` gives the offset of an offset-less local time (`zone`'s, or the pass of a
+/// fold the input's order tells).
 fn parse_stamp_with(
     b: &[u8],
-    zone: Zone,
     date: impl FnOnce(&[u8]) -> Option<i64>,
+    offset_of: impl FnOnce(i64) -> i64,
 ) -> Option<(Stamp, usize)> {
     if let Some(days) = date(b) {
         let sep = *b.get(10)?;
@@ -459,7 +496,7 @@ fn parse_stamp_with(
                 end += n;
                 secs
             }
-            None => zone.offset_of_local(local),
+            None => offset_of(local),
         };
         let nanos = local.checked_sub(offset.checked_mul(NANOS_PER_SEC)?)?;
         return Some((Stamp::Instant(Timestamp(nanos)), end));

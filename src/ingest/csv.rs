@@ -201,6 +201,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     }
     let mut out = rows.out;
     rows.not_utf8.add_to(&mut out.stats);
+    out.stats.notes.extend(rows.clock.take_notes());
     let s = &mut out.stats;
     s.lines = u64::from(before) + rdr.get_ref().lines();
     // The header, blank lines and the continuation lines of multi-line rows.

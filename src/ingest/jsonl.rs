@@ -73,6 +73,7 @@ pub(super) fn parse_lines(
         0
     })?;
     not_utf8.add_to(&mut out.stats);
+    out.stats.notes.extend(lines.take_notes());
     Ok(out)
 }
 
@@ -91,11 +92,16 @@ impl ObjectLines {
         }
     }
 
+    /// What the input's report says of the folds and gaps of its zone its times fell in.
+    pub(super) fn take_notes(&mut self) -> Vec<String> {
+        self.st.clock.take_notes()
+    }
+
     /// Dates the time-only stamps of the lines after this on `date` (a `# date:` header
     /// of a log converted to these lines), as `--date` would.
     pub(super) fn set_date(&mut self, date: chrono::NaiveDate) {
         self.opts.date = Some(date);
-        self.st.clock = Clock::new(&self.opts);
+        self.st.clock.redate(&self.opts);
     }
 
     /// The events of line `line_no`, `json` or why it is no JSON, counted and kept in `out`.
@@ -121,7 +127,7 @@ impl ObjectLines {
         cut: bool,
     ) {
         let (st, opts) = (&mut self.st, &self.opts);
-        let undated = st.clock.undated();
+        let in_context = st.clock.read_in_context();
         st.line_no = line_no;
         match json.and_then(|line| st.line(line, opts)) {
             Ok(Some((at, kind, attrs))) => {
@@ -133,8 +139,9 @@ impl ObjectLines {
                 if !attrs.is_empty() {
                     out.attrs.push((loc, attrs));
                 }
-                // A time-only stamp is dated by the lines before it: not read alone again.
-                let place = span.filter(|_| st.clock.undated() == undated);
+                // A time-only stamp is dated by the lines before it, a local time in a fold
+                // read by them as its second pass: not read alone again.
+                let place = span.filter(|_| st.clock.read_in_context() == in_context);
                 out.push_placed(Event { at, loc, kind }, place.clone());
                 for (at, kind) in st.more.drain(..) {
                     out.push_placed(Event { at, loc, kind }, place.clone());

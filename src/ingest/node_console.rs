@@ -160,6 +160,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     }
     record.flush(&mut out, &mut lines, &mut json, cut);
     not_utf8.add_to(&mut out.stats);
+    out.stats.notes.extend(lines.take_notes());
     Ok(out)
 }
 

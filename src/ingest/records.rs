@@ -93,6 +93,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     }
     let counter = rdr.into_inner();
     not_utf8.add_to(&mut out.stats);
+    out.stats.notes.extend(clock.take_notes());
     let s = &mut out.stats;
     s.lines = counter.lines();
     s.ignored = s.lines.saturating_sub(s.events + s.skipped);

@@ -83,6 +83,15 @@ impl Clock {
         }
     }
 
+    /// Dates the time-only stamps after this on `opts`' date, as a new clock would; the
+    /// reading of folds goes on.
+    pub fn redate(&mut self, opts: &ParseOptions) {
+        *self = Clock {
+            dates: self.dates,
+            ..Clock::new(opts)
+        };
+    }
+
     /// Any timestamp spelling the formats allow, or why not: a line's own time, which
     /// moves the midnight rollover when time-only.
     pub fn parse(
@@ -91,7 +100,7 @@ impl Clock {
         opts: &ParseOptions,
         unix: bool,
     ) -> Result<Timestamp, String> {
-        match self.read(text, opts, unix)? {
+        match self.read(text, opts, unix, None)? {
             Stamp::Instant(ts) => Ok(ts),
             Stamp::TimeOfDay(tod) => Ok(self.time_only(tod, opts)),
         }
@@ -108,18 +117,28 @@ impl Clock {
         unix: bool,
         line_at: Timestamp,
     ) -> Result<Timestamp, String> {
-        match self.read(text, opts, unix)? {
+        match self.read(text, opts, unix, Some(line_at))? {
             Stamp::Instant(ts) => Ok(ts),
             Stamp::TimeOfDay(tod) => Ok(on_or_after(tod, line_at, opts)),
         }
     }
 
+    /// A line's own time, or one `beside` it (a settlement: it moves no pass of a fold).
     #[inline]
-    fn read(&mut self, text: &[u8], opts: &ParseOptions, unix: bool) -> Result<Stamp, String> {
+    fn read(
+        &mut self,
+        text: &[u8],
+        opts: &ParseOptions,
+        unix: bool,
+        beside: Option<Timestamp>,
+    ) -> Result<Stamp, String> {
         let t = text.trim_ascii();
         // `parse_whole`, through the cache.
-        let whole = (self.dates.parse_stamp(t, opts.tz))
-            .and_then(|(s, used)| (used == t.len()).then_some(s));
+        let stamp = match beside {
+            None => self.dates.parse_stamp(t, opts.tz),
+            Some(line_at) => self.dates.parse_stamp_beside(t, opts.tz, line_at),
+        };
+        let whole = stamp.and_then(|(s, used)| (used == t.len()).then_some(s));
         if let Some(stamp) = whole {
             return Ok(stamp);
         }
@@ -136,10 +155,11 @@ impl Clock {
         })
     }
 
-    /// How many time-only stamps have been read: a line that adds none reads the same out
-    /// of context.
-    pub fn undated(&self) -> u64 {
-        self.undated
+    /// How many stamps have been read by the lines before them (time-only ones dated,
+    /// local times read as a fold's second pass): a line that adds none reads the same
+    /// out of context.
+    pub fn read_in_context(&self) -> u64 {
+        self.undated + self.dates.folds.second_passes()
     }
 
     fn time_only(&mut self, tod: i64, opts: &ParseOptions) -> Timestamp {
@@ -163,13 +183,19 @@ impl Clock {
         if opts.date.is_none() {
             return Timestamp(local);
         }
-        let offset = opts.tz.offset_of_local(local) * NANOS_PER_SEC;
+        let offset = self.dates.folds.offset_of_line(opts.tz, local) * NANOS_PER_SEC;
         Timestamp(local.saturating_sub(offset))
+    }
+
+    /// What the input's report says of the folds and gaps of its zone its times fell in
+    /// ([`crate::time::Folds`]).
+    pub fn take_notes(&mut self) -> Vec<String> {
+        self.dates.folds.take_notes()
     }
 }
 
 /// The time of day `tod` (at `--tz`) on `line_at`'s local day, or the next day when that
-/// is earlier than `line_at`.
+/// is earlier than `line_at`. In a fold, the first pass not before `line_at`.
 fn on_or_after(tod: i64, line_at: Timestamp, opts: &ParseOptions) -> Timestamp {
     let dateless = line_at.is_dateless() && opts.date.is_none();
     let zone = if dateless { Zone::default() } else { opts.tz };
@@ -178,7 +204,8 @@ fn on_or_after(tod: i64, line_at: Timestamp, opts: &ParseOptions) -> Timestamp {
         .saturating_add(zone.offset_at(line_at) * NANOS_PER_SEC);
     let midnight = local.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
     let at_local = midnight.saturating_add(tod);
-    let at = at_local.saturating_sub(zone.offset_of_local(at_local) * NANOS_PER_SEC);
+    let offset = zone.offset_not_before(at_local, line_at);
+    let at = at_local.saturating_sub(offset * NANOS_PER_SEC);
     Timestamp(if at < line_at.0 {
         at.saturating_add(NANOS_PER_DAY)
     } else {

@@ -54,6 +54,7 @@ pub fn parse_input(
     p.settle_pool();
     p.out.stats.lines = lines as u64;
     not_utf8.add_to(&mut p.out.stats);
+    p.out.stats.notes.extend(p.dates.folds.take_notes());
     Ok(p.out)
 }
 
@@ -314,6 +315,7 @@ impl TextParser {
     }
 
     fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8], ahead: Ahead) -> Verdict {
+        let second_passes = self.dates.folds.second_passes();
         let stamped = self
             .dates
             .parse_stamp(line, self.zone)
@@ -354,7 +356,10 @@ impl TextParser {
             self.pool_line(line, msg, at);
         }
         let local = Local { at, shift };
-        let dated = matches!(stamp, Stamp::Instant(_));
+        // Read alone again from its place, a local time in a fold that the lines before it
+        // made the second pass would be the first.
+        let dated =
+            matches!(stamp, Stamp::Instant(_)) && self.dates.folds.second_passes() == second_passes;
         self.place = (self.rereadable && dated).then(|| span.clone());
         let unsplit = idle::Unsplit {
             n,
@@ -601,7 +606,7 @@ impl TextParser {
                     .saturating_add(tod);
                 // Undated, a time stays as written, on 1970-01-01.
                 let offset = if self.dated {
-                    self.zone.offset_of_local(local)
+                    self.dates.folds.offset_of_line(self.zone, local)
                 } else {
                     0
                 };

@@ -37,12 +37,44 @@ impl Zone {
     /// The offset, in seconds east of UTC, of a local time given as nanoseconds since the
     /// epoch read as if it were UTC. A time the clocks skipped (spring forward) takes the
     /// offset before the change, so `02:30` on that night is `03:30` after it; a time they
-    /// passed twice (fall back) is the first pass, the one before the change.
+    /// passed twice (fall back) is the first pass, the one before the change (a log's order
+    /// can tell the second: [`super::Folds`]).
     #[inline]
     pub fn offset_of_local(self, local_nanos: i64) -> i64 {
         match self {
             Zone::Fixed(secs) => secs,
-            Zone::Named(tz) => named_offset_of_local(tz, local_nanos),
+            Zone::Named(tz) => match named_readings(tz, local_nanos) {
+                Readings::Once(offset) => offset,
+                Readings::Twice { first, .. } => first,
+                Readings::Skipped { before } => before,
+            },
+        }
+    }
+
+    /// The offsets a local time may be at: one, or two where the clocks went back.
+    #[inline]
+    pub fn readings_of_local(self, local_nanos: i64) -> Readings {
+        match self {
+            Zone::Fixed(secs) => Readings::Once(secs),
+            Zone::Named(tz) => named_readings(tz, local_nanos),
+        }
+    }
+
+    /// The offset of a local time written beside another time (a settlement on its
+    /// effect's line, `not_before`): in a fold, the first pass that is not before it (a
+    /// refund created at 02:50 in summer time and settled at `02:10` was settled in winter
+    /// time), else the first pass, as [`Self::offset_of_local`] reads it.
+    pub fn offset_not_before(self, local_nanos: i64, not_before: Timestamp) -> i64 {
+        let at = |offset: i64| local_nanos.saturating_sub(offset.saturating_mul(NANOS_PER_SEC));
+        match self.readings_of_local(local_nanos) {
+            Readings::Twice { first, second }
+                if at(first) < not_before.0 && at(second) >= not_before.0 =>
+            {
+                second
+            }
+            Readings::Twice { first: offset, .. }
+            | Readings::Once(offset)
+            | Readings::Skipped { before: offset } => offset,
         }
     }
 
@@ -66,19 +98,41 @@ impl Zone {
     }
 }
 
+/// The offsets, in seconds east of UTC, a local time may be at in a zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readings {
+    Once(i64),
+    /// The clocks went back over it: it happened twice, first at `first` (summer time),
+    /// then at `second`.
+    Twice {
+        first: i64,
+        second: i64,
+    },
+    /// The clocks skipped it (spring forward): it never happened; `before` is the offset
+    /// before the change.
+    Skipped {
+        before: i64,
+    },
+}
+
 #[cold]
-fn named_offset_of_local(tz: Tz, local_nanos: i64) -> i64 {
+fn named_readings(tz: Tz, local_nanos: i64) -> Readings {
     let Some(local) = naive(local_nanos) else {
-        return 0;
+        return Readings::Once(0);
     };
     match tz.offset_from_local_datetime(&local) {
-        LocalResult::Single(o) => offset_secs(o),
-        LocalResult::Ambiguous(first, _) => offset_secs(first),
+        LocalResult::Single(o) => Readings::Once(offset_secs(o)),
+        LocalResult::Ambiguous(first, second) => Readings::Twice {
+            first: offset_secs(first),
+            second: offset_secs(second),
+        },
         // In the gap: the offset a day earlier is the one before the change (zones change
         // at most a few times a year).
         LocalResult::None => {
             let before = local - chrono::Duration::days(1);
-            offset_secs(tz.offset_from_utc_datetime(&before))
+            Readings::Skipped {
+                before: offset_secs(tz.offset_from_utc_datetime(&before)),
+            }
         }
     }
 }
@@ -162,6 +216,16 @@ mod tests {
         let at = |nanos| Timestamp(nanos);
         assert_eq!(berlin.offset_at(at(local(2026, 10, 25, 0, 59))), 7200);
         assert_eq!(berlin.offset_at(at(local(2026, 10, 25, 1, 0))), 3600);
+        // Beside a line's time, a time in the fold is the first pass not before it.
+        let utc = |h, m| Timestamp(local(2026, 10, 25, h, m));
+        let fold = local(2026, 10, 25, 2, 10);
+        assert_eq!(berlin.offset_not_before(fold, utc(0, 5)), 7200);
+        assert_eq!(berlin.offset_not_before(fold, utc(0, 50)), 3600);
+        assert_eq!(berlin.offset_not_before(fold, utc(1, 30)), 7200);
+        assert_eq!(
+            berlin.offset_not_before(local(2026, 7, 1, 2, 0), utc(1, 30)),
+            7200
+        );
         // A fixed offset does not move.
         let fixed = Zone::Fixed(3600);
         assert_eq!(fixed.offset_of_local(local(2026, 7, 15, 12, 0)), 3600);

@@ -34,7 +34,7 @@ pub(super) fn effect_of(
 /// When an effect (created at `created`) reached its state, from the time written after it:
 /// a time of day is on the creation's (local) date, or the next day if that is earlier.
 fn reached_at(time: &[u8], created: Local, dates: &mut DateCache, zone: Zone) -> Option<Timestamp> {
-    let (stamp, used) = dates.parse_stamp(time, zone)?;
+    let (stamp, used) = dates.parse_stamp_beside(time, zone, created.at)?;
     (used == time.len()).then_some(())?;
     Some(match stamp {
         Stamp::Instant(t) => t,

@@ -279,11 +279,23 @@ impl TextParser {
     /// returned. Anything else returns 0 having changed nothing, and the lines are read
     /// one by one.
     fn settle_ahead(&mut self, tool: Unsplit, ahead: Ahead) -> usize {
+        // The lines' times move the pass of a fold (`Folds`) as read in order: lines read
+        // ahead and then read again one by one must find it as it was.
+        let folds = self.dates.folds;
+        let read = self.settle_ahead_reading(tool, ahead);
+        if read == 0 {
+            self.dates.folds = folds;
+        }
+        read
+    }
+
+    fn settle_ahead_reading(&mut self, tool: Unsplit, ahead: Ahead) -> usize {
         const LINES: usize = 3;
         let mut read = 0;
         // The call's earliest and latest time: all that is kept of its lines.
         let (mut earliest, mut latest) = (tool.at.at, tool.at.at);
         let mut safe = true;
+        let second_passes = self.dates.folds.second_passes();
         for i in 0..LINES {
             // The usual spelling only: a timestamp at the very start and a space after it;
             // a line the reader would trim at its start (blanks, NULs) is read one by one.
@@ -330,8 +342,10 @@ impl TextParser {
         let idle = &mut self.idle;
         let end = tool.span.end + read as u64;
         // Settling may set the call aside as its place in the file; one that cannot be is
-        // replayed from its held copies, which these lines do not have.
-        let dated = idle.dated && tool.dated;
+        // replayed from its held copies, which these lines do not have. A line read as a
+        // fold's second pass would read otherwise alone.
+        let second_pass = self.dates.folds.second_passes() != second_passes;
+        let dated = idle.dated && tool.dated && !second_pass;
         let placed =
             self.rereadable && dated && DeferredLines::fits(idle.span.start, end - idle.span.start);
         // Held so far: nothing, not even the tool call's line.

@@ -4,7 +4,7 @@
 use super::{TextParser, client, tail};
 use crate::ingest::lines::for_each_line_ahead;
 use crate::ingest::{InputStats, ParseOptions, Parsed};
-use crate::time::{DateCache, NANOS_PER_SEC, Stamp, Timestamp, Zone};
+use crate::time::{DateCache, Folds, NANOS_PER_SEC, Stamp, Timestamp, Zone};
 use std::io::{self, Read};
 
 /// The files of one rotated log ([`crate::ingest::rotated`]), oldest first, read as the one log
@@ -41,7 +41,7 @@ impl Rotated {
         opts: &ParseOptions,
     ) -> io::Result<InputStats> {
         let p = &mut self.p;
-        if self.read_one && !starts_after(head, p.line_at, opts.tz) {
+        if self.read_one && !starts_after(head, p.line_at, opts.tz, p.dates.folds) {
             p.current_call = None;
             p.last_attempt.clear();
             p.client = client::ClientLog::default();
@@ -67,6 +67,7 @@ impl Rotated {
         let mut stats = std::mem::take(&mut p.out.stats);
         stats.lines = lines? as u64;
         not_utf8.add_to(&mut stats);
+        stats.notes.extend(p.dates.folds.take_notes());
         Ok(stats)
     }
 
@@ -84,8 +85,11 @@ pub const ROTATED_OVERLAP: i64 = 5 * NANOS_PER_SEC;
 
 /// Whether the first full timestamp in `head` is no earlier than `ended` less
 /// [`ROTATED_OVERLAP`]. A head with none (time-only stamps, no lines) is taken as going on.
-fn starts_after(head: &[u8], ended: Timestamp, zone: Zone) -> bool {
+/// A local time in a fold is read in the pass the last file left (`folds`): a file that
+/// starts in the second pass goes on from one that ended in the first.
+fn starts_after(head: &[u8], ended: Timestamp, zone: Zone, folds: Folds) -> bool {
     let mut dates = DateCache::default();
+    dates.folds = folds;
     let first = head.split(|&b| b == b'\n').find_map(|line| {
         let line = line.trim_ascii();
         let line = line.strip_prefix(b"[").unwrap_or(line);
@@ -120,24 +124,33 @@ mod tests {
         assert!(starts_after(
             head("2026-11-03T14:02:21.930Z").as_bytes(),
             ended,
-            utc
+            utc,
+            Folds::default()
         ));
         assert!(starts_after(
             head("2026-11-03T14:02:17.000Z").as_bytes(),
             ended,
-            utc
+            utc,
+            Folds::default()
         ));
         assert!(!starts_after(
             head("2026-11-03T14:02:16.000Z").as_bytes(),
             ended,
-            utc
+            utc,
+            Folds::default()
         ));
         assert!(!starts_after(
             head("[2026-11-03T13:52:21.930Z]").as_bytes(),
             ended,
-            utc
+            utc,
+            Folds::default()
         ));
-        assert!(starts_after(head("14:02:01.000").as_bytes(), ended, utc));
-        assert!(starts_after(b"", ended, utc));
+        assert!(starts_after(
+            head("14:02:01.000").as_bytes(),
+            ended,
+            utc,
+            Folds::default()
+        ));
+        assert!(starts_after(b"", ended, utc, Folds::default()));
     }
 }
