@@ -458,4 +458,28 @@ mod tests {
         let settled = c.parse_on_line(b"02:00:00", &o, false, line).unwrap();
         assert_eq!(iso(settled), "2026-11-02T20:30:00.000Z");
     }
+
+    /// In the hour Berlin's clocks go back over (2026-10-25 from 02:00), a line whose time
+    /// goes back is the second pass, and the lines after it in the hour; times beside a line
+    /// (a settlement) are the first pass not before it, and move no pass. Time-only lines
+    /// dated by `--date` are read so too.
+    #[test]
+    fn a_line_that_goes_back_in_the_fold_is_its_second_pass() {
+        let o = opts("Europe/Berlin", Some("2026-10-25"));
+        let mut c = Clock::new(&o);
+        let mut line = |s: &str| c.parse(s.as_bytes(), &o, false).unwrap();
+        let summer = line("2026-10-25 02:59:58");
+        assert_eq!(iso(summer), "2026-10-25T00:59:58.000Z");
+        let mut beside = |s: &str| iso(c.parse_on_line(s.as_bytes(), &o, false, summer).unwrap());
+        assert_eq!(beside("02:00:02"), "2026-10-25T01:00:02.000Z");
+        assert_eq!(beside("2026-10-25 02:00:02"), "2026-10-25T01:00:02.000Z");
+        assert_eq!(beside("02:59:59"), "2026-10-25T00:59:59.000Z");
+        // Settlements moved no pass: a line of the hour is still its first pass.
+        let mut line = |s: &str| iso(c.parse(s.as_bytes(), &o, false).unwrap());
+        assert_eq!(line("2026-10-25 02:59:59"), "2026-10-25T00:59:59.000Z");
+        assert_eq!(line("2026-10-25 02:00:01"), "2026-10-25T01:00:01.000Z");
+        assert_eq!(line("02:30:00"), "2026-10-25T01:30:00.000Z");
+        assert_eq!(line("03:00:00"), "2026-10-25T02:00:00.000Z");
+        assert_eq!(c.take_notes().len(), 1);
+    }
 }

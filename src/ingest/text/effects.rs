@@ -7,7 +7,7 @@ use super::plain::EffectLine;
 use super::{Local, small, text};
 use crate::event::*;
 use crate::money::{Currency, Money};
-use crate::time::{DateCache, NANOS_PER_DAY, Stamp, Timestamp, Zone};
+use crate::time::{DateCache, NANOS_PER_DAY, NANOS_PER_SEC, Stamp, Timestamp, Zone};
 
 /// An effect line read plainly ([`plain_effect_line`](super::plain::plain_effect_line)): the effect [`effect_line`] reads
 /// from its fields.
@@ -33,6 +33,8 @@ pub(super) fn effect_of(
 
 /// When an effect (created at `created`) reached its state, from the time written after it:
 /// a time of day is on the creation's (local) date, or the next day if that is earlier.
+/// In a fold of the line's zone, it is first the pass after the line's (a refund created
+/// at 02:59 summer time and settled at `02:00:06` was settled in winter time, seconds later).
 fn reached_at(time: &[u8], created: Local, dates: &mut DateCache, zone: Zone) -> Option<Timestamp> {
     let (stamp, used) = dates.parse_stamp_beside(time, zone, created.at)?;
     (used == time.len()).then_some(())?;
@@ -41,11 +43,18 @@ fn reached_at(time: &[u8], created: Local, dates: &mut DateCache, zone: Zone) ->
         Stamp::TimeOfDay(tod) => {
             let local = created.at.0.saturating_add(created.shift);
             let midnight = local.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
-            let t = midnight.saturating_add(tod).saturating_sub(created.shift);
-            Timestamp(if t < created.at.0 {
-                t.saturating_add(NANOS_PER_DAY)
+            let t_local = midnight.saturating_add(tod);
+            let t = t_local.saturating_sub(created.shift);
+            if t >= created.at.0 {
+                return Some(Timestamp(t));
+            }
+            let in_zone = created.shift == zone.offset_at(created.at) * NANOS_PER_SEC;
+            let offset = zone.offset_not_before(t_local, created.at);
+            let later_pass = t_local.saturating_sub(offset * NANOS_PER_SEC);
+            Timestamp(if in_zone && later_pass >= created.at.0 {
+                later_pass
             } else {
-                t
+                t.saturating_add(NANOS_PER_DAY)
             })
         }
     })

@@ -165,6 +165,38 @@ fn a_named_zone_places_each_time_only_line_at_its_own_offset() {
     assert_eq!(p.events[1].at.0, midnight + tod(1, 30, 0, 0).0);
 }
 
+/// In the hour Berlin's clocks go back over (2026-10-25 from 02:00), the lines from one
+/// whose time goes back are the second pass, time-only ones under a `# date:` header too;
+/// a settlement's time of day beside a line in the first pass is the pass not before it.
+#[test]
+fn lines_that_go_back_in_the_fold_are_its_second_pass() {
+    let opts = ParseOptions {
+        tz: crate::time::Zone::parse("Europe/Berlin").unwrap(),
+        ..ParseOptions::default()
+    };
+    let text = "2026-10-25 02:59:55.501  refund rf_2  order A-2  4500p  settled 02:00:06.884\n\
+                2026-10-25 02:00:07.088  refund rf_3  order A-2  4500p  settled 02:00:07.900\n\
+                # date: 2026-10-25\n02:30:00  agent run r  started\n";
+    let p = parse(&mut text.as_bytes(), 0, &opts).unwrap();
+    let utc =
+        |h, m, s, ms| days_from_civil(2026, 10, 25).unwrap() * NANOS_PER_DAY + tod(h, m, s, ms).0;
+    let settled = |i: usize| match kinds(&p)[i] {
+        EventKind::Effect(e) => e.state_at.map(|t| t.0),
+        _ => panic!("an effect"),
+    };
+    assert_eq!(p.events[0].at.0, utc(0, 59, 55, 501));
+    assert_eq!(
+        settled(0),
+        Some(utc(1, 0, 6, 884)),
+        "seconds later, not a day"
+    );
+    assert_eq!(p.events[1].at.0, utc(1, 0, 7, 88));
+    assert_eq!(settled(1), Some(utc(1, 0, 7, 900)));
+    // A `# date:` header restarts the days, not the pass.
+    assert_eq!(p.events[2].at.0, utc(1, 30, 0, 0));
+    assert_eq!(p.stats.notes.len(), 1, "{:?}", p.stats.notes);
+}
+
 #[test]
 fn run_and_step_tokens_override_the_current_call() {
     let p = run(
