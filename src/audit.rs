@@ -10,7 +10,7 @@ use crate::finding::Finding;
 use crate::ingest::otlp::{Span, link};
 use crate::ingest::rotated;
 use crate::ingest::source::{self, InputError, Outcome};
-use crate::ingest::{MAX_PROBLEMS_KEPT, ParseOptions};
+use crate::ingest::{Format, MAX_PROBLEMS_KEPT, ParseOptions};
 use crate::period;
 use crate::progress::Progress;
 use crate::relevance::{self, Dropped};
@@ -262,9 +262,14 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         vec![starts, restored]
     };
     let displays = || inputs.iter().map(|i| i.display.as_str());
+    let exports = (formats.iter().enumerate())
+        .filter(|(_, f)| **f == Some(Format::Csv))
+        .map(|(i, _)| i as u32)
+        .collect();
     let correlate_opts = CorrelateOptions {
         logs: rotated::logs(&inputs),
         whole_units: cfg.whole_amounts.by_input(displays()),
+        exports,
         ..cfg.correlate.clone()
     };
     let mut model = correlate_parts_adding(parts, &correlate_opts, restore);

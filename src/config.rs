@@ -267,6 +267,7 @@ impl AuditConfig {
                 // Known once the inputs are: see the audit.
                 logs: Vec::new(),
                 whole_units: Vec::new(),
+                exports: Vec::new(),
             },
             rules: settings,
             strict: a.strict,

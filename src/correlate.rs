@@ -26,6 +26,9 @@ pub struct CorrelateOptions {
     /// `--whole-amounts`: the unit each input writes its bare whole numbers in, by input
     /// index, where the user declared one. Empty, or an input past its end: learnt.
     pub whole_units: Vec<WholeUnit>,
+    /// The inputs that are effect exports (CSV), by index: where an effect's lines
+    /// disagree on its amount, its log's is used over an export's ([`disputes`]).
+    pub exports: Vec<u32>,
 }
 
 impl CorrelateOptions {
@@ -45,6 +48,7 @@ impl Default for CorrelateOptions {
             tool_kinds: Vec::new(),
             logs: Vec::new(),
             whole_units: Vec::new(),
+            exports: Vec::new(),
         }
     }
 }
@@ -76,6 +80,9 @@ pub struct Model {
     pub attrs: FxHashMap<Loc, Attrs>,
     /// Lines of one effect that give it different amounts, orders or keys ([`Disagreement`]).
     pub disagreements: Vec<Disagreement>,
+    /// The amounts written by each effect whose lines disagree on it, and which rule chose
+    /// the one used ([`disputes`]).
+    pub amount_disputes: disputes::AmountDisputes,
     /// The inputs in which some request's line shows its key: such a client log shows
     /// keys, so a request of it without one sent none.
     pub inputs_showing_keys: BTreeSet<u32>,
@@ -152,6 +159,7 @@ mod by_time;
 mod call_args;
 mod client_side;
 mod copies;
+pub mod disputes;
 mod generations;
 mod kinds;
 mod matching;

@@ -1,6 +1,7 @@
 //! A payments log and a settlement export that disagree on one effect: the findings do
-//! not depend on which file is read first (file names decide that), and the disagreement
-//! is a warning naming both lines.
+//! not depend on which file is read first (file names decide that), the disagreement is a
+//! warning naming both lines, and one on an amount never makes a duplicate disappear
+//! (review36 L1; `correlate/disputes.rs`).
 
 mod common;
 
@@ -11,7 +12,8 @@ const LOG: &str = r#"{"ts":"2026-11-10T10:00:00.000Z","type":"effect","effect_id
 {"ts":"2026-11-10T11:00:00.000Z","type":"effect","effect_id":"rf_3","kind":"refund","order":"M-2","amount_minor":4500,"currency":"GBP"}
 "#;
 
-/// The export's rf_2 in GBP: with it, rf_1 and rf_2 are a duplicate on M-1.
+/// The export's rf_2 in GBP, the log's in EUR: one of them is wrong, and rf_1, a second
+/// before it on M-1, is GBP 45.00 in both.
 const EXPORT: &str = "id,order_id,amount,currency,created_at,status
 rf_1,M-1,45.00,GBP,2026-11-10T10:00:00Z,succeeded
 rf_2,M-1,45.00,GBP,2026-11-10T10:00:01Z,succeeded
@@ -49,10 +51,72 @@ fn which_file_is_read_first_does_not_change_the_findings() {
             "{warning}"
         );
         assert!(warning.contains(&format!("at {there};")), "{warning}");
-        assert!(warning.contains("EUR 45.00 is used"), "{warning}");
+        assert!(
+            warning.contains(
+                "GBP 45.00 is used (the amount another refund of its order is written with: \
+                 a disagreement never splits a duplicate)"
+            ),
+            "{warning}"
+        );
     }
-    // The lesser as written is EUR: rf_2 is no second GBP refund of M-1.
-    assert!(!log_first.1.contains("duplicate-effect"), "{}", log_first.1);
+    // The amount rf_1 is written with: rf_2 is a second GBP refund of M-1, and the finding
+    // says its lines disagree. (The lesser code, EUR, made the duplicate disappear.)
+    let dup = (log_first.1.lines())
+        .find(|l| l.contains("duplicate-effect"))
+        .unwrap_or_else(|| panic!("no duplicate in:\n{}", log_first.1));
+    assert!(dup.contains("M-1") && dup.contains("GBP"), "{dup}");
+    assert!(
+        dup.contains("rf_2's lines disagree on its amount (GBP 45.00 used; also EUR 45.00)"),
+        "{dup}"
+    );
+}
+
+/// The amount that keeps an effect with its copies may be the number too: the export's
+/// rf_2 is 44.00, the log's 45.00 as rf_1's.
+#[test]
+fn an_amount_that_differs_in_number_keeps_the_duplicate_too() {
+    let log = LOG.replace(
+        r#""amount_minor":4500,"currency":"EUR""#,
+        r#""amount_minor":4500,"currency":"GBP""#,
+    );
+    let export = EXPORT.replace("rf_2,M-1,45.00,GBP", "rf_2,M-1,44.00,GBP");
+    for names in [("a.jsonl", "z.csv"), ("z.jsonl", "a.csv")] {
+        let (code, out, err) = scan_named(&log, &export, names.0, names.1);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(out.contains("duplicate-effect"), "{out}");
+        assert!(
+            err.contains("GBP 45.00 is used (the amount another refund"),
+            "{err}"
+        );
+    }
+}
+
+/// An effect with no other of its order: its log's amount is used over an export's,
+/// whichever is read first and whichever code is the lesser; two exports (or two logs)
+/// that disagree use the lesser. No duplicate either way.
+#[test]
+fn an_effect_alone_takes_its_logs_amount_over_an_exports() {
+    let export = EXPORT.replace("rf_2,M-1,45.00,GBP", "rf_3,M-2,45.00,EUR");
+    for names in [("a.jsonl", "z.csv"), ("z.jsonl", "a.csv")] {
+        let (code, out, err) = scan_named(LOG, &export, names.0, names.1);
+        assert_eq!(code, 0, "{out}{err}");
+        let warning = (err.lines())
+            .find(|l| l.contains("refund rf_3: amount"))
+            .unwrap_or_else(|| panic!("no warning of rf_3 in:\n{err}"));
+        assert!(
+            warning.contains("GBP 45.00 is used (the service log's, over an export's)"),
+            "{warning}"
+        );
+    }
+    let other_export = "id,order_id,amount,currency,created_at,status\nrf_3,M-2,45.00,GBP,2026-11-10T11:00:00Z,succeeded\n";
+    for names in [("a.csv", "z.csv"), ("z.csv", "a.csv")] {
+        let (code, out, err) = scan_named(other_export, &export, names.0, names.1);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(
+            err.contains("EUR 45.00 is used (the lesser as written, whichever file is read first)"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! Lines of one effect that disagree on its amount, order or key (a payments log and a
 //! settlement export, say): the model keeps one value by a rule that does not depend on
-//! which file was read first; the user is told, since one of the lines is wrong and the
-//! month's totals may move by it.
+//! which file was read first (an amount by [`crate::correlate::disputes`]); the user is
+//! told, with the rule, since one of the lines is wrong and the month's totals may move by
+//! it.
 
+use crate::correlate::disputes::ChosenBy;
 use crate::correlate::{Disputed, Model};
 use crate::ingest::MAX_PROBLEMS_KEPT;
 use crate::report::{InputReport, ProblemReport};
@@ -25,15 +27,21 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
                 Disputed::Key => e.key.as_deref().unwrap_or_default().to_string(),
             };
             let earlier: Vec<String> = d.earlier.iter().map(|&l| place(l)).collect();
+            let chosen_by = match d.field {
+                Disputed::Amount => {
+                    (model.amount_disputes.get(&d.effect)).map_or(ChosenBy::Lesser, |a| a.chosen_by)
+                }
+                Disputed::Order | Disputed::Key => ChosenBy::Lesser,
+            };
             let reason = format!(
-                "{} {}: {} {} here, but {} at {}; {used} is used (the lesser as written, \
-                 whichever file is read first): check which is right",
+                "{} {}: {} {} here, but {} at {}; {used} is used ({}): check which is right",
                 e.kind,
                 e.id,
                 d.field.as_str(),
                 d.other,
                 d.kept,
                 earlier.join(", "),
+                chosen_by.why(&e.kind),
             );
             (d.at.input, d.at.line, reason)
         })

@@ -101,9 +101,10 @@ impl WrittenAmount {
 }
 
 /// Lines of one effect (a log and an export of it, two replicas) that disagree on its
-/// amount or its order. The value kept is the lesser of the two as written, whichever
-/// was read first, so that a month's findings do not depend on files' names; the
-/// disagreement is reported as a warning on the later line, since one of them is wrong.
+/// amount, order or key. The value kept never depends on which was read first, so that a
+/// month's findings do not depend on files' names: an order or key the lesser as written,
+/// an amount as [`crate::correlate::disputes`] chooses. The disagreement is reported as a
+/// warning on the later line, since one of them is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Disagreement {
     /// The effect, in [`crate::correlate::Model::effects`].

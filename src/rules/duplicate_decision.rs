@@ -2,8 +2,8 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    DELIVERY_SLACK, clusters, did, dispatch_evidence, effect_amount_text, excess_text,
-    groups_by_key, set_effects, sort_by_creation, span_text,
+    DELIVERY_SLACK, clusters, did, dispatch_evidence, disputed_amounts, effect_amount_text,
+    excess_text, groups_by_key, set_effects, sort_by_creation, span_text,
 };
 use super::{Rule, Settings, Shared};
 use crate::correlate::Model;
@@ -253,8 +253,9 @@ fn finding(
         )
     };
     f.message = format!(
-        "{text}: {reading}; check the order's ledger before deciding, excess {}",
-        excess_text(&f, kind)
+        "{text}: {reading}; check the order's ledger before deciding, excess {}{}",
+        excess_text(&f, kind),
+        disputed_amounts(model, cluster)
     );
     f
 }

@@ -85,6 +85,32 @@ pub fn excess_text(f: &Finding, kind: &str) -> String {
     format!("at least {known}, {whose} unknown")
 }
 
+/// `; rf_2's lines disagree on its amount (GBP 45.00 used; also EUR 45.00)` for each of
+/// `effects` whose lines disagree on its amount ([`crate::correlate::disputes`]): an excess
+/// counted in the amount used does not move currency unsaid.
+pub fn disputed_amounts(model: &Model, effects: &[usize]) -> String {
+    if model.amount_disputes.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    for &i in effects {
+        let Some(d) = model.amount_disputes.get(&(i as u32)) else {
+            continue;
+        };
+        let e = &model.effects[i];
+        let others: Vec<String> = (d.others(e.written).iter()).map(|w| w.describe()).collect();
+        let used = e
+            .written
+            .map_or_else(|| "none".to_string(), |w| w.describe());
+        out.push_str(&format!(
+            "; {}'s lines disagree on its amount ({used} used; also {})",
+            e.id,
+            others.join(", ")
+        ));
+    }
+    out
+}
+
 /// `GBP 45.00`, or `an unknown amount`.
 pub fn amount_text(amount: Option<impl Into<Total>>) -> String {
     amount.map_or_else(|| "an unknown amount".to_string(), |m| m.into().display())

@@ -1,6 +1,7 @@
 //! Effects merged by (kind, id) as the service's lines log them.
 
 use super::Builder;
+use crate::correlate::disputes::AmountDispute;
 use crate::correlate::ready::fresh;
 use crate::correlate::{Disagreement, Disputed, EffectRec, WrittenAmount};
 use crate::event::Loc;
@@ -73,13 +74,25 @@ impl<'o> Builder<'o> {
                 }
                 _ => {}
             }
-            let disagreed = [
-                disagreed,
-                amounts_disagree(rec.written, written),
-                key_disagreed,
-            ];
+            let amount_disagreed = amounts_disagree(rec.written, written);
+            // An effect whose lines disagree on its amount keeps what each wrote: its
+            // amount is chosen once every line is in ([`crate::correlate::disputes`]).
+            let disputes = &mut self.model.amount_disputes;
+            let disputed = amount_disagreed.is_some()
+                || (!disputes.is_empty() && disputes.contains_key(&(i as u32)));
+            if let (true, Some(w)) = (disputed, written) {
+                let dispute = disputes.entry(i as u32).or_insert_with(|| AmountDispute {
+                    written: (rec.locs.iter())
+                        .filter_map(|&l| Some((l, rec.written?)))
+                        .collect(),
+                    ..AmountDispute::default()
+                });
+                dispute.written.push((loc, w));
+            }
+            let disagreed = [disagreed, amount_disagreed, key_disagreed];
             // A known amount wins over a whole number of unknown unit, whichever came first;
-            // of two known (or two unknown), the lesser, as for the order.
+            // of two known (or two unknown), the lesser, as for the order, until every line
+            // is in and `disputes` chooses.
             let replaces = match (rec.written, written) {
                 (_, None) => false,
                 (None, Some(_)) => true,

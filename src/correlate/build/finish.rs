@@ -3,6 +3,7 @@
 
 use super::Builder;
 use crate::correlate::copies::attach_delivery_copies;
+use crate::correlate::disputes::resolve_amounts;
 use crate::correlate::generations::number_generations;
 use crate::correlate::matching::{join_renumbered, match_effects};
 use crate::correlate::replays::{ReplayIndex, mark_replayed_answers};
@@ -18,6 +19,7 @@ impl<'o> Builder<'o> {
         (self.model.calls.par_iter_mut())
             .for_each(|call| call.dispatches.sort_by_key(|&d| dispatches[d].first_at()));
         (self.model.effects.par_iter_mut()).for_each(|e| e.locs.sort());
+        resolve_amounts(&mut self.model, &self.opts.exports);
         imply_unlogged_requests(&mut self.model);
         number_generations(&mut self.model);
         let replays = ReplayIndex::new(&self.model);

@@ -6,7 +6,8 @@ use super::cause::Evidence;
 use crate::correlate::Model;
 use crate::finding::{Cause, Finding};
 use crate::rules::support::{
-    DELIVERY_SLACK, dispatch_evidence, effect_amount_text, excess_text, groups_by_key, set_effects,
+    DELIVERY_SLACK, dispatch_evidence, disputed_amounts, effect_amount_text, excess_text,
+    groups_by_key, set_effects,
 };
 use crate::rules::{Settings, Shared};
 use crate::time::Duration;
@@ -148,10 +149,11 @@ fn call_finding(
     for &d in &dispatches {
         dispatch_evidence(&model.dispatches[d], &mut f.evidence);
     }
+    let disputed = disputed_amounts(model, &effects);
     set_effects(&mut f, model, effects);
     let lead = evidence.story(kind, cause, &f);
     f.message = format!(
-        "{lead}: {} {kind}s for one call{}, excess {}",
+        "{lead}: {} {kind}s for one call{}, excess {}{disputed}",
         f.effects.len(),
         amounts_differ(&f),
         excess_text(&f, kind)
@@ -173,14 +175,15 @@ pub(super) fn check_service_only(
         f.cause = Some(Cause::Unknown);
         f.key = group.key.clone();
         set_effects(&mut f, model, group.effects.clone());
+        let disputed = disputed_amounts(model, &group.effects);
         f.message = match &group.key {
             Some(key) => format!(
-                "{} {kind}s carry the same key {key} and no client trace covers them, excess {}",
+                "{} {kind}s carry the same key {key} and no client trace covers them, excess {}{disputed}",
                 f.effects.len(),
                 excess_text(&f, &kind)
             ),
             None => format!(
-                "{} {kind}s of {} on one order within {} of each other and no client trace covers them, excess {}",
+                "{} {kind}s of {} on one order within {} of each other and no client trace covers them, excess {}{disputed}",
                 f.effects.len(),
                 effect_amount_text(&model.effects[group.effects[0]]),
                 gap.display_secs(),
