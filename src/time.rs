@@ -384,16 +384,15 @@ impl DateCache {
             None => folds.offset_of_line(zone, local),
             Some(line_at) => zone.offset_not_before(local, line_at),
         };
-        let (text, days, known) = (&mut self.text, &mut self.days, &mut self.known);
         let date = |b: &[u8]| {
-            if *known && b.get(..10) == Some(&text[..]) {
-                return Some(*days);
+            if self.known && b.get(..10) == Some(&self.text[..]) {
+                return Some(self.days);
             }
-            let read = parse_date(b)?;
-            text.copy_from_slice(&b[..10]);
-            *days = read;
-            *known = true;
-            Some(read)
+            let days = parse_date(b)?;
+            self.text.copy_from_slice(&b[..10]);
+            self.days = days;
+            self.known = true;
+            Some(days)
         };
         parse_stamp_with(b, date, offset_of)
     }
