@@ -21,6 +21,7 @@ use crate::time::{Duration, Timestamp};
 use rayon::prelude::*;
 
 mod disagreements;
+mod guessed_calls;
 pub mod zone_gap;
 
 /// Everything an audit produced.
@@ -281,6 +282,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
         model.latest_event = model.latest_event.max(Some(last));
     }
     disagreements::warn(&model, &mut reports);
+    guessed_calls::warn(&model, &mut reports);
     stages.mark("correlate");
     // Totals read the model only: they are counted while the rules run.
     // Both ask `shared` for the keyed attempts: whichever asks first classifies them.

@@ -83,6 +83,9 @@ pub struct Model {
     /// The amounts written by each effect whose lines disagree on it, and which rule chose
     /// the one used ([`disputes`]).
     pub amount_disputes: disputes::AmountDisputes,
+    /// Lines of parallel calls given to one of them by the order they were dispatched, where
+    /// that choice shapes their findings ([`GuessedCall`]).
+    pub guessed_calls: Vec<GuessedCall>,
     /// The inputs in which some request's line shows its key: such a client log shows
     /// keys, so a request of it without one sent none.
     pub inputs_showing_keys: BTreeSet<u32>,
@@ -172,7 +175,8 @@ mod service_side;
 mod whole_amounts;
 
 pub use client_side::{
-    AttemptId, AttemptRec, Dispatch, LogicalCall, Outcome, OutcomeKind, RunEventRec, StepEndRec,
+    AttemptId, AttemptRec, DealtLine, Dispatch, GuessedCall, LogicalCall, Outcome, OutcomeKind,
+    RunEventRec, StepEndRec,
 };
 pub use copies::DELIVERY_SLACK;
 pub use generations::same_request;

@@ -14,10 +14,7 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
     if model.disagreements.is_empty() {
         return;
     }
-    let place = |loc: crate::event::Loc| {
-        let path = (reports.get(loc.input as usize)).map_or("?", |r| r.path.as_str());
-        format!("{path}:{}", loc.line)
-    };
+    let place = |loc| place(reports, loc);
     let warnings: Vec<(u32, u32, String)> = (model.disagreements.iter())
         .map(|d| {
             let e = &model.effects[d.effect as usize];
@@ -46,6 +43,18 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
             (d.at.input, d.at.line, reason)
         })
         .collect();
+    add_warnings(reports, warnings);
+}
+
+/// `path:line` of `loc`.
+pub(super) fn place(reports: &[InputReport], loc: crate::event::Loc) -> String {
+    let path = (reports.get(loc.input as usize)).map_or("?", |r| r.path.as_str());
+    format!("{path}:{}", loc.line)
+}
+
+/// Each `(input, line, reason)` as a warning of its input, an input's warnings kept in the
+/// order of their lines, the first few of them.
+pub(super) fn add_warnings(reports: &mut [InputReport], warnings: Vec<(u32, u32, String)>) {
     let mut touched = vec![false; reports.len()];
     for (input, line, reason) in warnings {
         if let Some(r) = reports.get_mut(input as usize) {

@@ -8,6 +8,7 @@ use crate::event::{Event, EventKind, Lifecycle};
 use dispatches::{RecentDispatches, StepLink, hash_call, orphan_call};
 use effects::hash_effect;
 use hashbrown::HashTable;
+use parallel::Dealt;
 use rustc_hash::FxHashMap;
 
 mod dispatches;
@@ -40,6 +41,8 @@ pub(super) struct Builder<'o> {
     /// The dispatches that made a new logical call in a step dispatched before
     /// ([`step_retries`]).
     redispatched: Vec<u32>,
+    /// The dispatches that lines of parallel calls were dealt to ([`parallel`]).
+    dealt_in_parallel: Vec<u32>,
 }
 
 impl<'o> Builder<'o> {
@@ -58,6 +61,7 @@ impl<'o> Builder<'o> {
             effect_index: HashTable::new(),
             resumes: FxHashMap::default(),
             redispatched: Vec::new(),
+            dealt_in_parallel: Vec::new(),
         }
     }
 
@@ -105,14 +109,15 @@ impl<'o> Builder<'o> {
             EventKind::Attempt(a) => {
                 let call = a.call.unwrap_or_else(|| orphan_call(loc));
                 let d = self.dispatch_for(&call, at);
-                // A first attempt is the earliest of the step's parallel calls' that has
-                // sent none; on a dispatch that already has attempts and no such call, it
-                // is a re-dispatch whose tool-call line was not logged.
-                // Unless the input said which of the step's calls sent it.
-                let sibling = (a.number == 1 && call.part == 0)
-                    .then(|| self.sibling_for_attempt(d))
-                    .flatten();
-                let d = if let Some(sibling) = sibling {
+                // The step's parallel call the line names, or else the first to send
+                // ([`parallel`]), unless the input said which of the step's calls sent it.
+                let dealt = match call.part {
+                    0 => self.deal_request(d, a.number, a.key.as_deref(), a.url.as_deref()),
+                    _ => Dealt::default(),
+                };
+                // A first attempt on a dispatch that already has attempts is a re-dispatch
+                // whose tool-call line was not logged.
+                let d = if let Some(sibling) = dealt.to {
                     sibling
                 } else if a.number == 1 && !self.model.dispatches[d].attempts.is_empty() {
                     let prev = &self.model.dispatches[d];
@@ -132,7 +137,8 @@ impl<'o> Builder<'o> {
                     d
                 };
                 self.refresh_kind(d, a.url.as_deref());
-                self.model.dispatches[d].attempts.push(AttemptRec {
+                let attempts = &mut self.model.dispatches[d].attempts;
+                attempts.push(AttemptRec {
                     number: a.number,
                     at,
                     loc,
@@ -144,6 +150,8 @@ impl<'o> Builder<'o> {
                     generation: 0,
                     key_unseen: a.key_unseen,
                 });
+                let index = attempts.len() - 1;
+                self.note_dealt(&dealt, DealtLine::Request, loc, (d, index));
             }
             EventKind::Failure(f) => {
                 let outcome = Outcome {

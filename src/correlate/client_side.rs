@@ -260,3 +260,38 @@ pub struct RunEventRec {
     pub loc: Loc,
     pub what: Lifecycle,
 }
+
+/// A line of one step's parallel calls that named none of them (a SPEC §3.1 line names only
+/// the run and step; an HTTP client's names neither) and was given to one by the order they
+/// were dispatched, while another could as well have been its (`correlate/build/parallel.rs`).
+/// Kept to tell the user where the calls' stories rest on that order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuessedCall {
+    pub at: Loc,
+    pub line: DealtLine,
+    /// The dispatch the line was given to, and the attempt (its index there) it made or
+    /// ended.
+    pub chosen: u32,
+    pub attempt: u32,
+    /// Another dispatch that could have been its, and how many more could.
+    pub other: u32,
+    pub more: u32,
+}
+
+/// What a [`GuessedCall`]'s line was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DealtLine {
+    Request,
+    Answer,
+    Failure,
+}
+
+impl DealtLine {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DealtLine::Request => "request",
+            DealtLine::Answer => "answer",
+            DealtLine::Failure => "failure",
+        }
+    }
+}

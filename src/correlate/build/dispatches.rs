@@ -6,7 +6,7 @@ use crate::correlate::call_args::CallArgs;
 use crate::correlate::kinds::effect_kind_of;
 use crate::correlate::ready::fresh;
 use crate::correlate::restated::absorb;
-use crate::correlate::{AttemptRec, Dispatch, LogicalCall, Outcome, OutcomeKind};
+use crate::correlate::{AttemptRec, DealtLine, Dispatch, LogicalCall, Outcome, OutcomeKind};
 use crate::event::{CallRef, Loc, Text};
 use crate::money::WholeUnit;
 use crate::time::Timestamp;
@@ -286,13 +286,26 @@ impl<'o> Builder<'o> {
     ) {
         let call = call.unwrap_or_else(|| orphan_call(loc));
         let mut d = self.dispatch_for(&call, outcome.at);
-        // The earliest of the step's parallel calls with an attempt awaiting it, as their
-        // requests were taken ([`super::parallel`]), unless the input said whose it is.
-        if call.part == 0
-            && let Some(sibling) = self.sibling_for_outcome(d, attempt)
-        {
+        // The step's parallel call awaiting it, or else one that may have sent a request no
+        // line gave ([`super::parallel`]), unless the input said whose it is.
+        let dealt = match call.part {
+            0 => self.deal_outcome(d, attempt),
+            _ => super::parallel::Dealt::default(),
+        };
+        if let Some(sibling) = dealt.to {
             d = sibling;
         }
+        let line = match outcome.kind {
+            OutcomeKind::Failure { .. } => DealtLine::Failure,
+            OutcomeKind::Response { .. } => DealtLine::Answer,
+        };
+        let index = self.place_outcome(d, attempt, outcome);
+        self.note_dealt(&dealt, line, loc, (d, index));
+    }
+
+    /// Puts `outcome` (of the request numbered `attempt`, when the line says) on the
+    /// request of dispatch `d` it ends, or one it implies; returns that request's index.
+    fn place_outcome(&mut self, d: usize, attempt: Option<u32>, outcome: Outcome) -> usize {
         let dispatch_at = self.model.dispatches[d].at;
         let attempts = &mut self.model.dispatches[d].attempts;
         let slot = match attempt {
@@ -302,7 +315,10 @@ impl<'o> Builder<'o> {
         .or(attempts.len().checked_sub(1));
         let last = attempts.len().checked_sub(1);
         match slot {
-            Some(i) if attempts[i].outcome.is_none() => attempts[i].outcome = Some(outcome),
+            Some(i) if attempts[i].outcome.is_none() => {
+                attempts[i].outcome = Some(outcome);
+                i
+            }
             // The answer of the latest attempt, which the line named (or named none: a
             // tool's own error saying the 422 its request got), told again.
             Some(i)
@@ -311,7 +327,10 @@ impl<'o> Builder<'o> {
                     && attempts[i]
                         .outcome
                         .as_mut()
-                        .is_some_and(|kept| absorb(kept, &outcome)) => {}
+                        .is_some_and(|kept| absorb(kept, &outcome)) =>
+            {
+                i
+            }
             _ => {
                 // An outcome with no attempt logged: imply the attempt, so the outcome is
                 // still evidence. It was sent at the earliest after the dispatch's latest
@@ -335,6 +354,7 @@ impl<'o> Builder<'o> {
                     generation: 0,
                     key_unseen: true,
                 });
+                attempts.len() - 1
             }
         }
     }

@@ -20,6 +20,9 @@ impl<'o> Builder<'o> {
             .for_each(|call| call.dispatches.sort_by_key(|&d| dispatches[d].first_at()));
         (self.model.effects.par_iter_mut()).for_each(|e| e.locs.sort());
         resolve_amounts(&mut self.model, &self.opts.exports);
+        super::parallel::settle_guesses(&mut self.model);
+        let dealt = std::mem::take(&mut self.dealt_in_parallel);
+        super::parallel::number_per_call(&mut self.model, dealt);
         imply_unlogged_requests(&mut self.model);
         number_generations(&mut self.model);
         let replays = ReplayIndex::new(&self.model);

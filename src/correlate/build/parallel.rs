@@ -1,17 +1,47 @@
 //! Parallel tool calls of one step (SPEC §3.1): a framework dispatches several calls of a
-//! step at once (two refunds of two items of an order), and their requests and answers
-//! follow naming only the run and step. A first request goes to the earliest of the step's
-//! open calls that has sent none, and an answer to the earliest with a request awaiting
-//! one: in the order they were dispatched, as a client sends them. Before, the latest call
-//! took every request as a retry of itself: two parallel refunds read as a step retry that
-//! refunded twice, and two keys as a key minted per attempt.
+//! step at once (two refunds of two orders, `asyncio.gather`), and their requests and
+//! answers follow naming only the run and step, or nothing (an HTTP client's own lines).
+//!
+//! A request goes to the call its line names ([`evidence`]): its key is the call's (an
+//! earlier request's, or one in its arguments), or its URL names one of the call's
+//! arguments (`/v1/orders/A-2/refunds`) and no other call's. A line that names none goes by
+//! the order the calls were dispatched, as a client sends them: a first request to the
+//! earliest call that has sent none; a later one to the latest call, unless that one is
+//! done (its last write answered 2xx: no client retries that), then to the earliest that is
+//! not. An answer or failure goes to the earliest call with a request awaiting one; with
+//! none, when the latest is done, to the earliest that is not (httpx logs no request that
+//! got no answer: the request it ends is in no line). Before, the latest call took every
+//! request as a retry of itself (two parallel refunds read as a step retry), and then
+//! every retry: a timed-out call's retry was the other call's.
+//!
+//! Where another call could as well have been the line's, the choice is kept
+//! ([`GuessedCall`]); [`settle_guesses`] checks it against the service's effects once they
+//! are all in, and the rest are told to the user where the calls' stories rest on them.
 
 use super::Builder;
+use crate::correlate::{AttemptRec, DealtLine, GuessedCall, Model, OutcomeKind};
+use crate::event::Loc;
 use crate::time::Duration;
+
+mod evidence;
+mod settle;
+
+pub(in crate::correlate) use settle::settle_guesses;
 
 /// How close the tool-call lines of one step's parallel calls are: one model turn asks for
 /// them at once.
 const TOGETHER: Duration = Duration::from_secs(1);
+
+/// Where a line of a step goes: `to` a dispatch other than the step's latest (`None`: the
+/// latest, as for any step), and the first other call that could as well have been its,
+/// with how many more, when the line named none. `parallel`: the step had parallel calls
+/// open.
+#[derive(Default)]
+pub(super) struct Dealt {
+    pub(super) to: Option<usize>,
+    rival: Option<(usize, u32)>,
+    parallel: bool,
+}
 
 impl Builder<'_> {
     /// The step's dispatches before `d`, latest first, that are other calls dispatched
@@ -33,31 +63,179 @@ impl Builder<'_> {
             })
     }
 
-    /// Where a first attempt for `d`, the step's latest dispatch, goes instead: the
-    /// earliest open sibling that has sent none.
-    pub(super) fn sibling_for_attempt(&self, d: usize) -> Option<usize> {
-        let sent_none = |&s: &usize| self.model.dispatches[s].attempts.is_empty();
-        self.open_siblings(d).filter(sent_none).last()
+    /// The step's open parallel calls, earliest first, ending with `d`, its latest
+    /// dispatch; empty when it has none open beside `d` (nearly every step: one look at its
+    /// link to an earlier dispatch).
+    fn parallel_calls(&self, d: usize) -> Vec<usize> {
+        if self.earlier_of(d).is_none() {
+            return Vec::new();
+        }
+        let mut calls: Vec<usize> = self.open_siblings(d).collect();
+        if !calls.is_empty() {
+            calls.reverse();
+            calls.push(d);
+        }
+        calls
     }
 
-    /// Where an answer for `d`, the step's latest dispatch, goes instead: the earliest open
-    /// sibling with an attempt (numbered `number`, when the line says) that awaits one.
-    pub(super) fn sibling_for_outcome(&self, d: usize, number: Option<u32>) -> Option<usize> {
-        let awaits = |&s: &usize| awaits_answer(&self.model.dispatches[s].attempts, number);
-        self.open_siblings(d).filter(awaits).last()
+    /// The call that sent a request of `d`'s step (`number`, with `key` and to `url`).
+    pub(super) fn deal_request(
+        &self,
+        d: usize,
+        number: u32,
+        key: Option<&str>,
+        url: Option<&str>,
+    ) -> Dealt {
+        let calls = self.parallel_calls(d);
+        if calls.is_empty() {
+            return Dealt::default();
+        }
+        if let Some(c) = self.named_by_request(&calls, key, url) {
+            return Dealt {
+                to: (c != d).then_some(c),
+                rival: None,
+                parallel: true,
+            };
+        }
+        let dispatches = &self.model.dispatches;
+        if number == 1 {
+            let sent_none = |&c: &usize| dispatches[c].attempts.is_empty();
+            return by_order(&calls, d, sent_none, None);
+        }
+        let may_send = |&c: &usize| !is_done(&dispatches[c].attempts);
+        // The latest, as for any step, unless it is done.
+        let first = may_send(&d).then_some(d);
+        by_order(&calls, d, may_send, first)
     }
+
+    /// The call an outcome of `d`'s step (of its request `number`, when the line says)
+    /// ends a request of.
+    pub(super) fn deal_outcome(&self, d: usize, number: Option<u32>) -> Dealt {
+        let calls = self.parallel_calls(d);
+        if calls.is_empty() {
+            return Dealt::default();
+        }
+        let dispatches = &self.model.dispatches;
+        let awaits = |&c: &usize| awaits_answer(&dispatches[c].attempts, number);
+        if calls.iter().any(awaits) {
+            return by_order(&calls, d, awaits, None);
+        }
+        if is_done(&dispatches[d].attempts) {
+            return by_order(&calls, d, |&c| !is_done(&dispatches[c].attempts), None);
+        }
+        Dealt {
+            parallel: true,
+            ..Dealt::default()
+        }
+    }
+
+    /// Notes where `dealt` sent the line at `at`: to attempt `attempt` (its index) of
+    /// dispatch `chosen`. Its choice is kept if another call could as well have been the
+    /// line's.
+    pub(super) fn note_dealt(
+        &mut self,
+        dealt: &Dealt,
+        line: DealtLine,
+        at: Loc,
+        (chosen, attempt): (usize, usize),
+    ) {
+        if dealt.parallel {
+            self.dealt_in_parallel.push(chosen as u32);
+        }
+        if let Some((other, more)) = dealt.rival {
+            self.model.guessed_calls.push(GuessedCall {
+                at,
+                line,
+                chosen: chosen as u32,
+                attempt: attempt as u32,
+                other: other as u32,
+                more,
+            });
+        }
+    }
+}
+
+/// The earliest of `calls` that `fits` (or `first`, when given and it fits), the one
+/// after it that also fits as its rival; `to` is `None` when that is `latest`.
+fn by_order(
+    calls: &[usize],
+    latest: usize,
+    fits: impl Fn(&usize) -> bool,
+    first: Option<usize>,
+) -> Dealt {
+    let mut fitting = calls.iter().copied().filter(|c| fits(c));
+    let Some(earliest) = first.or_else(|| fitting.next()) else {
+        return Dealt {
+            parallel: true,
+            ..Dealt::default()
+        };
+    };
+    let mut rivals = fitting.filter(|&c| c != earliest);
+    let rival = rivals.next().map(|r| (r, rivals.count() as u32));
+    Dealt {
+        to: (earliest != latest).then_some(earliest),
+        rival,
+        parallel: true,
+    }
+}
+
+/// Whether a call whose requests are `attempts` is done: its latest request may have an
+/// effect and was answered 2xx. A client sends no such request again.
+fn is_done(attempts: &[AttemptRec]) -> bool {
+    attempts.last().is_some_and(|a| {
+        a.may_cause_effects()
+            && matches!(
+                a.outcome.as_ref().map(|o| &o.kind),
+                Some(OutcomeKind::Response {
+                    status: 200..=299,
+                    ..
+                })
+            )
+    })
 }
 
 /// Whether one of `attempts` (numbered `number`, if given: the latest so numbered) has no
 /// answer yet.
-pub(super) fn awaits_answer(
-    attempts: &[crate::correlate::AttemptRec],
-    number: Option<u32>,
-) -> bool {
+pub(super) fn awaits_answer(attempts: &[AttemptRec], number: Option<u32>) -> bool {
     match number {
         Some(n) => (attempts.iter().rev())
             .find(|a| a.number == n)
             .is_some_and(|a| a.outcome.is_none()),
         None => attempts.iter().any(|a| a.outcome.is_none()),
     }
+}
+
+/// Numbers the requests of each dispatch that parallel calls' lines were dealt to from 1,
+/// in the order they were sent: an HTTP client's lines are numbered on through the step
+/// (its lines name no call, and a number 1 would read as the step dispatched again), so
+/// the second call's first request was `attempt 2` in its findings. An agent's own
+/// numbering of each call (`(attempt N)`), which runs 1, 2, ... already, is left as it was.
+pub(in crate::correlate) fn number_per_call(model: &mut Model, mut dealt: Vec<u32>) {
+    dealt.sort_unstable();
+    dealt.dedup();
+    for d in dealt {
+        let attempts = &mut model.dispatches[d as usize].attempts;
+        if !(attempts.iter()).zip(1..).all(|(a, n)| a.number == n) {
+            for (a, n) in attempts.iter_mut().zip(1..) {
+                a.number = n;
+            }
+        }
+    }
+}
+
+/// Whether the findings of a guess's calls may rest on it: either call sent other than one
+/// request answered 2xx (a retry, a failure, no answer). Two calls that each sent one
+/// request and got one 2xx answer tell the same story whichever was whose.
+fn rests_on(model: &Model, g: &GuessedCall) -> bool {
+    let unsettled = |d: u32| match &model.dispatches[d as usize].attempts[..] {
+        [only] => !matches!(
+            only.outcome.as_ref().map(|o| &o.kind),
+            Some(OutcomeKind::Response {
+                status: 200..=299,
+                ..
+            })
+        ),
+        _ => true,
+    };
+    unsettled(g.chosen) || unsettled(g.other)
 }
