@@ -3,8 +3,9 @@
 //!
 //! An expectation file holds: `args` (extra flags), `inputs` (paths inside the case folder;
 //! default: the folder itself), `exit`, `findings` (each a set of fields a finding must have;
-//! with `exhaustive`, these are all the findings), `absent` (field sets no finding may match)
-//! and `skipped` (how many lines the report says were skipped).
+//! with `exhaustive`, these are all the findings), `absent` (field sets no finding may match),
+//! `skipped` (how many lines the report says were skipped) and `warned` (how many warnings
+//! its inputs got: lines used by a choice the input does not settle).
 //! Every case must also give the same bytes with `--keep-idle-calls`.
 
 use assert_cmd::Command;
@@ -85,6 +86,16 @@ fn check_case(expect_path: &Path) -> Result<(), String> {
             "{name}: {} lines skipped, expected {skipped}",
             report["summary"]["lines_skipped"]
         ));
+    }
+    if let Some(warned) = expect.get("warned").and_then(Value::as_u64) {
+        let inputs = report["inputs"].as_array().into_iter().flatten();
+        let got: u64 = inputs.filter_map(|i| i["warned"].as_u64()).sum();
+        if got != warned {
+            return Err(format!(
+                "{name}: {got} warnings, expected {warned}: {}",
+                serde_json::to_string_pretty(&report["inputs"]).unwrap()
+            ));
+        }
     }
     let wanted = expect
         .get("findings")
