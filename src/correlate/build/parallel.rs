@@ -239,3 +239,6 @@ fn rests_on(model: &Model, g: &GuessedCall) -> bool {
     };
     unsettled(g.chosen) || unsettled(g.other)
 }
+
+#[cfg(test)]
+mod tests;

@@ -104,14 +104,16 @@ fn recent_dispatches_answer_for_the_last_hash_of_each_slot() {
     );
 }
 
-fn model_of(trace: &str) -> crate::correlate::Model {
+pub(super) fn model_of(trace: &str) -> crate::correlate::Model {
     let opts = crate::ingest::ParseOptions::default();
     let events = crate::ingest::text::parse(&mut trace.as_bytes(), 0, &opts).unwrap();
     crate::correlate::correlate(events.events, &CorrelateOptions::default())
 }
 
 /// Each dispatch's attempts as (key, effect id of the answer).
-fn attempts_of(model: &crate::correlate::Model) -> Vec<Vec<(Option<String>, Option<String>)>> {
+pub(super) fn attempts_of(
+    model: &crate::correlate::Model,
+) -> Vec<Vec<(Option<String>, Option<String>)>> {
     let answer = |a: &crate::correlate::AttemptRec| {
         a.outcome.as_ref().and_then(|o| match &o.kind {
             crate::correlate::OutcomeKind::Response { effect_id, .. } => {
