@@ -256,6 +256,10 @@ pub struct Failure {
     /// Exception class or error code (`urllib3.exceptions.ReadTimeoutError`, `read_timeout`).
     pub error: Text,
     pub message: Text,
+    /// The function a retry library's line says raised it (tenacity's `Retrying
+    /// agent.tools.issue_refund in 2.0 seconds as it raised ...`), as written: among a
+    /// step's parallel calls, the one whose tool it is.
+    pub raised_in: Option<Text>,
 }
 
 /// An HTTP response to an attempt.

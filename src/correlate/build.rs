@@ -163,7 +163,7 @@ impl<'o> Builder<'o> {
                         message: f.message,
                     },
                 };
-                self.attach_outcome(f.call, f.attempt, outcome, loc);
+                self.attach_outcome(f.call, f.attempt, outcome, loc, f.raised_in.as_deref());
             }
             EventKind::Response(r) => {
                 let outcome = Outcome {
@@ -177,7 +177,7 @@ impl<'o> Builder<'o> {
                         message: r.message,
                     },
                 };
-                self.attach_outcome(r.call, r.attempt, outcome, loc);
+                self.attach_outcome(r.call, r.attempt, outcome, loc, None);
             }
             EventKind::StepEnd(s) => {
                 let d = self.dispatch_for(&s.call, at);

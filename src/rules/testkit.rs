@@ -111,6 +111,7 @@ impl Trace {
                 class: classify_failure(error, message),
                 error: error.into(),
                 message: message.into(),
+                raised_in: None,
             })),
         )
     }
@@ -313,6 +314,7 @@ impl Trace {
                 class: classify_failure(error, message),
                 error: error.into(),
                 message: message.into(),
+                raised_in: None,
             })),
         )
     }

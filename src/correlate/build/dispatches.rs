@@ -277,19 +277,22 @@ impl<'o> Builder<'o> {
         self.model.dispatches[d].effect_kind = kind;
     }
 
+    /// Attaches `outcome` (of the request numbered `attempt`, when the line says; a failure
+    /// that function `raised_in` raised, when a retry library says) to the request it ends.
     pub(super) fn attach_outcome(
         &mut self,
         call: Option<CallRef>,
         attempt: Option<u32>,
         outcome: Outcome,
         loc: Loc,
+        raised_in: Option<&str>,
     ) {
         let call = call.unwrap_or_else(|| orphan_call(loc));
         let mut d = self.dispatch_for(&call, outcome.at);
         // The step's parallel call awaiting it, or else one that may have sent a request no
         // line gave ([`super::parallel`]), unless the input said whose it is.
         let dealt = match call.part {
-            0 => self.deal_outcome(d, attempt),
+            0 => self.deal_outcome(d, attempt, raised_in),
             _ => super::parallel::Dealt::default(),
         };
         if let Some(sibling) = dealt.to {

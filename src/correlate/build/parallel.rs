@@ -102,31 +102,43 @@ impl Builder<'_> {
             let sent_none = |&c: &usize| dispatches[c].attempts.is_empty();
             return by_order(&calls, d, sent_none, None);
         }
-        let may_send = |&c: &usize| !is_done(&dispatches[c].attempts);
-        // The latest, as for any step, unless it is done.
-        let first = may_send(&d).then_some(d);
-        by_order(&calls, d, may_send, first)
+        self.latest_unless_done(&calls, d)
     }
 
-    /// The call an outcome of `d`'s step (of its request `number`, when the line says)
-    /// ends a request of.
-    pub(super) fn deal_outcome(&self, d: usize, number: Option<u32>) -> Dealt {
+    /// The call an outcome of `d`'s step (of its request `number`, when the line says; a
+    /// failure a retry library says function `raised_in` raised) ends a request of.
+    pub(super) fn deal_outcome(
+        &self,
+        d: usize,
+        number: Option<u32>,
+        raised_in: Option<&str>,
+    ) -> Dealt {
         let calls = self.parallel_calls(d);
         if calls.is_empty() {
             return Dealt::default();
+        }
+        if let Some(c) = raised_in.and_then(|f| self.named_by_function(&calls, f)) {
+            return Dealt {
+                to: (c != d).then_some(c),
+                rival: None,
+                parallel: true,
+            };
         }
         let dispatches = &self.model.dispatches;
         let awaits = |&c: &usize| awaits_answer(&dispatches[c].attempts, number);
         if calls.iter().any(awaits) {
             return by_order(&calls, d, awaits, None);
         }
-        if is_done(&dispatches[d].attempts) {
-            return by_order(&calls, d, |&c| !is_done(&dispatches[c].attempts), None);
-        }
-        Dealt {
-            parallel: true,
-            ..Dealt::default()
-        }
+        // None awaits: it ends a request no line gave.
+        self.latest_unless_done(&calls, d)
+    }
+
+    /// The latest of `calls`, `d`, as for any step, unless it is done; then the earliest
+    /// that is not: a call that sends a request (or had one that no line gave).
+    fn latest_unless_done(&self, calls: &[usize], d: usize) -> Dealt {
+        let dispatches = &self.model.dispatches;
+        let not_done = |&c: &usize| !is_done(&dispatches[c].attempts);
+        by_order(calls, d, not_done, not_done(&d).then_some(d))
     }
 
     /// Notes where `dealt` sent the line at `at`: to attempt `attempt` (its index) of

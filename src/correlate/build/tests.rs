@@ -260,6 +260,7 @@ fn parallel_parts_events() -> Vec<Event> {
         class: FailureClass::Ambiguous,
         error: "ReadTimeout".into(),
         message: "Read timed out.".into(),
+        raised_in: None,
     }));
     vec![
         ev(0, 1, tool(1, "J-1")),

@@ -77,6 +77,7 @@ impl State {
                     class: classify_failure(&error, &message),
                     error,
                     message,
+                    raised_in: None,
                 }))
             }
             "response" => {

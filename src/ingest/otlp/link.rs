@@ -563,6 +563,7 @@ impl Graph<'_> {
                         class,
                         error: error.into(),
                         message: message.into(),
+                        raised_in: None,
                     })),
                 );
             }

@@ -283,6 +283,7 @@ impl TextParser {
             class: classify_failure(&error, &message),
             error,
             message,
+            raised_in: None,
         })))
     }
 }

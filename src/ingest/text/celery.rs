@@ -324,6 +324,7 @@ impl TextParser {
                     class: classify_failure(&error, &message),
                     error,
                     message,
+                    raised_in: None,
                 }))
             }
             Said::Succeeded => self.step_end(call, true, None),

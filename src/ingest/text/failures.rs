@@ -71,6 +71,21 @@ pub(super) fn tenacity_raised(field: &[u8]) -> Option<&[u8]> {
     Some(raised.strip_suffix(b".").unwrap_or(raised))
 }
 
+/// The function a retry library's line names (tenacity's `Retrying agent.tools.issue_refund
+/// in 2.0 seconds ...`, backoff's `Backing off post_refund(...) for 0.2s ...`), as written;
+/// tenacity writes `<unknown>` for a retry loop of no function.
+pub(super) fn retried_function(field: &[u8]) -> Option<&[u8]> {
+    let name = match field.strip_prefix(b"Retrying ") {
+        Some(rest) => &rest[..memchr::memmem::find(rest, b" in ")?],
+        None => {
+            let rest = (field.strip_prefix(b"Backing off "))
+                .or_else(|| field.strip_prefix(b"Giving up "))?;
+            &rest[..memchr::memchr(b'(', rest)?]
+        }
+    };
+    (!name.is_empty() && !name.starts_with(b"<") && !name.contains(&b' ')).then_some(name)
+}
+
 /// The `backoff` library's line for a function it will call again or gave up on: `Backing
 /// off post_refund(...) for 0.2s (httpx.ReadTimeout: timed out)`, `Giving up post_refund(...)
 /// after 3 tries (httpx.ReadTimeout: timed out)`: the exception in the last brackets, as
@@ -256,4 +271,36 @@ fn class_end(field: &[u8]) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::retried_function;
+
+    #[test]
+    fn a_retry_librarys_line_names_its_function() {
+        let named = |line: &str| retried_function(line.as_bytes()).map(<[u8]>::to_vec);
+        let f = |s: &str| Some(s.as_bytes().to_vec());
+        assert_eq!(
+            named("Retrying agent.tools.issue_refund in 2.0 seconds as it raised ReadTimeout: ."),
+            f("agent.tools.issue_refund")
+        );
+        assert_eq!(
+            named("Backing off post_refund(...) for 0.2s (httpx.ReadTimeout: timed out)"),
+            f("post_refund")
+        );
+        assert_eq!(
+            named("Giving up post_refund(...) after 3 tries (httpx.ReadTimeout)"),
+            f("post_refund")
+        );
+        // A retry loop of no function.
+        assert_eq!(
+            named("Retrying <unknown> in 0.25 seconds as it raised ConnectError: ."),
+            None
+        );
+        assert_eq!(
+            named("Retrying request to /v1/refunds in 0.47 seconds"),
+            None
+        );
+    }
 }

@@ -4,7 +4,8 @@
 
 use super::effects::{self, effect_line};
 use super::failures::{
-    backoff_raised, go_request_error, is_ruby_exception_class, prefixed_exception, tenacity_raised,
+    backoff_raised, go_request_error, is_ruby_exception_class, prefixed_exception,
+    retried_function, tenacity_raised,
 };
 use super::*;
 
@@ -68,7 +69,11 @@ impl TextParser {
         {
             // A retry library's line is a client's retry, with or without a tool call.
             let _ = self.call_or_anonymous(self.line_at);
-            return self.failure_line(class, message, f).map(Some);
+            let mut failure = self.failure_line(class, message, f)?;
+            if let EventKind::Failure(failed) = &mut failure {
+                failed.raised_in = retried_function(first).map(small);
+            }
+            return Ok(Some(failure));
         }
         if let Some((class, message)) = prefixed_exception(first, |w| self.names_current_tool(w)) {
             return self.failure_line(class, message, f).map(Some);

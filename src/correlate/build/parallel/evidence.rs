@@ -2,6 +2,7 @@
 
 use super::super::Builder;
 use crate::correlate::Dispatch;
+use crate::correlate::kinds::effect_kind_of;
 use crate::event::url_parts;
 use serde_json::Value;
 
@@ -9,7 +10,8 @@ impl Builder<'_> {
     /// The one of `calls` that a request with `key`, to `url`, names: the call whose
     /// earlier requests or arguments hold the key; else the call whose arguments alone hold
     /// a value that the URL's path or query has as a whole segment (`/v1/orders/A-2/refunds`,
-    /// `?order=A-2`), no segment naming another call. `None` when nothing tells.
+    /// `?order=A-2`), no segment naming another call; else the one call that makes the kind
+    /// of effect the URL names (`/v1/refunds`). `None` when nothing tells.
     pub(super) fn named_by_request(
         &self,
         calls: &[usize],
@@ -30,9 +32,9 @@ impl Builder<'_> {
                 return Some(calls[i]);
             }
         }
-        let (_, target) = url_parts(url?);
+        let url = url?;
         let mut named = None;
-        for segment in target.split(['/', '?', '&', '=', ';', ',']) {
+        for segment in url_parts(url).1.split(['/', '?', '&', '=', ';', ',']) {
             let holds = |i: &usize| values[*i].iter().any(|v| v == segment);
             let Some(holder) = only_one((0..calls.len()).filter(holds)) else {
                 continue;
@@ -42,7 +44,24 @@ impl Builder<'_> {
             }
             named = Some(holder);
         }
-        named.map(|i| calls[i])
+        if let Some(i) = named {
+            return Some(calls[i]);
+        }
+        // A refund's URL beside a call that makes none (an email, a lookup).
+        let kind = effect_kind_of("", Some(url), &[])?;
+        let makes = |&c: &usize| dispatches[c].effect_kind.as_ref() == Some(&kind);
+        only_one(calls.iter().copied().filter(makes))
+    }
+}
+
+impl Builder<'_> {
+    /// The one of `calls` whose tool is `function`, the function a retry library's line
+    /// names (`agent.tools.issue_refund`: its last name): two calls of one tool are not
+    /// told apart by it.
+    pub(super) fn named_by_function(&self, calls: &[usize], function: &str) -> Option<usize> {
+        let name = function.rsplit(['.', ':']).next()?;
+        let tool = |&c: &usize| self.model.tool_of(&self.model.dispatches[c]) == name;
+        only_one(calls.iter().copied().filter(tool))
     }
 }
 

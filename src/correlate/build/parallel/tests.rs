@@ -225,3 +225,50 @@ fn requests_of_parallel_calls_are_numbered_per_call() {
         ])
     );
 }
+
+/// Two tools side by side, both retried whole by tenacity, both first requests timed out:
+/// each failure goes to the call whose tool its line names, each resend to the one call
+/// making the kind of effect its URL names. A retried function that is neither tool tells
+/// nothing: both failures go to the latest call, each a guess (the other had sent none).
+#[test]
+fn a_failure_goes_to_the_call_whose_tool_its_retry_line_names() {
+    let trace = |refund_fn: &str, credit_fn: &str| {
+        format!(
+            "\
+2026-11-16 15:30:00,000 INFO agent: agent run q1  step 2  tool=issue_refund  args={{\"order\":\"Q-1\",\"amount_p\":1000}}
+2026-11-16 15:30:00,001 INFO agent: agent run q1  step 2  tool=issue_credit  args={{\"order\":\"Q-2\",\"amount_p\":500}}
+2026-11-16 15:30:01,010 WARNING agent.tools: Retrying {refund_fn} in 0.25 seconds as it raised ReadTimeout: timed out.
+2026-11-16 15:30:01,011 WARNING agent.tools: Retrying {credit_fn} in 0.25 seconds as it raised ReadTimeout: timed out.
+2026-11-16 15:30:01,300 INFO httpx: HTTP Request: POST https://pay/v1/refunds \"HTTP/1.1 201 Created\"
+2026-11-16 15:30:01,310 INFO httpx: HTTP Request: POST https://pay/v1/credits \"HTTP/1.1 201 Created\"
+"
+        )
+    };
+    let model = model_of(&trace(
+        "agent.tools.issue_refund",
+        "agent.tools.issue_credit",
+    ));
+    assert_eq!(
+        story(&model),
+        owned(&[
+            ("Q-1", &["1  -> failed", "2 /v1/refunds -> 201"]),
+            ("Q-2", &["1  -> failed", "2 /v1/credits -> 201"])
+        ])
+    );
+    assert!(model.guessed_calls.is_empty(), "{:?}", model.guessed_calls);
+    let model = model_of(&trace("agent.tools.post", "agent.tools.post"));
+    assert_eq!(
+        story(&model),
+        owned(&[
+            ("Q-1", &["1 /v1/refunds -> 201"]),
+            (
+                "Q-2",
+                &["1  -> failed", "2  -> failed", "3 /v1/credits -> 201"]
+            )
+        ])
+    );
+    let lines: Vec<_> = (model.guessed_calls.iter())
+        .map(|g| (g.at.line, g.line))
+        .collect();
+    assert_eq!(lines, [(3, DealtLine::Failure), (4, DealtLine::Failure)]);
+}

@@ -105,6 +105,7 @@ impl TextParser {
             class: classify_failure(&error, &message),
             error,
             message,
+            raised_in: None,
         };
         events.push((at, EventKind::Failure(Box::new(failure))));
         self.read_as_latest(at, Verdict::Events(events))

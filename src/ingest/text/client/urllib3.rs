@@ -74,6 +74,7 @@ impl TextParser {
             class: classify_failure(&error, &message),
             error,
             message,
+            raised_in: None,
         };
         events.push((at, EventKind::Failure(Box::new(failure))));
         // Sent again as it was: the same method, URL and headers (no key stays none).
