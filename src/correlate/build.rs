@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap;
 mod dispatches;
 mod effects;
 mod finish;
+mod outcomes;
 mod parallel;
 mod step_retries;
 

@@ -1,12 +1,11 @@
-//! Each client event's dispatch, found or made, with its logical call and effect kind;
-//! an outcome attached to the attempt it ends.
+//! Each client event's dispatch, found or made, with its logical call and effect kind
+//! (outcomes are attached in [`super::outcomes`]).
 
 use super::Builder;
 use crate::correlate::call_args::CallArgs;
 use crate::correlate::kinds::effect_kind_of;
 use crate::correlate::ready::fresh;
-use crate::correlate::restated::absorb;
-use crate::correlate::{AttemptRec, DealtLine, Dispatch, LogicalCall, Outcome, OutcomeKind};
+use crate::correlate::{Dispatch, LogicalCall};
 use crate::event::{CallRef, Loc, Text};
 use crate::money::WholeUnit;
 use crate::time::Timestamp;
@@ -276,91 +275,6 @@ impl<'o> Builder<'o> {
         }
         self.model.dispatches[d].effect_kind = kind;
     }
-
-    /// Attaches `outcome` (of the request numbered `attempt`, when the line says; a failure
-    /// that function `raised_in` raised, when a retry library says) to the request it ends.
-    pub(super) fn attach_outcome(
-        &mut self,
-        call: Option<CallRef>,
-        attempt: Option<u32>,
-        outcome: Outcome,
-        loc: Loc,
-        raised_in: Option<&str>,
-    ) {
-        let call = call.unwrap_or_else(|| orphan_call(loc));
-        let mut d = self.dispatch_for(&call, outcome.at);
-        // The step's parallel call awaiting it, or else one that may have sent a request no
-        // line gave ([`super::parallel`]), unless the input said whose it is.
-        let dealt = match call.part {
-            0 => self.deal_outcome(d, attempt, raised_in),
-            _ => super::parallel::Dealt::default(),
-        };
-        if let Some(sibling) = dealt.to {
-            d = sibling;
-        }
-        let line = match outcome.kind {
-            OutcomeKind::Failure { .. } => DealtLine::Failure,
-            OutcomeKind::Response { .. } => DealtLine::Answer,
-        };
-        let index = self.place_outcome(d, attempt, outcome);
-        self.note_dealt(&dealt, line, loc, (d, index));
-    }
-
-    /// Puts `outcome` (of the request numbered `attempt`, when the line says) on the
-    /// request of dispatch `d` it ends, or one it implies; returns that request's index.
-    fn place_outcome(&mut self, d: usize, attempt: Option<u32>, outcome: Outcome) -> usize {
-        let dispatch_at = self.model.dispatches[d].at;
-        let attempts = &mut self.model.dispatches[d].attempts;
-        let slot = match attempt {
-            Some(n) => attempts.iter().rposition(|a| a.number == n),
-            None => attempts.iter().rposition(|a| a.outcome.is_none()),
-        }
-        .or(attempts.len().checked_sub(1));
-        let last = attempts.len().checked_sub(1);
-        match slot {
-            Some(i) if attempts[i].outcome.is_none() => {
-                attempts[i].outcome = Some(outcome);
-                i
-            }
-            // The answer of the latest attempt, which the line named (or named none: a
-            // tool's own error saying the 422 its request got), told again.
-            Some(i)
-                if Some(i) == last
-                    && (attempt.is_some() || restates_an_answer(&attempts[i], &outcome))
-                    && attempts[i]
-                        .outcome
-                        .as_mut()
-                        .is_some_and(|kept| absorb(kept, &outcome)) =>
-            {
-                i
-            }
-            _ => {
-                // An outcome with no attempt logged: imply the attempt, so the outcome is
-                // still evidence. It was sent at the earliest after the dispatch's latest
-                // line before it (its tool call, the previous attempt's outcome): placed
-                // there, as a request a client logs with its answer is, the effect it made
-                // before its failure was logged (a timeout's, ten seconds on) is still its.
-                let number = attempt.unwrap_or(attempts.len() as u32 + 1);
-                let previous = attempts
-                    .last()
-                    .map(|a| a.outcome.as_ref().map_or(a.at, |o| o.at));
-                let earliest = previous.or(dispatch_at).filter(|&t| t <= outcome.at);
-                attempts.push(AttemptRec {
-                    number,
-                    at: earliest.unwrap_or(outcome.at),
-                    loc: outcome.loc,
-                    method: None,
-                    url: None,
-                    key: None,
-                    outcome: Some(outcome),
-                    unlogged: false,
-                    generation: 0,
-                    key_unseen: true,
-                });
-                attempts.len() - 1
-            }
-        }
-    }
 }
 
 /// A dispatch's place among its step's: the one before it, and how many there are up to
@@ -425,19 +339,6 @@ fn hash_logical(c: &LogicalCall) -> u64 {
         c.tool.as_str(),
         c.canonical.as_str(),
     ))
-}
-
-/// An unnumbered failure after an answer: the program's own error saying the answer (a
-/// tool raising on the 422 its request got). An unnumbered failure after a failure is a
-/// retry's, never the same told again.
-fn restates_an_answer(kept: &AttemptRec, outcome: &Outcome) -> bool {
-    matches!(
-        (kept.outcome.as_ref().map(|o| &o.kind), &outcome.kind),
-        (
-            Some(OutcomeKind::Response { .. }),
-            OutcomeKind::Failure { .. }
-        )
-    )
 }
 
 pub(super) fn orphan_call(loc: Loc) -> CallRef {
