@@ -215,6 +215,9 @@ pub struct Attempt {
     /// OpenTelemetry HTTP span with no request header captured): a `None` key is unknown,
     /// not absent.
     pub key_unseen: bool,
+    /// No line gave when it was sent (httpx logs a request once answered): it is placed at
+    /// the earliest it can have been, after its dispatch's latest line before it.
+    pub placed: bool,
 }
 
 /// Whether two requests' URLs name one target: the same path and query, and the same host

@@ -138,6 +138,15 @@ impl<'o> Builder<'o> {
                     d
                 };
                 self.refresh_kind(d, a.url.as_deref());
+                // Placed at the step's latest line, which among parallel calls may be
+                // another call's: after its own call's latest line, the earliest it can have
+                // been sent, so an effect it made before that other line is still its.
+                let at = match dealt.parallel && a.placed {
+                    true => (self.model.dispatches[d].latest_line_at())
+                        .filter(|&t| t < at)
+                        .unwrap_or(at),
+                    false => at,
+                };
                 let attempts = &mut self.model.dispatches[d].attempts;
                 attempts.push(AttemptRec {
                     number: a.number,

@@ -212,6 +212,14 @@ impl Dispatch {
             .unwrap_or_default()
     }
 
+    /// The time of its latest line before a request no line gave: its latest request's
+    /// outcome, else that request, else its tool call. Such a request was sent after it.
+    pub(super) fn latest_line_at(&self) -> Option<Timestamp> {
+        let last = self.attempts.last();
+        last.map(|a| a.outcome.as_ref().map_or(a.at, |o| o.at))
+            .or(self.at)
+    }
+
     /// The time of the dispatch's latest event: its tool call, a request, an answer or its
     /// step's end.
     pub fn last_at(&self) -> Timestamp {

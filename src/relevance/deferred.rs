@@ -161,6 +161,7 @@ impl Deferred {
                     url: p.url,
                     key: None,
                     key_unseen: false,
+                    placed: false,
                 })),
             ),
             ev(

@@ -97,6 +97,7 @@ impl Trace {
                 url: Some(url.into()),
                 key: key.map(Into::into),
                 key_unseen: false,
+                placed: false,
             })),
         )
     }

@@ -40,7 +40,7 @@ impl Builder<'_> {
     /// Puts `outcome` (of the request numbered `attempt`, when the line says) on the
     /// request of dispatch `d` it ends, or one it implies; returns that request's index.
     fn place_outcome(&mut self, d: usize, attempt: Option<u32>, outcome: Outcome) -> usize {
-        let dispatch_at = self.model.dispatches[d].at;
+        let latest_line = self.model.dispatches[d].latest_line_at();
         let attempts = &mut self.model.dispatches[d].attempts;
         let slot = match attempt {
             Some(n) => attempts.iter().rposition(|a| a.number == n),
@@ -72,10 +72,7 @@ impl Builder<'_> {
                 // there, as a request a client logs with its answer is, the effect it made
                 // before its failure was logged (a timeout's, ten seconds on) is still its.
                 let number = attempt.unwrap_or(attempts.len() as u32 + 1);
-                let previous = attempts
-                    .last()
-                    .map(|a| a.outcome.as_ref().map_or(a.at, |o| o.at));
-                let earliest = previous.or(dispatch_at).filter(|&t| t <= outcome.at);
+                let earliest = latest_line.filter(|&t| t <= outcome.at);
                 attempts.push(AttemptRec {
                     number,
                     at: earliest.unwrap_or(outcome.at),

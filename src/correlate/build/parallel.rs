@@ -40,7 +40,7 @@ const TOGETHER: Duration = Duration::from_secs(1);
 pub(super) struct Dealt {
     pub(super) to: Option<usize>,
     rival: Option<(usize, u32)>,
-    parallel: bool,
+    pub(super) parallel: bool,
 }
 
 impl Builder<'_> {

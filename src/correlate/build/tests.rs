@@ -236,6 +236,7 @@ fn parallel_parts_events() -> Vec<Event> {
             url: Some("https://pay/v1/refunds".into()),
             key: None,
             key_unseen: false,
+            placed: false,
         }))
     };
     let answer = |part: u32, number: u32| {

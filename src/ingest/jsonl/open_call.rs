@@ -106,6 +106,7 @@ impl State {
             key: None,
             // A retry library's line shows no header.
             key_unseen: true,
+            placed: false,
         }));
         self.follow(&attempt);
         self.tell_messages(&attempt, at, opts);

@@ -62,6 +62,7 @@ impl State {
                 url: f.string("url")?,
                 key: f.string("idempotency_key")?.and_then(logged_key),
                 key_unseen: false,
+                placed: false,
             })),
             "failure" => {
                 // A code may be a number (a DOMException's `code`, 23 for a timeout): the

@@ -534,6 +534,7 @@ impl Graph<'_> {
                 method: first_str(METHOD).map(Text::from),
                 url: first_str(URL).map(Text::from),
                 key_unseen: key.is_none() && !chain.iter().any(|a| captures_request_headers(a)),
+                placed: false,
                 key: key.map(Text::from),
             })),
         );

@@ -193,6 +193,7 @@ impl TextParser {
             }),
             key: key.map(small),
             key_unseen: false,
+            placed: false,
         }))
     }
 

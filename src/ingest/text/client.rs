@@ -403,7 +403,19 @@ impl TextParser {
             key: sent.key.clone(),
             // No client line shows a header but the JDK client's.
             key_unseen: sent.key.is_none() && !sent.headers_seen,
+            placed: false,
         }))
+    }
+
+    /// The attempt event of a request no line's own time gives, placed at `since`, the
+    /// dispatch's latest line ([`Attempt::placed`]): among parallel calls, correlation
+    /// places it after its own call's latest line instead.
+    fn placed_attempt(&mut self, call: &CallRef, sent: &Sent) -> EventKind {
+        let mut attempt = self.client_attempt(call, sent);
+        if let EventKind::Attempt(a) = &mut attempt {
+            a.placed = true;
+        }
+        attempt
     }
 
     /// A failure or answer of the agent's own: the client's next request was sent after

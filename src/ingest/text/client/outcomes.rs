@@ -48,7 +48,7 @@ impl TextParser {
                     status: Some(status),
                     ..Sent::new(number, url, since)
                 };
-                events.push((since, self.client_attempt(&call, &sent)));
+                events.push((since, self.placed_attempt(&call, &sent)));
                 self.client.record(sent);
                 number
             }
@@ -92,7 +92,7 @@ impl TextParser {
                     sent.answered = true;
                     sent.failure_read = true;
                     let number = sent.number;
-                    events.push((since, self.client_attempt(&call, &sent)));
+                    events.push((since, self.placed_attempt(&call, &sent)));
                     self.client.record(sent);
                     number
                 }

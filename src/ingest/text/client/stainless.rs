@@ -131,7 +131,7 @@ impl TextParser {
             sent.failure_read = true;
             return Some(sent);
         }
-        events.push((since, self.client_attempt(call, &sent)));
+        events.push((since, self.placed_attempt(call, &sent)));
         Some(sent)
     }
 
@@ -158,7 +158,7 @@ impl TextParser {
         let Some(mut tried) = self.unanswered(call, method, url, since) else {
             return;
         };
-        events.push((since, self.client_attempt(call, &tried)));
+        events.push((since, self.placed_attempt(call, &tried)));
         for retry in unnamed {
             events.push((retry.at, unlogged_failure(call, tried.number)));
             let again = tried.again(self.next_attempt(call), retry.at.plus(retry.after));

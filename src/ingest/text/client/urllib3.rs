@@ -59,7 +59,7 @@ impl TextParser {
                     failure_read: true,
                     ..Sent::new(self.next_attempt(&call), self.urls.get(&url), since)
                 };
-                events.push((since, self.client_attempt(&call, &sent)));
+                events.push((since, self.placed_attempt(&call, &sent)));
                 sent
             }
         };
