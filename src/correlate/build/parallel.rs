@@ -2,17 +2,18 @@
 //! step at once (two refunds of two orders, `asyncio.gather`), and their requests and
 //! answers follow naming only the run and step, or nothing (an HTTP client's own lines).
 //!
-//! A request goes to the call its line names ([`evidence`]): its key is the call's (an
-//! earlier request's, or one in its arguments), or its URL names one of the call's
-//! arguments (`/v1/orders/A-2/refunds`) and no other call's. A line that names none goes by
-//! the order the calls were dispatched, as a client sends them: a first request to the
-//! earliest call that has sent none; a later one to the latest call, unless that one is
+//! A line goes to the call it names ([`evidence`]): a request whose key is the call's (an
+//! earlier request's, or one in its arguments), else whose URL names one of the call's
+//! arguments (`/v1/orders/A-2/refunds`) and no other call's, else a kind of effect only that
+//! call makes; a failure whose retry library names the call's tool. A line that names none
+//! goes by the order the calls were dispatched, as a client sends them: a first request to
+//! the earliest call that has sent none; a later one to the latest call, unless that one is
 //! done (its last write answered 2xx: no client retries that), then to the earliest that is
 //! not. An answer or failure goes to the earliest call with a request awaiting one; with
-//! none, when the latest is done, to the earliest that is not (httpx logs no request that
-//! got no answer: the request it ends is in no line). Before, the latest call took every
-//! request as a retry of itself (two parallel refunds read as a step retry), and then
-//! every retry: a timed-out call's retry was the other call's.
+//! none (httpx logs no request that got no answer: the request it ends is in no line), to
+//! the latest call unless it is done, then to the earliest that is not. Before, the latest
+//! call took every request as a retry of itself (two parallel refunds read as a step
+//! retry), and then every retry: a timed-out call's retry was the other call's.
 //!
 //! Where another call could as well have been the line's, the choice is kept
 //! ([`GuessedCall`]); [`settle_guesses`] checks it against the service's effects once they
@@ -41,6 +42,17 @@ pub(super) struct Dealt {
     pub(super) to: Option<usize>,
     rival: Option<(usize, u32)>,
     pub(super) parallel: bool,
+}
+
+impl Dealt {
+    /// To call `c`, which the line named, `d` being the step's latest dispatch.
+    fn named(c: usize, d: usize) -> Self {
+        Dealt {
+            to: (c != d).then_some(c),
+            rival: None,
+            parallel: true,
+        }
+    }
 }
 
 impl Builder<'_> {
@@ -91,11 +103,7 @@ impl Builder<'_> {
             return Dealt::default();
         }
         if let Some(c) = self.named_by_request(&calls, key, url) {
-            return Dealt {
-                to: (c != d).then_some(c),
-                rival: None,
-                parallel: true,
-            };
+            return Dealt::named(c, d);
         }
         let dispatches = &self.model.dispatches;
         if number == 1 {
@@ -118,11 +126,7 @@ impl Builder<'_> {
             return Dealt::default();
         }
         if let Some(c) = raised_in.and_then(|f| self.named_by_function(&calls, f)) {
-            return Dealt {
-                to: (c != d).then_some(c),
-                rival: None,
-                parallel: true,
-            };
+            return Dealt::named(c, d);
         }
         let dispatches = &self.model.dispatches;
         let awaits = |&c: &usize| awaits_answer(&dispatches[c].attempts, number);
@@ -194,16 +198,20 @@ fn by_order(
 /// Whether a call whose requests are `attempts` is done: its latest request may have an
 /// effect and was answered 2xx. A client sends no such request again.
 fn is_done(attempts: &[AttemptRec]) -> bool {
-    attempts.last().is_some_and(|a| {
-        a.may_cause_effects()
-            && matches!(
-                a.outcome.as_ref().map(|o| &o.kind),
-                Some(OutcomeKind::Response {
-                    status: 200..=299,
-                    ..
-                })
-            )
-    })
+    attempts
+        .last()
+        .is_some_and(|a| a.may_cause_effects() && answered_2xx(a))
+}
+
+fn answered_2xx(a: &AttemptRec) -> bool {
+    let answer = a.outcome.as_ref().map(|o| &o.kind);
+    matches!(
+        answer,
+        Some(OutcomeKind::Response {
+            status: 200..=299,
+            ..
+        })
+    )
 }
 
 /// Whether one of `attempts` (numbered `number`, if given: the latest so numbered) has no
@@ -226,11 +234,8 @@ pub(in crate::correlate) fn number_per_call(model: &mut Model, mut dealt: Vec<u3
     dealt.sort_unstable();
     dealt.dedup();
     for d in dealt {
-        let attempts = &mut model.dispatches[d as usize].attempts;
-        if !(attempts.iter()).zip(1..).all(|(a, n)| a.number == n) {
-            for (a, n) in attempts.iter_mut().zip(1..) {
-                a.number = n;
-            }
+        for (a, n) in model.dispatches[d as usize].attempts.iter_mut().zip(1..) {
+            a.number = n;
         }
     }
 }
@@ -240,13 +245,7 @@ pub(in crate::correlate) fn number_per_call(model: &mut Model, mut dealt: Vec<u3
 /// request and got one 2xx answer tell the same story whichever was whose.
 fn rests_on(model: &Model, g: &GuessedCall) -> bool {
     let unsettled = |d: u32| match &model.dispatches[d as usize].attempts[..] {
-        [only] => !matches!(
-            only.outcome.as_ref().map(|o| &o.kind),
-            Some(OutcomeKind::Response {
-                status: 200..=299,
-                ..
-            })
-        ),
+        [only] => !answered_2xx(only),
         _ => true,
     };
     unsettled(g.chosen) || unsettled(g.other)
