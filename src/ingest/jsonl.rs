@@ -18,8 +18,7 @@ mod untyped;
 mod open_call_tests;
 pub(crate) mod winston;
 
-use super::lines::{CUT_SHORT, for_each_line_ahead, for_each_line_in};
-use super::not_utf8::NotUtf8;
+use super::lines::{CUT_SHORT, LineNotes, for_each_line_ahead, for_each_line_in};
 use super::stamp::Clock;
 use super::text::EmbeddedMessages;
 use super::{ParseOptions, Parsed};
@@ -59,8 +58,8 @@ pub(super) fn parse_lines(
     let mut out = Parsed::new(opts);
     let mut lines = ObjectLines::new(input, opts);
     let mut json = Vec::new();
-    let mut not_utf8 = NotUtf8::default();
-    for_each_line_ahead(reader, &mut not_utf8, |line_no, span, bytes, ahead| {
+    let mut notes = LineNotes::default();
+    for_each_line_ahead(reader, &mut notes, |line_no, span, bytes, ahead| {
         out.stats.lines += 1;
         if bytes.trim_ascii().is_empty() {
             out.stats.ignored += 1;
@@ -72,7 +71,7 @@ pub(super) fn parse_lines(
         lines.read_at(&mut out, line_no, place, as_json(bytes, &mut json), cut);
         0
     })?;
-    not_utf8.add_to(&mut out.stats);
+    notes.add_to(&mut out.stats);
     out.stats.notes.extend(lines.take_notes());
     Ok(out)
 }

@@ -5,9 +5,13 @@
 //! boundary, and the next line the restarted service wrote follows the padding on the same
 //! physical line; trimming keeps that line readable. A line that is no UTF-8 is given read
 //! as Windows-1252 ([`super::not_utf8`]), and counted: the check runs only on reads that hold
-//! a byte above 127, so a log of ASCII pays one look at each read.
+//! a byte above 127, so a log of ASCII pays one look at each read. A line longer than
+//! [`MAX_LINE`] is not held: it is dropped as it streams past, and counted
+//! ([`super::long_lines`]).
 
 use super::ansi;
+pub use super::long_lines::{MAX_DOCUMENT_LINE, MAX_LINE};
+use super::long_lines::TooLong;
 use super::not_utf8::{NotUtf8, as_utf8};
 use crate::scan::for_each_newline;
 use std::io::{self, Read};
@@ -20,14 +24,46 @@ const COLOUR_SNIFF: u64 = 1 << 20;
 /// of L2 here) when the parser reads it. 1 MiB was 1-3 % slower at 1 GB (alternating runs).
 const BLOCK: usize = 1 << 18;
 
+/// What reading an input's lines found besides the lines it gave: those that were no UTF-8
+/// (given read as Windows-1252), and those too long to read (not given).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineNotes {
+    pub not_utf8: NotUtf8,
+    pub too_long: TooLong,
+}
+
+impl LineNotes {
+    /// Adds them to an input's accounts: the note on lines that were no UTF-8, and the lines
+    /// too long to read, counted as lines and skipped with their reasons.
+    pub fn add_to(&self, stats: &mut super::InputStats) {
+        self.not_utf8.add_to(stats);
+        self.too_long.add_to(stats);
+    }
+}
+
 /// Calls `each(line_number, bytes)` for every line of `reader`, numbering from 1; lines
-/// that are no UTF-8 are counted in `not_utf8`.
+/// that are no UTF-8, and lines longer than [`MAX_LINE`] (not given), are noted in `notes`.
+/// Returns how many lines were given.
 pub fn for_each_line<R: Read + ?Sized>(
     reader: &mut R,
-    not_utf8: &mut NotUtf8,
+    notes: &mut LineNotes,
+    each: impl FnMut(u32, &[u8]),
+) -> io::Result<u32> {
+    for_each_line_up_to(reader, notes, MAX_LINE, each)
+}
+
+/// [`for_each_line`], with lines of up to `max_line` bytes read rather than [`MAX_LINE`]:
+/// for a format whose events are documents of one line each ([`MAX_DOCUMENT_LINE`]).
+pub fn for_each_line_up_to<R: Read + ?Sized>(
+    reader: &mut R,
+    notes: &mut LineNotes,
+    max_line: usize,
     mut each: impl FnMut(u32, &[u8]),
 ) -> io::Result<u32> {
-    for_each_line_at(reader, not_utf8, |n, _, line| each(n, line))
+    read_lines(reader, notes, max_line, |n, _, line, _| {
+        each(n, line);
+        0
+    })
 }
 
 /// [`for_each_line`], also giving where each line lies in the stream: from its first byte
@@ -35,10 +71,10 @@ pub fn for_each_line<R: Read + ?Sized>(
 /// a run of lines again later.
 pub fn for_each_line_at<R: Read + ?Sized>(
     reader: &mut R,
-    not_utf8: &mut NotUtf8,
+    notes: &mut LineNotes,
     mut each: impl FnMut(u32, Range<u64>, &[u8]),
 ) -> io::Result<u32> {
-    for_each_line_ahead(reader, not_utf8, |n, span, line, _| {
+    for_each_line_ahead(reader, notes, |n, span, line, _| {
         each(n, span, line);
         0
     })
@@ -49,11 +85,11 @@ pub fn for_each_line_at<R: Read + ?Sized>(
 /// is read once the input has ended.
 pub fn for_each_line_at_telling_cut<R: Read + ?Sized>(
     reader: &mut R,
-    not_utf8: &mut NotUtf8,
+    notes: &mut LineNotes,
     mut each: impl FnMut(u32, Range<u64>, &[u8]),
 ) -> io::Result<bool> {
     let mut cut = false;
-    for_each_line_ahead(reader, not_utf8, |n, span, line, ahead| {
+    for_each_line_ahead(reader, notes, |n, span, line, ahead| {
         cut = ahead.cut_short();
         each(n, span, line);
         0
@@ -142,10 +178,24 @@ fn push_newlines(bytes: &[u8], from: usize, places: &mut Vec<usize>) {
 /// them is given one that is no UTF-8 as it is.
 pub fn for_each_line_ahead<R: Read + ?Sized>(
     reader: &mut R,
-    not_utf8: &mut NotUtf8,
+    notes: &mut LineNotes,
+    each: impl FnMut(u32, Range<u64>, &[u8], Ahead) -> usize,
+) -> io::Result<u32> {
+    read_lines(reader, notes, MAX_LINE, each)
+}
+
+/// [`for_each_line_ahead`], reading lines of up to `max_line` bytes (before the newline).
+/// The buffer never grows past `max_line + 1` bytes, so a whole line in it is never longer:
+/// a line is known to be too long only when it fills the buffer, and ordinary lines pay
+/// nothing for the check. A line that does is dropped as it streams past, counted in
+/// `notes`, and not given; the count returned leaves it out.
+fn read_lines<R: Read + ?Sized>(
+    reader: &mut R,
+    notes: &mut LineNotes,
+    max_line: usize,
     mut each: impl FnMut(u32, Range<u64>, &[u8], Ahead) -> usize,
 ) -> io::Result<u32> {
-    let mut buf: Vec<u8> = vec![0; BLOCK];
+    let mut buf: Vec<u8> = vec![0; BLOCK.min(max_line + 1)];
     // The places of the newlines of what the last read filled, all found at once.
     let mut newlines: Vec<usize> = Vec::new();
     let mut start = 0; // first byte of the pending (unterminated) line
@@ -159,6 +209,9 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
     // one of the line it continues (`check` of the read before, while a line is pending).
     let mut check = false;
     let mut recoded: Vec<u8> = Vec::new();
+    // The bytes so far of the line too long to read being dropped, while one is.
+    let mut dropping: Option<u64> = None;
+    let too_long_before = notes.too_long.lines;
     loop {
         if end == buf.len() {
             if start > 0 {
@@ -166,9 +219,16 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
                 end -= start;
                 base += start as u64;
                 start = 0;
-            } else {
+            } else if buf.len() <= max_line {
                 // One line longer than the buffer: grow rather than cut it.
-                buf.resize(buf.len() * 2, 0);
+                buf.resize((buf.len() * 2).min(max_line + 1), 0);
+            } else {
+                // Longer than `max_line`: what there is of it is dropped, the rest as it
+                // comes, so that the buffer stays as it is.
+                line_no = line_no.saturating_add(1);
+                dropping = Some(end as u64);
+                base += end as u64;
+                end = 0;
             }
         }
         let n = match reader.read(&mut buf[end..]) {
@@ -188,6 +248,23 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         newlines.clear();
         push_newlines(&buf[scan_from..end], scan_from, &mut newlines);
         let mut i = 0;
+        if let Some(so_far) = dropping {
+            // Dropping reads start at the buffer's start: the line ends at the first newline.
+            match newlines.first() {
+                Some(&nl) => {
+                    notes.too_long.saw(line_no, so_far + nl as u64, max_line);
+                    dropping = None;
+                    start = nl + 1;
+                    i = 1;
+                }
+                None => {
+                    dropping = Some(so_far + end as u64);
+                    base += end as u64;
+                    end = 0;
+                    continue;
+                }
+            }
+        }
         while let Some(&nl) = newlines.get(i) {
             line_no = line_no.saturating_add(1);
             let span = base + start as u64..base + nl as u64 + 1;
@@ -204,7 +281,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
                 line
             };
             let line = without_colour(line, coloured, &mut plain);
-            let line = as_utf8(line, check, line_no, &mut recoded, not_utf8);
+            let line = as_utf8(line, check, line_no, &mut recoded, &mut notes.not_utf8);
             // Lines read ahead are within this read: `each` reads only whole lines.
             let read = each(line_no, span, line, ahead);
             let read = read.min(newlines.len() - i - 1);
@@ -214,7 +291,10 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
             i += 1;
         }
     }
-    if start < end {
+    if let Some(so_far) = dropping {
+        // The input ended inside it.
+        notes.too_long.saw(line_no, so_far + end as u64, max_line);
+    } else if start < end {
         line_no = line_no.saturating_add(1);
         let span = base + start as u64..base + end as u64;
         let line = trim_line(&buf[start..end]);
@@ -224,7 +304,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
             line
         };
         let line = without_colour(line, coloured, &mut plain);
-        let line = as_utf8(line, check, line_no, &mut recoded, not_utf8);
+        let line = as_utf8(line, check, line_no, &mut recoded, &mut notes.not_utf8);
         // Blank bytes (NUL padding, a space) at the end are no line cut short.
         let cut = if line.trim_ascii().is_empty() {
             Ahead::NONE
@@ -233,7 +313,7 @@ pub fn for_each_line_ahead<R: Read + ?Sized>(
         };
         each(line_no, span, line, cut);
     }
-    Ok(line_no)
+    Ok(line_no - (notes.too_long.lines - too_long_before))
 }
 
 /// [`for_each_line_at`] over bytes already in memory, without a read buffer: the start of a
@@ -299,182 +379,4 @@ pub(crate) fn trim_line(line: &[u8]) -> &[u8] {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn collect(input: &[u8]) -> Vec<(u32, Vec<u8>)> {
-        let mut out = Vec::new();
-        for_each_line(&mut &input[..], &mut NotUtf8::default(), |n, l| {
-            out.push((n, l.to_vec()))
-        })
-        .unwrap();
-        out
-    }
-
-    #[test]
-    fn splits_and_numbers_lines() {
-        let lines = collect(b"a\r\nb\n\nc");
-        assert_eq!(
-            lines,
-            vec![
-                (1, b"a".to_vec()),
-                (2, b"b".to_vec()),
-                (3, vec![]),
-                (4, b"c".to_vec())
-            ]
-        );
-        assert!(collect(b"").is_empty());
-    }
-
-    #[test]
-    fn trims_nul_padding_around_a_line() {
-        let lines = collect(b"\0\0\x0014:02:12  ok\0\0\r\n\0\0\nx\0y");
-        assert_eq!(
-            lines,
-            vec![
-                (1, b"14:02:12  ok".to_vec()),
-                (2, vec![]),
-                (3, b"x\0y".to_vec())
-            ]
-        );
-    }
-
-    #[test]
-    fn a_byte_order_mark_is_taken_off_the_first_line_only() {
-        let input = b"\xEF\xBB\xBFa\n\xEF\xBB\xBFb\n";
-        let expected = vec![(1, b"a".to_vec()), (2, b"\xEF\xBB\xBFb".to_vec())];
-        assert_eq!(collect(input), expected);
-        assert_eq!(collect(b"\xEF\xBB\xBFonly"), vec![(1, b"only".to_vec())]);
-        let mut in_memory = Vec::new();
-        for_each_line_in(input, |n, _, l| in_memory.push((n, l.to_vec())));
-        assert_eq!(in_memory, expected);
-        // A first line that merely starts like a mark keeps it: no UTF-8, it reads as
-        // Windows-1252.
-        assert_eq!(
-            collect(b"\xEF\xBBx\n"),
-            vec![(1, "ï»x".as_bytes().to_vec())]
-        );
-    }
-
-    #[test]
-    fn spans_cover_the_stream_and_read_back_each_line() {
-        let input = b"one\r\ntwo\n\nthree";
-        let mut spans = Vec::new();
-        for_each_line_at(&mut &input[..], &mut NotUtf8::default(), |n, span, _| {
-            spans.push((n, span))
-        })
-        .unwrap();
-        assert_eq!(spans, vec![(1, 0..5), (2, 5..9), (3, 9..10), (4, 10..15)]);
-        let third = &input[spans[3].1.start as usize..spans[3].1.end as usize];
-        assert_eq!(third, b"three");
-    }
-
-    #[test]
-    fn lines_in_memory_split_as_read_lines_do() {
-        let input = b"\xEF\xBB\xBFone\r\ntwo\n\n\0three\0";
-        let mut read = Vec::new();
-        for_each_line_at(&mut &input[..], &mut NotUtf8::default(), |n, s, l| {
-            read.push((n, s, l.to_vec()))
-        })
-        .unwrap();
-        let mut in_memory = Vec::new();
-        for_each_line_in(input, |n, s, l| in_memory.push((n, s, l.to_vec())));
-        assert_eq!(read, in_memory);
-    }
-
-    /// A reader of a line may read whole lines after it: those are counted, not given, and
-    /// each line ahead ends where `line_end` says.
-    #[test]
-    fn lines_read_ahead_are_counted_and_skipped() {
-        let input = b"a\nb1\r\nb2\nc\na\nb1\n";
-        let mut given = Vec::new();
-        let lines = for_each_line_ahead(
-            &mut &input[..],
-            &mut NotUtf8::default(),
-            |n, _, line, ahead| {
-                given.push((n, line.to_vec()));
-                if line != b"a" {
-                    return 0;
-                }
-                let bytes = ahead.bytes();
-                let mut from = 0;
-                let mut read = Vec::new();
-                for k in 0..2 {
-                    let Some(end) = ahead.line_end(k) else { break };
-                    assert_eq!(bytes[end], b'\n');
-                    read.push(trim_line(&bytes[from..end]).to_vec());
-                    from = end + 1;
-                }
-                assert!(read.iter().zip([&b"b1"[..], b"b2"]).all(|(r, e)| r == e));
-                read.len()
-            },
-        )
-        .unwrap();
-        assert_eq!(lines, 6);
-        // The second `a` has one whole line after it: that one is read, and no more.
-        let expected = [(1, &b"a"[..]), (4, b"c"), (5, b"a")];
-        let expected: Vec<(u32, Vec<u8>)> =
-            expected.iter().map(|(n, l)| (*n, l.to_vec())).collect();
-        assert_eq!(given, expected);
-    }
-
-    #[test]
-    fn spans_stay_right_across_blocks() {
-        let mut input = Vec::new();
-        while input.len() < BLOCK * 2 + 100 {
-            input.extend_from_slice(format!("line {}\n", input.len()).as_bytes());
-        }
-        let mut ok = true;
-        for_each_line_at(&mut &input[..], &mut NotUtf8::default(), |_, span, line| {
-            let raw = &input[span.start as usize..span.end as usize];
-            ok &= raw.strip_suffix(b"\n").unwrap_or(raw) == line;
-        })
-        .unwrap();
-        assert!(ok);
-    }
-
-    /// A line that is no UTF-8 is given read as Windows-1252 and counted, wherever its bad
-    /// byte lies against the reads (before or after a read's end, in a line that spans it);
-    /// UTF-8 and ASCII lines are given as they are.
-    #[test]
-    fn lines_that_are_no_utf8_are_read_as_windows_1252_across_reads() {
-        for bad_at in [BLOCK - 10, BLOCK + 10] {
-            let mut input = Vec::new();
-            while input.len() < BLOCK - 40 {
-                input.extend_from_slice("line é\n".as_bytes());
-            }
-            input.resize(BLOCK + 40, b'x');
-            input[bad_at] = 0xFC;
-            input.extend_from_slice(b"\ntail\n");
-            let mut seen = NotUtf8::default();
-            let mut got = Vec::new();
-            for_each_line(&mut &input[..], &mut seen, |n, l| got.push((n, l.to_vec()))).unwrap();
-            let (n, long) = &got[got.len() - 2];
-            assert_eq!(
-                seen,
-                NotUtf8 {
-                    lines: 1,
-                    first: *n
-                }
-            );
-            assert!(String::from_utf8(long.clone()).unwrap().contains('ü'));
-            assert!(
-                got[..got.len() - 2]
-                    .iter()
-                    .all(|(_, l)| l == "line é".as_bytes())
-            );
-            assert_eq!(got.last().unwrap().1, b"tail");
-        }
-    }
-
-    #[test]
-    fn handles_lines_longer_than_a_block() {
-        let mut input = vec![b'x'; BLOCK * 3 + 7];
-        input.push(b'\n');
-        input.extend_from_slice(b"tail\n");
-        let lines = collect(&input);
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].1.len(), BLOCK * 3 + 7);
-        assert_eq!(lines[1].1, b"tail");
-    }
-}
+mod tests;

@@ -10,6 +10,7 @@ pub mod csv;
 pub mod jsonl;
 pub mod jul_xml;
 pub mod lines;
+pub mod long_lines;
 pub mod logfmt;
 pub mod node_console;
 pub mod not_utf8;

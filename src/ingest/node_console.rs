@@ -92,9 +92,9 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     // is placed at the next record's when that is near (printed before it, and an error is
     // printed when it happens, after the request it ends), else at the latest one's.
     let mut last_stamp: Option<String> = None;
-    let mut not_utf8 = super::not_utf8::NotUtf8::default();
+    let mut notes = super::lines::LineNotes::default();
     // The last record may run into a line cut short by the end of the file.
-    let cut = for_each_line_at_telling_cut(reader, &mut not_utf8, |line_no, _, bytes| {
+    let cut = for_each_line_at_telling_cut(reader, &mut notes, |line_no, _, bytes| {
         out.stats.lines += 1;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if record.first_line != 0 && continues(bytes) && record.text.len() < MAX_RECORD {
@@ -159,7 +159,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         record.stamp = bare_error_time(last_stamp.as_deref(), None);
     }
     record.flush(&mut out, &mut lines, &mut json, cut);
-    not_utf8.add_to(&mut out.stats);
+    notes.add_to(&mut out.stats);
     out.stats.notes.extend(lines.take_notes());
     Ok(out)
 }

@@ -43,9 +43,9 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut out = Parsed::new(opts);
     let mut lines = super::jsonl::ObjectLines::new(input, opts);
     let mut record: Option<Record> = None;
-    let mut not_utf8 = super::not_utf8::NotUtf8::default();
+    let mut notes = super::lines::LineNotes::default();
     // The last record may run into a line cut short by the end of the file.
-    let cut = for_each_line_at_telling_cut(reader, &mut not_utf8, |line_no, _, bytes| {
+    let cut = for_each_line_at_telling_cut(reader, &mut notes, |line_no, _, bytes| {
         out.stats.lines += 1;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if let Some(r) = record.as_mut().filter(|_| continues(bytes)) {
@@ -108,7 +108,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     if let Some(done) = record.take() {
         done.flush(&mut out, &mut lines, cut);
     }
-    not_utf8.add_to(&mut out.stats);
+    notes.add_to(&mut out.stats);
     out.stats.notes.extend(lines.take_notes());
     Ok(out)
 }

@@ -3,8 +3,7 @@
 //! events; it resolves which call a line belongs to (the file's latest tool call, unless
 //! `run=`/`step=` say otherwise) and which day a time-only timestamp falls on.
 
-use super::lines::{Ahead, CUT_SHORT, for_each_line_ahead};
-use super::not_utf8::NotUtf8;
+use super::lines::{Ahead, CUT_SHORT, LineNotes, for_each_line_ahead};
 use super::{ParseOptions, Parsed};
 use crate::classify::{classify_failure, classify_status};
 use crate::event::*;
@@ -43,8 +42,8 @@ pub fn parse_input(
     rereadable: bool,
 ) -> io::Result<Parsed> {
     let mut p = TextParser::new(input, opts, rereadable);
-    let mut not_utf8 = NotUtf8::default();
-    let lines = for_each_line_ahead(reader, &mut not_utf8, |n, span, line, ahead| {
+    let mut notes = LineNotes::default();
+    let lines = for_each_line_ahead(reader, &mut notes, |n, span, line, ahead| {
         p.line(n, span, line, ahead)
     })?;
     if p.idle.is_active() {
@@ -53,7 +52,7 @@ pub fn parse_input(
     }
     p.settle_pool();
     p.out.stats.lines = lines as u64;
-    not_utf8.add_to(&mut p.out.stats);
+    notes.add_to(&mut p.out.stats);
     p.out.stats.notes.extend(p.dates.folds.take_notes());
     Ok(p.out)
 }

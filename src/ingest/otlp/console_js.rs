@@ -74,8 +74,8 @@ fn first_level(line: &[u8]) -> Option<&[u8]> {
 pub(super) fn parse(reader: &mut dyn Read, input: u32) -> io::Result<Parsed> {
     let mut out = Spans::default();
     let mut open: Option<(u32, String)> = None;
-    let mut not_utf8 = crate::ingest::not_utf8::NotUtf8::default();
-    for_each_line_at(reader, &mut not_utf8, |n, _, bytes| {
+    let mut notes = crate::ingest::lines::LineNotes::default();
+    for_each_line_at(reader, &mut notes, |n, _, bytes| {
         let line = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         match open.as_mut() {
             // A span printed straight after output that ended no line (`process.stdout.write`):
@@ -111,7 +111,7 @@ pub(super) fn parse(reader: &mut dyn Read, input: u32) -> io::Result<Parsed> {
         out.stats
             .skip(first, "a span not closed by the end of the input");
     }
-    not_utf8.add_to(&mut out.stats);
+    notes.add_to(&mut out.stats);
     Ok(Parsed {
         spans: out.spans,
         stats: out.stats,

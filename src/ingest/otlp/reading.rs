@@ -4,7 +4,7 @@
 //! whichever core is free, then taken in order as a line-at-a-time reading takes them.
 
 use super::{Spans, broken, read_document, read_parsed};
-use crate::ingest::lines::for_each_line;
+use crate::ingest::lines::{MAX_DOCUMENT_LINE, for_each_line_up_to};
 use crate::ingest::{MAX_PROBLEMS_KEPT, Parsed};
 use std::io::{self, Read};
 
@@ -47,8 +47,9 @@ pub(super) fn parse_in_batches(
     let mut reading = Reading::new(input);
     reading.among_output = among_output;
     let mut batch = Batch::default();
-    let mut not_utf8 = crate::ingest::not_utf8::NotUtf8::default();
-    for_each_line(reader, &mut not_utf8, |n, line| {
+    let mut notes = crate::ingest::lines::LineNotes::default();
+    // A batch on one line is one document: lines up to MAX_DOCUMENT_LINE are read.
+    for_each_line_up_to(reader, &mut notes, MAX_DOCUMENT_LINE, |n, line| {
         if line.len() >= batch_bytes {
             // A line as large as a batch is read where it lies, not copied into one.
             reading.take(&mut batch);
@@ -61,7 +62,7 @@ pub(super) fn parse_in_batches(
     })?;
     reading.take(&mut batch);
     let mut parsed = reading.finish();
-    not_utf8.add_to(&mut parsed.stats);
+    notes.add_to(&mut parsed.stats);
     Ok(parsed)
 }
 

@@ -50,9 +50,9 @@ impl Rotated {
         self.read_one = true;
         p.input = input;
         p.zone = opts.tz;
-        let mut not_utf8 = crate::ingest::not_utf8::NotUtf8::default();
+        let mut notes = crate::ingest::lines::LineNotes::default();
         let first_line_read = std::mem::take(&mut self.first_line_read);
-        let lines = for_each_line_ahead(reader, &mut not_utf8, |n, span, line, ahead| {
+        let lines = for_each_line_ahead(reader, &mut notes, |n, span, line, ahead| {
             if n == 1 && first_line_read {
                 p.out.stats.ignored += 1;
                 return 0;
@@ -66,7 +66,7 @@ impl Rotated {
         }
         let mut stats = std::mem::take(&mut p.out.stats);
         stats.lines = lines? as u64;
-        not_utf8.add_to(&mut stats);
+        notes.add_to(&mut stats);
         stats.notes.extend(p.dates.folds.take_notes());
         Ok(stats)
     }
