@@ -8,7 +8,8 @@
 //! that `path:line` points where it did (the parts before the last are left blank). A line
 //! of the application without a timestamp takes the runtime's.
 
-use std::io::{self, BufRead, BufReader, Read};
+use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
+use std::io::{self, BufReader, Read};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wrapper {
@@ -71,6 +72,11 @@ pub struct Unwrapped<R> {
     /// `}` alone there (an SDK's console exporter's spans): its lines are passed on as they
     /// are, since a stamp before each would break it.
     in_object: bool,
+    /// A physical line too long to hold is being passed on as it is ([`Self::refill`]).
+    passing: bool,
+    /// A split line whose parts grew too long to hold is being passed on as its parts come:
+    /// how many of its physical lines have passed, each owing the blank line it stands for.
+    joined_long: Option<u32>,
 }
 
 impl<R: Read> Unwrapped<R> {
@@ -83,12 +89,17 @@ impl<R: Read> Unwrapped<R> {
             out: Vec::new(),
             at: 0,
             in_object: false,
+            passing: false,
+            joined_long: None,
         }
     }
 
     /// The application's whole line, with the runtime's `time` ([`emit`]), or as it is
     /// inside a pretty-printed object.
     fn emit(&mut self, time: &[u8]) {
+        if self.joined_long.is_some() {
+            return self.end_joined_long();
+        }
         let line = self.partial.strip_suffix(b"\r").unwrap_or(&self.partial);
         match (self.in_object, line) {
             (false, b"{") => self.in_object = true,
@@ -103,19 +114,65 @@ impl<R: Read> Unwrapped<R> {
         self.partial.clear();
     }
 
+    /// A part of a split line: held until the line's last part, unless the line grows past
+    /// [`MAX_LINE`]; it is then passed on as its parts come, for the line splitter to skip
+    /// as too long, and the blank lines that stand for its parts follow it.
+    fn part(&mut self, message: &[u8]) {
+        if self.joined_long.is_some() {
+            self.out.extend_from_slice(message);
+        } else {
+            self.partial.extend_from_slice(message);
+            if self.partial.len() > MAX_LINE {
+                self.out.append(&mut self.partial);
+                self.joined_long = Some(0);
+            }
+        }
+    }
+
+    /// A part that is not the line's last: its physical line stands for a blank line, owed
+    /// until the line ends when the line is being passed on.
+    fn part_before_last(&mut self, message: &[u8]) {
+        self.part(message);
+        if let Some(parts) = &mut self.joined_long {
+            *parts += 1;
+        }
+    }
+
+    /// Ends a split line being passed on ([`Self::part`]), with the blank lines its parts
+    /// owe (the line's last physical line adds its own newline).
+    fn end_joined_long(&mut self) {
+        if let Some(parts) = self.joined_long.take() {
+            self.out.extend(std::iter::repeat_n(b'\n', parts as usize));
+        }
+    }
+
     /// Unwraps lines into `out` until it holds some or the input ends.
     fn refill(&mut self) -> io::Result<()> {
         self.out.clear();
         self.at = 0;
         while self.out.len() < 64 * 1024 {
+            if self.passing {
+                self.passing = !pass_on(&mut self.inner, &mut self.out, 64 * 1024)?;
+                continue;
+            }
             self.line.clear();
-            if self.inner.read_until(b'\n', &mut self.line)? == 0 {
+            let whole = read_line_up_to(&mut self.inner, &mut self.line, MAX_LINE + 1)?;
+            if self.line.is_empty() {
+                self.end_joined_long();
                 if !self.partial.is_empty() {
                     // A split line the file ends inside: what there is of it.
                     self.out.append(&mut self.partial);
                     self.out.push(b'\n');
                 }
                 return Ok(());
+            }
+            if !whole {
+                // No runtime writes such a line: passed on as it is, for the line splitter
+                // to skip as too long.
+                self.end_joined_long();
+                self.out.extend_from_slice(&self.line);
+                self.passing = true;
+                continue;
             }
             // Taken out while it is read, so that `emit` may borrow the rest; put back after
             // (its room kept for the next line).
@@ -125,26 +182,34 @@ impl<R: Read> Unwrapped<R> {
             match self.wrapper {
                 Wrapper::Cri => match cri_parts(line) {
                     Some((time, true, message)) => {
-                        self.partial.extend_from_slice(message);
+                        self.part(message);
                         self.emit(time);
                     }
-                    Some((_, false, message)) => self.partial.extend_from_slice(message),
+                    Some((_, false, message)) => self.part_before_last(message),
                     // Not the runtime's: left as it is, for the parser to say why.
-                    None => self.out.extend_from_slice(line),
+                    None => {
+                        self.end_joined_long();
+                        self.out.extend_from_slice(line)
+                    }
                 },
                 Wrapper::DockerJson => match docker_entry(line) {
                     Some(entry) => match entry.log.strip_suffix('\n') {
                         Some(whole) => {
-                            self.partial.extend_from_slice(whole.as_bytes());
+                            self.part(whole.as_bytes());
                             self.emit(entry.time.as_bytes());
                         }
-                        None => self.partial.extend_from_slice(entry.log.as_bytes()),
+                        None => self.part_before_last(entry.log.as_bytes()),
                     },
-                    None => self.out.extend_from_slice(line),
+                    None => {
+                        self.end_joined_long();
+                        self.out.extend_from_slice(line)
+                    }
                 },
             }
             self.line = read;
-            self.out.push(b'\n');
+            if self.joined_long.is_none() {
+                self.out.push(b'\n');
+            }
         }
         Ok(())
     }
@@ -286,5 +351,97 @@ mod tests {
         ] {
             assert_eq!(wrapper_of(head.as_bytes()), None, "{head}");
         }
+    }
+
+    /// The lines the splitter gives of a wrapped text, by number and length, and the lines
+    /// it skipped as too long.
+    fn split(text: &[u8]) -> (Vec<(u32, usize)>, crate::ingest::long_lines::TooLong) {
+        let wrapper = wrapper_of(text).expect("a wrapper");
+        let mut notes = crate::ingest::lines::LineNotes::default();
+        let mut given = Vec::new();
+        let mut reader = Unwrapped::new(text, wrapper);
+        crate::ingest::lines::for_each_line(&mut reader, &mut notes, |n, line| {
+            given.push((n, line.len()))
+        })
+        .unwrap();
+        (given, notes.too_long)
+    }
+
+    /// A line the runtime split into parts of 16 KiB, `len` bytes in all, the last one
+    /// tagged `F` when `last_part`.
+    fn cri_split(len: usize, last_part: bool) -> Vec<u8> {
+        let mut text = Vec::new();
+        let mut left = len;
+        while left > 0 {
+            let part = left.min(16 * 1024);
+            left -= part;
+            let tag = if left == 0 && last_part { "F" } else { "P" };
+            text.extend_from_slice(
+                format!("2026-11-03T14:02:12.000000000Z stdout {tag} ").as_bytes(),
+            );
+            text.resize(text.len() + part, b'x');
+            text.push(b'\n');
+        }
+        text
+    }
+
+    const FIRST: &[u8] =
+        b"2026-11-03T14:02:11.000000000Z stdout F 2026-11-03T14:02:11.000Z  first\n";
+    const LAST: &[u8] = b"2026-11-03T14:02:13.000000000Z stdout F 2026-11-03T14:02:13.000Z  last\n";
+
+    /// A split line whose parts join past the cap is passed on as its parts come, for the
+    /// splitter to skip, numbered at the part that took it past the cap, the lines after it
+    /// where they were; one that joins to the cap (its stamp put before it) is read whole,
+    /// at its last part.
+    #[test]
+    fn a_split_line_too_long_to_hold_is_skipped_in_place() {
+        // Under the cap, the runtime's stamp (32 bytes) is put before the line.
+        let cases = [
+            (MAX_LINE + 1, true, "F"),
+            (MAX_LINE + 1, true, "end of the input"),
+            (MAX_LINE + 40_000, true, "F"),
+            (MAX_LINE + 40_000, true, "end of the input"),
+            (MAX_LINE - 32, false, "F"),
+        ];
+        for (len, skipped, end) in cases {
+            let mut text = FIRST.to_vec();
+            text.extend(cri_split(len, end == "F"));
+            if end == "F" {
+                text.extend_from_slice(LAST);
+            }
+            let (given, long) = split(&text);
+            let n = len.div_ceil(16 * 1024) as u32;
+            // The parts other than the line read as blank lines.
+            let read: Vec<(u32, usize)> = given.into_iter().filter(|l| l.1 > 0).collect();
+            let mut expected = vec![(1, FIRST.len() - 41)];
+            if !skipped {
+                expected.push((n + 1, len + 32));
+            }
+            if end == "F" {
+                expected.push((n + 2, LAST.len() - 41));
+            }
+            assert!(read == expected, "{len} {end}: {read:?}");
+            let mut too_long = crate::ingest::long_lines::TooLong::default();
+            if skipped {
+                // 1,024 parts of 16 KiB are the cap: the next part, on line 1,026, is past it
+                // (the last part, or one of three).
+                too_long.saw(1026, len as u64, MAX_LINE);
+            }
+            assert_eq!(long, too_long, "{len} {end}");
+        }
+    }
+
+    /// A physical line too long to be the runtime's is passed on as it is, and skipped.
+    #[test]
+    fn a_physical_line_too_long_to_hold_is_skipped() {
+        let mut text = FIRST.to_vec();
+        text.resize(text.len() + MAX_LINE + 10, b'y');
+        text.push(b'\n');
+        text.extend_from_slice(LAST);
+        let (given, long) = split(&text);
+        assert_eq!(given, [(1, FIRST.len() - 41), (3, LAST.len() - 41)]);
+        let mut expected = crate::ingest::long_lines::TooLong::default();
+        expected.saw(2, MAX_LINE as u64 + 10, MAX_LINE);
+        assert_eq!(long, expected);
     }
 }

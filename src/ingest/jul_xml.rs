@@ -9,7 +9,8 @@
 //! in any other Java log.
 
 use super::{ParseOptions, Parsed};
-use std::io::{self, BufRead, BufReader, Read};
+use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
+use std::io::{self, BufReader, Read};
 
 /// Whether the head of a file is such a document: the XML declaration, then JUL's
 /// `<!DOCTYPE log ...>` or `<log>` before a `<record>`.
@@ -29,6 +30,7 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
         out: Vec::new(),
         at: 0,
         record: Record::default(),
+        passing: false,
     };
     super::text::parse_input(&mut lines, input, opts, false)
 }
@@ -51,6 +53,8 @@ struct AsText<R> {
     out: Vec<u8>,
     at: usize,
     record: Record,
+    /// A line too long to hold is being passed on as it is.
+    passing: bool,
 }
 
 impl<R: Read> Read for AsText<R> {
@@ -61,9 +65,20 @@ impl<R: Read> Read for AsText<R> {
             // Many lines at a time: the text parser reads the lines ahead of one (a
             // request's headers below it) in what it was given.
             while self.out.len() < buf.len() {
+                if self.passing {
+                    self.passing = !pass_on(&mut self.inner, &mut self.out, 64 << 10)?;
+                    continue;
+                }
                 self.line.clear();
-                if self.inner.read_until(b'\n', &mut self.line)? == 0 {
+                let whole = read_line_up_to(&mut self.inner, &mut self.line, MAX_LINE + 1)?;
+                if self.line.is_empty() {
                     break;
+                }
+                if !whole {
+                    // Too long to hold: passed on as it is, for the line splitter to skip.
+                    self.out.extend_from_slice(&self.line);
+                    self.passing = true;
+                    continue;
                 }
                 let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -300,4 +315,27 @@ mod tests {
             b"a <b> &'A&bogus; &"
         );
     }
+
+    /// A line of the document too long to hold is skipped with its length, and the records
+    /// after it read on their lines.
+    #[test]
+    fn a_line_too_long_to_hold_is_skipped_in_place() {
+        let at = LOG.find("<recrod>").unwrap();
+        let mut log = LOG.as_bytes()[..at].to_vec();
+        log.resize(log.len() + super::MAX_LINE + 5, b'z');
+        log.push(b'\n');
+        log.extend_from_slice(&LOG.as_bytes()[at..]);
+        let p = parse(&mut &log[..], 0, &ParseOptions::default()).unwrap();
+        let kinds: Vec<(u32, &str)> = (p.events.iter())
+            .map(|e| (e.loc.line, e.kind.type_name()))
+            .collect();
+        assert_eq!(kinds, [(8, "tool_call"), (16, "attempt"), (24, "failure")]);
+        let s = &p.stats;
+        assert_eq!(s.events + s.ignored + s.skipped, s.lines);
+        let skipped: Vec<u32> = s.problems.iter().map(|x| x.line).collect();
+        assert_eq!(skipped, [10, 11]);
+        let why = &s.problems[0].reason;
+        assert!(why.starts_with("line longer than 16 MiB (16777221 bytes)"), "{why}");
+    }
 }
+

@@ -10,8 +10,8 @@
 //! ([`super::long_lines`]).
 
 use super::ansi;
-pub use super::long_lines::{MAX_DOCUMENT_LINE, MAX_LINE};
 use super::long_lines::TooLong;
+pub use super::long_lines::{MAX_DOCUMENT_LINE, MAX_LINE};
 use super::not_utf8::{NotUtf8, as_utf8};
 use crate::scan::for_each_newline;
 use std::io::{self, Read};

@@ -66,8 +66,7 @@ pub fn reason(len: u64, max_line: usize) -> String {
         _ => format!("{max_line} bytes"),
     };
     format!(
-        "line longer than {max} ({len} bytes): not read, so that one line cannot take the \
-         memory (a binary blob or a document dumped on one line?)"
+        "line longer than {max} ({len} bytes): not read (a binary blob, or a document dumped on one line?)"
     )
 }
 

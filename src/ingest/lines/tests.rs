@@ -111,8 +111,7 @@ fn lines_read_ahead_are_counted_and_skipped() {
     assert_eq!(lines, 6);
     // The second `a` has one whole line after it: that one is read, and no more.
     let expected = [(1, &b"a"[..]), (4, b"c"), (5, b"a")];
-    let expected: Vec<(u32, Vec<u8>)> =
-        expected.iter().map(|(n, l)| (*n, l.to_vec())).collect();
+    let expected: Vec<(u32, Vec<u8>)> = expected.iter().map(|(n, l)| (*n, l.to_vec())).collect();
     assert_eq!(given, expected);
 }
 
@@ -123,10 +122,14 @@ fn spans_stay_right_across_blocks() {
         input.extend_from_slice(format!("line {}\n", input.len()).as_bytes());
     }
     let mut ok = true;
-    for_each_line_at(&mut &input[..], &mut LineNotes::default(), |_, span, line| {
-        let raw = &input[span.start as usize..span.end as usize];
-        ok &= raw.strip_suffix(b"\n").unwrap_or(raw) == line;
-    })
+    for_each_line_at(
+        &mut &input[..],
+        &mut LineNotes::default(),
+        |_, span, line| {
+            let raw = &input[span.start as usize..span.end as usize];
+            ok &= raw.strip_suffix(b"\n").unwrap_or(raw) == line;
+        },
+    )
     .unwrap();
     assert!(ok);
 }
@@ -242,7 +245,9 @@ fn lines_longer_than_the_cap_are_counted_not_given() {
     // A few hundred more, pseudo-random around the cap.
     let mut seed: u64 = 7;
     for _ in 0..300 {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         lengths.push((seed >> 33) as usize % 260);
     }
     let mut input = Vec::new();
@@ -256,7 +261,10 @@ fn lines_longer_than_the_cap_are_counted_not_given() {
         let expected = capped_by_hand(&input, max_line);
         assert!(expected.2.lines > 50);
         for step in [1, 7, 64, 101, 4096, 1 << 20] {
-            assert!(read_capped(&input, max_line, step) == expected, "step {step}");
+            assert!(
+                read_capped(&input, max_line, step) == expected,
+                "step {step}"
+            );
         }
     }
 }
