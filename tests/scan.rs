@@ -174,6 +174,38 @@ fn unreadable_paths_and_bad_flags_exit_2_with_one_line() {
     assert!(stderr.contains("--max-skew 2x"), "{stderr}");
 }
 
+/// A symbolic link loop, named or found in a folder, is said in words, not as the system's
+/// `(os error 40)`; the folder's other files are read.
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_loop_is_named_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("b.log", dir.path().join("a.log")).unwrap();
+    std::os::unix::fs::symlink("a.log", dir.path().join("b.log")).unwrap();
+    std::fs::copy(
+        fixture("incident-a88214/trace.log"),
+        dir.path().join("trace.log"),
+    )
+    .unwrap();
+    let named = dir.path().join("a.log");
+    let (code, _, stderr) = scan(&[named.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("a.log: a symbolic link loop: its links lead back to each other"),
+        "{stderr}"
+    );
+    let (code, out, stderr) = scan(&[dir.path().to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains(
+            "b.log: a symbolic link to `a.log`, which leads back to it: a symbolic link loop"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("os error"), "{stderr}");
+    assert!(out.contains("duplicate-effect"), "{out}");
+}
+
 /// `--date` dates time-only lines; a year whose instants do not fit is refused by name,
 /// never wrapped into another century.
 #[test]

@@ -8,8 +8,8 @@
 //! its number (`agent.log:14` is the `<message>` line), and the messages mean what they mean
 //! in any other Java log.
 
-use super::{ParseOptions, Parsed};
 use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
+use super::{ParseOptions, Parsed};
 use std::io::{self, BufReader, Read};
 
 /// Whether the head of a file is such a document: the XML declaration, then JUL's
@@ -346,7 +346,9 @@ mod tests {
         let skipped: Vec<u32> = s.problems.iter().map(|x| x.line).collect();
         assert_eq!(skipped, [10, 11]);
         let why = &s.problems[0].reason;
-        assert!(why.starts_with("line longer than 16 MiB (50331648 bytes)"), "{why}");
+        assert!(
+            why.starts_with("line longer than 16 MiB (50331648 bytes)"),
+            "{why}"
+        );
     }
 }
-

@@ -216,25 +216,64 @@ fn walk(
     Ok(())
 }
 
-/// Why a folder's entry `name` at `path` is a symbolic link to nothing, when it is one (a
-/// stale `current.log`).
+/// Why a folder's entry `name` at `path` is a symbolic link that leads to no file, when it
+/// is one: a link to nothing (a stale `current.log`), or links that lead back to each other.
 fn dangling(path: &Path, name: &str) -> Option<String> {
-    let missing = std::fs::metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
-    if !missing || !path.is_symlink() {
+    let err = std::fs::metadata(path).err()?;
+    if !path.is_symlink() {
         return None;
     }
     let target = std::fs::read_link(path).ok()?;
+    let what = if err.kind() == io::ErrorKind::NotFound {
+        "which does not exist"
+    } else if is_link_loop(&err) {
+        "which leads back to it: a symbolic link loop, never reaching a file"
+    } else {
+        return None;
+    };
     Some(format!(
-        "a symbolic link to `{}`, which does not exist (--exclude '{name}' skips it)",
+        "a symbolic link to `{}`, {what} (--exclude '{name}' skips it)",
         target.display()
     ))
 }
 
+/// Why a path cannot be used, in words: the system's own message for anything not named
+/// here, without its `(os error N)`.
 fn io_reason(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::NotFound => "no such file or folder".into(),
         io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
+        _ if is_link_loop(e) => {
+            "a symbolic link loop: its links lead back to each other, never to a file".into()
+        }
+        _ => {
+            let said = e.to_string();
+            let said = match e.raw_os_error() {
+                Some(code) => said
+                    .strip_suffix(&format!(" (os error {code})"))
+                    .unwrap_or(&said)
+                    .to_string(),
+                None => said,
+            };
+            let mut chars = said.chars();
+            match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => said,
+            }
+        }
+    }
+}
+
+/// Too many symbolic links followed (`ELOOP`): links that lead back to each other.
+fn is_link_loop(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
     }
 }
 
@@ -1294,6 +1333,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("trace.log"), "x\n").unwrap();
         std::os::unix::fs::symlink("gone.log", dir.path().join("current.log")).unwrap();
+        std::os::unix::fs::symlink("loop-b.log", dir.path().join("loop-a.log")).unwrap();
+        std::os::unix::fs::symlink("loop-a.log", dir.path().join("loop-b.log")).unwrap();
         let private = dir.path().join("private");
         std::fs::create_dir(&private).unwrap();
         std::fs::write(private.join("other.log"), "x\n").unwrap();
@@ -1316,6 +1357,12 @@ mod tests {
                 .unwrap()
                 .contains("--exclude 'current.log'")
         );
+        assert!(why("current.log").unwrap().contains("which does not exist"));
+        assert_eq!(
+            why("loop-a.log").unwrap(),
+            "a symbolic link to `loop-b.log`, which leads back to it: a symbolic link loop, \
+             never reaching a file (--exclude 'loop-a.log' skips it)"
+        );
         assert_eq!(why("trace.log"), None);
         if locked {
             assert!(why("private").unwrap().contains("--exclude 'private'"));
@@ -1323,7 +1370,8 @@ mod tests {
             assert_eq!(why("other.log"), None);
         }
         // Excluded, they are not inputs at all.
-        let excluded = resolve(&[root], &["private".into(), "current.log".into()]).unwrap();
+        let skip = ["private", "current.log", "loop-*.log"].map(String::from);
+        let excluded = resolve(&[root], &skip).unwrap();
         assert_eq!(excluded.len(), 1);
     }
 }
