@@ -3,8 +3,10 @@
 //! every input format shares the same timestamp spellings (SPEC §3.6).
 
 mod folds;
+mod out_of_range;
 mod zone;
 pub use folds::Folds;
+pub use out_of_range::why_out_of_range;
 pub use zone::Zone;
 
 pub const NANOS_PER_MILLI: i64 = 1_000_000;

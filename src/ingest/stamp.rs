@@ -145,6 +145,9 @@ impl Clock {
         if unix && let Some(ts) = parse_unix_seconds(t) {
             return Ok(Stamp::Instant(ts));
         }
+        if let Some(why) = crate::time::why_out_of_range(t) {
+            return Err(why);
+        }
         let shown = String::from_utf8_lossy(t);
         Err(if unix {
             format!(
@@ -367,6 +370,25 @@ mod tests {
         let o = opts("Z", None);
         let why = Clock::new(&o).parse(b"999999999999", &o, true).unwrap_err();
         assert!(why.contains("is not a timestamp"), "{why}");
+    }
+
+    /// A field with a timestamp's shape but no such time says what is wrong with it; one of
+    /// no timestamp's shape says it is none.
+    #[test]
+    fn an_impossible_field_is_said_out_of_range() {
+        let o = opts("Z", None);
+        let mut c = Clock::new(&o);
+        let why = c.parse(b"2026-11-03 24:00:00+00", &o, false).unwrap_err();
+        assert_eq!(
+            why,
+            "timestamp out of range: `2026-11-03 24:00:00+00` has hour 24 (hours run 00 to 23)"
+        );
+        let why = c.parse(b"2026-11-03 soon", &o, false).unwrap_err();
+        assert!(
+            why.starts_with("`2026-11-03 soon` is not a timestamp"),
+            "{why}"
+        );
+        assert!(c.parse(b"2026-11-03 23:00:00+00", &o, false).is_ok());
     }
 
     #[test]

@@ -566,7 +566,7 @@ impl TextParser {
             tail::Continued::No if level::python_default_layout(line) => Verdict::Skipped(
                 "no timestamp: Python logging's default format (`LEVEL:name:message`) writes none; add `%(asctime)s` to the handler's format".into(),
             ),
-            tail::Continued::No => Verdict::Skipped(why),
+            tail::Continued::No => Verdict::Skipped(out_of_range(line).unwrap_or(why)),
             tail::Continued::Yes => Verdict::Ignored,
             // A held idle call's lines are read in order when it is settled: not here.
             tail::Continued::Failure if self.idle.is_active() => Verdict::Ignored,
@@ -634,6 +634,13 @@ const EFFECT_ID_TOKENS: &[&str] = &[
     "capture_id",
     "credit_id",
 ];
+
+/// Why a line that opens with a timestamp's shape but no such time (`2026-13-01T...`,
+/// `[25:00:00]`) is skipped: said, rather than that it has no parsable timestamp.
+#[cold]
+fn out_of_range(line: &[u8]) -> Option<String> {
+    crate::time::why_out_of_range(line.strip_prefix(b"[").unwrap_or(line))
+}
 
 /// `POST https://...`.
 fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {

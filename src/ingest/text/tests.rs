@@ -1971,3 +1971,32 @@ fn a_last_line_cut_short_that_reads_as_no_event_is_skipped() {
     let p = run(&format!("{head}\0\0\0"));
     assert_eq!(p.stats.skipped, 0);
 }
+
+/// A line that opens with a timestamp's shape but no such time says what is wrong with it;
+/// a line with no timestamp at all, or one whose time is real, reads as before.
+#[test]
+fn an_impossible_timestamp_is_said_out_of_range() {
+    let p = run("2026-11-03T14:02:11.402Z  refund rf_1  order A-1  4500p\n\
+         2026-13-01T10:00:00Z  refund rf_2  order A-1  4500p\n\
+         [2026-02-30 10:00:00,123] INFO refund rf_3\n\
+         hello world\n\
+         2026-11-03T14:02:60.000Z  refund rf_4  order A-2  4500p\n");
+    assert_eq!((p.stats.events, p.stats.skipped), (2, 3));
+    let said: Vec<(u32, &str)> = (p.stats.problems.iter())
+        .map(|p| (p.line, p.reason.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (
+                2,
+                "timestamp out of range: `2026-13-01T10:00:00Z` has month 13 (months run 01 to 12)"
+            ),
+            (
+                3,
+                "timestamp out of range: `2026-02-30 10:00:00,123` has day 30 of February 2026 (it has 28 days)"
+            ),
+            (4, NO_STAMP),
+        ]
+    );
+}
