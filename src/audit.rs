@@ -198,10 +198,16 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                 } else if let Some(why) = s.failed {
                     // An error of the input's, as an unreadable one is (exit 2), with what
                     // was read before it kept and audited.
-                    let why = format!(
-                        "cut short after line {} ({why}): the lines up to it were read, the rest is missing; read a whole copy to audit it all",
-                        s.lines
-                    );
+                    let n = s.last_line;
+                    let why = if s.last_line_cut {
+                        format!(
+                            "cut short inside line {n} ({why}): the lines before it were read, and line {n} as far as it went; the rest is missing; read a whole copy to audit it all"
+                        )
+                    } else {
+                        format!(
+                            "cut short after line {n} ({why}): the lines up to it were read, the rest is missing; read a whole copy to audit it all"
+                        )
+                    };
                     report.note = Some(why.clone());
                     unreadable.push(InputError {
                         path: input.display.clone(),

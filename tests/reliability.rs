@@ -121,6 +121,47 @@ fn an_unreadable_input_is_named_and_exits_2_after_the_others_are_read() {
     }
 }
 
+/// An input whose stream fails names the line it stopped at: after a line that ended, or
+/// inside one it cut (then said to be cut by the failure, not by a writer still at work),
+/// by its physical number in every format (an OTLP export's `lines` counts spans).
+#[test]
+fn a_failed_input_names_the_line_it_stopped_at() {
+    use std::io::Write;
+    let gzip = |bytes: &[u8]| {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(bytes).unwrap();
+        enc.finish().unwrap()
+    };
+    let trace = std::fs::read(root().join("fixtures/incident-a88214/trace.log")).unwrap();
+    let otlp = std::fs::read(root().join("fixtures/otlp-adk-genai/trace.jsonl")).unwrap();
+    // The last line cut to `14:02:23.088  ref`: no event.
+    let unended = &trace[..trace.len() - 57];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, said) in [
+        ("whole.log.gz", &trace[..], "cut short after line 9 ("),
+        ("cut.log.gz", unended, "cut short inside line 9 ("),
+        ("spans.jsonl.gz", &otlp[..], "cut short after line 7 ("),
+    ] {
+        // Bytes after the last gzip member that are none: the stream fails where they start.
+        let bytes = [gzip(text), b"junk".to_vec()].concat();
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = bin()
+            .args(["scan", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(said), "{name}: {err}");
+        let cut = err.contains("cut short by the failure that ended the input's stream");
+        assert_eq!(cut, name == "cut.log.gz", "{name}: {err}");
+        assert!(
+            !err.contains("no newline at the end of the file"),
+            "{name}: {err}"
+        );
+    }
+}
+
 #[test]
 fn strict_exits_2_after_writing_the_report() {
     let cut = root().join("fixtures/hostile/cut-mid-line.jsonl");

@@ -403,7 +403,7 @@ fn a_failed_input_is_named_once() {
     let (code, _, stderr) = scan(&[folder.to_str().unwrap(), "--fail-on", "never"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert_eq!(
-        stderr.matches("cut short after line").count(),
+        stderr.matches("cut short inside line 1489 (").count(),
         1,
         "{stderr}"
     );

@@ -204,6 +204,8 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     out.stats.notes.extend(rows.clock.take_notes());
     let s = &mut out.stats;
     s.lines = u64::from(before) + rdr.get_ref().lines();
+    s.last_line = s.lines as u32;
+    s.last_line_cut = rdr.get_ref().ends_inside_line();
     // The header, blank lines and the continuation lines of multi-line rows.
     s.ignored = s.lines.saturating_sub(s.events + s.skipped);
     Ok(out)

@@ -30,6 +30,9 @@ const BLOCK: usize = 1 << 18;
 pub struct LineNotes {
     pub not_utf8: NotUtf8,
     pub too_long: TooLong,
+    /// The number of the last line, and whether no newline ended it.
+    pub last_line: u32,
+    pub last_line_cut: bool,
 }
 
 impl LineNotes {
@@ -38,6 +41,8 @@ impl LineNotes {
     pub fn add_to(&self, stats: &mut super::InputStats) {
         self.not_utf8.add_to(stats);
         self.too_long.add_to(stats);
+        stats.last_line = self.last_line;
+        stats.last_line_cut = self.last_line_cut;
     }
 }
 
@@ -158,6 +163,10 @@ impl<'a> Ahead<'a> {
 /// Why a last line with no newline after it that reads as no event is skipped
 /// ([`Ahead::cut_short`]).
 pub const CUT_SHORT: &str = "cut short (no newline at the end of the file) and read as no event: it may be the start of one; scan again once the writer has finished";
+
+/// Why the last line of an input whose stream failed inside it (a `.gz` cut short) that
+/// reads as no event is skipped ([`super::InputStats::failed`]).
+pub const CUT_BY_FAILURE: &str = "cut short by the failure that ended the input's stream, and read as no event: it may be the start of one";
 
 /// The places of the newlines in `bytes`, for [`Ahead::new`].
 pub fn newlines_of(bytes: &[u8]) -> Vec<usize> {
@@ -313,6 +322,8 @@ fn read_lines<R: Read + ?Sized>(
         };
         each(line_no, span, line, cut);
     }
+    notes.last_line = line_no;
+    notes.last_line_cut = dropping.is_some() || start < end;
     Ok(line_no - (notes.too_long.lines - too_long_before))
 }
 

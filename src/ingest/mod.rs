@@ -153,9 +153,28 @@ pub struct InputStats {
     /// Why the input's stream failed after these lines (a `.gz` cut short): the lines
     /// before were read, the rest is missing.
     pub failed: Option<String>,
+    /// The number of the input's last physical line (for OTLP too, whose `lines` counts
+    /// spans), and whether no newline ended it: where a stream that `failed` stopped.
+    pub last_line: u32,
+    pub last_line_cut: bool,
 }
 
 impl InputStats {
+    /// The input's stream failed (`why`), if it did: its last line, if the failure cut it
+    /// and it was skipped as cut short, is said to be cut by the failure, not by the end of
+    /// a file still being written.
+    pub fn failed(&mut self, why: Option<String>) {
+        if why.is_some() && self.last_line_cut {
+            let last = self.last_line;
+            let cut =
+                (self.problems.iter_mut()).find(|p| p.line == last && p.reason == lines::CUT_SHORT);
+            if let Some(problem) = cut {
+                problem.reason = lines::CUT_BY_FAILURE.into();
+            }
+        }
+        self.failed = why;
+    }
+
     pub fn skip(&mut self, line: u32, reason: impl Into<String>) {
         self.skipped += 1;
         if self.problems.len() < MAX_PROBLEMS_KEPT {

@@ -96,6 +96,8 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     out.stats.notes.extend(clock.take_notes());
     let s = &mut out.stats;
     s.lines = counter.lines();
+    s.last_line = s.lines as u32;
+    s.last_line_cut = counter.ends_inside_line();
     s.ignored = s.lines.saturating_sub(s.events + s.skipped);
     Ok(out)
 }

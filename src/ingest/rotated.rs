@@ -183,7 +183,7 @@ pub fn read_group(
                 let outcome = match read {
                     Ok(mut stats) => {
                         stats.blank = !content;
-                        stats.failed = failure.take();
+                        stats.failed(failure.take());
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {
                             stats,
@@ -203,7 +203,7 @@ pub fn read_group(
                 let outcome = match parsed {
                     Ok(mut parsed) => {
                         parsed.stats.blank = !content;
-                        parsed.stats.failed = other.failure.take();
+                        parsed.stats.failed(other.failure.take());
                         Outcome::Parsed(format, Box::new(parsed))
                     }
                     Err(e) => Outcome::Unreadable(e.to_string()),

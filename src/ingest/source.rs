@@ -452,7 +452,7 @@ fn read_one(
     let outcome = match parsed {
         Ok(mut parsed) => {
             parsed.stats.blank = !content;
-            parsed.stats.failed = opened.failure.take();
+            parsed.stats.failed(opened.failure.take());
             Outcome::Parsed(format, Box::new(parsed))
         }
         Err(e) => Outcome::Unreadable(e.to_string()),

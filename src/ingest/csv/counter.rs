@@ -210,6 +210,11 @@ impl<R> LineCounter<R> {
         self.ends + u64::from(self.last.is_some_and(|b| b != b'\n'))
     }
 
+    /// Whether the input read so far ends inside a line: its last byte is no line end.
+    pub fn ends_inside_line(&self) -> bool {
+        self.last.is_some_and(|b| b != b'\n' && b != b'\r')
+    }
+
     /// Whether the record the reader returned last, ending at `end` (its position then), is
     /// the input's last and no line end follows it: a row cut short by the end of the file.
     pub fn cut_at(&self, end: u64) -> bool {
