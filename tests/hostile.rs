@@ -334,8 +334,10 @@ fn the_same_effect_from_several_replicas_counts_once() {
     assert_eq!(findings(&r), findings(&incident()));
 }
 
+/// A 50 MB line is longer than a line is read (16 MiB): skipped with its length, the
+/// incident around it read as ever (`tests/long_lines.rs` has the rest).
 #[test]
-fn a_50_mb_single_line_is_read_and_accounted() {
+fn a_50_mb_single_line_is_skipped_and_accounted() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("huge.log");
     let trace = std::fs::read(
@@ -353,6 +355,12 @@ fn a_50_mb_single_line_is_read_and_accounted() {
     assert_accounted(&r);
     assert_eq!(input(&r, 0)["lines"], 10);
     assert_eq!(input(&r, 0)["events"], 8);
+    assert_eq!(input(&r, 0)["skipped"], 1);
+    let why = &input(&r, 0)["problems"][0];
+    assert_eq!(why["line"], 2);
+    let long = 38 + (50 << 20);
+    let said = format!("line longer than 16 MiB ({long} bytes): not read");
+    assert!(why["reason"].as_str().unwrap().starts_with(&said), "{why}");
     assert_eq!(findings(&r), findings(&incident()));
 }
 
