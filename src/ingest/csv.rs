@@ -153,6 +153,9 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     }
     // A quoted header name spanning lines is the header's own.
     let end = rdr.position().byte();
+    if let Some(len) = rdr.get_mut().cut_long_before(end) {
+        return Err(header_too_long(len));
+    }
     rdr.get_mut().take_spans(end);
     rdr.get_mut().release();
     let cols = Columns::resolve(&header, &opts.csv_map);
@@ -264,6 +267,15 @@ impl Rows<'_> {
             let end = rdr.position().byte();
             let counter = rdr.get_mut();
             let line = before + row.position().map_or(0, |p| counter.line_of(p));
+            if let Some(len) = counter.cut_long_before(end) {
+                // Cut where it passed the cap, the rest of its line dropped: not read.
+                counter.take_spans(end);
+                counter.release();
+                self.out
+                    .stats
+                    .skip(line, super::long_lines::row_reason(len));
+                continue;
+            }
             if counter.spans_before(end) {
                 if let Some(again) = self.spanning(&row, counter, line, before, end) {
                     return Ok(Some(again));
@@ -333,6 +345,14 @@ impl Rows<'_> {
         let span = spans[span];
         Some((before + span.line, counter.kept_after(span.end)))
     }
+}
+
+/// Why an export whose header is longer than a row is read cannot be read.
+pub(super) fn header_too_long(len: u64) -> io::Error {
+    io::Error::other(format!(
+        "the CSV header is longer than {} MiB ({len} bytes): no header, no columns to read",
+        super::long_lines::MAX_LINE >> 20
+    ))
 }
 
 /// Why the last row of an export cut short inside it, `fields` of the header's `width`, is

@@ -70,6 +70,15 @@ pub fn reason(len: u64, max_line: usize) -> String {
     )
 }
 
+/// Why a CSV row of `len` bytes, longer than [`MAX_LINE`], was skipped: cut there, the rest
+/// of its line dropped unread.
+pub fn row_reason(len: u64) -> String {
+    format!(
+        "row longer than {} MiB ({len} bytes, to the end of the line it was cut on): not read (a binary blob, or a quote never closed?)",
+        MAX_LINE >> 20
+    )
+}
+
 /// Reads a line into `line` as `read_until` does (its newline included), but no more than
 /// `limit` bytes of it: whether what was read is a whole line (or the input's last bytes),
 /// rather than the start of a longer one, whose rest [`pass_on`] gives. (A last line of

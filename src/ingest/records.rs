@@ -24,6 +24,10 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut out = Parsed::default();
     let mut rdr = self::reader(LineCounter::new(reader));
     let header = rdr.byte_headers().map_err(csv_error)?.clone();
+    let end = rdr.position().byte();
+    if let Some(len) = rdr.get_mut().cut_long_before(end) {
+        return Err(super::csv::header_too_long(len));
+    }
     let index: Vec<Option<usize>> = COLUMNS
         .iter()
         .map(|c| {
@@ -46,6 +50,11 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
     let mut not_utf8 = NotUtf8::default();
     while rdr.read_byte_record(&mut row).map_err(csv_error)? {
         let line = row.position().map_or(0, |p| rdr.get_mut().line_of(p));
+        let end = rdr.position().byte();
+        if let Some(len) = rdr.get_mut().cut_long_before(end) {
+            out.stats.skip(line, super::long_lines::row_reason(len));
+            continue;
+        }
         // Cut inside its last row by the end of the file, as an effect export can be.
         if row.len() < header.len() && rdr.get_ref().cut_at(rdr.position().byte()) {
             out.stats
@@ -138,6 +147,37 @@ mod tests {
         assert_eq!(
             p.stats.lines,
             p.stats.events + p.stats.ignored + p.stats.skipped
+        );
+    }
+
+    /// A record whose response is longer than a line is read (16 MiB) is skipped with its
+    /// length, the records after it read; a header that long makes the dump unreadable.
+    #[test]
+    fn a_record_longer_than_the_cap_is_skipped() {
+        use crate::ingest::long_lines::MAX_LINE;
+        let head = "key,request_hash,status,response,created_at\n";
+        let mut dump = head.to_string();
+        dump.push_str("9f1c,ab12,completed,\"{\"\"note\"\": \"\"");
+        dump.extend(std::iter::repeat_n('n', MAX_LINE));
+        dump.push_str("\"\"}\",2026-12-02 14:02:11.402+00\n");
+        dump.push_str("7a2b,cd34,completed,,2026-12-02 14:03:00+00\n");
+        let p = parse(&mut dump.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        assert_eq!((p.stats.lines, p.stats.events, p.stats.skipped), (3, 1, 1));
+        assert_eq!(p.stats.problems[0].line, 2);
+        assert!(
+            p.stats.problems[0]
+                .reason
+                .starts_with("row longer than 16 MiB")
+        );
+        assert_eq!(p.events[0].loc.line, 3);
+        let mut long_head = "key,request_hash,status,".to_string();
+        long_head.extend(std::iter::repeat_n('h', MAX_LINE));
+        long_head.push_str("\n7a2b,cd34,completed\n");
+        let err = parse(&mut long_head.as_bytes(), 0, &ParseOptions::default()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("the CSV header is longer than 16 MiB"),
+            "{err}"
         );
     }
 }

@@ -4,6 +4,7 @@
 //! quoting, to see the quoted fields that run past a line end and how they close: the CSV
 //! reader says neither, and a stray quote is told by them (see `super::stray`).
 
+use crate::ingest::long_lines::MAX_LINE;
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
@@ -35,6 +36,14 @@ pub(crate) struct LineCounter<R> {
     kept_from: u64,
     /// The input has been read to its end.
     eof: bool,
+    /// Bytes given to the reader since the record being read started (the last line end
+    /// outside quotes), up to [`MAX_LINE`].
+    record_len: usize,
+    /// The records longer than that, cut there ([`LineCounter::cut_long`]), oldest first:
+    /// where each was cut (as the reader counts bytes) and its whole length.
+    long: VecDeque<(u64, u64)>,
+    /// The rest of such a record is being dropped, up to its line's end.
+    dropping: bool,
 }
 
 /// A line-end byte right after another (or first in the input): the `\n` of a `\r\n`, a
@@ -93,30 +102,93 @@ impl Quoting {
 
 impl<R: Read> Read for LineCounter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.eof |= n == 0 && !buf.is_empty();
-        for (i, &b) in buf[..n].iter().enumerate() {
-            let at = self.offset + i as u64;
-            // A `\r` ends a line unless a `\n` follows it; the `\n` then ends it.
-            if self.last == Some(b'\r') && b != b'\n' {
-                self.ends += 1;
-                match self.marks.back_mut() {
-                    Some((offset, flags)) if *offset == at - 1 => *flags |= LONE_CR,
-                    _ => self.marks.push_back((at - 1, LONE_CR)),
+        loop {
+            let n = self.inner.read(buf)?;
+            self.eof |= n == 0 && !buf.is_empty();
+            // Bytes given to the reader, moved down over any dropped.
+            let mut given = 0;
+            for i in 0..n {
+                let b = buf[i];
+                let line_end = matches!(b, b'\n' | b'\r');
+                if self.dropping && !line_end {
+                    if let Some((_, len)) = self.long.back_mut() {
+                        *len += 1;
+                    }
+                    continue;
                 }
+                self.dropping = false;
+                let b = if self.record_len >= MAX_LINE && !(line_end && self.quote_closed()) {
+                    match self.cut_long(self.offset + given as u64) {
+                        Some(quote) => quote,
+                        None => continue,
+                    }
+                } else {
+                    b
+                };
+                buf[given] = b;
+                self.count(b, self.offset + given as u64);
+                given += 1;
             }
-            self.follow_quoting(b, at);
-            if matches!(b, b'\n' | b'\r') {
-                if matches!(self.last, None | Some(b'\r' | b'\n')) {
-                    let lf = if b == b'\n' { LF } else { 0 };
-                    self.marks.push_back((at, SKIPPED | lf));
-                }
-                self.ends += u64::from(b == b'\n');
+            self.offset += given as u64;
+            if given > 0 || n == 0 {
+                return Ok(given);
             }
-            self.last = Some(b);
         }
-        self.offset += n as u64;
-        Ok(n)
+    }
+}
+
+impl<R> LineCounter<R> {
+    /// Counts byte `b`, given to the reader at `at`.
+    #[inline]
+    fn count(&mut self, b: u8, at: u64) {
+        // A `\r` ends a line unless a `\n` follows it; the `\n` then ends it.
+        if self.last == Some(b'\r') && b != b'\n' {
+            self.ends += 1;
+            match self.marks.back_mut() {
+                Some((offset, flags)) if *offset == at - 1 => *flags |= LONE_CR,
+                _ => self.marks.push_back((at - 1, LONE_CR)),
+            }
+        }
+        self.follow_quoting(b, at);
+        if matches!(b, b'\n' | b'\r') {
+            if matches!(self.last, None | Some(b'\r' | b'\n')) {
+                let lf = if b == b'\n' { LF } else { 0 };
+                self.marks.push_back((at, SKIPPED | lf));
+            }
+            self.ends += u64::from(b == b'\n');
+        }
+        self.record_len = match matches!(b, b'\n' | b'\r') && self.quote_closed() {
+            true => 0,
+            false => self.record_len + 1,
+        };
+        self.last = Some(b);
+    }
+
+    /// Whether the quoting is outside any quoted field (or just past a closing quote).
+    fn quote_closed(&self) -> bool {
+        !matches!(self.quote, Quoting::Quoted)
+    }
+
+    /// The record being read has reached [`MAX_LINE`] bytes and goes on: it is cut here (at
+    /// `at`, as the reader counts),
+    /// noted, and the rest of its line dropped, so that the reader holds no more of it.
+    /// The reader is given a closing quote when the cut falls inside a quoted field, so that
+    /// the line's end ends the record; the lines after it are read as rows.
+    #[cold]
+    fn cut_long(&mut self, at: u64) -> Option<u8> {
+        self.long.push_back((at, self.record_len as u64 + 1));
+        self.dropping = true;
+        (self.quote == Quoting::Quoted).then_some(b'"')
+    }
+
+    /// The length of a record cut as too long ([`LineCounter::cut_long`]) among the
+    /// records the reader has returned up to `end`: the last of them, when it is the one.
+    pub fn cut_long_before(&mut self, end: u64) -> Option<u64> {
+        let mut len = None;
+        while self.long.front().is_some_and(|&(at, _)| at < end) {
+            len = self.long.pop_front().map(|(_, whole)| whole);
+        }
+        len
     }
 }
 
@@ -134,6 +206,9 @@ impl<R> LineCounter<R> {
             kept: None,
             kept_from: 0,
             eof: false,
+            record_len: 0,
+            long: VecDeque::new(),
+            dropping: false,
         }
     }
 

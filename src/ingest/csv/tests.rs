@@ -439,3 +439,59 @@ fn a_last_row_cut_short_is_skipped() {
     let p = run(&format!("{head}{cut}eded,A-2"), &[]);
     assert_eq!((p.stats.events, p.stats.skipped), (2, 0));
 }
+
+/// A row longer than a line is read (16 MiB) is cut there and skipped with its length, the
+/// rest of its line dropped, not held; the rows after it are read, on their lines. One
+/// inside a quoted field is closed where it is cut, so that the line's end ends it; one of
+/// the cap is read.
+#[test]
+fn a_row_longer_than_the_cap_is_skipped_and_the_rows_after_it_read() {
+    use crate::ingest::long_lines::MAX_LINE;
+    let head = "id,order,amount,currency,created,notes\n\
+                re_1,A-1,45.00,GBP,2026-11-03T14:02:11Z,ok\n";
+    let row = |id: &str, quoted: bool, len: usize| {
+        let mut row = format!("{id},A-1,45.00,GBP,2026-11-03T14:02:12Z,");
+        if quoted {
+            row.push('"');
+        }
+        row.extend(std::iter::repeat_n(
+            'x',
+            len - row.len() - usize::from(quoted),
+        ));
+        if quoted {
+            row.push('"');
+        }
+        row + "\n"
+    };
+    for quoted in [false, true] {
+        let text = [
+            head,
+            &row("re_2", quoted, MAX_LINE + 100),
+            "re_3,A-1,45.00,GBP,2026-11-03T14:02:13Z,ok\n",
+            &row("re_4", quoted, MAX_LINE),
+            "re_5,A-1,45.00,GBP,2026-11-03T14:02:14Z,ok\n",
+        ]
+        .concat();
+        let p = run(&text, &[]);
+        let read: Vec<(u32, &str)> = (p.events.iter())
+            .map(|e| match &e.kind {
+                EventKind::Effect(f) => (e.loc.line, &*f.id),
+                _ => panic!("not an effect"),
+            })
+            .collect();
+        assert_eq!(
+            read,
+            [(2, "re_1"), (4, "re_3"), (5, "re_4"), (6, "re_5")],
+            "quoted: {quoted}"
+        );
+        let s = &p.stats;
+        assert_eq!((s.lines, s.skipped), (6, 1), "quoted: {quoted}");
+        assert_eq!(s.problems[0].line, 3);
+        let said = format!("row longer than 16 MiB ({} bytes", MAX_LINE + 100);
+        assert!(
+            s.problems[0].reason.starts_with(&said),
+            "{}",
+            s.problems[0].reason
+        );
+    }
+}
