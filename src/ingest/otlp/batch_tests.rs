@@ -6,7 +6,7 @@
 use super::reading::{BATCH_BYTES, Batch, Reading, parse_in_batches};
 use super::tests::{batch, tool_span};
 use super::*;
-use crate::ingest::lines::for_each_line;
+use crate::ingest::lines::{LineNotes, for_each_line};
 use serde_json::json;
 
 /// Everything a reading gives, spans and accounting, as text to compare.
@@ -22,11 +22,14 @@ fn shown(p: Parsed) -> String {
 /// would use it (outside a multi-line document): what the batches must agree with.
 fn sequential(text: &str) -> String {
     let mut reading = Reading::new(3);
-    for_each_line(&mut text.as_bytes(), &mut Default::default(), |n, line| {
+    let mut notes = LineNotes::default();
+    for_each_line(&mut text.as_bytes(), &mut notes, |n, line| {
         reading.line_alone(n, line)
     })
     .unwrap();
-    shown(reading.finish())
+    let mut parsed = reading.finish();
+    notes.add_to(&mut parsed.stats);
+    shown(parsed)
 }
 
 /// The pieces a trace file is made of, each one or more lines.
