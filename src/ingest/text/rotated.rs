@@ -121,36 +121,13 @@ mod tests {
         let head =
             |stamp: &str| format!("\n  traceback line\n{stamp}  POST https://p/v1/refunds\n");
         let utc = Zone::default();
-        assert!(starts_after(
-            head("2026-11-03T14:02:21.930Z").as_bytes(),
-            ended,
-            utc,
-            Folds::default()
-        ));
-        assert!(starts_after(
-            head("2026-11-03T14:02:17.000Z").as_bytes(),
-            ended,
-            utc,
-            Folds::default()
-        ));
-        assert!(!starts_after(
-            head("2026-11-03T14:02:16.000Z").as_bytes(),
-            ended,
-            utc,
-            Folds::default()
-        ));
-        assert!(!starts_after(
-            head("[2026-11-03T13:52:21.930Z]").as_bytes(),
-            ended,
-            utc,
-            Folds::default()
-        ));
-        assert!(starts_after(
-            head("14:02:01.000").as_bytes(),
-            ended,
-            utc,
-            Folds::default()
-        ));
+        let after =
+            |stamp: &str| starts_after(head(stamp).as_bytes(), ended, utc, Folds::default());
+        assert!(after("2026-11-03T14:02:21.930Z"));
+        assert!(after("2026-11-03T14:02:17.000Z"));
+        assert!(!after("2026-11-03T14:02:16.000Z"));
+        assert!(!after("[2026-11-03T13:52:21.930Z]"));
+        assert!(after("14:02:01.000"));
         assert!(starts_after(b"", ended, utc, Folds::default()));
     }
 }
