@@ -145,6 +145,29 @@ fn a_malformed_line_is_reported_and_the_rest_audited() {
     assert_eq!(scan(&[p, "--strict"]).0, Some(2));
 }
 
+/// Past the skipped lines the report keeps, standard error says how many more there were.
+#[test]
+fn skipped_lines_past_those_kept_are_counted_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("incident-a88214/trace.log")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let kept = idem_audit::ingest::MAX_PROBLEMS_KEPT;
+    for _ in 0..kept + 3 {
+        lines.insert(2, "14:02:xx  agent run");
+    }
+    let path = dir.path().join("broken.log");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let p = path.to_str().unwrap();
+    let (_, _, stderr) = scan(&[p, "--format", "json"]);
+    assert_eq!(stderr.matches(": skipped: ").count(), kept, "{stderr}");
+    assert!(
+        stderr.contains(&format!("{p}: 3 more lines skipped")),
+        "{stderr}"
+    );
+    let (_, _, stderr) = scan(&[fixture("incident-a88214/trace.log").to_str().unwrap()]);
+    assert!(!stderr.contains("more lines skipped"), "{stderr}");
+}
+
 #[test]
 fn stdin_is_read_with_a_dash() {
     let text = std::fs::read(fixture("incident-a88214/trace.log")).unwrap();

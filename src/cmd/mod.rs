@@ -107,35 +107,47 @@ fn read_as_nothing(input: &crate::report::InputReport) -> bool {
         && 2 * input.skipped < input.lines
 }
 
+/// An input's skipped lines or warnings, each as `path:line: label: why`, then how many more
+/// there were than the report keeps.
+fn print_located(
+    err: &mut impl Write,
+    path: &str,
+    items: &[crate::report::ProblemReport],
+    total: u64,
+    (label, more_label): (&str, &str),
+) {
+    for p in items {
+        let _ = writeln!(
+            err,
+            "{}:{}: {label}: {}",
+            visible(path),
+            p.line,
+            visible(&p.reason)
+        );
+    }
+    let more = total.saturating_sub(items.len() as u64);
+    if more > 0 {
+        let _ = writeln!(err, "{}: {more} more {more_label}", visible(path));
+    }
+}
+
 pub fn print_problems(audit: &crate::audit::Audit) {
     let mut err = io::stderr().lock();
     for input in &audit.inputs {
-        for p in &input.problems {
-            let _ = writeln!(
-                err,
-                "{}:{}: skipped: {}",
-                visible(&input.path),
-                p.line,
-                visible(&p.reason)
-            );
-        }
-        let more = input.skipped.saturating_sub(input.problems.len() as u64);
-        if more > 0 {
-            let _ = writeln!(err, "{}: {more} more lines skipped", input.path);
-        }
-        for w in &input.warnings {
-            let _ = writeln!(
-                err,
-                "{}:{}: warning: {}",
-                visible(&input.path),
-                w.line,
-                visible(&w.reason)
-            );
-        }
-        let more = input.warned.saturating_sub(input.warnings.len() as u64);
-        if more > 0 {
-            let _ = writeln!(err, "{}: {more} more warnings", input.path);
-        }
+        print_located(
+            &mut err,
+            &input.path,
+            &input.problems,
+            input.skipped,
+            ("skipped", "lines skipped"),
+        );
+        print_located(
+            &mut err,
+            &input.path,
+            &input.warnings,
+            input.warned,
+            ("warning", "warnings"),
+        );
         // An unreadable input's note is its error, printed once after the notes.
         let unreadable = audit.unreadable.iter().any(|u| u.path == input.path);
         if let Some(note) = input.note.as_ref().filter(|_| !unreadable) {
