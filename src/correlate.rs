@@ -27,7 +27,8 @@ pub struct CorrelateOptions {
     /// index, where the user declared one. Empty, or an input past its end: learnt.
     pub whole_units: Vec<WholeUnit>,
     /// The inputs that are effect exports (CSV), by index: where an effect's lines
-    /// disagree on its amount, its log's is used over an export's ([`disputes`]).
+    /// disagree on its amount, order or key, its log's is used over an export's
+    /// ([`disputes`]).
     pub exports: Vec<u32>,
 }
 
@@ -83,6 +84,10 @@ pub struct Model {
     /// The amounts written by each effect whose lines disagree on it, and which rule chose
     /// the one used ([`disputes`]).
     pub amount_disputes: disputes::AmountDisputes,
+    /// The orders, and the keys, written by each effect whose lines disagree on it, and
+    /// which rule chose the one used ([`disputes::TextDispute`]).
+    pub order_disputes: disputes::TextDisputes,
+    pub key_disputes: disputes::TextDisputes,
     /// Lines of parallel calls given to one of them by the order they were dispatched, where
     /// that choice shapes their findings ([`GuessedCall`]).
     pub guessed_calls: Vec<GuessedCall>,

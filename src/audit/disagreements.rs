@@ -1,6 +1,6 @@
 //! Lines of one effect that disagree on its amount, order or key (a payments log and a
 //! settlement export, say): the model keeps one value by a rule that does not depend on
-//! which file was read first (an amount by [`crate::correlate::disputes`]); the user is
+//! which file was read first ([`crate::correlate::disputes`]); the user is
 //! told, with the rule, since one of the lines is wrong and the month's totals may move by
 //! it.
 
@@ -25,10 +25,9 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
             };
             let earlier: Vec<String> = d.earlier.iter().map(|&l| place(l)).collect();
             let chosen_by = match d.field {
-                Disputed::Amount => {
-                    (model.amount_disputes.get(&d.effect)).map_or(ChosenBy::Lesser, |a| a.chosen_by)
-                }
-                Disputed::Order | Disputed::Key => ChosenBy::Lesser,
+                Disputed::Amount => model.amount_disputes.get(&d.effect).map(|a| a.chosen_by),
+                Disputed::Order => model.order_disputes.get(&d.effect).map(|o| o.chosen_by),
+                Disputed::Key => model.key_disputes.get(&d.effect).map(|k| k.chosen_by),
             };
             let reason = format!(
                 "{} {}: {} {} here, but {} at {}; {used} is used ({}): check which is right",
@@ -38,7 +37,7 @@ pub fn warn(model: &Model, reports: &mut [InputReport]) {
                 d.other,
                 d.kept,
                 earlier.join(", "),
-                chosen_by.why(&e.kind),
+                chosen_by.unwrap_or(ChosenBy::Lesser).why(&e.kind, d.field),
             );
             (d.at.input, d.at.line, reason)
         })

@@ -13,10 +13,17 @@
 //! 3. else the lesser as written (by currency code, then number).
 //!
 //! The disagreement itself is always reported ([`crate::audit`]'s warnings, and the
-//! message of a finding that counts the effect), with the rule that chose.
+//! message of a finding that counts the effect), with the rule that chose. Orders and keys
+//! are chosen by rules of their own, before amounts ([`orders_and_keys`]).
+
+mod orders_and_keys;
+
+pub(crate) use orders_and_keys::note;
+pub(super) use orders_and_keys::resolve_orders_and_keys;
+pub use orders_and_keys::{TextDispute, TextDisputes};
 
 use super::service_side::WrittenAmount;
-use super::{EffectRec, Model};
+use super::{Disputed, EffectRec, Model};
 use crate::event::Loc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -30,27 +37,43 @@ pub struct AmountDispute {
     pub chosen_by: ChosenBy,
 }
 
-/// Which rule chose an effect's amount among those its lines wrote.
+/// Which rule chose an effect's amount, order or key among those its lines wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ChosenBy {
-    /// Another effect of its kind and order was written with it.
+    /// Another effect of its kind (and, for an amount, its order) was written with it; for
+    /// a key, or an idempotency record is stored under it.
     Copies,
     /// The service's log wrote it; an export wrote another.
     Log,
+    /// The client's side says it (an order or key only): the call answered with the
+    /// effect's id, or a request sent with the key.
+    Client,
     #[default]
     Lesser,
 }
 
 impl ChosenBy {
-    /// Why the amount used was used, for the warning.
-    pub fn why(self, kind: &str) -> String {
-        match self {
-            ChosenBy::Copies => format!(
-                "the amount another {kind} of its order is written with: a disagreement never \
-                 splits a duplicate"
+    /// Why the value of `field` used was used, for the warning.
+    pub fn why(self, kind: &str, field: Disputed) -> String {
+        const NEVER_SPLITS: &str = "a disagreement never splits a duplicate";
+        match (self, field) {
+            (ChosenBy::Copies, Disputed::Amount) => {
+                format!("the amount another {kind} of its order is written with: {NEVER_SPLITS}")
+            }
+            (ChosenBy::Copies, Disputed::Order) => {
+                format!("the order another {kind} is written with: {NEVER_SPLITS}")
+            }
+            (ChosenBy::Copies, Disputed::Key) => format!(
+                "the key another {kind} or an idempotency record is written with: {NEVER_SPLITS}"
             ),
-            ChosenBy::Log => "the service log's, over an export's".to_string(),
-            ChosenBy::Lesser => "the lesser as written, whichever file is read first".to_string(),
+            (ChosenBy::Client, Disputed::Key) => {
+                "the key the client's request was sent with".to_string()
+            }
+            (ChosenBy::Client, _) => "the order of the call answered with its id".to_string(),
+            (ChosenBy::Log, _) => "the service log's, over an export's".to_string(),
+            (ChosenBy::Lesser, _) => {
+                "the lesser as written, whichever file is read first".to_string()
+            }
         }
     }
 }

@@ -70,6 +70,8 @@ pub fn correlate_parts_adding(
     b.model.effects = s.model.effects;
     b.model.disagreements = s.model.disagreements;
     b.model.amount_disputes = s.model.amount_disputes;
+    b.model.order_disputes = s.model.order_disputes;
+    b.model.key_disputes = s.model.key_disputes;
     b.model.records = s.model.records;
     b.model.replays = s.model.replays;
     b.model.latest_event = b.model.latest_event.max(s.model.latest_event);

@@ -102,9 +102,9 @@ impl WrittenAmount {
 
 /// Lines of one effect (a log and an export of it, two replicas) that disagree on its
 /// amount, order or key. The value kept never depends on which was read first, so that a
-/// month's findings do not depend on files' names: an order or key the lesser as written,
-/// an amount as [`crate::correlate::disputes`] chooses. The disagreement is reported as a
-/// warning on the later line, since one of them is wrong.
+/// month's findings do not depend on files' names: [`crate::correlate::disputes`] chooses
+/// it once every line is in. The disagreement is reported as a warning on the later line,
+/// since one of them is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Disagreement {
     /// The effect, in [`crate::correlate::Model::effects`].

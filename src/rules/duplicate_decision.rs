@@ -2,7 +2,7 @@
 //! within the decision window: a planning defect, not a delivery one.
 
 use super::support::{
-    DELIVERY_SLACK, clusters, did, dispatch_evidence, disputed_amounts, effect_amount_text,
+    DELIVERY_SLACK, clusters, did, dispatch_evidence, disputed_values, effect_amount_text,
     excess_text, groups_by_key, set_effects, sort_by_creation, span_text,
 };
 use super::{Rule, Settings, Shared};
@@ -255,7 +255,7 @@ fn finding(
     f.message = format!(
         "{text}: {reading}; check the order's ledger before deciding, excess {}{}",
         excess_text(&f, kind),
-        disputed_amounts(model, cluster)
+        disputed_values(model, cluster)
     );
     f
 }

@@ -1,7 +1,9 @@
 //! `key-not-enforced`: two effects carry one idempotency key, or came from attempts that sent
 //! the same key: the client did its part and the service ignored the header.
 
-use super::support::{amount_text, attempt_evidence, call_finding, groups_by_key, set_effects};
+use super::support::{
+    amount_text, attempt_evidence, call_finding, disputed_values, groups_by_key, set_effects,
+};
 use super::{Rule, Settings, Shared};
 use crate::correlate::{AttemptRec, Model};
 use crate::finding::{Finding, Severity};
@@ -96,10 +98,11 @@ fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Fi
         for a in keyed.get(key).into_iter().flatten() {
             attempt_evidence(a, &mut f.evidence);
         }
+        let disputed = disputed_values(model, &effects);
         set_effects(&mut f, model, effects);
         let ids: Vec<&str> = f.effects.iter().map(|e| e.id.as_str()).collect();
         f.message = format!(
-            "{} {kind}s were made under one idempotency key {key} ({}): the service does not enforce the key, excess {}",
+            "{} {kind}s were made under one idempotency key {key} ({}): the service does not enforce the key, excess {}{disputed}",
             ids.len(),
             ids.join(", "),
             amount_text(f.excess())

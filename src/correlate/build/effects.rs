@@ -1,7 +1,7 @@
 //! Effects merged by (kind, id) as the service's lines log them.
 
 use super::Builder;
-use crate::correlate::disputes::AmountDispute;
+use crate::correlate::disputes::{AmountDispute, note};
 use crate::correlate::ready::fresh;
 use crate::correlate::{Disagreement, Disputed, EffectRec, WrittenAmount};
 use crate::event::Loc;
@@ -54,10 +54,24 @@ impl<'o> Builder<'o> {
             let disagreed = (rec.order.as_deref().zip(e.order.as_deref()))
                 .filter(|(kept, other)| kept != other)
                 .map(|(kept, other)| (Disputed::Order, kept.to_string(), other.to_string()));
+            // An effect whose lines disagree on its order or key keeps what each wrote: the
+            // value is chosen once every line is in ([`crate::correlate::disputes`]).
+            let (locs, effect) = (&rec.locs, i as u32);
+            let orders = &mut self.model.order_disputes;
+            note(
+                orders,
+                effect,
+                locs,
+                rec.order.as_ref(),
+                e.order.as_ref(),
+                loc,
+            );
+            let keys = &mut self.model.key_disputes;
+            note(keys, effect, locs, rec.key.as_ref(), e.key.as_ref(), loc);
             match (&rec.order, e.order) {
                 (None, order) => rec.order = order.map(fresh),
-                // Not the first read, which file names decide, but the lesser: the same
-                // evidence gives the same answer.
+                // Until then, not the first read, which file names decide, but the lesser:
+                // the same evidence gives the same answer.
                 (Some(kept), Some(other)) if other.as_str() < kept.as_str() => {
                     rec.order = Some(fresh(other))
                 }
@@ -66,7 +80,7 @@ impl<'o> Builder<'o> {
             let key_disagreed = (rec.key.as_deref().zip(e.key.as_deref()))
                 .filter(|(kept, other)| kept != other)
                 .map(|(kept, other)| (Disputed::Key, kept.to_string(), other.to_string()));
-            // As for the order: the lesser, whichever file is read first.
+            // As for the order: the lesser until every line is in.
             match (&rec.key, &e.key) {
                 (None, Some(_)) => rec.key = e.key.clone().map(fresh),
                 (Some(kept), Some(other)) if other.as_str() < kept.as_str() => {

@@ -3,7 +3,7 @@
 
 use super::Builder;
 use crate::correlate::copies::attach_delivery_copies;
-use crate::correlate::disputes::resolve_amounts;
+use crate::correlate::disputes::{resolve_amounts, resolve_orders_and_keys};
 use crate::correlate::generations::number_generations;
 use crate::correlate::matching::{join_renumbered, match_effects};
 use crate::correlate::replays::{ReplayIndex, mark_replayed_answers};
@@ -19,6 +19,8 @@ impl<'o> Builder<'o> {
         (self.model.calls.par_iter_mut())
             .for_each(|call| call.dispatches.sort_by_key(|&d| dispatches[d].first_at()));
         (self.model.effects.par_iter_mut()).for_each(|e| e.locs.sort());
+        // Orders first: an amount is chosen by the other effects of its order.
+        resolve_orders_and_keys(&mut self.model, &self.opts.exports);
         resolve_amounts(&mut self.model, &self.opts.exports);
         super::parallel::settle_guesses(&mut self.model);
         let dealt = std::mem::take(&mut self.dealt_in_parallel);

@@ -6,7 +6,7 @@ use super::cause::Evidence;
 use crate::correlate::Model;
 use crate::finding::{Cause, Finding};
 use crate::rules::support::{
-    DELIVERY_SLACK, dispatch_evidence, disputed_amounts, effect_amount_text, excess_text,
+    DELIVERY_SLACK, dispatch_evidence, disputed_values, effect_amount_text, excess_text,
     groups_by_key, set_effects,
 };
 use crate::rules::{Settings, Shared};
@@ -149,7 +149,7 @@ fn call_finding(
     for &d in &dispatches {
         dispatch_evidence(&model.dispatches[d], &mut f.evidence);
     }
-    let disputed = disputed_amounts(model, &effects);
+    let disputed = disputed_values(model, &effects);
     set_effects(&mut f, model, effects);
     let lead = evidence.story(kind, cause, &f);
     f.message = format!(
@@ -175,7 +175,7 @@ pub(super) fn check_service_only(
         f.cause = Some(Cause::Unknown);
         f.key = group.key.clone();
         set_effects(&mut f, model, group.effects.clone());
-        let disputed = disputed_amounts(model, &group.effects);
+        let disputed = disputed_values(model, &group.effects);
         f.message = match &group.key {
             Some(key) => format!(
                 "{} {kind}s carry the same key {key} and no client trace covers them, excess {}{disputed}",
