@@ -26,10 +26,7 @@ fn scan(args: &[&str]) -> (Option<i32>, Report) {
 }
 
 fn gbp(minor: i128) -> Vec<CurrencyAmount> {
-    vec![CurrencyAmount {
-        currency: "GBP".into(),
-        amount_minor: minor,
-    }]
+    vec![CurrencyAmount::new("GBP", minor)]
 }
 
 #[test]

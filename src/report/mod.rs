@@ -64,6 +64,31 @@ pub struct ProblemReport {
 pub struct CurrencyAmount {
     pub currency: String,
     pub amount_minor: i128,
+    /// `amount_minor`'s digits, where a reader of doubles would misread it
+    /// ([`digits_beyond_doubles`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount_minor_string: Option<String>,
+}
+
+impl CurrencyAmount {
+    pub fn new(currency: impl Into<String>, amount_minor: i128) -> Self {
+        CurrencyAmount {
+            currency: currency.into(),
+            amount_minor,
+            amount_minor_string: digits_beyond_doubles(amount_minor),
+        }
+    }
+}
+
+/// Money in the JSON report is exact integer minor units, whatever its size. A parser that
+/// reads every JSON number as a double (JavaScript's `JSON.parse`, jq before 1.7) misreads
+/// integers beyond 2^53 - 1 (`Number.MAX_SAFE_INTEGER`) without a word: 18446744073709551614
+/// becomes ...552000. Such a value is also written as its digits in a string, beside the
+/// number and only then, so that ordinary reports do not change and such a reader still
+/// has the exact value. (Python, serde_json and Go's `json.Number` read the number exactly.)
+pub fn digits_beyond_doubles(minor: i128) -> Option<String> {
+    const MAX_SAFE_INTEGER: u128 = (1 << 53) - 1;
+    (minor.unsigned_abs() > MAX_SAFE_INTEGER).then(|| minor.to_string())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -122,6 +147,10 @@ pub struct FindingReport {
     pub effects: Vec<String>,
     pub currency: Option<String>,
     pub excess_minor: Option<i128>,
+    /// `excess_minor`'s digits, where a reader of doubles would misread it
+    /// ([`digits_beyond_doubles`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excess_minor_string: Option<String>,
     /// Some duplicate's amount is unknown: `excess_minor` is what the others add up to, a
     /// lower bound. Written only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -210,7 +239,9 @@ pub fn input_paths(inputs: &[InputReport]) -> Vec<&str> {
     inputs.iter().map(|i| i.path.as_str()).collect()
 }
 
-/// Exact integer sums per currency, sorted by currency.
+/// Exact integer sums per currency, sorted by currency. An i128 cannot wrap here: every
+/// amount summed is that of an effect some finding lists, held in memory (fewer than 2^59
+/// of them), and each is at most 2^63 minor units (an i64), so a sum stays below 2^122.
 fn excess_of(findings: &[Finding], rule: &str) -> Vec<CurrencyAmount> {
     let mut sums: BTreeMap<Currency, i128> = BTreeMap::new();
     for f in findings.iter().filter(|f| f.rule == rule) {
@@ -218,11 +249,8 @@ fn excess_of(findings: &[Finding], rule: &str) -> Vec<CurrencyAmount> {
             *sums.entry(m.currency).or_default() += m.minor;
         }
     }
-    sums.into_iter()
-        .map(|(c, v)| CurrencyAmount {
-            currency: c.to_string(),
-            amount_minor: v,
-        })
+    (sums.into_iter())
+        .map(|(c, v)| CurrencyAmount::new(c.to_string(), v))
         .collect()
 }
 
@@ -255,6 +283,7 @@ pub fn finding_report(f: &Finding, paths: &[&str]) -> FindingReport {
         effects: f.effects.iter().map(|e| e.id.clone()).collect(),
         currency: f.currency.map(|c| c.to_string()),
         excess_minor: f.excess_minor,
+        excess_minor_string: f.excess_minor.and_then(digits_beyond_doubles),
         excess_partial: f.excess_partial(),
         first_effect_at: f.effects.first().map(|e| e.created.display()),
         last_effect_at: f.effects.last().map(|e| e.created.display()),

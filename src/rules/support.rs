@@ -8,10 +8,12 @@ use crate::event::{Lifecycle, Loc};
 use crate::finding::{EffectRef, Finding};
 use rustc_hash::FxHashMap;
 
+mod disputed;
 mod grouping;
 mod keys;
 mod phrases;
 
+pub use disputed::disputed_values;
 pub use grouping::*;
 pub use keys::*;
 pub use phrases::*;

@@ -240,17 +240,18 @@ impl<'m> Copies<'m> {
         if !effects.is_empty() {
             for (j, e) in model.effects.iter().enumerate() {
                 let j = j as u32;
-                let values: Vec<&str> = match disputes.get(&j) {
-                    Some(d) => d.written.iter().map(|(_, w)| w.as_str()).collect(),
-                    None => value(e).map(Text::as_str).into_iter().collect(),
-                };
-                for v in values {
-                    if let Some(holders) = effects.get_mut(&(e.kind.as_str(), v))
+                let mut holds = |v: &'m Text| {
+                    if let Some(holders) = effects.get_mut(&(e.kind.as_str(), v.as_str()))
                         && holders.len() < 2
                         && !holders.contains(&j)
                     {
                         holders.push(j);
                     }
+                };
+                // Every effect of a month is asked: no list made per effect.
+                match disputes.get(&j) {
+                    Some(d) => d.written.iter().for_each(|(_, w)| holds(w)),
+                    None => value(e).into_iter().for_each(holds),
                 }
             }
         }

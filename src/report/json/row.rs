@@ -6,6 +6,7 @@
 
 use crate::finding::Finding;
 use crate::flat_json::first_not_plain;
+use crate::report::digits_beyond_doubles;
 
 /// Each input's path as a JSON string, escaped once for every line of evidence citing it.
 pub(super) struct QuotedPaths(Vec<Vec<u8>>);
@@ -52,6 +53,10 @@ pub(super) fn write_row(f: &Finding, paths: &QuotedPaths, out: &mut Vec<u8>) {
     match f.excess_minor {
         Some(minor) => number(out, minor),
         None => out.extend_from_slice(b"null"),
+    }
+    if let Some(digits) = f.excess_minor.and_then(digits_beyond_doubles) {
+        out.extend_from_slice(b",\n      \"excess_minor_string\": ");
+        string(out, &digits);
     }
     if f.excess_partial() {
         out.extend_from_slice(b",\n      \"excess_partial\": true");
