@@ -97,33 +97,33 @@ pub(in crate::correlate) fn resolve_orders_and_keys(model: &mut Model, exports: 
         (e.kind.as_str(), e.id.as_str())
     };
     let chosen_orders: Vec<(u32, Text, ChosenBy)> = (orders.iter())
-        .map(|(&i, d)| {
+        .filter_map(|(&i, d)| {
             let (kind, id) = kind_and_id(i);
             let answered = |c: &str| client.answered(id).any(|a| a.order == Some(c));
             let another = |c: &str| order_copies.other(kind, i, c);
-            let tiers: [(ChosenBy, &dyn Fn(&str) -> bool); 3] = [
+            let tiers: [Tier<'_>; 3] = [
                 (ChosenBy::Log, &logged(d, exports)),
                 (ChosenBy::Client, &answered),
                 (ChosenBy::Copies, &another),
             ];
-            let (order, by) = choose(d, &tiers);
-            (i, order, by)
+            let (order, by) = choose(d, &tiers)?;
+            Some((i, order, by))
         })
         .collect();
     let chosen_keys: Vec<(u32, Text, ChosenBy)> = (keys.iter())
-        .map(|(&i, d)| {
+        .filter_map(|(&i, d)| {
             let (kind, id) = kind_and_id(i);
             let answered = |c: &str| client.answered(id).any(|a| a.key == Some(c));
             let sent = |c: &str| client.sent.contains(c);
             let another = |c: &str| key_copies.other(kind, i, c);
-            let tiers: [(ChosenBy, &dyn Fn(&str) -> bool); 4] = [
+            let tiers: [Tier<'_>; 4] = [
                 (ChosenBy::Log, &logged(d, exports)),
                 (ChosenBy::Client, &answered),
                 (ChosenBy::Client, &sent),
                 (ChosenBy::Copies, &another),
             ];
-            let (key, by) = choose(d, &tiers);
-            (i, key, by)
+            let (key, by) = choose(d, &tiers)?;
+            Some((i, key, by))
         })
         .collect();
     drop((client, order_copies, key_copies));
@@ -140,6 +140,9 @@ pub(in crate::correlate) fn resolve_orders_and_keys(model: &mut Model, exports: 
     model.key_disputes = keys;
 }
 
+/// One of the rules that may choose a value: which it is, and whether it names a value.
+type Tier<'a> = (ChosenBy, &'a dyn Fn(&str) -> bool);
+
 /// Whether a service log (an input not among `exports`) wrote the value, for `d`.
 fn logged<'d>(d: &'d TextDispute, exports: &'d [u32]) -> impl Fn(&str) -> bool + 'd {
     move |c| (d.written.iter()).any(|(loc, w)| w == c && !exports.contains(&loc.input))
@@ -147,23 +150,23 @@ fn logged<'d>(d: &'d TextDispute, exports: &'d [u32]) -> impl Fn(&str) -> bool +
 
 /// The value written in `d` chosen by the first of `tiers` that names exactly one of the
 /// values still in the running (each tier that names several leaves only those), else the
-/// lesser of those left.
-fn choose(d: &TextDispute, tiers: &[(ChosenBy, &dyn Fn(&str) -> bool)]) -> (Text, ChosenBy) {
+/// lesser of those left. `None` only for a dispute with no value (none is ever made).
+fn choose(d: &TextDispute, tiers: &[Tier<'_>]) -> Option<(Text, ChosenBy)> {
     let mut candidates: Vec<&Text> = d.written.iter().map(|(_, w)| w).collect();
-    candidates.sort_unstable();
+    candidates.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
     candidates.dedup();
     for &(by, says) in tiers {
         let named: Vec<&Text> = (candidates.iter().copied())
             .filter(|c| says(c.as_str()))
             .collect();
         match named.len() {
-            1 => return (named[0].clone(), by),
+            1 => return Some((named[0].clone(), by)),
             0 => {}
             _ => candidates = named,
         }
     }
-    // Sorted: the first is the lesser. A dispute holds two values at least.
-    (candidates[0].clone(), ChosenBy::Lesser)
+    // Sorted: the first is the lesser.
+    Some(((*candidates.first()?).clone(), ChosenBy::Lesser))
 }
 
 /// What the client's side says of the disputed effects: the calls whose requests were
@@ -303,29 +306,35 @@ mod tests {
         let everybody = |_: &str| true;
         let says_1000 = |c: &str| c == "A-1000";
         // The log's, whatever the others say.
-        let tiers: [(ChosenBy, &dyn Fn(&str) -> bool); 2] =
-            [(ChosenBy::Log, &log), (ChosenBy::Copies, &says_1000)];
-        assert_eq!(choose(&d, &tiers), ("A-1001".into(), ChosenBy::Log));
+        let tiers: [Tier<'_>; 2] = [(ChosenBy::Log, &log), (ChosenBy::Copies, &says_1000)];
+        assert_eq!(choose(&d, &tiers), Some(("A-1001".into(), ChosenBy::Log)));
         // A tier that names none or both passes to the next.
-        let tiers: [(ChosenBy, &dyn Fn(&str) -> bool); 3] = [
+        let tiers: [Tier<'_>; 3] = [
             (ChosenBy::Log, &nobody),
             (ChosenBy::Client, &everybody),
             (ChosenBy::Copies, &says_1000),
         ];
-        assert_eq!(choose(&d, &tiers), ("A-1000".into(), ChosenBy::Copies));
+        assert_eq!(
+            choose(&d, &tiers),
+            Some(("A-1000".into(), ChosenBy::Copies))
+        );
         // None decides: the lesser, whichever line came first.
-        let tiers: [(ChosenBy, &dyn Fn(&str) -> bool); 1] = [(ChosenBy::Log, &everybody)];
-        assert_eq!(choose(&d, &tiers), ("A-1000".into(), ChosenBy::Lesser));
+        let tiers: [Tier<'_>; 1] = [(ChosenBy::Log, &everybody)];
+        assert_eq!(
+            choose(&d, &tiers),
+            Some(("A-1000".into(), ChosenBy::Lesser))
+        );
         let swapped = dispute("A-1000", "A-1001");
         assert_eq!(
             choose(&swapped, &tiers),
-            ("A-1000".into(), ChosenBy::Lesser)
+            Some(("A-1000".into(), ChosenBy::Lesser))
         );
         // Two exports: no log wrote either.
         assert_eq!(
             choose(&d, &[(ChosenBy::Log, &logged(&d, &[0, 1]))]),
-            ("A-1000".into(), ChosenBy::Lesser)
+            Some(("A-1000".into(), ChosenBy::Lesser))
         );
+        assert_eq!(choose(&TextDispute::default(), &tiers), None);
     }
 
     #[test]
