@@ -1,7 +1,7 @@
 //! The phrases rule messages are built from: amounts, outcomes, effect kinds' past tense,
 //! lists and spans.
 
-use crate::correlate::{AttemptRec, EffectRec, Model, OutcomeKind};
+use crate::correlate::{AttemptRec, EffectRec, OutcomeKind};
 use crate::finding::Finding;
 use crate::money::Total;
 use crate::time::Duration;
@@ -145,6 +145,7 @@ pub fn span_text(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::correlate::Model;
     use crate::rules::testkit::Trace;
 
     /// A provider's `succeeded` is no passive: "refund rf_1 succeeded", not "was succeeded".
