@@ -22,6 +22,7 @@ use rayon::prelude::*;
 
 mod disagreements;
 mod guessed_calls;
+mod unsettled_effects;
 pub mod zone_gap;
 
 /// Everything an audit produced.
@@ -289,6 +290,7 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
     }
     disagreements::warn(&model, &mut reports);
     guessed_calls::warn(&model, &mut reports);
+    unsettled_effects::warn(&model, &mut reports);
     stages.mark("correlate");
     // Totals read the model only: they are counted while the rules run.
     // Both ask `shared` for the keyed attempts: whichever asks first classifies them.

@@ -91,6 +91,9 @@ pub struct Model {
     /// Lines of parallel calls given to one of them by the order they were dispatched, where
     /// that choice shapes their findings ([`GuessedCall`]).
     pub guessed_calls: Vec<GuessedCall>,
+    /// Effects matched to none because requests of two logs could each have made them
+    /// (agents side by side, their requests naming no call), in effect order.
+    pub unsettled_effects: Vec<UnsettledEffect>,
     /// The inputs in which some request's line shows its key: such a client log shows
     /// keys, so a request of it without one sent none.
     pub inputs_showing_keys: BTreeSet<u32>,
@@ -179,6 +182,7 @@ mod restated;
 mod service_side;
 mod whole_amounts;
 
+pub use by_time::{Rivals, UnsettledEffect};
 pub use client_side::{
     AttemptId, AttemptRec, DealtLine, Dispatch, GuessedCall, LogicalCall, Outcome, OutcomeKind,
     RunEventRec, StepEndRec,

@@ -6,7 +6,7 @@
 //! (agents side by side), the effect is matched to none; within one log, the latest may
 //! still be another call's: a tool call naming the order settles it.
 
-use super::matching::attempt_fits;
+use super::matching::{attempt_fits, names_another_effect};
 use super::*;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -85,20 +85,35 @@ impl TimeIndex {
         let end = self
             .0
             .partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
-        (self.0[start..end].iter().rev())
-            .map(|&(_, _, id)| id)
-            .find(|&id| attempt_fits(model, id, e))
+        // An attempt whose answer named another effect made that one: an earlier one still
+        // open made this, if any did; else the latest (a gateway's copy of its request).
+        let mut claimed = None;
+        for id in (self.0[start..end].iter().rev()).map(|&(_, _, id)| id) {
+            if !attempt_fits(model, id, e) {
+                continue;
+            }
+            if !names_another_effect(model, id, e) {
+                return Some(id);
+            }
+            claimed.get_or_insert(id);
+        }
+        claimed
     }
 
-    /// [`Self::latest`], unless another log's request fits the effect as well.
-    pub(super) fn get(&self, model: &Model, e: &EffectRec) -> Option<AttemptId> {
-        let chosen = self.latest(model, e)?;
+    /// [`Self::latest`], unless another log's request fits the effect as well; then none,
+    /// and the two that could each have made it.
+    pub(super) fn get(&self, model: &Model, e: &EffectRec) -> Result<Option<AttemptId>, Rivals> {
+        let Some(chosen) = self.latest(model, e) else {
+            return Ok(None);
+        };
         let kind = e.kind.as_str();
         let start = self.0.partition_point(|(k, _, _)| k.as_str() < kind);
         // Another log's request in flight then too (agents side by side, each logging no
-        // tool call): which made the effect is not known.
+        // tool call): which made the effect is not known, unless its answer named another
+        // effect (while the chosen one's did not): it made that one.
         // A rotated log's files are one log: its requests one after another.
         let log = model.log_of(model.attempt(chosen).loc.input);
+        let chosen_claimed = names_another_effect(model, chosen, e);
         let limit = e.created.plus(model.max_skew);
         let earliest = Timestamp(
             e.created
@@ -108,13 +123,44 @@ impl TimeIndex {
         let end = self
             .0
             .partition_point(|(k, at, _)| (k.as_str(), *at) <= (kind, limit));
-        let rivals = (self.0[start..end].iter().rev())
+        let mut rivals = (self.0[start..end].iter().rev())
             .take_while(|(_, at, _)| *at >= earliest)
-            .any(|&(_, _, id)| {
-                model.log_of(model.attempt(id).loc.input) != log && attempt_fits(model, id, e)
+            .map(|&(_, _, id)| id)
+            .filter(|&id| {
+                model.log_of(model.attempt(id).loc.input) != log
+                    && attempt_fits(model, id, e)
+                    && (chosen_claimed || !names_another_effect(model, id, e))
             });
-        (!rivals).then_some(chosen)
+        match rivals.next() {
+            None => Ok(Some(chosen)),
+            Some(other) => Err(Rivals {
+                chosen,
+                other,
+                more: rivals.count() as u32,
+            }),
+        }
     }
+}
+
+/// Requests of two logs that could each have made an effect matched by time alone, and
+/// nothing on their lines telling which: the effect is matched to neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rivals {
+    /// The latest request sent by the effect's creation, which one log alone would have
+    /// been given it.
+    pub chosen: AttemptId,
+    /// A request of another log in flight then too, and how many more were.
+    pub other: AttemptId,
+    pub more: u32,
+}
+
+/// An effect left unmatched because requests of two logs could each have made it
+/// ([`Rivals`]): said as a warning on its line, not dropped unsaid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnsettledEffect {
+    /// Its index in [`Model::effects`].
+    pub effect: u32,
+    pub rivals: Rivals,
 }
 
 /// Effects matched by time alone, each to an attempt, moved where a call's order says:
@@ -410,6 +456,52 @@ mod tests {
             matched_in(&other.model_with(&rotated)),
             [Some("?b #1 1".into())]
         );
+    }
+
+    /// Two agents' logs, each only its HTTP client's lines: A's request timed out (its
+    /// line unlogged), B's was answered. Which made rf_1 is told only when B's answer named
+    /// its own refund; else rf_1 is matched to none, and said.
+    #[test]
+    fn another_logs_request_whose_answer_named_another_effect_is_no_rival() {
+        let two_agents = |b_named: bool| {
+            let mut t = Trace::new();
+            t.failure(2_000, "?a", 1, "ReadTimeout", "timed out")
+                .request(2_250, "?a", 1, 2, "POST", REFUNDS)
+                .created(2_400, "?a", 1, "rf_3", false);
+            t.request(1_150, "?b", 1, 1, "POST", REFUNDS).in_input(1);
+            if b_named {
+                t.created(1_250, "?b", 1, "rf_2", false).in_input(1);
+            } else {
+                t.response(1_250, "?b", 1, 201, "Created").in_input(1);
+            }
+            // rf_3 of another amount: no delivery copy of rf_1.
+            for (ms, id, amount) in [
+                (1_100, "rf_1", 4500),
+                (1_200, "rf_2", 4500),
+                (2_350, "rf_3", 1250),
+            ] {
+                t.refund(ms, id, "A-1", amount, None).in_input(5);
+            }
+            t.model()
+        };
+        let named = two_agents(true);
+        assert_eq!(
+            matched_in(&named),
+            [
+                Some("?a #1 1".into()),
+                Some("?b #1 1".into()),
+                Some("?a #1 2".into())
+            ]
+        );
+        assert!(named.unsettled_effects.is_empty());
+        let untold = two_agents(false);
+        assert_eq!(matched_in(&untold)[..2], [None, None]);
+        let input = |id| untold.attempt(id).loc.input;
+        let unsettled: Vec<_> = (untold.unsettled_effects.iter())
+            .map(|u| (u.effect, input(u.rivals.chosen) + input(u.rivals.other)))
+            .collect();
+        // rf_3 was named by A's answer; rf_1 and rf_2 each had both logs' requests open.
+        assert_eq!(unsettled, [(0, 1), (1, 1)]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Effects matched to the attempts that account for them (SPEC §4.2), and calls re-issued
 //! under another step number after a resume joined to the call they repeat.
 
+use super::by_time::{Rivals, UnsettledEffect};
 use super::*;
 use crate::classify::FailureClass;
 use crate::time::{Duration, Timestamp};
@@ -20,7 +21,7 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
         || (OrderIndex::new(m), super::by_time::TimeIndex::new(m)),
     );
     let skew = model.max_skew;
-    let matches: Vec<Option<(AttemptId, MatchedBy)>> = model
+    let found: Vec<Option<Result<(AttemptId, MatchedBy), Rivals>>> = model
         .effects
         .par_iter()
         .map(|e| {
@@ -65,13 +66,27 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
                     };
                     found.map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime))
                 })
+                .map(Ok)
                 .or_else(|| {
-                    let id = by_time.get(m, e)?;
-                    Some((answered_before(m, id, e), MatchedBy::OrderAndTime))
+                    let id = by_time.get(m, e).transpose()?;
+                    Some(id.map(|id| (answered_before(m, id, e), MatchedBy::OrderAndTime)))
                 })
         })
         .collect();
-    let mut matches = matches;
+    // Effects two logs' requests could each have made: matched to none, and said.
+    let mut unsettled = Vec::new();
+    let mut matches: Vec<Option<(AttemptId, MatchedBy)>> = Vec::with_capacity(found.len());
+    for (i, found) in found.into_iter().enumerate() {
+        matches.push(match found {
+            Some(Ok(found)) => Some(found),
+            Some(Err(rivals)) => {
+                let effect = i as u32;
+                unsettled.push(UnsettledEffect { effect, rivals });
+                None
+            }
+            None => None,
+        });
+    }
     super::by_time::one_order_per_call(m, &by_time, &mut matches);
     super::answers::one_effect_per_answer(m, &by_order, replays, &mut matches);
     for (e, found) in model.effects.iter_mut().zip(matches) {
@@ -80,6 +95,7 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
             e.matched_by = Some(by);
         }
     }
+    model.unsettled_effects = unsettled;
 }
 
 /// The indexes hash the model's strings and hold only attempt ids, sized once: tables keyed
@@ -403,7 +419,7 @@ pub(super) fn attempt_fits(model: &Model, id: AttemptId, e: &EffectRec) -> bool 
 }
 
 /// The answer to attempt `id` named an effect other than `e`.
-fn names_another_effect(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
+pub(super) fn names_another_effect(model: &Model, id: AttemptId, e: &EffectRec) -> bool {
     matches!(
         &model.attempt(id).outcome,
         Some(Outcome { kind: OutcomeKind::Response { effect_id: Some(named), .. }, .. })

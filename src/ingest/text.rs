@@ -98,6 +98,8 @@ struct TextParser {
     call_tool: Option<(CallRef, Text)>,
     /// Calls made of requests logged with no tool call above them ([`anonymous`]).
     anonymous: anonymous::Anonymous,
+    /// The latest 2xx answer, which a line naming its effect may tell ([`told_effect`]).
+    last_answer: Option<told_effect::LastAnswer>,
     last_attempt: FxHashMap<CallRef, u32>,
     /// The time of the line being read.
     line_at: Timestamp,
@@ -141,6 +143,7 @@ impl TextParser {
             current_call: None,
             call_tool: None,
             anonymous: anonymous::Anonymous::default(),
+            last_answer: None,
             last_attempt: FxHashMap::default(),
             line_at: Timestamp::default(),
             urls: SharedTexts::default(),
@@ -203,6 +206,7 @@ impl TextParser {
             Verdict::Event(at, kind) => {
                 self.out.stats.events += 1;
                 self.anonymous.effects_seen |= matches!(kind, EventKind::Effect(_));
+                told_effect::LastAnswer::after(&mut self.last_answer, at, &kind);
                 let event = Event {
                     at,
                     loc: Loc {
@@ -220,6 +224,7 @@ impl TextParser {
                     line: n,
                 };
                 for (at, kind) in events {
+                    told_effect::LastAnswer::after(&mut self.last_answer, at, &kind);
                     let event = Event { at, loc, kind };
                     self.out.push_placed(event, self.place.clone());
                 }
@@ -792,6 +797,7 @@ mod rust_error;
 mod tail;
 #[cfg(test)]
 mod tests;
+mod told_effect;
 mod tracing_spans;
 
 use fields::Fields;

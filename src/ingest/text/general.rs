@@ -116,6 +116,10 @@ impl TextParser {
             rewritten.fill(&line);
             effect = effect_line(&rewritten, at, &mut self.dates, self.zone)?;
         }
+        // The client's own words for the effect its answer just named.
+        if let Some(told) = self.effect_told(effect.as_ref(), first) {
+            return Ok(Some(told));
+        }
         if effect.is_none()
             && let Some(replay) = effects::replay_line(f)
         {

@@ -72,6 +72,14 @@ pub(super) fn effect_of_sentence(sentence: &[u8]) -> Option<Vec<u8>> {
 /// The effect a sentence names, when it names a known kind, an id with a digit, a word
 /// saying what happened and an order, and nothing but a few filler words besides.
 pub(crate) fn read_sentence(sentence: &[u8]) -> Option<Sentence<'_>> {
+    let read = read_words(sentence)?;
+    let has_order = read.order.is_some() || read.tokens.iter().any(|t| t.starts_with(b"order"));
+    has_order.then_some(read)
+}
+
+/// [`read_sentence`] without its order: a sentence a client may write of the effect its
+/// answer named (`refund re_1 created`: [`super::told_effect`]).
+pub(super) fn read_words(sentence: &[u8]) -> Option<Sentence<'_>> {
     let words: Vec<&[u8]> = sentence
         .split(|c| c.is_ascii_whitespace())
         .map(bare)
@@ -123,10 +131,6 @@ pub(crate) fn read_sentence(sentence: &[u8]) -> Option<Sentence<'_>> {
             return None;
         }
         i += 1;
-    }
-    let has_order = order.is_some() || tokens.iter().any(|t| t.starts_with(b"order"));
-    if !has_order {
-        return None;
     }
     Some(Sentence {
         kind,
