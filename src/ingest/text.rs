@@ -372,6 +372,13 @@ impl TextParser {
             dated,
             msg,
         };
+        // Python's logging of one of Stripe's objects: its JSON below ([`stripe_below`]),
+        // read before its repr's head (`<Refund refund id=re_1 at 0x...>`) is read alone.
+        if msg.last() == Some(&b'{')
+            && let Some(verdict) = self.stripe_object_below(&unsplit, &ahead)
+        {
+            return verdict;
+        }
         match self.read_message(unsplit, ahead) {
             // `INFO payments refund created ...`: the word after the level was a logger's.
             Verdict::Ignored if msg.len() < message_of(rest).len() => {
@@ -794,6 +801,7 @@ pub(crate) mod prose;
 mod rotated;
 pub(crate) mod ruby;
 mod rust_error;
+mod stripe_below;
 mod tail;
 #[cfg(test)]
 mod tests;

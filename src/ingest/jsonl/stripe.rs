@@ -42,7 +42,7 @@ pub(super) fn name_minor_units(object: &mut Map<String, Value>, kind: &str) {
 /// The object in the text Stripe's Python SDK gives for one of its objects (`repr`, which
 /// structlog's JSON renderer writes for a value JSON cannot hold): `<Refund refund id=re_1 at
 /// 0x7f...> JSON: {...}`, the object's JSON after the address.
-pub(super) fn object_of_repr(text: &str) -> Option<Map<String, Value>> {
+pub(crate) fn object_of_repr(text: &str) -> Option<Map<String, Value>> {
     let (head, json) = text.strip_prefix('<')?.split_once("> JSON: ")?;
     head.contains(" at 0x").then_some(())?;
     match serde_json::from_str(json).ok()? {
@@ -54,7 +54,7 @@ pub(super) fn object_of_repr(text: &str) -> Option<Map<String, Value>> {
 /// The SPEC effect line `line` stands for, when it is one of Stripe's objects above or an
 /// event of one; an error saying what it lacks when it is one but cannot be read (no id,
 /// an amount that is not a whole number...).
-pub(super) fn effect_line(line: &str) -> Result<Option<String>, String> {
+pub(crate) fn effect_line(line: &str) -> Result<Option<String>, String> {
     let Some(object) = recognised(line) else {
         return Ok(None);
     };
