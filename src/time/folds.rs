@@ -7,10 +7,20 @@
 //! refund and its retry's copy an hour apart looked simultaneous, a copy a second after
 //! its first an hour before it.
 //!
+//! A log written in order goes back once in a fold, within its hour, and from its first
+//! pass: a time going back further (before the fold, or into it from a time after it) or a
+//! second time is no second pass but another log's lines after this one's (`cat a.log
+//! b.log`, two processes' logs joined end to end): the reading starts over there, its times
+//! in the fold the first pass until they go back in their turn. Read as the second pass,
+//! the joined log's refunds sat an hour late, matched to nothing. A log joined after one
+//! that ended in the fold's first pass and going back only within the fold is written as
+//! the second pass would be: nothing tells them apart, and it is read as the second pass.
+//!
 //! Only a line's own time is read here, in the order of the input's lines (a rotated log's
 //! files as one); a time beside it (a settlement) is read from the line's
 //! ([`super::Zone::offset_not_before`]). Only times in a fold or a gap get past the first
-//! match: a zone whose changes the input does not cross pays nothing more.
+//! match, and after a fold one comparison: a zone whose changes the input does not cross
+//! pays nothing more.
 
 use super::zone::Readings;
 use super::{NANOS_PER_DAY, NANOS_PER_SEC, Zone};
@@ -31,15 +41,38 @@ pub struct Folds {
     /// Times the clocks skipped (spring forward): how many, and the first (local).
     skipped: u64,
     first_skipped: i64,
+    /// Times going back further than one log in order does around a fold, where the
+    /// reading started over: how many, and the first (local).
+    restarts: u64,
+    first_restart: i64,
 }
 
-/// The fold being read: its day (local), the latest local time read in its first pass,
-/// and whether the log has gone back into its second.
+/// The fold being read: its day (local); the latest local time read since the reading of
+/// the fold began (any line's), or since its second pass began; whether the log has gone
+/// back into its second pass, and whether it has gone past the fold (a later time than
+/// any in it).
 #[derive(Clone, Copy, Debug)]
 struct Fold {
     day: i64,
     latest: i64,
     second: bool,
+    past: bool,
+}
+
+impl Fold {
+    fn starting(day: i64, local: i64) -> Self {
+        Fold {
+            day,
+            latest: local,
+            second: false,
+            past: false,
+        }
+    }
+
+    /// `local` goes back further than lines out of order do.
+    fn goes_back(&self, local: i64) -> bool {
+        local < self.latest.saturating_sub(FOLD_OUT_OF_ORDER)
+    }
 }
 
 impl Folds {
@@ -54,7 +87,19 @@ impl Folds {
 
     fn named_offset(&mut self, readings: Readings, local: i64) -> i64 {
         match readings {
-            Readings::Once(offset) => offset,
+            Readings::Once(offset) => {
+                if let Some(fold) = &mut self.fold {
+                    if fold.goes_back(local) {
+                        // Back before the fold (or a day before): another log's lines.
+                        self.fold = None;
+                        self.restarted(local);
+                    } else if local > fold.latest {
+                        // Later than any time in the fold: past it.
+                        (fold.latest, fold.past) = (local, true);
+                    }
+                }
+                offset
+            }
             Readings::Twice { first, second } => {
                 if !self.in_second_pass(local) {
                     return first;
@@ -76,27 +121,37 @@ impl Folds {
     }
 
     /// Whether `local`, a time in a fold, is in its second pass: the log went back within
-    /// the fold by more than [`FOLD_OUT_OF_ORDER`] at this line or before it. A fold of
-    /// another day starts over (a zone goes back once a day at most).
+    /// the fold by more than [`FOLD_OUT_OF_ORDER`] at this line or before it, from its
+    /// first pass. Going back again, or from past the fold, it starts over: another log's
+    /// lines, from the first pass. A fold of another day starts over (a zone goes back once
+    /// a day at most).
     fn in_second_pass(&mut self, local: i64) -> bool {
         let day = local.div_euclid(NANOS_PER_DAY);
         match &mut self.fold {
             Some(fold) if fold.day == day => {
-                if local < fold.latest.saturating_sub(FOLD_OUT_OF_ORDER) {
-                    fold.second = true;
+                if !fold.goes_back(local) {
+                    fold.latest = fold.latest.max(local);
+                } else if !fold.second && !fold.past {
+                    // The second pass, whose times are compared from here.
+                    (fold.second, fold.latest) = (true, local);
+                } else {
+                    *fold = Fold::starting(day, local);
+                    self.restarted(local);
                 }
-                fold.latest = fold.latest.max(local);
-                fold.second
+                self.fold.is_some_and(|f| f.second)
             }
             _ => {
-                self.fold = Some(Fold {
-                    day,
-                    latest: local,
-                    second: false,
-                });
+                self.fold = Some(Fold::starting(day, local));
                 false
             }
         }
+    }
+
+    fn restarted(&mut self, local: i64) {
+        if self.restarts == 0 {
+            self.first_restart = local;
+        }
+        self.restarts += 1;
     }
 
     /// How many times have been read as a second pass (since the notes were last taken):
@@ -129,7 +184,17 @@ impl Folds {
                 show_local(self.first_skipped)
             ));
         }
-        (self.second_passes, self.skipped) = (0, 0);
+        if self.restarts > 0 {
+            notes.push(format!(
+                "the log's time went back {} {} further than one log in order goes back \
+                 around a change of the clocks (the first: to {}): read as logs joined end \
+                 to end, the reading of the repeated hour starting over there",
+                self.restarts,
+                if self.restarts == 1 { "time" } else { "times" },
+                show_local(self.first_restart)
+            ));
+        }
+        (self.second_passes, self.skipped, self.restarts) = (0, 0, 0);
         notes
     }
 }
@@ -207,6 +272,61 @@ mod tests {
         assert!(folds.take_notes().is_empty());
         let (got, _) = offsets("+02:00", &[oct25(2, 50, 0), oct25(2, 0, 0)]);
         assert_eq!(got, [2, 2]);
+    }
+
+    /// Two logs joined end to end (`cat a.log b.log`), each through the fold in order: the
+    /// second goes back before the fold, or a second time within it, or into it from past
+    /// it; each is read again from the fold's first pass, and said.
+    #[test]
+    fn a_log_joined_after_one_that_went_through_the_fold_starts_over() {
+        let through = [oct25(2, 50, 0), oct25(2, 5, 0), oct25(2, 40, 0)];
+        // b from before the fold: its times in the fold are the first pass again.
+        let before = [
+            oct25(1, 45, 0),
+            oct25(2, 10, 0),
+            oct25(2, 55, 0),
+            oct25(2, 15, 0),
+        ];
+        let (got, mut folds) = offsets("Europe/Berlin", &[&through[..], &before].concat());
+        assert_eq!(got, [2, 1, 1, 2, 2, 2, 1]);
+        let notes = folds.take_notes();
+        assert!(
+            notes[1].contains("(the first: to 2026-10-25 01:45:00)"),
+            "{notes:?}"
+        );
+        // b going back a second time within the fold: its first pass.
+        let again = [oct25(2, 20, 0), oct25(2, 30, 0)];
+        let (got, _) = offsets("Europe/Berlin", &[&through[..], &again].concat());
+        assert_eq!(got, [2, 1, 1, 2, 2]);
+        // a went past the fold; b goes back into it: its first pass.
+        let past = [oct25(2, 50, 0), oct25(3, 30, 0), oct25(2, 20, 0)];
+        let (got, _) = offsets("Europe/Berlin", &past);
+        assert_eq!(got, [2, 1, 2]);
+    }
+
+    /// What one log in order writes stays read as before: its second pass after going back
+    /// once, lines a few minutes out of order about the fold's end, times before the fold
+    /// a little out of order. And the limit: a log joined after one that ended in the
+    /// fold's first pass, going back only within the fold, is written as the second pass
+    /// would be, and read so.
+    #[test]
+    fn one_log_in_order_never_starts_over() {
+        let lines = [
+            oct25(1, 58, 0),
+            oct25(2, 0, 30),
+            oct25(1, 59, 0),
+            oct25(2, 59, 0),
+            oct25(2, 1, 0),
+            oct25(2, 59, 50),
+            oct25(3, 0, 10),
+            oct25(2, 59, 55),
+            oct25(3, 5, 0),
+        ];
+        let (got, mut folds) = offsets("Europe/Berlin", &lines);
+        assert_eq!(got, [2, 2, 2, 2, 1, 1, 1, 1, 1]);
+        assert_eq!(folds.take_notes().len(), 1, "the second passes' note only");
+        let (got, _) = offsets("Europe/Berlin", &[oct25(2, 40, 0), oct25(2, 5, 0)]);
+        assert_eq!(got, [2, 1]);
     }
 
     /// Each fold is read on its own: going back in 2026's says nothing of 2027's.
