@@ -173,3 +173,55 @@ fn an_otlp_batch_of_tens_of_mib_on_one_line_is_read() {
     assert_eq!(input["events"], as_is["inputs"][0]["events"]);
     assert_eq!(findings(&r), findings(&as_is));
 }
+
+/// `lines` as the Collector's compressing file exporter writes them: each a batch, a 4-byte
+/// big-endian length and then one zstd frame.
+fn length_framed<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for line in lines {
+        let frame = zstd::encode_all(line, 1).unwrap();
+        bytes.extend((frame.len() as u32).to_be_bytes());
+        bytes.extend(frame);
+    }
+    bytes
+}
+
+/// A compressed OTLP batch that unpacks past 256 MiB (a frame of some KiB: damage, or a
+/// hostile file) is skipped with its length as a plain line that long is, its memory that of
+/// any line dropped as it streams past, not the batch's; the batches around it are read
+/// (review: one such frame was unpacked whole, 2.1 GB of memory for one of 1 GiB). Batches
+/// under the cap, one of 20 MiB among them, read as the plain file.
+#[test]
+fn a_length_framed_zstd_batch_past_the_cap_is_skipped_and_the_rest_read() {
+    use idem_audit::ingest::lines::MAX_DOCUMENT_LINE;
+    let dir = tempfile::tempdir().unwrap();
+    let trace = std::fs::read_to_string(fixture("otlp-adk-genai/trace.jsonl")).unwrap();
+    let as_is = report(dir.path(), "as-is.jsonl", trace.as_bytes());
+    let lines: Vec<&[u8]> = trace.lines().map(str::as_bytes).collect();
+    let framed = report(dir.path(), "framed.zst", &length_framed(lines.clone()));
+    assert_eq!(framed["inputs"][0]["format"], "otlp");
+    for key in ["lines", "events", "skipped", "problems"] {
+        assert_eq!(framed["inputs"][0][key], as_is["inputs"][0][key], "{key}");
+    }
+    assert_eq!(findings(&framed), findings(&as_is));
+    let mut under = br#"{"resourceSpans":[],"pad":""#.to_vec();
+    under.resize(20 << 20, b'p');
+    under.extend_from_slice(b"\"}");
+    let long = MAX_DOCUMENT_LINE + 1000;
+    let mut over = br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":""#.to_vec();
+    over.resize(long, b'x');
+    let mut with_both = vec![lines[0], &under[..], &over[..]];
+    with_both.extend(&lines[1..]);
+    let r = report(dir.path(), "traces.zst", &length_framed(with_both));
+    let input = &r["inputs"][0];
+    assert_eq!(input["format"], "otlp");
+    assert_eq!(input["lines"], lines.len() + 2);
+    assert_eq!(input["events"], as_is["inputs"][0]["events"]);
+    assert_eq!(input["skipped"], 1, "{input}");
+    let problem = &input["problems"][0];
+    assert_eq!(problem["line"], 3);
+    let said = format!("line longer than 256 MiB ({long} bytes): not read");
+    let reason = problem["reason"].as_str().unwrap();
+    assert!(reason.starts_with(&said), "{reason}");
+    assert_eq!(findings(&r), findings(&as_is));
+}

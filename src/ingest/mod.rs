@@ -5,6 +5,7 @@
 pub(crate) mod access_log;
 pub mod ansi;
 pub(crate) mod banner;
+mod compressed;
 pub mod container;
 pub mod csv;
 pub mod jsonl;
