@@ -81,3 +81,46 @@ fn a_log_that_only_mentions_stdout_is_not_unwrapped() {
     assert_eq!(wrapped(&r).format.as_deref(), Some("text"));
     assert_eq!(wrapped(&r).events, 1);
 }
+
+/// The A-88214 incident's log as containerd keeps it, its last line (the duplicate refund)
+/// split in two parts: ending in its `F` part it is the bare log's duplicate, the refund on
+/// the physical line of that part; ending in its `P` part (the runtime had not written the
+/// rest), what there is of it is a line cut short on that part's line, the last of the
+/// file, skipped as such (not one past the file's end), and no duplicate is invented.
+#[test]
+fn a_cri_log_ending_inside_a_split_line_counts_its_lines_and_cuts_the_last() {
+    let text = std::fs::read_to_string(fixture("incident-a88214/trace.log")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (last, before) = lines.split_last().unwrap();
+    let at = |i: usize| format!("2026-11-03T14:02:{:02}.000000000Z stdout", 10 + i);
+    let mut cri = String::new();
+    for (i, line) in before.iter().enumerate() {
+        cri += &format!("{} F {line}\n", at(i));
+    }
+    let (start, rest) = last.split_at("14:02:23.088  refund rf_9KQ2  ".len());
+    cri += &format!("{} P {start}\n", at(8));
+    let dir = tempfile::tempdir().unwrap();
+    let scan = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        report(&[&path], &[])
+    };
+    let ended = scan("ended-0.log", &format!("{cri}{} F {rest}\n", at(9)));
+    let input = &ended.inputs[0];
+    assert_eq!((input.lines, input.skipped), (10, 0), "{:?}", input.problems);
+    let d = duplicate(&ended);
+    assert!(d.evidence.iter().any(|e| e.line == 10), "{:?}", d.evidence);
+    let unended = scan("unended-0.log", &cri);
+    let input = &unended.inputs[0];
+    assert_eq!((input.lines, input.skipped), (9, 1));
+    assert_eq!(input.problems[0].line, 9);
+    assert_eq!(
+        input.problems[0].reason,
+        idem_audit::ingest::container::CUT_INSIDE_SPLIT
+    );
+    assert!(
+        (unended.findings.iter()).all(|f| f.rule != "duplicate-effect"),
+        "{:?}",
+        unended.findings
+    );
+}

@@ -91,7 +91,12 @@ pub fn emit_with(
 /// tool does not read (a report of "No findings" alone would hide that).
 fn reads_as_another_format(input: &crate::report::InputReport) -> bool {
     // A last line cut short says nothing of the layout (a log being written, or copied).
-    let cut = (input.problems.last()).is_some_and(|p| p.reason == crate::ingest::lines::CUT_SHORT);
+    let cut_reasons = [
+        crate::ingest::lines::CUT_SHORT,
+        crate::ingest::lines::CUT_BY_FAILURE,
+        crate::ingest::container::CUT_INSIDE_SPLIT,
+    ];
+    let cut = (input.problems.last()).is_some_and(|p| cut_reasons.contains(&p.reason.as_str()));
     let skipped = input.skipped - u64::from(cut);
     input.format.is_some() && input.events == 0 && skipped > 0 && 2 * skipped >= input.lines
 }

@@ -6,10 +6,14 @@
 //! parsed in their own format; a line the runtime split (CRI's `P`, Docker's entry without
 //! a newline) is joined to the rest of it, and each physical line still gives one line, so
 //! that `path:line` points where it did (the parts before the last are left blank). A line
-//! of the application without a timestamp takes the runtime's.
+//! of the application without a timestamp takes the runtime's. A file that ends inside a
+//! split line (the runtime has written its first parts, not its last) gives what there is of
+//! it on the last part's line, with no newline after it: a line cut short ([`Unended`]).
 
 use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
 use std::io::{self, BufReader, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wrapper {
@@ -77,10 +81,36 @@ pub struct Unwrapped<R> {
     /// A split line whose parts grew too long to hold is being passed on as its parts come:
     /// how many of its physical lines have passed, each owing the blank line it stands for.
     joined_long: Option<u32>,
+    /// The physical lines of the parts held in `partial`, each owing the blank line it stands
+    /// for: given before the line once it ends, or, if the file ends first, all but the last,
+    /// which gives the line.
+    held_parts: u32,
+    /// The runtime's time on the last part held.
+    held_time: Vec<u8>,
+    unended: Unended,
+}
+
+/// Set once a wrapped file has ended inside a split line: its last line, given cut short,
+/// was cut by the runtime's split rather than by the end of a line's bytes.
+#[derive(Clone, Default)]
+pub struct Unended(Arc<AtomicBool>);
+
+/// Why the last line of a wrapped file that ends inside a split line is skipped, when what
+/// there is of it reads as no event.
+pub const CUT_INSIDE_SPLIT: &str = "cut short (the container runtime wrote the first parts of this line, not its last) and read as no event: it may be the start of one; scan again once the writer has finished";
+
+impl Unended {
+    /// Says so of the input's last line, if it was skipped as cut short.
+    pub fn retell(&self, stats: &mut super::InputStats) {
+        if self.0.load(Ordering::Relaxed) {
+            stats.retell_cut(CUT_INSIDE_SPLIT);
+        }
+    }
 }
 
 impl<R: Read> Unwrapped<R> {
-    pub fn new(inner: R, wrapper: Wrapper) -> Self {
+    /// Unwraps `inner`'s lines; `unended` is set if it ends inside a split line.
+    pub fn new(inner: R, wrapper: Wrapper, unended: Unended) -> Self {
         Unwrapped {
             inner: BufReader::with_capacity(256 * 1024, inner),
             wrapper,
@@ -91,12 +121,22 @@ impl<R: Read> Unwrapped<R> {
             in_object: false,
             passing: false,
             joined_long: None,
+            held_parts: 0,
+            held_time: Vec::new(),
+            unended,
         }
+    }
+
+    /// The blank lines owed by the parts held, given.
+    fn give_held_blanks(&mut self) {
+        let held = std::mem::take(&mut self.held_parts);
+        self.out.extend(std::iter::repeat_n(b'\n', held as usize));
     }
 
     /// The application's whole line, with the runtime's `time` ([`emit`]), or as it is
     /// inside a pretty-printed object.
     fn emit(&mut self, time: &[u8]) {
+        self.give_held_blanks();
         if self.joined_long.is_some() {
             return self.end_joined_long();
         }
@@ -123,18 +163,44 @@ impl<R: Read> Unwrapped<R> {
         } else {
             self.partial.extend_from_slice(message);
             if self.partial.len() > MAX_LINE {
+                self.give_held_blanks();
                 self.out.append(&mut self.partial);
                 self.joined_long = Some(0);
             }
         }
     }
 
-    /// A part that is not the line's last: its physical line stands for a blank line, owed
-    /// until the line ends when the line is being passed on.
-    fn part_before_last(&mut self, message: &[u8]) {
+    /// A part that is not the line's last, with the runtime's `time`: its physical line
+    /// stands for a blank line, owed until the line ends.
+    fn part_before_last(&mut self, time: &[u8], message: &[u8]) {
         self.part(message);
-        if let Some(parts) = &mut self.joined_long {
-            *parts += 1;
+        match &mut self.joined_long {
+            Some(parts) => *parts += 1,
+            None => {
+                self.held_parts += 1;
+                self.held_time.clear();
+                self.held_time.extend_from_slice(time);
+            }
+        }
+    }
+
+    /// The file has ended inside a split line: what there is of it is given on its last
+    /// part's line, with no newline, as a line cut short; parts of nothing stay blank lines.
+    fn end_inside_split(&mut self) {
+        self.end_joined_long();
+        if self.partial.is_empty() {
+            return self.give_held_blanks();
+        }
+        self.held_parts = self.held_parts.saturating_sub(1);
+        self.give_held_blanks();
+        let time = std::mem::take(&mut self.held_time);
+        let before = self.out.len();
+        self.emit(&time);
+        if self.out.len() == before {
+            // Nothing to read in it (blanks): a blank line, not one cut short.
+            self.out.push(b'\n');
+        } else {
+            self.unended.0.store(true, Ordering::Relaxed);
         }
     }
 
@@ -158,18 +224,14 @@ impl<R: Read> Unwrapped<R> {
             self.line.clear();
             let whole = read_line_up_to(&mut self.inner, &mut self.line, MAX_LINE + 1)?;
             if self.line.is_empty() {
-                self.end_joined_long();
-                if !self.partial.is_empty() {
-                    // A split line the file ends inside: what there is of it.
-                    self.out.append(&mut self.partial);
-                    self.out.push(b'\n');
-                }
+                self.end_inside_split();
                 return Ok(());
             }
             if !whole {
                 // No runtime writes such a line: passed on as it is, for the line splitter
                 // to skip as too long.
                 self.end_joined_long();
+                self.give_held_blanks();
                 self.out.extend_from_slice(&self.line);
                 self.passing = true;
                 continue;
@@ -179,39 +241,54 @@ impl<R: Read> Unwrapped<R> {
             let read = std::mem::take(&mut self.line);
             // Only the newline: a part's blanks are the line's own.
             let line = read.strip_suffix(b"\n").unwrap_or(&read);
-            match self.wrapper {
+            // Whether the physical line ends a line here (a part before the last owes its
+            // newline until the line ends).
+            let ends = match self.wrapper {
                 Wrapper::Cri => match cri_parts(line) {
                     Some((time, true, message)) => {
                         self.part(message);
                         self.emit(time);
+                        true
                     }
-                    Some((_, false, message)) => self.part_before_last(message),
-                    // Not the runtime's: left as it is, for the parser to say why.
-                    None => {
-                        self.end_joined_long();
-                        self.out.extend_from_slice(line)
+                    Some((time, false, message)) => {
+                        self.part_before_last(time, message);
+                        false
                     }
+                    None => self.not_the_runtimes(line),
                 },
                 Wrapper::DockerJson => match docker_entry(line) {
                     Some(entry) => match entry.log.strip_suffix('\n') {
                         Some(whole) => {
                             self.part(whole.as_bytes());
                             self.emit(entry.time.as_bytes());
+                            true
                         }
-                        None => self.part_before_last(entry.log.as_bytes()),
+                        None => {
+                            self.part_before_last(entry.time.as_bytes(), entry.log.as_bytes());
+                            false
+                        }
                     },
-                    None => {
-                        self.end_joined_long();
-                        self.out.extend_from_slice(line)
-                    }
+                    None => self.not_the_runtimes(line),
                 },
-            }
-            self.line = read;
-            if self.joined_long.is_none() {
+            };
+            // A last physical line with no newline (the file cut inside it) gives its line
+            // with none either, as cut short; one that gave nothing is still a line.
+            let gave_nothing = self.out.last().is_none_or(|&b| b == b'\n');
+            if ends && (read.last() == Some(&b'\n') || gave_nothing) {
                 self.out.push(b'\n');
             }
+            self.line = read;
         }
         Ok(())
+    }
+
+    /// A physical line that is not the runtime's: left as it is, for the parser to say why
+    /// (after the blank lines a split line's parts before it owe).
+    fn not_the_runtimes(&mut self, line: &[u8]) -> bool {
+        self.end_joined_long();
+        self.give_held_blanks();
+        self.out.extend_from_slice(line);
+        true
     }
 }
 
@@ -276,172 +353,4 @@ pub(super) fn serve(out: &[u8], at: &mut usize, buf: &mut [u8]) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn unwrap(text: &str) -> String {
-        let wrapper = wrapper_of(text.as_bytes()).expect("a wrapper");
-        let mut out = String::new();
-        Unwrapped::new(text.as_bytes(), wrapper)
-            .read_to_string(&mut out)
-            .unwrap();
-        out
-    }
-
-    #[test]
-    fn cri_lines_are_unwrapped_and_split_lines_joined_in_place() {
-        let text = "2026-11-03T14:02:11.501234567Z stdout F 2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n\
-                    2026-11-03T14:02:12.000000000Z stdout P refund rf_2  \n\
-                    2026-11-03T14:02:12.000000001Z stdout F order A-2  4500p\n\
-                    2026-11-03T14:02:13.000000000Z stderr F {\"type\":\"effect\",\"effect_id\":\"rf_3\"}\n\
-                    garbage\n";
-        assert_eq!(
-            unwrap(text),
-            "2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n\
-             \n\
-             2026-11-03T14:02:12.000000001Z  refund rf_2  order A-2  4500p\n\
-             {\"ts\":\"2026-11-03T14:02:13.000000000Z\",\"type\":\"effect\",\"effect_id\":\"rf_3\"}\n\
-             garbage\n"
-        );
-    }
-
-    #[test]
-    fn a_pretty_printed_object_passes_through_unstamped() {
-        // An SDK's console exporter's span, printed over lines, between the program's lines:
-        // a stamp before each of its lines would break it; the lines around it keep theirs.
-        let text = "2026-11-03T14:02:11.000000000Z stdout F starting\n\
-                    2026-11-03T14:02:11.100000000Z stdout F {\n\
-                    2026-11-03T14:02:11.100000001Z stdout F     \"name\": \"POST\",\n\
-                    2026-11-03T14:02:11.100000002Z stdout F     \"kind\": \"SpanKind.CLIENT\"\n\
-                    2026-11-03T14:02:11.100000003Z stdout F }\n\
-                    2026-11-03T14:02:12.000000000Z stdout F done\n";
-        assert_eq!(
-            unwrap(text),
-            "2026-11-03T14:02:11.000000000Z  starting\n\
-             {\n    \"name\": \"POST\",\n    \"kind\": \"SpanKind.CLIENT\"\n}\n\
-             2026-11-03T14:02:12.000000000Z  done\n"
-        );
-    }
-
-    #[test]
-    fn docker_entries_are_unwrapped() {
-        let text = concat!(
-            r#"{"log":"2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n","stream":"stdout","time":"2026-11-03T14:02:11.501234Z"}"#,
-            "\n",
-            r#"{"log":"{\"event\":\"refund created\",","stream":"stdout","time":"2026-11-03T14:02:12Z"}"#,
-            "\n",
-            r#"{"log":"\"refund_id\":\"rf_2\"}\n","stream":"stdout","time":"2026-11-03T14:02:12Z"}"#,
-            "\n",
-        );
-        assert_eq!(
-            unwrap(text),
-            "2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n\
-             \n\
-             {\"ts\":\"2026-11-03T14:02:12Z\",\"event\":\"refund created\",\"refund_id\":\"rf_2\"}\n"
-        );
-    }
-
-    #[test]
-    fn other_logs_are_not_wrapped() {
-        for head in [
-            "2026-11-03T14:02:11.501Z  refund rf_1  order A-1  4500p\n",
-            "2026-11-03T14:02:11.501Z stdout X message\n",
-            "{\"ts\":\"2026-11-03T14:02:11Z\",\"type\":\"effect\"}\n",
-            "{\"log\":42}\n",
-        ] {
-            assert_eq!(wrapper_of(head.as_bytes()), None, "{head}");
-        }
-    }
-
-    /// The lines the splitter gives of a wrapped text, by number and length, and the lines
-    /// it skipped as too long.
-    fn split(text: &[u8]) -> (Vec<(u32, usize)>, crate::ingest::long_lines::TooLong) {
-        let wrapper = wrapper_of(text).expect("a wrapper");
-        let mut notes = crate::ingest::lines::LineNotes::default();
-        let mut given = Vec::new();
-        let mut reader = Unwrapped::new(text, wrapper);
-        crate::ingest::lines::for_each_line(&mut reader, &mut notes, |n, line| {
-            given.push((n, line.len()))
-        })
-        .unwrap();
-        (given, notes.too_long)
-    }
-
-    /// A line the runtime split into parts of 16 KiB, `len` bytes in all, the last one
-    /// tagged `F` when `last_part`.
-    fn cri_split(len: usize, last_part: bool) -> Vec<u8> {
-        let mut text = Vec::new();
-        let mut left = len;
-        while left > 0 {
-            let part = left.min(16 * 1024);
-            left -= part;
-            let tag = if left == 0 && last_part { "F" } else { "P" };
-            text.extend_from_slice(
-                format!("2026-11-03T14:02:12.000000000Z stdout {tag} ").as_bytes(),
-            );
-            text.resize(text.len() + part, b'x');
-            text.push(b'\n');
-        }
-        text
-    }
-
-    const FIRST: &[u8] =
-        b"2026-11-03T14:02:11.000000000Z stdout F 2026-11-03T14:02:11.000Z  first\n";
-    const LAST: &[u8] = b"2026-11-03T14:02:13.000000000Z stdout F 2026-11-03T14:02:13.000Z  last\n";
-
-    /// A split line whose parts join past the cap is passed on as its parts come, for the
-    /// splitter to skip, numbered at the part that took it past the cap, the lines after it
-    /// where they were; one that joins to the cap (its stamp put before it) is read whole,
-    /// at its last part.
-    #[test]
-    fn a_split_line_too_long_to_hold_is_skipped_in_place() {
-        // Under the cap, the runtime's stamp (32 bytes) is put before the line.
-        let cases = [
-            (MAX_LINE + 1, true, "F"),
-            (MAX_LINE + 1, true, "end of the input"),
-            (MAX_LINE + 40_000, true, "F"),
-            (MAX_LINE + 40_000, true, "end of the input"),
-            (MAX_LINE - 32, false, "F"),
-        ];
-        for (len, skipped, end) in cases {
-            let mut text = FIRST.to_vec();
-            text.extend(cri_split(len, end == "F"));
-            if end == "F" {
-                text.extend_from_slice(LAST);
-            }
-            let (given, long) = split(&text);
-            let n = len.div_ceil(16 * 1024) as u32;
-            // The parts other than the line read as blank lines.
-            let read: Vec<(u32, usize)> = given.into_iter().filter(|l| l.1 > 0).collect();
-            let mut expected = vec![(1, FIRST.len() - 41)];
-            if !skipped {
-                expected.push((n + 1, len + 32));
-            }
-            if end == "F" {
-                expected.push((n + 2, LAST.len() - 41));
-            }
-            assert!(read == expected, "{len} {end}: {read:?}");
-            let mut too_long = crate::ingest::long_lines::TooLong::default();
-            if skipped {
-                // 1,024 parts of 16 KiB are the cap: the next part, on line 1,026, is past it
-                // (the last part, or one of three).
-                too_long.saw(1026, len as u64, MAX_LINE);
-            }
-            assert_eq!(long, too_long, "{len} {end}");
-        }
-    }
-
-    /// A physical line too long to be the runtime's is passed on as it is, and skipped.
-    #[test]
-    fn a_physical_line_too_long_to_hold_is_skipped() {
-        let mut text = FIRST.to_vec();
-        text.resize(text.len() + MAX_LINE + 10, b'y');
-        text.push(b'\n');
-        text.extend_from_slice(LAST);
-        let (given, long) = split(&text);
-        assert_eq!(given, [(1, FIRST.len() - 41), (3, LAST.len() - 41)]);
-        let mut expected = crate::ingest::long_lines::TooLong::default();
-        expected.saw(2, MAX_LINE as u64 + 10, MAX_LINE);
-        assert_eq!(long, expected);
-    }
-}
+mod tests;

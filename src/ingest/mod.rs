@@ -165,15 +165,23 @@ impl InputStats {
     /// and it was skipped as cut short, is said to be cut by the failure, not by the end of
     /// a file still being written.
     pub fn failed(&mut self, why: Option<String>) {
-        if why.is_some() && self.last_line_cut {
+        if why.is_some() {
+            self.retell_cut(lines::CUT_BY_FAILURE);
+        }
+        self.failed = why;
+    }
+
+    /// The input's last line, if it was cut short and skipped as [`lines::CUT_SHORT`], is
+    /// said to be cut for `why` instead: what cut it is known.
+    pub fn retell_cut(&mut self, why: &str) {
+        if self.last_line_cut {
             let last = self.last_line;
             let cut =
                 (self.problems.iter_mut()).find(|p| p.line == last && p.reason == lines::CUT_SHORT);
             if let Some(problem) = cut {
-                problem.reason = lines::CUT_BY_FAILURE.into();
+                problem.reason = why.into();
             }
         }
-        self.failed = why;
     }
 
     pub fn skip(&mut self, line: u32, reason: impl Into<String>) {

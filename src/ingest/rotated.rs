@@ -162,6 +162,7 @@ pub fn read_group(
                 rest,
                 decoded,
                 failure,
+                unended,
                 ..
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
@@ -184,6 +185,7 @@ pub fn read_group(
                     Ok(mut stats) => {
                         stats.blank = !content;
                         stats.failed(failure.take());
+                        unended.retell(&mut stats);
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {
                             stats,
@@ -204,6 +206,7 @@ pub fn read_group(
                     Ok(mut parsed) => {
                         parsed.stats.blank = !content;
                         parsed.stats.failed(other.failure.take());
+                        other.unended.retell(&mut parsed.stats);
                         Outcome::Parsed(format, Box::new(parsed))
                     }
                     Err(e) => Outcome::Unreadable(e.to_string()),
