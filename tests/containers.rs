@@ -107,7 +107,12 @@ fn a_cri_log_ending_inside_a_split_line_counts_its_lines_and_cuts_the_last() {
     };
     let ended = scan("ended-0.log", &format!("{cri}{} F {rest}\n", at(9)));
     let input = &ended.inputs[0];
-    assert_eq!((input.lines, input.skipped), (10, 0), "{:?}", input.problems);
+    assert_eq!(
+        (input.lines, input.skipped),
+        (10, 0),
+        "{:?}",
+        input.problems
+    );
     let d = duplicate(&ended);
     assert!(d.evidence.iter().any(|e| e.line == 10), "{:?}", d.evidence);
     let unended = scan("unended-0.log", &cri);
@@ -123,4 +128,28 @@ fn a_cri_log_ending_inside_a_split_line_counts_its_lines_and_cuts_the_last() {
         "{:?}",
         unended.findings
     );
+}
+
+/// A container log whose only skipped line is the split line it ends inside is no sign of a
+/// layout not read (that line says nothing of the layout, as a plain log's last line cut
+/// short does not); a line skipped for what it is still is.
+#[test]
+fn an_unended_split_line_is_no_sign_of_another_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = "2026-11-03T14:02:10.000000000Z stdout F starting worker\n";
+    for (last, warned) in [
+        (
+            "2026-11-03T14:02:11.000000000Z stdout P refund rf_9KQ2  \n",
+            false,
+        ),
+        ("garbage from elsewhere\n", true),
+    ] {
+        let path = dir.path().join("worker-0.log");
+        std::fs::write(&path, format!("{start}{last}")).unwrap();
+        let (code, _, stderr) = common::scan(&[path.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(stderr.contains("worker-0.log:2: skipped: "), "{stderr}");
+        let said = stderr.contains("is it a layout idem-audit reads?");
+        assert_eq!(said, warned, "{last}: {stderr}");
+    }
 }
