@@ -21,6 +21,7 @@ mod parts;
 pub mod preamble;
 mod processes;
 mod reading;
+mod unreadable;
 
 use super::{InputStats, ParseOptions, Parsed};
 use crate::event::Loc;

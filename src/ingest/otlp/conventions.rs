@@ -169,21 +169,14 @@ pub fn tool_name(s: &Span) -> &str {
 /// The tool's arguments as written and as JSON: an argument attribute, else the content of
 /// the span's input event (Strands' default; on a tool span, that event is its input).
 pub fn tool_args(s: &Span) -> (String, Value) {
-    let from_event = || {
-        let e = s.events.iter().find(|e| e.name == INPUT_EVENT)?;
-        e.attr(INPUT_EVENT_CONTENT)
-    };
-    let Some(v) = ARGUMENTS
-        .iter()
-        .find_map(|k| s.attr(k).filter(|v| !v.is_null()))
-        .or_else(|| from_event().filter(|v| !v.is_null()))
-    else {
+    let Some(v) = args_written(s) else {
         return (String::new(), Value::Null);
     };
     let (raw, parsed) = match v {
         Value::String(text) => match serde_json::from_str::<Value>(text) {
             Ok(p) => (text.clone(), p),
-            // Not JSON (a Python repr, a bare string): kept as text, never guessed at.
+            // Not JSON (a Python repr, a bare string), or nested too deep to read (said so,
+            // [`super::unreadable`]): kept as text, never guessed at.
             Err(_) => return (text.clone(), Value::String(text.clone())),
         },
         other => (other.to_string(), other.clone()),
@@ -192,6 +185,18 @@ pub fn tool_args(s: &Span) -> (String, Value) {
         Some(inner) => (inner.to_string(), inner.clone()),
         None => (raw, parsed),
     }
+}
+
+/// The value a tool's arguments are read from: an argument attribute, else the content of
+/// the span's input event.
+pub(super) fn args_written(s: &Span) -> Option<&Value> {
+    let from_event = || {
+        let e = s.events.iter().find(|e| e.name == INPUT_EVENT)?;
+        e.attr(INPUT_EVENT_CONTENT)
+    };
+    (ARGUMENTS.iter())
+        .find_map(|k| s.attr(k).filter(|v| !v.is_null()))
+        .or_else(|| from_event().filter(|v| !v.is_null()))
 }
 
 /// Wrappers around a tool's arguments, opened only when they have the wrapper's shape:
@@ -250,7 +255,8 @@ pub fn step_attr(s: &Span) -> Option<u32> {
         .or_else(|| metadata(s)?.get("langgraph_step").and_then(as_step))
 }
 
-/// OpenInference's `metadata`: a JSON object, written as a string.
+/// OpenInference's `metadata`: a JSON object, written as a string (one nested too deep to
+/// read is said so, [`super::unreadable`]).
 fn metadata(s: &Span) -> Option<serde_json::Map<String, Value>> {
     match s.attr("metadata")? {
         Value::String(text) => match serde_json::from_str(text) {

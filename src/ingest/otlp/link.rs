@@ -34,6 +34,20 @@ pub struct Linked {
     pub ambiguous: Vec<Ambiguous>,
 }
 
+impl Linked {
+    /// Span `t` could not be used whole, for `why`: one problem a span (it is one record
+    /// skipped), its reasons joined.
+    fn problem(&mut self, t: usize, why: String) {
+        match self.problems.iter_mut().find(|(p, _)| *p == t) {
+            Some((_, reasons)) => {
+                reasons.push_str("; ");
+                reasons.push_str(&why);
+            }
+            None => self.problems.push((t, why)),
+        }
+    }
+}
+
 /// A request matched by time, in the same process, to two tool calls neither of which is
 /// below the other in the trace (tools running side by side, their requests roots of their
 /// own traces): it went to `chosen`, `other` could have made it as well.
@@ -129,9 +143,14 @@ pub fn link(spans: &[Span]) -> Linked {
         })
         .collect();
     super::parts::set_parts(spans, &calls, &mut refs);
+    for (t, s) in spans.iter().enumerate().filter(|&(t, _)| g.live[t]) {
+        if let Some(why) = super::unreadable::nested_too_deep(s) {
+            out.problem(t, why);
+        }
+    }
     for (c, (&t, call)) in calls.iter().zip(refs).enumerate() {
         if let Some(why) = spans[t].bad_time {
-            out.problems.push((t, without_interval(&spans[t], why)));
+            out.problem(t, without_interval(&spans[t], why));
         }
         g.emit_tool(t, failed_inside.get(&t).copied(), &call, &mut out);
         let mut mine: Vec<usize> = attempts
