@@ -185,3 +185,53 @@ fn utf8_input_has_no_note() {
     assert!(r.inputs.iter().all(|i| i.note.is_none()), "{stderr}");
     assert!(!stderr.contains("UTF"), "{stderr}");
 }
+
+/// A service's pino-pretty records read as text, in Windows-1252, their orders in the
+/// members below each record, lines the reader reads ahead of the record's own: read as
+/// the same log in UTF-8 is (one order refunded twice, the other once), and every such line
+/// noted. Before, the members ahead were given as their bytes, no JSON string, and dropped:
+/// the refunds had no order, and the duplicate was missed.
+#[test]
+fn latin1_members_read_ahead_read_as_in_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |at: &str, id: &str, order: &str| {
+        format!(
+            "[2026-12-06 08:46:{at} +0000] INFO (payments/20213): refund created\n    \
+             refundId: \"{id}\"\n    orderId: \"{order}\"\n    amount: 4500\n    \
+             currency: \"GBP\"\n"
+        )
+    };
+    let log = [
+        record("19.056", "re_1", "Müller-1"),
+        record("19.357", "re_2", "Müller-1"),
+        record("20.357", "re_3", "Möller-1"),
+    ]
+    .concat();
+    let latin: Vec<u8> = (log.chars())
+        .map(|c| u8::try_from(u32::from(c)).unwrap())
+        .collect();
+    let mut reports = Vec::new();
+    for (name, bytes) in [("utf8.log", log.as_bytes()), ("latin.log", &latin[..])] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let path = path.to_str().unwrap();
+        let (code, stdout, stderr) = scan(&[path, "--input-format", "text", "--format", "json"]);
+        assert_eq!(code, Some(1), "{name}: {stderr}");
+        let r: Report = serde_json::from_str(&stdout).unwrap();
+        reports.push((r, stderr));
+    }
+    let (utf8, latin) = (&reports[0], &reports[1]);
+    let found = |r: &Report| -> Vec<(Option<String>, Vec<String>)> {
+        (r.findings.iter())
+            .map(|f| (f.order.clone(), f.effects.clone()))
+            .collect()
+    };
+    assert_eq!(found(&latin.0), found(&utf8.0));
+    assert_eq!(duplicate(&latin.0).order.as_deref(), Some("Müller-1"));
+    assert!(utf8.0.inputs[0].note.is_none(), "{}", utf8.1);
+    let note = latin.0.inputs[0].note.as_deref().unwrap_or_default();
+    assert!(
+        note.starts_with("3 lines are not UTF-8 (the first: line 3)"),
+        "{note}"
+    );
+}

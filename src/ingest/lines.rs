@@ -4,8 +4,9 @@
 //! was being written when its machine crashed is often padded with NULs up to a block
 //! boundary, and the next line the restarted service wrote follows the padding on the same
 //! physical line; trimming keeps that line readable. A line that is no UTF-8 is given read
-//! as Windows-1252 ([`super::not_utf8`]), and counted: the check runs only on reads that hold
-//! a byte above 127, so a log of ASCII pays one look at each read. A line longer than
+//! as Windows-1252 ([`super::not_utf8`]), and counted, read ahead or not ([`recoded`]): the
+//! check runs only on reads that hold a byte above 127, so a log of ASCII pays one look at
+//! each read. A line longer than
 //! [`MAX_LINE`] is not held: it is dropped as it streams past, and counted
 //! ([`super::long_lines`]).
 
@@ -14,6 +15,8 @@ use super::long_lines::TooLong;
 pub use super::long_lines::{MAX_DOCUMENT_LINE, MAX_LINE};
 use super::not_utf8::{NotUtf8, as_utf8};
 use crate::scan::for_each_newline;
+pub use ahead::Ahead;
+use recoded::{Lines, recode_lines};
 use std::io::{self, Read};
 use std::ops::Range;
 
@@ -102,64 +105,6 @@ pub fn for_each_line_at_telling_cut<R: Read + ?Sized>(
     Ok(cut)
 }
 
-/// The lines after the one being read that the reader's buffer already holds: its bytes
-/// (the last line perhaps cut short) and where each whole line among them ends.
-#[derive(Clone, Copy)]
-pub struct Ahead<'a> {
-    bytes: &'a [u8],
-    /// The places of the newlines after the line, in the buffer; `from` is `bytes`' place.
-    newlines: &'a [usize],
-    from: usize,
-    /// The line is the stream's last and no newline ends it ([`Ahead::cut_short`]).
-    cut: bool,
-}
-
-impl<'a> Ahead<'a> {
-    /// Nothing ahead.
-    pub const NONE: Ahead<'static> = Ahead {
-        bytes: &[],
-        newlines: &[],
-        from: 0,
-        cut: false,
-    };
-
-    /// Nothing ahead, and the line is the stream's last, with no newline after it.
-    const CUT: Ahead<'static> = Ahead {
-        cut: true,
-        ..Ahead::NONE
-    };
-
-    /// `bytes` with the places of their newlines (`newlines`, found by the caller).
-    pub fn new(bytes: &'a [u8], newlines: &'a [usize]) -> Self {
-        Ahead {
-            bytes,
-            newlines,
-            from: 0,
-            cut: false,
-        }
-    }
-
-    /// Whether the line is the stream's last and has no newline: a writer still at work, or
-    /// a crash or a copy that cut the file inside it. A line that then reads as none of a
-    /// format's shapes may be the first bytes of an event, and is skipped with
-    /// [`CUT_SHORT`] rather than ignored as chatter.
-    pub fn cut_short(&self) -> bool {
-        self.cut
-    }
-
-    /// The bytes ahead.
-    pub fn bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
-    /// Where the `k`th whole line ahead (from 0) ends in [`Ahead::bytes`]: its newline's
-    /// place, if the buffer holds that line whole. Found once for the whole buffer rather
-    /// than searched for by each reader of a line ahead.
-    pub fn line_end(&self, k: usize) -> Option<usize> {
-        self.newlines.get(k).map(|&nl| nl - self.from)
-    }
-}
-
 /// Why a last line with no newline after it that reads as no event is skipped
 /// ([`Ahead::cut_short`]).
 pub const CUT_SHORT: &str = "cut short (no newline at the end of the file) and read as no event: it may be the start of one; scan again once the writer has finished";
@@ -183,8 +128,8 @@ fn push_newlines(bytes: &[u8], from: usize, places: &mut Vec<usize>) {
 /// [`for_each_line_at`], also giving the lines already read after each line ([`Ahead`]).
 /// `each` returns how many of those lines it has read itself (whole lines only): they are
 /// counted but not given to it. A parser that recognises a run of lines at once reads them
-/// there rather than one call at a time. The lines ahead are as read: a parser that reads
-/// them is given one that is no UTF-8 as it is.
+/// there rather than one call at a time. A whole line ahead that is no UTF-8 is read as
+/// Windows-1252, as it is when given ([`Ahead::bytes`]); the others are as read.
 pub fn for_each_line_ahead<R: Read + ?Sized>(
     reader: &mut R,
     notes: &mut LineNotes,
@@ -218,6 +163,10 @@ fn read_lines<R: Read + ?Sized>(
     // one of the line it continues (`check` of the read before, while a line is pending).
     let mut check = false;
     let mut recoded: Vec<u8> = Vec::new();
+    // A read's whole lines as UTF-8, when some are not ([`recode_lines`]), and the places
+    // of their newlines.
+    let mut text: Vec<u8> = Vec::new();
+    let mut text_newlines: Vec<usize> = Vec::new();
     // The bytes so far of the line too long to read being dropped, while one is.
     let mut dropping: Option<u64> = None;
     let too_long_before = notes.too_long.lines;
@@ -274,29 +223,63 @@ fn read_lines<R: Read + ?Sized>(
                 }
             }
         }
+        // The lines as given: the read's own bytes, or, when some of its lines are no
+        // UTF-8, all of them recoded at once into `text` (its newlines' places in
+        // `text_newlines`, from the first line's, `newlines[first]`), so that lines read
+        // ahead are given as they would be one by one.
+        let first = i;
+        let recode = check && {
+            let lines = Lines {
+                bytes: &buf[..end],
+                start,
+                newlines: &newlines[first..],
+                line_no,
+                coloured,
+            };
+            recode_lines(lines, &mut text, &mut text_newlines, &mut notes.not_utf8)
+        };
+        let mut text_start = 0;
         while let Some(&nl) = newlines.get(i) {
             line_no = line_no.saturating_add(1);
             let span = base + start as u64..base + nl as u64 + 1;
-            let ahead = Ahead {
-                bytes: &buf[nl + 1..end],
-                newlines: &newlines[i + 1..],
-                from: nl + 1,
-                cut: false,
+            let (raw, ahead) = match recode {
+                false => (
+                    &buf[start..nl],
+                    Ahead {
+                        bytes: &buf[nl + 1..end],
+                        newlines: &newlines[i + 1..],
+                        from: nl + 1,
+                        cut: false,
+                        recoded: false,
+                    },
+                ),
+                true => {
+                    let text_nl = text_newlines[i - first];
+                    let ahead = Ahead {
+                        bytes: &text[text_nl + 1..],
+                        newlines: &text_newlines[i - first + 1..],
+                        from: text_nl + 1,
+                        cut: false,
+                        recoded: true,
+                    };
+                    (&text[text_start..text_nl], ahead)
+                }
             };
-            let line = trim_line(&buf[start..nl]);
-            let line = if line_no == 1 {
-                without_bom(line)
-            } else {
-                line
-            };
-            let line = without_colour(line, coloured, &mut plain);
-            let line = as_utf8(line, check, line_no, &mut recoded, &mut notes.not_utf8);
+            let line = as_given(raw, line_no, coloured, &mut plain);
+            // Only colour codes taken off can leave a line of a read of UTF-8 no UTF-8 (an
+            // escape's last byte the first of a character); recoded lines are given as
+            // they were decided.
+            let check_line = check && coloured && !recode;
+            let line = as_utf8(line, check_line, line_no, &mut recoded, &mut notes.not_utf8);
             // Lines read ahead are within this read: `each` reads only whole lines.
             let read = each(line_no, span, line, ahead);
             let read = read.min(newlines.len() - i - 1);
             line_no = line_no.saturating_add(read as u32);
             i += read;
             start = newlines[i] + 1;
+            if recode {
+                text_start = text_newlines[i - first] + 1;
+            }
             i += 1;
         }
     }
@@ -306,13 +289,7 @@ fn read_lines<R: Read + ?Sized>(
     } else if start < end {
         line_no = line_no.saturating_add(1);
         let span = base + start as u64..base + end as u64;
-        let line = trim_line(&buf[start..end]);
-        let line = if line_no == 1 {
-            without_bom(line)
-        } else {
-            line
-        };
-        let line = without_colour(line, coloured, &mut plain);
+        let line = as_given(&buf[start..end], line_no, coloured, &mut plain);
         let line = as_utf8(line, check, line_no, &mut recoded, &mut notes.not_utf8);
         // Blank bytes (NUL padding, a space) at the end are no line cut short.
         let cut = if line.trim_ascii().is_empty() {
@@ -344,18 +321,26 @@ pub fn for_each_line_in(bytes: &[u8], mut each: impl FnMut(u32, Range<u64>, &[u8
         let line = bytes[start..end]
             .strip_suffix(b"\n")
             .unwrap_or(&bytes[start..end]);
-        let line = trim_line(line);
-        let line = if line_no == 1 {
-            without_bom(line)
-        } else {
-            line
-        };
-        let line = without_colour(line, coloured, &mut plain);
+        let line = as_given(line, line_no, coloured, &mut plain);
         let line = as_utf8(line, check, line_no, &mut recoded, &mut uncounted);
         each(line_no, start as u64..end as u64, line);
         start = end;
     }
     line_no
+}
+
+/// Line `line_no` of a stream as given, but for its reading as Windows-1252: without its
+/// `\r`, NULs at either end, a first line's byte-order mark, and colour codes when its
+/// stream has any (copied into `plain`).
+#[inline]
+fn as_given<'a>(raw: &'a [u8], line_no: u32, coloured: bool, plain: &'a mut Vec<u8>) -> &'a [u8] {
+    let line = trim_line(raw);
+    let line = if line_no == 1 {
+        without_bom(line)
+    } else {
+        line
+    };
+    without_colour(line, coloured, plain)
 }
 
 /// `line` without terminal colour codes, when its stream has any (copied into `plain`).
@@ -389,5 +374,7 @@ pub(crate) fn trim_line(line: &[u8]) -> &[u8] {
     &line[start..end]
 }
 
+mod ahead;
+mod recoded;
 #[cfg(test)]
 mod tests;

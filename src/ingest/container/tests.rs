@@ -199,7 +199,7 @@ fn a_file_ending_inside_a_split_line_gives_it_cut_short_on_its_last_part() {
             format!("2026-11-03T14:02:12.000Z  refund rf_2  order A-1  45{end}"),
         )
     };
-    let read = |n: u32| {
+    let first_line = || {
         (
             1,
             "2026-11-03T14:02:11.000Z  refund rf_1  order A-1  4500p".into(),
@@ -209,7 +209,7 @@ fn a_file_ending_inside_a_split_line_gives_it_cut_short_on_its_last_part() {
         let unended = format!("{first}{parts}{newline}");
         assert_eq!(
             lines_of(&unended),
-            (vec![read(1), blank(2), joined(3, "")], true, true),
+            (vec![first_line(), blank(2), joined(3, "")], true, true),
             "{newline:?}"
         );
         let ended = format!("{first}{parts}\n{REFUND_AT} F 00p{newline}");
@@ -217,7 +217,7 @@ fn a_file_ending_inside_a_split_line_gives_it_cut_short_on_its_last_part() {
         assert_eq!(
             lines_of(&ended),
             (
-                vec![read(1), blank(2), blank(3), joined(4, "00p")],
+                vec![first_line(), blank(2), blank(3), joined(4, "00p")],
                 cut,
                 false
             ),

@@ -287,3 +287,97 @@ fn the_buffer_grows_up_to_the_cap() {
     expected.saw(4, max_line as u64 + 1, max_line);
     assert_eq!(long, expected);
 }
+
+/// What each line ahead of each line of `input` (read `step` bytes a read) is: per line
+/// given, its lines ahead as given one by one ([`as_given`]) with where each ends in the
+/// stream's bytes, unless the lines ahead were recoded; and the lines given, with the
+/// input's note on lines no UTF-8. The reader reads ahead `take` lines wherever it can, and
+/// they are then not given.
+type Seen = (
+    Vec<(u32, Vec<(Vec<u8>, Option<usize>)>)>,
+    Vec<(u32, Vec<u8>)>,
+    NotUtf8,
+);
+
+fn seen_ahead(input: &[u8], step: usize, take: usize) -> Seen {
+    let mut notes = LineNotes::default();
+    let (mut aheads, mut given) = (Vec::new(), Vec::new());
+    let mut reader = Trickle { bytes: input, step };
+    read_lines(&mut reader, &mut notes, MAX_LINE, |n, _, line, ahead| {
+        given.push((n, line.to_vec()));
+        let bytes = ahead.bytes();
+        let (mut from, mut lines) = (0, Vec::new());
+        for k in 0.. {
+            let Some(end) = ahead.line_end(k) else { break };
+            let mut plain = Vec::new();
+            let line = as_given(&bytes[from..end], n + 1 + k as u32, false, &mut plain);
+            lines.push((line.to_vec(), (!ahead.recoded()).then_some(end + 1)));
+            from = end + 1;
+        }
+        let read = take.min(lines.len());
+        aheads.push((n, lines));
+        read
+    })
+    .unwrap();
+    (aheads, given, notes.not_utf8)
+}
+
+/// `lines` repeated to 400, with a last one cut short.
+fn repeated(lines: [&[u8]; 5]) -> Vec<u8> {
+    let mut input = Vec::new();
+    for i in 0..400 {
+        input.extend_from_slice(lines[i % 5]);
+    }
+    input.extend_from_slice(b"cut \xE9");
+    input
+}
+
+/// Lines read ahead read as the same lines read one by one: a line that is no UTF-8 read as
+/// Windows-1252 there too (the lines ahead then said to be recoded), a UTF-8 or ASCII one
+/// as it is, wherever the reads end; lines ahead not recoded end in the stream where their
+/// bytes do; and every line that is no UTF-8 is counted once, whether read ahead or given.
+/// Lines of UTF-8 and ASCII alone are never recoded.
+#[test]
+fn lines_ahead_read_as_they_are_given() {
+    let utf8 = "14:02:11.404  order Müller-1  4500p\n".as_bytes();
+    let latin = repeated([
+        b"14:02:11.403  order M\xFCller-1  4500p\r\n",
+        utf8,
+        b"14:02:11.405  plain\n",
+        b"\0\0R\xE9ussi \x80\n",
+        b"\n",
+    ]);
+    let plain = repeated([utf8, utf8, b"14:02:11.405  plain\n", b"\n", b"\n"]);
+    for (input, not_utf8) in [(latin, 161), (plain, 1)] {
+        // Read one by one, with nothing ahead: the reference.
+        let (_, reference, counted) = seen_ahead(&input, 1 << 20, 0);
+        assert_eq!(counted.lines, not_utf8);
+        let offsets: Vec<usize> = (input.split_inclusive(|&b| b == b'\n'))
+            .scan(0, |at, l| {
+                *at += l.len();
+                Some(*at)
+            })
+            .collect();
+        for step in [1, 13, 100, 4096, 1 << 20] {
+            let (aheads, given, _) = seen_ahead(&input, step, 0);
+            assert_eq!(given, reference, "step {step}");
+            let mut recoded = 0;
+            for (n, lines) in &aheads {
+                for (k, (line, stream_end)) in lines.iter().enumerate() {
+                    let at = (*n as usize) + k;
+                    assert_eq!(line, &reference[at].1, "step {step}: line {}", at + 1);
+                    let ends = offsets[at] - offsets[*n as usize - 1];
+                    match stream_end {
+                        Some(end) => assert_eq!(*end, ends, "step {step}: line {}", at + 1),
+                        None => recoded += 1,
+                    }
+                }
+            }
+            assert_eq!(recoded > 0, not_utf8 > 1 && step > 1, "step {step}");
+            // Lines read ahead and not given are counted all the same.
+            let (_, given, seen) = seen_ahead(&input, step, 2);
+            assert_eq!(given.len() < reference.len(), step > 1, "step {step}");
+            assert_eq!(seen, counted, "step {step}");
+        }
+    }
+}

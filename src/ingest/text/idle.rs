@@ -291,6 +291,11 @@ impl TextParser {
 
     fn settle_ahead_reading(&mut self, tool: Unsplit, ahead: Ahead) -> usize {
         const LINES: usize = 3;
+        // The lines' bytes are where they lie in the file, for the call's place, unless
+        // they were recoded (a line of Windows-1252 among them): read one by one then.
+        if ahead.recoded() {
+            return 0;
+        }
         let mut read = 0;
         // The call's earliest and latest time: all that is kept of its lines.
         let (mut earliest, mut latest) = (tool.at.at, tool.at.at);

@@ -1119,6 +1119,32 @@ fn varied_trace() -> String {
     t
 }
 
+/// A Windows-1252 log (a French service's `200 R\xE9ussi`) read whole, its idle calls
+/// settled from lines read ahead, reads as it does a line at a time: the lines ahead are
+/// recoded as the line being read is, and counted in the input's note. (They were given as
+/// their bytes, and the answers settled ahead were missing from the note.)
+#[test]
+fn windows_1252_lines_settled_ahead_read_as_line_by_line() {
+    let trace = varied_trace().into_bytes();
+    let mut latin = Vec::new();
+    let mut rest = &trace[..];
+    while let Some(at) = memchr::memmem::find(rest, b"200 OK") {
+        latin.extend_from_slice(&rest[..at]);
+        latin.extend_from_slice(b"200 R\xE9ussi");
+        rest = &rest[at + 6..];
+    }
+    latin.extend_from_slice(rest);
+    let opts = filtering();
+    let whole = parse_input(&mut &latin[..], 0, &opts, true)
+        .unwrap()
+        .finish();
+    let by_line = parse_input(&mut LineAtATime(&latin), 0, &opts, true);
+    let by_line = by_line.unwrap().finish();
+    assert!(whole.dropped.calls > 20, "{:?}", whole.dropped);
+    assert!(whole.stats.notes.iter().any(|n| n.contains("not UTF-8")));
+    assert_eq!(format!("{whole:?}"), format!("{by_line:?}"));
+}
+
 #[test]
 fn idle_calls_settled_ahead_are_settled_as_read_line_by_line() {
     let trace = varied_trace();
