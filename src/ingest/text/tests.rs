@@ -1119,10 +1119,10 @@ fn varied_trace() -> String {
     t
 }
 
-/// A Windows-1252 log (a French service's `200 R\xE9ussi`) read whole, its idle calls
-/// settled from lines read ahead, reads as it does a line at a time: the lines ahead are
-/// recoded as the line being read is, and counted in the input's note. (They were given as
-/// their bytes, and the answers settled ahead were missing from the note.)
+/// A Windows-1252 log (a French service's `200 R\xE9ussi`) read whole, with lines ahead,
+/// reads as it does a line at a time: the lines ahead are recoded as the line being read
+/// is, and counted in the input's note. (They were given as their bytes: an idle call was
+/// settled from them, and its answer was missing from the note.)
 #[test]
 fn windows_1252_lines_settled_ahead_read_as_line_by_line() {
     let trace = varied_trace().into_bytes();
