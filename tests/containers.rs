@@ -153,3 +153,40 @@ fn an_unended_split_line_is_no_sign_of_another_layout() {
         assert_eq!(said, warned, "{last}: {stderr}");
     }
 }
+
+/// Docker's rotated files (`-json.log.1`, then `-json.log`) with a line the runtime split
+/// across the two: the older file's last line is what there is of it, cut short on its own
+/// physical line and skipped as such (not joined to the next file's part, which would put
+/// the runtime's stamp inside it), and each file counts its own lines.
+#[test]
+fn a_split_line_across_rotated_docker_files_is_cut_short_in_each() {
+    let entry = |log: &str, at: &str| {
+        let entry = serde_json::json!({"log": log, "stream": "stdout", "time": at});
+        format!("{entry}\n")
+    };
+    let older = entry(
+        "2026-11-03T14:02:11.000Z  refund rf_1  order A-1  4500p\n",
+        "2026-11-03T14:02:11Z",
+    ) + &entry(
+        "2026-11-03T14:02:12.000Z  refund rf_2  ",
+        "2026-11-03T14:02:12Z",
+    );
+    let newer = entry("order A-1  4500p\n", "2026-11-03T14:02:12Z")
+        + &entry(
+            "2026-11-03T14:02:13.000Z  healthcheck ok\n",
+            "2026-11-03T14:02:13Z",
+        );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c-json.log.1"), older).unwrap();
+    std::fs::write(dir.path().join("c-json.log"), newer).unwrap();
+    let r = report(&[dir.path()], &[]);
+    let lines: Vec<(&str, u64)> = (r.inputs.iter())
+        .map(|i| (i.path.rsplit('/').next().unwrap(), i.lines))
+        .collect();
+    assert_eq!(lines, [("c-json.log.1", 2), ("c-json.log", 2)]);
+    let problems: Vec<(u32, &str)> = (r.inputs[0].problems.iter())
+        .map(|p| (p.line, p.reason.as_str()))
+        .collect();
+    let cut = idem_audit::ingest::container::CUT_INSIDE_SPLIT;
+    assert_eq!(problems, [(2, cut)]);
+}

@@ -100,9 +100,10 @@ pub struct Unended(Arc<AtomicBool>);
 pub const CUT_INSIDE_SPLIT: &str = "cut short (the container runtime wrote the first parts of this line, not its last) and read as no event: it may be the start of one; scan again once the writer has finished";
 
 impl Unended {
-    /// Says so of the input's last line, if it was skipped as cut short.
-    pub fn retell(&self, stats: &mut super::InputStats) {
-        if self.0.load(Ordering::Relaxed) {
+    /// Says so of the input's last line, if it is a container's log (`unended`) that ended
+    /// inside a split line, and the line was skipped as cut short.
+    pub fn retell(unended: Option<&Unended>, stats: &mut super::InputStats) {
+        if unended.is_some_and(|u| u.0.load(Ordering::Relaxed)) {
             stats.retell_cut(CUT_INSIDE_SPLIT);
         }
     }

@@ -5,6 +5,7 @@
 //! Read apart, the requests after the cut belonged to no call and the write-up's incident
 //! read as two decisions instead of one call's retry.
 
+use super::container::Unended;
 use super::source::{
     Failure, Input, Opened, Origin, Outcome, Reader, SNIFF_BYTES, open, telling_content,
 };
@@ -162,7 +163,7 @@ pub fn read_group(
                 rest,
                 decoded,
                 failure,
-                unended,
+                container,
                 ..
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
@@ -178,6 +179,7 @@ pub fn read_group(
                     failure: &failure,
                     opts,
                     joined: &joined,
+                    wrapped: container.is_some(),
                 });
                 let (read, content) =
                     telling_content(&head, rest, |all| parser.read(first, all, i as u32, opts));
@@ -185,7 +187,7 @@ pub fn read_group(
                     Ok(mut stats) => {
                         stats.blank = !content;
                         stats.failed(failure.take());
-                        unended.retell(&mut stats);
+                        Unended::retell(container.as_ref(), &mut stats);
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {
                             stats,
@@ -206,7 +208,7 @@ pub fn read_group(
                     Ok(mut parsed) => {
                         parsed.stats.blank = !content;
                         parsed.stats.failed(other.failure.take());
-                        other.unended.retell(&mut parsed.stats);
+                        Unended::retell(other.container.as_ref(), &mut parsed.stats);
                         Outcome::Parsed(format, Box::new(parsed))
                     }
                     Err(e) => Outcome::Unreadable(e.to_string()),
@@ -240,6 +242,11 @@ struct JoinNext<'a> {
     opts: &'a ParseOptions,
     /// Set when the next file's first line has been given.
     joined: &'a AtomicBool,
+    /// A container runtime's log: its last line is never joined to the next file's first.
+    /// A runtime rotates between its own lines, and a line it split across two files
+    /// would be joined to the next file's part unwrapped, the runtime's stamp put inside
+    /// it: what there is of it is read as cut short instead.
+    wrapped: bool,
 }
 
 impl Read for JoinNext<'_> {
@@ -252,7 +259,7 @@ impl Read for JoinNext<'_> {
             self.last = Some(b);
             return Ok(n);
         }
-        let cut = self.last.is_some_and(|b| b != b'\n');
+        let cut = self.last.is_some_and(|b| b != b'\n') && !self.wrapped;
         let Some(next) = self.next.take().filter(|_| cut) else {
             return Ok(n);
         };

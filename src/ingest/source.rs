@@ -454,7 +454,7 @@ fn read_one(
         Ok(mut parsed) => {
             parsed.stats.blank = !content;
             parsed.stats.failed(opened.failure.take());
-            opened.unended.retell(&mut parsed.stats);
+            super::container::Unended::retell(opened.container.as_ref(), &mut parsed.stats);
             Outcome::Parsed(format, Box::new(parsed))
         }
         Err(e) => Outcome::Unreadable(e.to_string()),
@@ -513,8 +513,8 @@ pub(super) struct Opened<'a> {
     pub decoded: Option<Arc<super::utf16::Decoded>>,
     /// Why the input stopped before its end, once it has ([`CutShort`]).
     pub failure: Failure,
-    /// Set when a container log has ended inside a split line.
-    pub unended: super::container::Unended,
+    /// A container runtime's log, unwrapped: set once it has ended inside a split line.
+    pub container: Option<super::container::Unended>,
 }
 
 impl Opened<'_> {
@@ -590,10 +590,12 @@ pub(super) fn open<'a>(
     }
     // A container runtime's wrapper around each line: taken off, and the lines inside are
     // what is detected and parsed (no longer read again at an offset).
-    let unended = super::container::Unended::default();
+    let mut container = None;
     if let Some(wrapper) = super::container::wrapper_of(&head) {
         let wrapped = Cursor::new(std::mem::take(&mut head)).chain(reader);
+        let unended = super::container::Unended::default();
         let unwrapped = super::container::Unwrapped::new(wrapped, wrapper, unended.clone());
+        container = Some(unended);
         reader = Box::new(unwrapped);
         rereadable = false;
         (&mut reader)
@@ -629,7 +631,7 @@ pub(super) fn open<'a>(
         rereadable,
         decoded,
         failure,
-        unended,
+        container,
     })
 }
 
