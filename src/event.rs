@@ -5,7 +5,7 @@
 
 use crate::classify::FailureClass;
 use crate::money::Money;
-use crate::time::Timestamp;
+use crate::time::{Duration, Timestamp};
 
 /// Where an event was read: the index of its input (into the list of inputs) and its
 /// 1-based line number, so that every finding can cite `path:line`.
@@ -263,6 +263,11 @@ pub struct Failure {
     /// agent.tools.issue_refund in 2.0 seconds as it raised ...`), as written: among a
     /// step's parallel calls, the one whose tool it is.
     pub raised_in: Option<Text>,
+    /// A retry library's line says the function is called again after this wait
+    /// (tenacity's `Retrying ... in 2.0 seconds`, backoff's `Backing off ... for 0.2s`,
+    /// stamina's `stamina.retry_scheduled`; zero when the wait is not written): that call
+    /// is a request sent again, even where the client logs none (aiohttp's).
+    pub resent_after: Option<Duration>,
 }
 
 /// An HTTP response to an attempt.

@@ -16,6 +16,7 @@ mod effects;
 mod finish;
 mod outcomes;
 mod parallel;
+mod resends;
 mod step_retries;
 
 pub(super) struct Builder<'o> {
@@ -44,6 +45,8 @@ pub(super) struct Builder<'o> {
     redispatched: Vec<u32>,
     /// The dispatches that lines of parallel calls were dealt to ([`parallel`]).
     dealt_in_parallel: Vec<u32>,
+    /// Failures whose request a retry library sends again ([`resends`]).
+    resends: Vec<resends::Resend>,
 }
 
 impl<'o> Builder<'o> {
@@ -63,6 +66,7 @@ impl<'o> Builder<'o> {
             resumes: FxHashMap::default(),
             redispatched: Vec::new(),
             dealt_in_parallel: Vec::new(),
+            resends: Vec::new(),
         }
     }
 
@@ -173,7 +177,15 @@ impl<'o> Builder<'o> {
                         message: f.message,
                     },
                 };
-                self.attach_outcome(f.call, f.attempt, outcome, loc, f.raised_in.as_deref());
+                let resent = f.resent_after.map(|after| (at, after));
+                self.attach_outcome(
+                    f.call,
+                    f.attempt,
+                    outcome,
+                    loc,
+                    f.raised_in.as_deref(),
+                    resent,
+                );
             }
             EventKind::Response(r) => {
                 let outcome = Outcome {
@@ -187,7 +199,7 @@ impl<'o> Builder<'o> {
                         message: r.message,
                     },
                 };
-                self.attach_outcome(r.call, r.attempt, outcome, loc, None);
+                self.attach_outcome(r.call, r.attempt, outcome, loc, None, None);
             }
             EventKind::StepEnd(s) => {
                 let d = self.dispatch_for(&s.call, at);

@@ -4,6 +4,9 @@
 //! server: `127.0.0.1 - - [07/Dec/2026 08:01:02] "POST /v1/refunds HTTP/1.1" 201 -`, local
 //! time, no offset). Its timestamp is in brackets after the client's address, so it read as
 //! a line with none and was skipped: `--strict` failed on every clean Flask or Express log.
+//! Django's development server (its `django.server` logger, `[{server_time}] {message}`)
+//! writes the same line without the client's fields: `[07/Dec/2026 14:19:36] "POST
+//! /v1/refunds/ HTTP/1.1" 201 111`.
 //!
 //! Such a line is the service's record of a request it received: a method, a path and a
 //! status, no effect and no key. The event model has no event for it that a rule would read
@@ -21,15 +24,18 @@ const MONTHS: [&[u8]; 12] = [
 const STAMP_WITHIN: usize = 300;
 
 /// The instant of an access log's line, if `line` is one: three fields (the client, its
-/// identity and user, `-` when unknown), the timestamp in brackets, the request line in
-/// quotes and a status. A time without an offset (werkzeug's) is in `zone` (`--tz`).
+/// identity and user, `-` when unknown) or none (Django's), the timestamp in brackets, the
+/// request line in quotes and a status. A time without an offset (werkzeug's, Django's) is
+/// in `zone` (`--tz`).
 pub(crate) fn stamp(line: &[u8], zone: Zone) -> Option<Timestamp> {
     let open = memchr::memchr(b'[', &line[..line.len().min(STAMP_WITHIN)])?;
-    let fields = line[..open].strip_suffix(b" ")?;
-    let mut words = fields.split(|&b| b == b' ');
-    let three = words.by_ref().take(3).filter(|w| !w.is_empty()).count() == 3;
-    if !three || words.next().is_some() {
-        return None;
+    if open > 0 {
+        let fields = line[..open].strip_suffix(b" ")?;
+        let mut words = fields.split(|&b| b == b' ');
+        let three = words.by_ref().take(3).filter(|w| !w.is_empty()).count() == 3;
+        if !three || words.next().is_some() {
+            return None;
+        }
     }
     let after = &line[open + 1..];
     let close = memchr::memchr(b']', after)?;
@@ -108,6 +114,11 @@ mod tests {
                 .as_deref(),
             Some("2026-12-07T07:01:02.000Z")
         );
+        // Django's runserver: no client's fields, local time.
+        assert_eq!(
+            at(r#"[07/Dec/2026 14:19:36] "POST /v1/refunds/ HTTP/1.1" 201 111"#).as_deref(),
+            Some("2026-12-07T13:19:36.000Z")
+        );
     }
 
     #[test]
@@ -124,6 +135,9 @@ mod tests {
             // Not three fields before the stamp: prose, an application's own line.
             r#"refund failed [07/Dec/2026:08:01:02 +0000] "POST /v1/refunds HTTP/1.1" 503 -"#,
             r#"- - [07/Dec/2026:08:01:02 +0000] "POST /v1/refunds HTTP/1.1" 503 -"#,
+            // Django's stamp before a message of another shape: no request line and status.
+            "[07/Dec/2026 14:19:36] refund re_1 created for order A-1",
+            r#"[07/Dec/2026 14:19:36] "refund created" re_1"#,
             "[2026-12-07 07:32:50,932] INFO in service_flask: Refund re_1 created",
         ] {
             assert_eq!(at(line), None, "{line}");

@@ -10,10 +10,19 @@
 //! passes over it, as over a comment, so that a service's log that opens with its server's
 //! banner is still read (review 35: Flask's 3 lines and uvicorn's 4 outvoted the refunds
 //! and the whole log was passed over). Asked only of lines with no timestamp.
+//!
+//! Django's development server (`manage.py runserver`) is read the same way: its banner
+//! (`Watching for file changes with StatReloader`, `Performing system checks...`, the date,
+//! `Django version 5.2.20, using settings '...'`, `Starting development server at ...`,
+//! `Quit the server with CONTROL-C.`) and `django.request`'s line for an answer of 4xx or
+//! 5xx, which Django's default logging prints bare while `DEBUG` is on (`Bad Request:
+//! /v1/refunds/`, `Method Not Allowed (GET): /v1/refunds/`): the service's own record of a
+//! refusal, no effect, as an access line is. So is aiohttp's `run_app` banner (`========
+//! Running on http://127.0.0.1:8080 ========`, `(Press CTRL+C to quit)`).
 
 /// Whether `line` (trimmed, colour codes taken off) is one of a framework's own lines.
 pub(crate) fn is_framework_line(line: &[u8]) -> bool {
-    is_werkzeug_line(line) || is_uvicorn_line(line)
+    is_werkzeug_line(line) || is_uvicorn_line(line) || is_django_line(line) || is_aiohttp_line(line)
 }
 
 /// Flask's development server's lines as it starts and reloads (Flask 1 to 3).
@@ -35,6 +44,126 @@ fn is_werkzeug_line(line: &[u8]) -> bool {
     line.starts_with(b"WARNING: This is a development server. Do not use it in a production")
         || line == b"Use a production WSGI server instead."
         || line == b"Press CTRL+C to quit"
+}
+
+/// Django's `runserver` banner and autoreloader lines, and `django.request`'s bare line
+/// (Django 3 to 5).
+fn is_django_line(line: &[u8]) -> bool {
+    const STARTS: [&[u8]; 9] = [
+        b"Watching for file changes with ",
+        b"Performing system checks...",
+        b"System check identified ",
+        b"Django version ",
+        b"Starting development server at ",
+        b"Starting ASGI/Daphne ",
+        b"Quit the server with ",
+        b"For more information on production servers see: ",
+        b"Run 'python manage.py migrate' to apply them.",
+    ];
+    STARTS.iter().any(|p| line.starts_with(p))
+        || (line.starts_with(b"You have ")
+            && memchr::memmem::find(line, b" unapplied migration(s). ").is_some())
+        || line.ends_with(b" changed, reloading.")
+        || is_runserver_date(line)
+        || is_request_log_line(line)
+}
+
+/// `December 07, 2026 - 14:19:32`: the time `runserver` started (`%B %d, %Y - %X`, in
+/// English).
+fn is_runserver_date(line: &[u8]) -> bool {
+    const MONTHS: [&[u8]; 12] = [
+        b"January ",
+        b"February ",
+        b"March ",
+        b"April ",
+        b"May ",
+        b"June ",
+        b"July ",
+        b"August ",
+        b"September ",
+        b"October ",
+        b"November ",
+        b"December ",
+    ];
+    let Some(rest) = MONTHS.iter().find_map(|m| line.strip_prefix(*m)) else {
+        return false;
+    };
+    let shape = b"99, 9999 - 99:99:99";
+    rest.len() == shape.len()
+        && shape.iter().zip(rest).all(|(p, c)| match p {
+            b'9' => c.is_ascii_digit(),
+            _ => p == c,
+        })
+}
+
+/// `django.request`'s line for an answer of 4xx or 5xx (`%s: %s`, the reason phrase and
+/// the path; `Method Not Allowed (GET): /x` and `Forbidden (CSRF token missing.): /x` with
+/// a detail in brackets): a reason phrase of Python's `http.HTTPStatus`, then a path.
+fn is_request_log_line(line: &[u8]) -> bool {
+    const REASONS: [&[u8]; 44] = [
+        b"Bad Request",
+        b"Unauthorized",
+        b"Payment Required",
+        b"Forbidden",
+        b"Not Found",
+        b"Method Not Allowed",
+        b"Not Acceptable",
+        b"Proxy Authentication Required",
+        b"Request Timeout",
+        b"Conflict",
+        b"Gone",
+        b"Length Required",
+        b"Precondition Failed",
+        b"Request Entity Too Large",
+        b"Content Too Large",
+        b"Request-URI Too Long",
+        b"URI Too Long",
+        b"Unsupported Media Type",
+        b"Requested Range Not Satisfiable",
+        b"Range Not Satisfiable",
+        b"Expectation Failed",
+        b"I'm a Teapot",
+        b"Misdirected Request",
+        b"Unprocessable Entity",
+        b"Unprocessable Content",
+        b"Locked",
+        b"Failed Dependency",
+        b"Too Early",
+        b"Upgrade Required",
+        b"Precondition Required",
+        b"Too Many Requests",
+        b"Request Header Fields Too Large",
+        b"Unavailable For Legal Reasons",
+        b"Internal Server Error",
+        b"Not Implemented",
+        b"Bad Gateway",
+        b"Service Unavailable",
+        b"Gateway Timeout",
+        b"HTTP Version Not Supported",
+        b"Variant Also Negotiates",
+        b"Insufficient Storage",
+        b"Loop Detected",
+        b"Not Extended",
+        b"Network Authentication Required",
+    ];
+    let Some(cut) = memchr::memmem::find(line, b": /") else {
+        return false;
+    };
+    let (reason, path) = (&line[..cut], &line[cut + 2..]);
+    let reason = match reason.strip_suffix(b")") {
+        Some(r) => match memchr::memmem::find(r, b" (") {
+            Some(open) => &r[..open],
+            None => return false,
+        },
+        None => reason,
+    };
+    REASONS.contains(&reason) && !path.iter().any(u8::is_ascii_whitespace)
+}
+
+/// aiohttp's `web.run_app` banner, printed to standard output.
+fn is_aiohttp_line(line: &[u8]) -> bool {
+    (line.starts_with(b"======== Running on ") && line.ends_with(b" ========"))
+        || line == b"(Press CTRL+C to quit)"
 }
 
 /// uvicorn's messages under its default formatter (`%(levelprefix)s %(message)s`: the
@@ -123,6 +252,32 @@ mod tests {
     }
 
     #[test]
+    fn djangos_and_aiohttps_lines_are_theirs() {
+        for line in [
+            "Watching for file changes with StatReloader",
+            "Performing system checks...",
+            "System check identified no issues (0 silenced).",
+            "December 07, 2026 - 14:19:32",
+            "Django version 5.2.20, using settings 'payments.settings'",
+            "Starting development server at http://127.0.0.1:5201/",
+            "Quit the server with CONTROL-C.",
+            "WARNING: This is a development server. Do not use it in a production setting. Use a production WSGI or ASGI server instead.",
+            "For more information on production servers see: https://docs.djangoproject.com/en/5.2/howto/deployment/",
+            "You have 18 unapplied migration(s). Your project may not work properly until you apply the migrations for app(s): admin, auth.",
+            "Run 'python manage.py migrate' to apply them.",
+            "/app/payments/views.py changed, reloading.",
+            "Bad Request: /v1/refunds/",
+            "Internal Server Error: /v1/refunds/",
+            "Method Not Allowed (GET): /v1/refunds/",
+            "Forbidden (CSRF cookie not set.): /v1/refunds/",
+            "======== Running on http://127.0.0.1:5202 ========",
+            "(Press CTRL+C to quit)",
+        ] {
+            assert!(is_framework_line(line.as_bytes()), "{line}");
+        }
+    }
+
+    #[test]
     fn other_unstamped_lines_are_not() {
         for line in [
             // An application's own line under uvicorn's layout may be an event: not known.
@@ -131,6 +286,15 @@ mod tests {
             "* refund re_1 created",
             "WARNING: refund re_1 looks odd",
             "127.0.0.1 - - [07/Dec/2026 08:01:02] \"POST /v1/refunds HTTP/1.1\" 201 -",
+            // A reason phrase before words that are no path, or a phrase of no status.
+            "Bad Request: the amount exceeds the captured total",
+            "Not Found: /v1/refunds/ re_1",
+            "Refund created: /v1/refunds/re_1",
+            "Conflict (: /v1/refunds/",
+            // Another month's name, a date of another shape.
+            "December 07, 2026 - 14:19",
+            "Decembre 07, 2026 - 14:19:32",
+            "======== Running on http://127.0.0.1:5202",
         ] {
             assert!(!is_framework_line(line.as_bytes()), "{line}");
         }

@@ -447,7 +447,15 @@ pub fn looks_like_text_log(head: &[u8]) -> bool {
         // Only blank lines and comments: an empty log, still a log.
         return true;
     };
-    line.starts_with(b"---") || starts_with_timestamp(line)
+    line.starts_with(b"---") || starts_with_stamped_record(line)
+}
+
+/// A line that opens a text log's record: a timestamp at its start
+/// ([`starts_with_timestamp`]), or after a level (`INFO 2026-12-07 14:19:34,919 views ...`,
+/// [`text::level_first`]).
+pub fn starts_with_stamped_record(line: &[u8]) -> bool {
+    starts_with_timestamp(line)
+        || text::level_first::stamp_start(line).is_some_and(|at| starts_with_timestamp(&line[at..]))
 }
 
 /// `HH:MM:SS...` or `YYYY-MM-DD...`: how every event line of a text log starts (SPEC §3.1),

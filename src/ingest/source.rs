@@ -885,7 +885,7 @@ fn line_format(line: &[u8]) -> Option<Format> {
         }
     } else if super::jsonl::monolog::as_object(&String::from_utf8_lossy(line)).is_some() {
         Some(Format::Jsonl)
-    } else if super::starts_with_timestamp(line) {
+    } else if super::starts_with_stamped_record(line) {
         Some(Format::Text)
     } else if super::access_log::stamp(line, crate::time::Zone::default()).is_some() {
         // A web server's access line: a stamped line the text reader reads.
@@ -974,8 +974,14 @@ mod tests {
                       System check identified no issues (0 silenced).\nDjango version 5.0, using settings 'x'\n\
                       Starting development server at http://127.0.0.1:8000/\nQuit the server with CONTROL-C.\n";
         assert_eq!(det(&format!("{django}{ts}\n{ts}\n")), Some(Format::Text));
-        // A preamble with one stamped line after it, or an example of two among prose: no log.
-        assert_eq!(det(&format!("{django}{ts}\n")), None);
+        // Django's banner is its own lines, passed over as Flask's are: one stamped line
+        // after it is a log. Another preamble with one stamped line after it, or an example
+        // of two among prose: no log.
+        assert_eq!(det(&format!("{django}{ts}\n")), Some(Format::Text));
+        let preamble = "Loading settings from ./config.yml\nConnecting to the database...\n\n\
+                        Migrations applied: 0\nCache warmed\nReady.\n";
+        assert_eq!(det(&format!("{preamble}{ts}\n{ts}\n")), Some(Format::Text));
+        assert_eq!(det(&format!("{preamble}{ts}\n")), None);
         assert_eq!(
             det(&format!(
                 "Logs\n\nThis folder holds the exports.\n```\n{ts}\n{ts}\n```\nAsk ops.\nThanks.\n"

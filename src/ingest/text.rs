@@ -289,6 +289,15 @@ impl TextParser {
         Some((stamp, message))
     }
 
+    /// A level before the timestamp (`INFO 2026-12-07 14:19:34,919 views ...`,
+    /// [`level_first`]): the timestamp, and how many bytes it took with the level.
+    #[cold]
+    fn level_first_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
+        let start = level_first::stamp_start(line)?;
+        let (stamp, used) = self.dates.parse_stamp(&line[start..], self.zone)?;
+        Some((stamp, start + used))
+    }
+
     /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow (over `--date`);
     /// any other comment is ignored. A date header that cannot be read is skipped with its
     /// reason, since every time after it would be on the wrong day.
@@ -325,6 +334,10 @@ impl TextParser {
             .parse_stamp(line, self.zone)
             .or_else(|| self.bracketed_stamp(line))
             .or_else(|| self.ruby_stamp(line));
+        let (stamped, level_first) = match stamped {
+            Some(stamped) => (Some(stamped), false),
+            None => (self.level_first_stamp(line), true),
+        };
         let Some((stamp, used)) = stamped else {
             return Verdict::Skipped(NO_STAMP.into());
         };
@@ -380,16 +393,31 @@ impl TextParser {
             return verdict;
         }
         match self.read_message(unsplit, ahead) {
+            // structlog's console layout pads its event as a logger's name is padded:
+            // stamina's `[warning  ] stamina.retry_scheduled        args=...` is its event.
+            Verdict::Ignored
+                if msg.len() < message_of(rest).len()
+                    && let Some(verdict) =
+                        (self.stamina_line(at, level::without_level_field(message_of(rest)))) =>
+            {
+                verdict
+            }
             // `INFO payments refund created ...`: the word after the level was a logger's.
             Verdict::Ignored if msg.len() < message_of(rest).len() => {
                 // Not when all that is left is a bare request (`INFO skipping POST http://...`).
                 match level::after_one_word_logger(message_of(rest)) {
                     Some(msg) if http_request(msg).is_none() => {
-                        self.read_message(idle::Unsplit { msg, ..unsplit }, ahead)
+                        self.read_after_logger(unsplit, msg, ahead)
                     }
                     _ => self.with_members_below(unsplit, ahead),
                 }
             }
+            // `INFO 2026-... views 17272 139677115872960 Refund ...`: the level came before
+            // the stamp, the logger's name after it.
+            Verdict::Ignored if level_first => match level_first::after_name(message_of(rest)) {
+                Some(msg) => self.read_after_logger(unsplit, msg, ahead),
+                None => self.with_members_below(unsplit, ahead),
+            },
             // `openai-agents:core Invoking tool ...`: a `debug` module's namespace first.
             Verdict::Ignored => match level::after_debug_namespace(msg) {
                 Some((_, msg)) => {
@@ -399,6 +427,19 @@ impl TextParser {
                     }
                 }
                 None => self.with_members_below(unsplit, ahead),
+            },
+            verdict => verdict,
+        }
+    }
+
+    /// `msg`, the message after a logger's name; when it reads as nothing, read again past
+    /// the process and thread ids that may follow the name ([`level_first::after_ids`]).
+    #[cold]
+    fn read_after_logger(&mut self, unsplit: idle::Unsplit, msg: &[u8], ahead: Ahead) -> Verdict {
+        match self.read_message(idle::Unsplit { msg, ..unsplit }, ahead) {
+            Verdict::Ignored => match level_first::after_ids(msg) {
+                Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
+                None => Verdict::Ignored,
             },
             verdict => verdict,
         }
@@ -515,6 +556,12 @@ impl TextParser {
         {
             return verdict;
         }
+        // stamina's `stamina.retry_scheduled` ([`retry_lines`]).
+        if msg.first() == Some(&b's')
+            && let Some(verdict) = self.stamina_line(at, msg)
+        {
+            return verdict;
+        }
         // An HTTP client library's own line (`HTTP Request: POST ...`): one byte turns
         // away nearly every other line that gets here.
         if client::may_be_client_line(msg)
@@ -556,8 +603,11 @@ impl TextParser {
             self.tail = tail::Tail::AfterRecord { failed: false };
             return Verdict::Ignored;
         }
-        // A web framework's line about itself (Flask's banner, uvicorn's): no event.
+        // A web framework's line about itself (Flask's banner, uvicorn's): no event. A
+        // traceback below it is its record's (Django's `Internal Server Error: /path`),
+        // no failure of the line before.
         if super::banner::is_framework_line(line) {
+            self.tail = tail::Tail::AfterRecord { failed: true };
             return Verdict::Ignored;
         }
         if let Some(time) = self.jul_time.take() {
@@ -792,12 +842,16 @@ pub(crate) mod jul;
 #[cfg(test)]
 mod layout_tests;
 mod level;
+pub(crate) mod level_first;
 mod one_blank;
 mod own_words;
 mod payload;
 mod pino_pretty;
 mod plain;
 pub(crate) mod prose;
+#[cfg(test)]
+mod python_stack_tests;
+mod retry_lines;
 mod rotated;
 pub(crate) mod ruby;
 mod rust_error;

@@ -113,6 +113,7 @@ impl Trace {
                 error: error.into(),
                 message: message.into(),
                 raised_in: None,
+                resent_after: None,
             })),
         )
     }
@@ -316,6 +317,7 @@ impl Trace {
                 error: error.into(),
                 message: message.into(),
                 raised_in: None,
+                resent_after: None,
             })),
         )
     }

@@ -25,6 +25,7 @@ impl<'o> Builder<'o> {
         super::parallel::settle_guesses(&mut self.model);
         let dealt = std::mem::take(&mut self.dealt_in_parallel);
         super::parallel::number_per_call(&mut self.model, dealt);
+        super::resends::imply_resends(&mut self.model, std::mem::take(&mut self.resends));
         imply_unlogged_requests(&mut self.model);
         number_generations(&mut self.model);
         let replays = ReplayIndex::new(&self.model);

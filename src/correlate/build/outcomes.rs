@@ -6,10 +6,13 @@ use super::parallel::Dealt;
 use crate::correlate::restated::absorb;
 use crate::correlate::{AttemptRec, DealtLine, Outcome, OutcomeKind};
 use crate::event::{CallRef, Loc};
+use crate::time::{Duration, Timestamp};
 
 impl Builder<'_> {
     /// Attaches `outcome` (of the request numbered `attempt`, when the line says; a failure
     /// that function `raised_in` raised, when a retry library says) to the request it ends.
+    /// `resent`: the failure's time and the wait after which a retry library sends that
+    /// request again ([`super::resends`]).
     pub(super) fn attach_outcome(
         &mut self,
         call: Option<CallRef>,
@@ -17,6 +20,7 @@ impl Builder<'_> {
         outcome: Outcome,
         loc: Loc,
         raised_in: Option<&str>,
+        resent: Option<(Timestamp, Duration)>,
     ) {
         let call = call.unwrap_or_else(|| super::dispatches::orphan_call(loc));
         let mut d = self.dispatch_for(&call, outcome.at);
@@ -35,6 +39,9 @@ impl Builder<'_> {
         };
         let index = self.place_outcome(d, attempt, outcome);
         self.note_dealt(&dealt, line, loc, (d, index));
+        if let Some((at, after)) = resent {
+            self.note_resend(d, loc, at, after);
+        }
     }
 
     /// Puts `outcome` (of the request numbered `attempt`, when the line says) on the

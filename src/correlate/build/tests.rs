@@ -262,6 +262,7 @@ fn parallel_parts_events() -> Vec<Event> {
         error: "ReadTimeout".into(),
         message: "Read timed out.".into(),
         raised_in: None,
+        resent_after: None,
     }));
     vec![
         ev(0, 1, tool(1, "J-1")),

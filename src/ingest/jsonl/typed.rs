@@ -79,6 +79,7 @@ impl State {
                     error,
                     message,
                     raised_in: None,
+                    resent_after: None,
                 }))
             }
             "response" => {

@@ -584,6 +584,7 @@ impl Graph<'_> {
                         error: error.into(),
                         message: message.into(),
                         raised_in: None,
+                        resent_after: None,
                     })),
                 );
             }

@@ -285,6 +285,7 @@ impl TextParser {
             error,
             message,
             raised_in: None,
+            resent_after: None,
         })))
     }
 }

@@ -325,6 +325,7 @@ impl TextParser {
                     error,
                     message,
                     raised_in: None,
+                    resent_after: None,
                 }))
             }
             Said::Succeeded => self.step_end(call, true, None),

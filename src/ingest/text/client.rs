@@ -204,6 +204,7 @@ fn unlogged_failure(call: &CallRef, number: u32) -> EventKind {
         error: Text::from_static_str("unlogged failure"),
         message: Text::from_static_str("the client sent the request again without saying why"),
         raised_in: None,
+        resent_after: None,
     }))
 }
 

@@ -1,6 +1,7 @@
 //! A client's failure in the words its language logs it: an exception's class and message
 //! (Python's, Ruby's `::` paths, PHP's namespaces, Java's `Caused by:` chain), a retry
-//! library's line about the exception it retries (tenacity, backoff) and Go's `url.Error`.
+//! library's line about the exception it retries (tenacity, backoff: [`super::retry_lines`])
+//! and Go's `url.Error`.
 
 use super::text;
 use crate::classify::classify_failure;
@@ -57,56 +58,6 @@ pub(super) fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let ruby_path = (class.contains(&b':') || class.contains(&b'\\'))
         && (class.starts_with(b"Errno::") || path.split('.').any(|seg| error_like(seg.as_bytes())));
     (named_like_error || dotted_class || ruby_path).then_some((class, message))
-}
-
-/// tenacity's `before_sleep_log` line for a function it will call again: `Retrying
-/// agent.tools.issue_refund in 2.0 seconds as it raised ReadTimeout: The read operation
-/// timed out.`: the exception, as a failure of the call's latest request (the request
-/// itself logged by no one when its client is httpx).
-pub(super) fn tenacity_raised(field: &[u8]) -> Option<&[u8]> {
-    const RAISED: &[u8] = b" as it raised ";
-    let rest = field.strip_prefix(b"Retrying ")?;
-    let at = memchr::memmem::find(rest, RAISED)?;
-    let raised = rest[at + RAISED.len()..].trim_ascii();
-    Some(raised.strip_suffix(b".").unwrap_or(raised))
-}
-
-/// The function a retry library's line names (tenacity's `Retrying agent.tools.issue_refund
-/// in 2.0 seconds ...`, backoff's `Backing off post_refund(...) for 0.2s ...`), as written;
-/// tenacity writes `<unknown>` for a retry loop of no function.
-pub(super) fn retried_function(field: &[u8]) -> Option<&[u8]> {
-    let name = match field.strip_prefix(b"Retrying ") {
-        Some(rest) => &rest[..memchr::memmem::find(rest, b" in ")?],
-        None => {
-            let rest = (field.strip_prefix(b"Backing off "))
-                .or_else(|| field.strip_prefix(b"Giving up "))?;
-            &rest[..memchr::memchr(b'(', rest)?]
-        }
-    };
-    (!name.is_empty() && !name.starts_with(b"<") && !name.contains(&b' ')).then_some(name)
-}
-
-/// The `backoff` library's line for a function it will call again or gave up on: `Backing
-/// off post_refund(...) for 0.2s (httpx.ReadTimeout: timed out)`, `Giving up post_refund(...)
-/// after 3 tries (httpx.ReadTimeout: timed out)`: the exception in the last brackets, as
-/// tenacity's is read.
-pub(super) fn backoff_raised(field: &[u8]) -> Option<&[u8]> {
-    let rest =
-        (field.strip_prefix(b"Backing off ")).or_else(|| field.strip_prefix(b"Giving up "))?;
-    let inner = rest.strip_suffix(b")")?;
-    // The bracket that opens the last one, brackets in the message matched (`Read timed
-    // out. (read timeout=10)`).
-    let mut depth = 0usize;
-    let open = inner.iter().rposition(|&b| {
-        match b {
-            b')' => depth += 1,
-            b'(' if depth == 0 => return true,
-            b'(' => depth -= 1,
-            _ => {}
-        }
-        false
-    })?;
-    Some(&inner[open + 1..])
 }
 
 /// An exception after the program's own words about a failure, as `console.error(prefix,
@@ -196,7 +147,7 @@ pub(super) fn failure_of_cause(failure: &mut Failure, ahead: &Ahead) {
             return;
         };
         let line = bytes[start..end].trim_ascii();
-        if crate::ingest::starts_with_timestamp(line) {
+        if crate::ingest::starts_with_stamped_record(line) {
             return;
         }
         if let Some((class, message)) = line.strip_prefix(b"[cause]: ").and_then(exception_line) {
@@ -224,7 +175,7 @@ fn java_root_cause(failure: &mut Failure, ahead: &Ahead) {
         let Some(end) = ahead.line_end(k) else { break };
         let line = bytes[start..end].trim_ascii();
         // A coloured log's next record starts with colour codes (the lines ahead are as read).
-        if crate::ingest::starts_with_timestamp(line) || line.first() == Some(&0x1b) {
+        if crate::ingest::starts_with_stamped_record(line) || line.first() == Some(&0x1b) {
             break;
         }
         if let Some(cause) = line.strip_prefix(b"Caused by: ").and_then(exception_line) {
@@ -271,36 +222,4 @@ fn class_end(field: &[u8]) -> Option<usize> {
         i += 1;
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::retried_function;
-
-    #[test]
-    fn a_retry_librarys_line_names_its_function() {
-        let named = |line: &str| retried_function(line.as_bytes()).map(<[u8]>::to_vec);
-        let f = |s: &str| Some(s.as_bytes().to_vec());
-        assert_eq!(
-            named("Retrying agent.tools.issue_refund in 2.0 seconds as it raised ReadTimeout: ."),
-            f("agent.tools.issue_refund")
-        );
-        assert_eq!(
-            named("Backing off post_refund(...) for 0.2s (httpx.ReadTimeout: timed out)"),
-            f("post_refund")
-        );
-        assert_eq!(
-            named("Giving up post_refund(...) after 3 tries (httpx.ReadTimeout)"),
-            f("post_refund")
-        );
-        // A retry loop of no function.
-        assert_eq!(
-            named("Retrying <unknown> in 0.25 seconds as it raised ConnectError: ."),
-            None
-        );
-        assert_eq!(
-            named("Retrying request to /v1/refunds in 0.47 seconds"),
-            None
-        );
-    }
 }

@@ -3,10 +3,8 @@
 //! settle.
 
 use super::effects::{self, effect_line};
-use super::failures::{
-    backoff_raised, go_request_error, is_ruby_exception_class, prefixed_exception,
-    retried_function, tenacity_raised,
-};
+use super::failures::{go_request_error, is_ruby_exception_class, prefixed_exception};
+use super::retry_lines::{backoff_raised, resent_after, retried_function, tenacity_raised};
 use super::*;
 
 impl TextParser {
@@ -72,6 +70,7 @@ impl TextParser {
             let mut failure = self.failure_line(class, message, f)?;
             if let EventKind::Failure(failed) = &mut failure {
                 failed.raised_in = retried_function(first).map(small);
+                failed.resent_after = resent_after(first);
             }
             return Ok(Some(failure));
         }

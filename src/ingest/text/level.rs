@@ -6,7 +6,7 @@
 
 /// The levels read past, in any case, bare or in brackets (`[WARN]`), followed by the two or
 /// more blanks (or a tab) that end a field.
-const LEVELS: &[&[u8]] = &[
+pub(super) const LEVELS: &[&[u8]] = &[
     b"TRACE",
     b"DEBUG",
     b"INFO",
@@ -194,7 +194,7 @@ fn name_end(msg: &[u8]) -> Option<usize> {
 /// A logger's name: a word of letters, digits, `.`, `_` and `-` that starts with a letter or
 /// `_` (`agent.tools`, `__main__`), or a Rust path (`agent::tools`), and no HTTP method (a
 /// request written `POST  https://...`).
-fn is_logger_name(word: &[u8]) -> bool {
+pub(super) fn is_logger_name(word: &[u8]) -> bool {
     let starts_word = |b: &u8| b.is_ascii_alphabetic() || *b == b'_';
     let parts = word.split(|&b| b == b':').count();
     word.first().is_some_and(starts_word)
@@ -418,7 +418,7 @@ fn bracketed_level(msg: &[u8]) -> Option<(&[u8], &[u8])> {
 
 /// `msg` without a leading level field.
 #[inline]
-fn without_level_field(msg: &[u8]) -> &[u8] {
+pub(super) fn without_level_field(msg: &[u8]) -> &[u8] {
     if !may_start_with_level(msg) {
         return msg;
     }

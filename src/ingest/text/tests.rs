@@ -514,7 +514,8 @@ fn assert_counted(p: &Parsed, counts: (u64, u64, u64), first_skipped: u32) {
 
 /// A web framework's lines about itself (Flask's banner, uvicorn's start-up, access and
 /// shutdown lines) have no timestamp but are known word for word: ignored. Another line
-/// with none before the log (Django's banner) is still skipped: it is not known.
+/// with none before the log (a program's own start-up words) is still skipped: it is not
+/// known.
 #[test]
 fn a_frameworks_own_lines_are_ignored_and_unknown_ones_skipped() {
     let p = run(concat!(
@@ -523,7 +524,7 @@ fn a_frameworks_own_lines_are_ignored_and_unknown_ones_skipped() {
         " * Running on http://127.0.0.1:5001\n",
         "Press CTRL+C to quit\n",
         "INFO:     Started server process [14335]\n",
-        "Watching for file changes with StatReloader\n",
+        "Loading settings from ./config.yml\n",
         "2026-12-07 07:36:54,477 INFO payments: refund created refund_id=re_1 order_id=A-1 amount_minor=4500 currency=GBP\n",
         "INFO:     127.0.0.1:55250 - \"POST /v1/refunds HTTP/1.1\" 201 Created\n",
         "INFO:     Shutting down\n",

@@ -106,6 +106,7 @@ impl TextParser {
             error,
             message,
             raised_in: None,
+            resent_after: None,
         };
         events.push((at, EventKind::Failure(Box::new(failure))));
         self.read_as_latest(at, Verdict::Events(events))

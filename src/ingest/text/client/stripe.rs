@@ -97,16 +97,8 @@ fn method(name: &[u8]) -> Option<&'static [u8]> {
 /// `0.50` seconds, as the SDK writes a wait (`%.2f`). It waits a few seconds at most: a
 /// minute or more is no wait of its.
 pub(super) fn seconds(text: &[u8]) -> Option<Duration> {
-    const LONGEST: i64 = 60;
-    let (whole, fraction) = split_once(text, b".").unwrap_or((text, b""));
-    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
-    (!whole.is_empty() && whole.len() <= 6 && digits(whole) && fraction.len() <= 9).then_some(())?;
-    digits(fraction).then_some(())?;
-    let whole: i64 = std::str::from_utf8(whole).ok()?.parse().ok()?;
-    (whole < LONGEST).then_some(())?;
-    let nanos = (fraction.iter().chain(std::iter::repeat(&b'0')).take(9))
-        .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
-    Some(Duration(whole * 1_000_000_000 + nanos))
+    const LONGEST: Duration = Duration::from_secs(60);
+    super::super::retry_lines::wait_seconds(text).filter(|&d| d < LONGEST)
 }
 
 /// A logfmt value at the start of `text`: bare up to the next blank, or Python's `repr` of

@@ -75,6 +75,7 @@ impl TextParser {
             error,
             message,
             raised_in: None,
+            resent_after: None,
         };
         events.push((at, EventKind::Failure(Box::new(failure))));
         // Sent again as it was: the same method, URL and headers (no key stays none).
