@@ -6,7 +6,8 @@
 //! a line with none and was skipped: `--strict` failed on every clean Flask or Express log.
 //! Django's development server (its `django.server` logger, `[{server_time}] {message}`)
 //! writes the same line without the client's fields: `[07/Dec/2026 14:19:36] "POST
-//! /v1/refunds/ HTTP/1.1" 201 111`.
+//! /v1/refunds/ HTTP/1.1" 201 111`; aiohttp's default format (`%a %t "%r" %s %b ...`) with
+//! the client's address alone: `127.0.0.1 [07/Dec/2026:14:21:04 +0000] "POST ..." 201 287`.
 //!
 //! Such a line is the service's record of a request it received: a method, a path and a
 //! status, no effect and no key. The event model has no event for it that a rule would read
@@ -24,16 +25,16 @@ const MONTHS: [&[u8]; 12] = [
 const STAMP_WITHIN: usize = 300;
 
 /// The instant of an access log's line, if `line` is one: three fields (the client, its
-/// identity and user, `-` when unknown) or none (Django's), the timestamp in brackets, the
-/// request line in quotes and a status. A time without an offset (werkzeug's, Django's) is
-/// in `zone` (`--tz`).
+/// identity and user, `-` when unknown), the client's address alone (aiohttp's) or nothing
+/// (Django's), the timestamp in brackets, the request line in quotes and a status. A time
+/// without an offset (werkzeug's, Django's) is in `zone` (`--tz`).
 pub(crate) fn stamp(line: &[u8], zone: Zone) -> Option<Timestamp> {
     let open = memchr::memchr(b'[', &line[..line.len().min(STAMP_WITHIN)])?;
     if open > 0 {
         let fields = line[..open].strip_suffix(b" ")?;
         let mut words = fields.split(|&b| b == b' ');
         let three = words.by_ref().take(3).filter(|w| !w.is_empty()).count() == 3;
-        if !three || words.next().is_some() {
+        if !((three && words.next().is_none()) || is_address(fields)) {
             return None;
         }
     }
@@ -76,6 +77,14 @@ fn clf_time(text: &[u8], zone: Zone) -> Option<Timestamp> {
     Some(Timestamp(local.checked_sub(offset * NANOS_PER_SEC)?))
 }
 
+/// An IPv4 or IPv6 address (`127.0.0.1`, `::1`, `::ffff:10.0.0.5`): a client's alone.
+fn is_address(field: &[u8]) -> bool {
+    let dots = field.iter().filter(|&&b| b == b'.').count();
+    let colons = field.iter().filter(|&&b| b == b':').count();
+    let chars = (field.iter()).all(|b| b.is_ascii_hexdigit() || matches!(b, b'.' | b':'));
+    chars && ((dots == 3 && colons == 0 && field[0].is_ascii_digit()) || colons >= 2)
+}
+
 fn two_digits(b: &[u8]) -> Option<i64> {
     match b {
         [a, b] if a.is_ascii_digit() && b.is_ascii_digit() => {
@@ -114,6 +123,15 @@ mod tests {
                 .as_deref(),
             Some("2026-12-07T07:01:02.000Z")
         );
+        // aiohttp's: the client's address alone.
+        assert_eq!(
+            at(
+                r#"127.0.0.1 [07/Dec/2026:14:21:04 +0000] "POST /v1/refunds HTTP/1.1" 201 287 "-" "Python/3.11 aiohttp/3.14.5""#
+            )
+            .as_deref(),
+            Some("2026-12-07T14:21:04.000Z")
+        );
+        assert!(at(r#"::1 [07/Dec/2026:14:21:04 +0000] "GET / HTTP/1.1" 200 2"#).is_some());
         // Django's runserver: no client's fields, local time.
         assert_eq!(
             at(r#"[07/Dec/2026 14:19:36] "POST /v1/refunds/ HTTP/1.1" 201 111"#).as_deref(),
@@ -135,6 +153,10 @@ mod tests {
             // Not three fields before the stamp: prose, an application's own line.
             r#"refund failed [07/Dec/2026:08:01:02 +0000] "POST /v1/refunds HTTP/1.1" 503 -"#,
             r#"- - [07/Dec/2026:08:01:02 +0000] "POST /v1/refunds HTTP/1.1" 503 -"#,
+            // One word before the stamp that is no address.
+            r#"refund [07/Dec/2026:08:01:02 +0000] "POST /v1/refunds HTTP/1.1" 503 -"#,
+            r#"1.2.3 [07/Dec/2026:08:01:02 +0000] "POST /v1/refunds HTTP/1.1" 503 -"#,
+            r#"cafe [07/Dec/2026:08:01:02 +0000] "POST /v1/refunds HTTP/1.1" 503 -"#,
             // Django's stamp before a message of another shape: no request line and status.
             "[07/Dec/2026 14:19:36] refund re_1 created for order A-1",
             r#"[07/Dec/2026 14:19:36] "refund created" re_1"#,
