@@ -289,15 +289,6 @@ impl TextParser {
         Some((stamp, message))
     }
 
-    /// A level before the timestamp (`INFO 2026-12-07 14:19:34,919 views ...`,
-    /// [`level_first`]): the timestamp, and how many bytes it took with the level.
-    #[cold]
-    fn level_first_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
-        let start = level_first::stamp_start(line)?;
-        let (stamp, used) = self.dates.parse_stamp(&line[start..], self.zone)?;
-        Some((stamp, start + used))
-    }
-
     /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow (over `--date`);
     /// any other comment is ignored. A date header that cannot be read is skipped with its
     /// reason, since every time after it would be on the wrong day.
@@ -427,19 +418,6 @@ impl TextParser {
                     }
                 }
                 None => self.with_members_below(unsplit, ahead),
-            },
-            verdict => verdict,
-        }
-    }
-
-    /// `msg`, the message after a logger's name; when it reads as nothing, read again past
-    /// the process and thread ids that may follow the name ([`level_first::after_ids`]).
-    #[cold]
-    fn read_after_logger(&mut self, unsplit: idle::Unsplit, msg: &[u8], ahead: Ahead) -> Verdict {
-        match self.read_message(idle::Unsplit { msg, ..unsplit }, ahead) {
-            Verdict::Ignored => match level_first::after_ids(msg) {
-                Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
-                None => Verdict::Ignored,
             },
             verdict => verdict,
         }

@@ -11,6 +11,9 @@
 //! number (`201 Created ...`) is read as it was.
 
 use super::level::{LEVELS, is_logger_name};
+use super::{TextParser, Verdict, idle};
+use crate::ingest::lines::Ahead;
+use crate::time::Stamp;
 
 /// Where the timestamp starts in `line`, after a level in capitals (Python's `levelname`)
 /// padded with blanks or not: the first byte after the blanks, when it is a digit.
@@ -53,6 +56,35 @@ pub(super) fn after_ids(msg: &[u8]) -> Option<&[u8]> {
     rest.first()
         .is_some_and(|b| !b.is_ascii_whitespace())
         .then_some(rest)
+}
+
+impl TextParser {
+    /// A level before the timestamp (`INFO 2026-12-07 14:19:34,919 views ...`,
+    /// [`stamp_start`]): the timestamp, and how many bytes it took with the level.
+    #[cold]
+    pub(super) fn level_first_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
+        let start = stamp_start(line)?;
+        let (stamp, used) = self.dates.parse_stamp(&line[start..], self.zone)?;
+        Some((stamp, start + used))
+    }
+
+    /// `msg`, the message after a logger's name; when it reads as nothing, read again past
+    /// the process and thread ids that may follow the name ([`after_ids`]).
+    #[cold]
+    pub(super) fn read_after_logger(
+        &mut self,
+        unsplit: idle::Unsplit,
+        msg: &[u8],
+        ahead: Ahead,
+    ) -> Verdict {
+        match self.read_message(idle::Unsplit { msg, ..unsplit }, ahead) {
+            Verdict::Ignored => match after_ids(msg) {
+                Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
+                None => Verdict::Ignored,
+            },
+            verdict => verdict,
+        }
+    }
 }
 
 #[cfg(test)]
