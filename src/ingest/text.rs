@@ -682,10 +682,13 @@ fn out_of_range(line: &[u8]) -> Option<String> {
     crate::time::why_out_of_range(line.strip_prefix(b"[").unwrap_or(line))
 }
 
-/// `POST https://...`.
+/// `POST https://...`; `POST url=https://...` too, as tracing's text layout writes a
+/// request logged as the method with its URL as a field (`info!(%url, "POST")`): one blank
+/// between the message and the field.
 fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let sp = field.iter().position(|&b| b == b' ')?;
     let (method, url) = (&field[..sp], field[sp + 1..].trim_ascii());
+    let url = (url.strip_prefix(b"url=").or_else(|| url.strip_prefix(b"uri="))).unwrap_or(url);
     (HTTP_METHODS.contains(&method) && !url.is_empty() && !url.contains(&b' '))
         .then_some((method, url))
 }

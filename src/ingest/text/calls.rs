@@ -137,7 +137,8 @@ impl TextParser {
     }
 
     /// A request: its number is `(attempt N)` (SPEC §3.1), or an `attempt=N` token as
-    /// key=value logs write it.
+    /// key=value logs write it. Without one, in a tool call's open dispatch, the program's
+    /// words for the request it sends ([`Self::unnumbered_request`]).
     pub(super) fn attempt_line(
         &mut self,
         method: &[u8],
@@ -151,8 +152,15 @@ impl TextParser {
                 p.strip_prefix(b"(attempt ")
                     .and_then(|r| r.strip_suffix(b")"))
             })
-            .or_else(|| f.token(b"attempt"))
-            .ok_or("request line has no `(attempt N)` nor `attempt=N`")?;
+            .or_else(|| f.token(b"attempt"));
+        let Some(number) = number else {
+            let open = (self.current_call.clone()).filter(|_| !self.client.over);
+            let call = self.call_of(f)?;
+            return match open.filter(|c| call.as_ref().is_none_or(|named| named == c)) {
+                Some(c) => Ok(self.unnumbered_request(&c, method, url, f.idempotency_key())),
+                None => Err("request line has no `(attempt N)` nor `attempt=N`".into()),
+            };
+        };
         let number = parse_u32(number.trim_ascii()).ok_or("attempt number is not a number")?;
         let call = match self.call_of(f)? {
             Some(call) => Some(call),

@@ -124,6 +124,12 @@ impl Sent {
         }
     }
 
+    /// A client may send it again: no answer yet, or one a client retries (408, 409, 429,
+    /// 5xx).
+    fn may_be_retried(&self) -> bool {
+        (self.status).is_none_or(|st| matches!(st, 408 | 409 | 429) || st >= 500)
+    }
+
     /// Request `number` to `url`, sent `at`: its method and key unknown, no outcome yet.
     fn new(number: u32, url: Text, at: Timestamp) -> Self {
         Sent {
@@ -321,6 +327,7 @@ impl TextParser {
                 after,
             } => self.request_resent(dispatch, method, url, status, after),
             ClientLine::Answer { url, status } => self.last_request_answered(dispatch, url, status),
+            ClientLine::MiddlewareRetry { after } => self.middleware_retry(dispatch, after),
         }
     }
 
@@ -450,6 +457,7 @@ impl TextParser {
 mod faraday;
 mod jdk_httpclient;
 mod outcomes;
+mod reqwest_retry;
 mod requests;
 mod retryablehttp;
 mod shapes;

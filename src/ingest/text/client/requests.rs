@@ -6,7 +6,7 @@
 use super::super::{Verdict, as_text, small};
 use super::jdk_httpclient::{self, KeyBelow};
 use super::{InDispatch, TextParser, agents_own, is_safe_method, unlogged_failure};
-use crate::event::{EventKind, Response, Text, same_url, url_parts};
+use crate::event::{CallRef, EventKind, Response, Text, same_url, url_parts};
 use crate::ingest::lines::Ahead;
 use crate::time::Duration;
 
@@ -31,13 +31,7 @@ impl TextParser {
         self.client.read_in_flight = false;
         let mut events = Vec::new();
         self.unnamed_retries(&call, method, url, &mut events);
-        // The SDK's own line of the request it said it would send again.
-        let announced = self.client.sent.last_mut().filter(|s| {
-            let path = |u: &str| url_parts(u).1.ends_with(url_parts(&s.url).1);
-            s.announced && !s.answered && as_text(url).is_some_and(path)
-        });
-        if let Some(s) = announced {
-            s.announced = false;
+        if self.announced_again(url) {
             return Some(match events.is_empty() {
                 true => Verdict::Ignored,
                 false => Verdict::Events(events),
@@ -75,6 +69,47 @@ impl TextParser {
             _ => Verdict::Events(events),
         };
         self.read_as_latest(at, verdict)
+    }
+
+    /// A request to `url` logged now is the one a retry line already said was sent again
+    /// (the SDK's own line of it, a line logged below a retry middleware): no other.
+    fn announced_again(&mut self, url: &[u8]) -> bool {
+        let announced = self.client.sent.last_mut().filter(|s| {
+            let path = |u: &str| url_parts(u).1.ends_with(url_parts(&s.url).1);
+            s.announced && !s.answered && as_text(url).is_some_and(path)
+        });
+        announced.map(|s| s.announced = false).is_some()
+    }
+
+    /// A request the program logs in its own words with no number, in `call`'s open
+    /// dispatch (tracing's `info!(%url, "POST")`: `POST url=http://...`): the dispatch's
+    /// next attempt, as a client's request line is read (go-retryablehttp's `POST
+    /// http://...`), so a retry line after it is its retry. Its key is the line's `key`
+    /// when it names one, else unknown: such a line shows no header. `None` for a request
+    /// that is no attempt of the tool (a read, the model's call) and for the resend a
+    /// retry line already read.
+    pub(in crate::ingest::text) fn unnumbered_request(
+        &mut self,
+        call: &CallRef,
+        method: &[u8],
+        url: &[u8],
+        key: Option<&[u8]>,
+    ) -> Option<EventKind> {
+        let at = self.line_at;
+        if agents_own(url) || is_safe_method(method) {
+            self.client.read_in_flight = true;
+            return None;
+        }
+        self.client.read_in_flight = false;
+        if self.announced_again(url) {
+            return None;
+        }
+        let mut sent = self.unanswered(call, method, url, at)?;
+        sent.key = key.map(small);
+        let attempt = self.client_attempt(call, &sent);
+        self.client.record(sent);
+        self.client.since = at;
+        Some(attempt)
     }
 
     /// [`ClientLine::Resending`](super::ClientLine::Resending): `method url` is sent again

@@ -52,6 +52,9 @@ pub(in crate::ingest::text) enum ClientLine<'a> {
         path: Option<&'a [u8]>,
         after: crate::time::Duration,
     },
+    /// A retry middleware (reqwest-retry's) sends the request sent last again `after` a
+    /// wait, naming neither it nor why.
+    MiddlewareRetry { after: crate::time::Duration },
     /// The request to `url` is sent again `after` a wait, having got `status` if named.
     Resending {
         method: &'a [u8],
@@ -68,6 +71,7 @@ pub(in crate::ingest::text) fn read(msg: &[u8]) -> Option<ClientLine<'_>> {
         b'h' => urllib3_request(msg),
         b'R' => (urllib3_retrying(msg))
             .or_else(|| super::stainless::read(msg))
+            .or_else(|| super::reqwest_retry::read(msg))
             .or_else(|| super::jdk_httpclient::read(msg)),
         b'S' => (urllib3_connecting(msg))
             .or_else(|| super::stainless::read(msg))

@@ -106,19 +106,16 @@ impl TextParser {
         since: Timestamp,
         events: &mut Vec<Placed>,
     ) -> Option<Sent> {
-        let retryable = |s: &Sent| {
-            s.status
-                .is_none_or(|st| matches!(st, 408 | 409 | 429) || st >= 500)
-        };
         let latest = match path {
             Some(p) => {
                 let p = std::str::from_utf8(p).ok()?;
-                (self.client.sent.iter_mut()).rfind(|s| url_parts(&s.url).1.ends_with(p))
+                (self.client.sent.iter_mut())
+                    .rfind(|s| url_parts(&s.url).1.ends_with(p))
+                    .filter(|s| s.may_be_retried())
             }
-            None if self.client.overlapping || !self.client.unnamed.is_empty() => None,
-            None => self.client.sent.last_mut(),
+            None => self.client.last_retryable(),
         };
-        if let Some(s) = latest.filter(|s| retryable(s)) {
+        if let Some(s) = latest {
             s.answered = true;
             return Some(s.copied());
         }
