@@ -28,7 +28,6 @@ use crate::event::{
 pub(crate) use fields::STAMP_NAMES;
 use fields::{Fields, read_raw};
 use serde::de::IgnoredAny;
-use std::borrow::Cow;
 use std::io::{self, Read};
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
@@ -185,26 +184,6 @@ pub fn reread(bytes: &[u8], input: u32, first_line: u32, opts: &ParseOptions) ->
     events
 }
 
-/// A message that is an HTTP method alone, the URL a field of the line (tracing's JSON of
-/// `info!(%url, "POST")`): the request as the text reader reads it, `POST url=...`, with
-/// the line's `idempotency_key` when it has one. A request the program logs so names no
-/// number: the reader takes it for its call's next ([`EmbeddedMessages`]).
-fn method_with_url(message: &str, f: &Fields) -> Option<String> {
-    crate::event::HTTP_METHODS
-        .contains(&message.as_bytes())
-        .then_some(())?;
-    let url = f.str("url").ok()??;
-    if url.contains(char::is_whitespace) {
-        return None;
-    }
-    let key = f.str("idempotency_key").ok().flatten();
-    let key = key.filter(|k| !k.is_empty() && !k.contains(char::is_whitespace));
-    Some(match key {
-        Some(key) => format!("{message} url={url}  idempotency_key={key}"),
-        None => format!("{message} url={url}"),
-    })
-}
-
 struct State {
     clock: Clock,
     /// The call of the latest tool-call line: client lines without `run`/`step` belong to it.
@@ -312,8 +291,8 @@ impl State {
         else {
             return Ok(None);
         };
-        let message = match method_with_url(&message, f) {
-            Some(request) => Cow::Owned(request),
+        let message = match open_call::method_with_url(&message, f) {
+            Some(request) => std::borrow::Cow::Owned(request),
             None => message,
         };
         let Ok(at) = self.stamp(f, opts) else {

@@ -688,7 +688,10 @@ fn out_of_range(line: &[u8]) -> Option<String> {
 fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {
     let sp = field.iter().position(|&b| b == b' ')?;
     let (method, url) = (&field[..sp], field[sp + 1..].trim_ascii());
-    let url = (url.strip_prefix(b"url=").or_else(|| url.strip_prefix(b"uri="))).unwrap_or(url);
+    let url = (url
+        .strip_prefix(b"url=")
+        .or_else(|| url.strip_prefix(b"uri=")))
+    .unwrap_or(url);
     (HTTP_METHODS.contains(&method) && !url.is_empty() && !url.contains(&b' '))
         .then_some((method, url))
 }

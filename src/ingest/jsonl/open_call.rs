@@ -148,3 +148,23 @@ impl State {
         }
     }
 }
+
+/// A message that is an HTTP method alone, the URL a field of the line (tracing's JSON of
+/// `info!(%url, "POST")`): the request as the text reader reads it, `POST url=...`, with
+/// the line's `idempotency_key` when it has one. A request the program logs so names no
+/// number: the reader takes it for its call's next ([`EmbeddedMessages`]).
+pub(super) fn method_with_url(message: &str, f: &Fields) -> Option<String> {
+    crate::event::HTTP_METHODS
+        .contains(&message.as_bytes())
+        .then_some(())?;
+    let url = f.str("url").ok()??;
+    if url.contains(char::is_whitespace) {
+        return None;
+    }
+    let key = f.str("idempotency_key").ok().flatten();
+    let key = key.filter(|k| !k.is_empty() && !k.contains(char::is_whitespace));
+    Some(match key {
+        Some(key) => format!("{message} url={url}  idempotency_key={key}"),
+        None => format!("{message} url={url}"),
+    })
+}

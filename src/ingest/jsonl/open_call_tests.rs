@@ -210,3 +210,61 @@ fn an_effect_failed_message_with_its_error_is_the_open_calls_failure() {
         (0, 1, 0)
     );
 }
+
+/// tracing-subscriber's JSON of `info!(%url, "POST")` in the tool's span (its run and step),
+/// then reqwest-retry's line: the program's request is the call's attempt 1 (its key the
+/// line's `idempotency_key`), the retry its unlogged failure and attempt 2 with the same
+/// key, the answer attempt 2's. A read so logged is no attempt, and its retry nothing.
+#[test]
+fn tracings_json_request_and_reqwest_retrys_line_are_the_open_calls() {
+    let span = r#""span":{"run":"7f3a","step":4,"name":"issue_refund"},"spans":[{"run":"7f3a","step":4,"name":"issue_refund"}]"#;
+    let line = |t: &str, level: &str, fields: &str, target: &str| {
+        format!(
+            r#"{{"timestamp":"2026-12-07T15:53:{t}Z","level":"{level}","fields":{{{fields}}},"target":"{target}",{span}}}"#
+        )
+    };
+    let tool = r#"{"timestamp":"2026-12-07T15:53:39.606031Z","level":"INFO","fields":{"message":"tool call","run_id":"7f3a","step":4,"tool":"issue_refund","args":"{\"amount_minor\":4500,\"currency\":\"GBP\",\"order\":\"A-88214\"}"},"target":"agent"}"#;
+    let request = |method: &str, key: &str| {
+        let key = match key {
+            "" => String::new(),
+            k => format!(r#","idempotency_key":"{k}""#),
+        };
+        let fields =
+            format!(r#""message":"{method}","url":"http://127.0.0.1:18983/v1/refunds"{key}"#);
+        line("39.606247", "INFO", &fields, "agent::tools")
+    };
+    let retry = line(
+        "39.908313",
+        "WARN",
+        r#""message":"Retry attempt #0. Sleeping 59.826985ms before the next attempt""#,
+        "reqwest_retry::middleware",
+    );
+    let answer = line(
+        "39.972286",
+        "INFO",
+        r#""message":"refund response","status":"201 Created","refund_id":"re_3822beb2e1764b""#,
+        "agent::tools",
+    );
+    let keyed = request("POST", "k-1");
+    let p = run(&[tool, &keyed, &retry, &answer]);
+    assert_eq!(
+        shape(&p),
+        [
+            ("tool_call", Some(4), None),
+            ("attempt", Some(4), Some(1)),
+            ("failure", Some(4), Some(1)),
+            ("attempt", Some(4), Some(2)),
+            ("response", Some(4), None),
+        ]
+    );
+    let keys: Vec<_> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Attempt(a) => Some(a.key.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(keys, [Some("k-1"), Some("k-1")]);
+    let read = request("GET", "");
+    let p = run(&[tool, &read, &retry]);
+    assert_eq!(shape(&p), [("tool_call", Some(4), None)]);
+}

@@ -457,8 +457,8 @@ impl TextParser {
 mod faraday;
 mod jdk_httpclient;
 mod outcomes;
-mod reqwest_retry;
 mod requests;
+mod reqwest_retry;
 mod retryablehttp;
 mod shapes;
 mod stainless;

@@ -62,7 +62,10 @@ impl TextParser {
             raised_in: None,
             resent_after: Some(after),
         };
-        self.read_as_latest(at, Verdict::Event(at, EventKind::Failure(Box::new(failure))))
+        self.read_as_latest(
+            at,
+            Verdict::Event(at, EventKind::Failure(Box::new(failure))),
+        )
     }
 }
 
@@ -80,7 +83,155 @@ impl super::ClientLog {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{run, shown};
     use super::*;
+
+    /// A line of tracing-subscriber's default layout (no colour codes) at `t` seconds past
+    /// 15:53:37, in the tool's span when `in_span`.
+    fn traced(t: &str, level: &str, in_span: bool, target: &str, msg: &str) -> String {
+        let span = match in_span {
+            true => r#"issue_refund{run="7f3a" step=4 keyed=false}: "#,
+            false => "",
+        };
+        format!("2026-12-07T15:53:{t}Z {level} {span}{target}: {msg}")
+    }
+
+    const TOOL: &str = r#"tool call run_id=7f3a step=4 tool="issue_refund" args={"amount_minor":4500,"currency":"GBP","order":"A-88214"}"#;
+    const URL: &str = "http://127.0.0.1:18981/v1/refunds";
+    const RETRY: &str = "Retry attempt #0. Sleeping 9.234692ms before the next attempt";
+    const ANSWER: &str = "refund response status=201 Created refund_id=re_5d370275217144";
+    /// The step's end as SPEC §3.1 writes it (the fixtures' agent writes `step ok run_id=...
+    /// step=4`, its own words, which end no step).
+    const END: &str = "agent run 7f3a  step 4  ok";
+
+    /// The tool's call, `lines` (time, level, target, message; in the tool's span) and its
+    /// step's end, read.
+    fn call(lines: &[(&str, &str, &str, &str)]) -> crate::ingest::Parsed {
+        let mut all = vec![traced("37.102168", " INFO", false, "agent", TOOL)];
+        for (t, level, target, msg) in lines {
+            all.push(traced(t, level, true, target, msg));
+        }
+        all.push(traced("37.416645", " INFO", false, "agent", END));
+        run(&all.join("\n"))
+    }
+
+    /// The program logs its request once before `send()`: the retry line is that request's
+    /// unlogged failure and its resend after the wait, the same key (none logged: unknown;
+    /// logged: the same, as the middleware clones the request's headers).
+    #[test]
+    fn a_retry_after_the_programs_request_is_its_failure_and_resend() {
+        let post = format!("POST url={URL}");
+        let p = call(&[
+            ("37.102363", " INFO", "agent::tools", &post),
+            ("37.403701", " WARN", "reqwest_retry::middleware", RETRY),
+            ("37.416565", " INFO", "agent::tools", ANSWER),
+        ]);
+        assert_eq!(
+            shown(&p),
+            [
+                "1 tool 4".to_string(),
+                format!("2 attempt 1 POST {URL} key=-"),
+                "3 failure 1 unlogged failure Ambiguous".into(),
+                format!("3 attempt 2 POST {URL} key=-"),
+                "4 response 2 201".into(),
+                "5 end 4".into(),
+            ]
+        );
+        assert!(matches!(&p.events[1].kind, EventKind::Attempt(a) if a.key_unseen));
+        assert_eq!(
+            p.events[3].at.0 - p.events[2].at.0,
+            9_234_692,
+            "sent after the wait"
+        );
+        let keyed = format!("POST url={URL} idempotency_key=f7259779-5ae1");
+        let p = call(&[
+            ("37.102363", " INFO", "agent::tools", &keyed),
+            ("37.403701", " WARN", "reqwest_retry::middleware", RETRY),
+        ]);
+        let keys: Vec<_> = (p.events.iter())
+            .filter_map(|e| match &e.kind {
+                EventKind::Attempt(a) => Some(a.key.as_deref()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(keys, [Some("f7259779-5ae1"), Some("f7259779-5ae1")]);
+    }
+
+    /// No line gave the request (reqwest logs none, nor did the program): the retry line is
+    /// the failure of a request correlation implies, sent again after the wait, as a retry
+    /// library's line is read; the client's connection lines at DEBUG are no requests.
+    #[test]
+    fn a_retry_with_no_request_logged_is_a_failure_sent_again() {
+        let p = call(&[
+            (
+                "36.898833",
+                "DEBUG",
+                "reqwest::connect",
+                r#"starting new connection 'Some("127.0.0.1")'"#,
+            ),
+            (
+                "36.898885",
+                "DEBUG",
+                "hyper_util::client::legacy::connect::http",
+                "connecting to 127.0.0.1:18984",
+            ),
+            ("37.403701", " WARN", "reqwest_retry::middleware", RETRY),
+            (
+                "37.404000",
+                "DEBUG",
+                "hyper_util::client::legacy::pool",
+                r#"pooling idle connection for ("http", 127.0.0.1:18984)"#,
+            ),
+            ("37.416565", " INFO", "agent::tools", ANSWER),
+        ]);
+        assert_eq!(
+            shown(&p),
+            [
+                "1 tool 4",
+                "4 failure 0 unlogged failure Ambiguous",
+                "6 response 0 201",
+                "7 end 4"
+            ]
+        );
+        let EventKind::Failure(failure) = &p.events[1].kind else {
+            unreachable!()
+        };
+        assert_eq!(failure.resent_after, Some(Duration(9_234_692)));
+        assert_eq!(p.stats.skipped, 0);
+    }
+
+    /// Not the tool's: a retry after its step ended, or of a read sent last; a request
+    /// logged with no tool call open is still a line without its number.
+    #[test]
+    fn a_retry_of_no_request_of_the_tools_is_nothing() {
+        let after_end = [
+            traced("37.102168", " INFO", false, "agent", TOOL),
+            traced("37.416645", " INFO", false, "agent", END),
+            traced(
+                "37.503701",
+                " WARN",
+                true,
+                "reqwest_retry::middleware",
+                RETRY,
+            ),
+        ];
+        assert_eq!(shown(&run(&after_end.join("\n"))), ["1 tool 4", "2 end 4"]);
+        let read = format!("GET url={URL}?order=A-88214");
+        let p = call(&[
+            ("37.102363", " INFO", "agent::tools", &read),
+            ("37.403701", " WARN", "reqwest_retry::middleware", RETRY),
+        ]);
+        assert_eq!(shown(&p), ["1 tool 4", "4 end 4"]);
+        let alone = traced(
+            "37.102363",
+            " INFO",
+            false,
+            "agent",
+            &format!("POST url={URL}"),
+        );
+        let p = run(&alone);
+        assert_eq!((p.events.len(), p.stats.skipped), (0, 1));
+    }
 
     #[test]
     fn the_middlewares_line_and_its_wait_are_read() {

@@ -3,12 +3,12 @@ use super::shapes::*;
 use super::*;
 use crate::classify::FailureClass;
 
-fn run(text: &str) -> Parsed {
+pub(super) fn run(text: &str) -> Parsed {
     parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap()
 }
 
 /// Each event as one line of text: `line kind number method url key/status/class`.
-fn shown(p: &Parsed) -> Vec<String> {
+pub(super) fn shown(p: &Parsed) -> Vec<String> {
     p.events
         .iter()
         .map(|e| {
