@@ -475,7 +475,9 @@ fn answered_before(model: &Model, id: AttemptId, e: &EffectRec) -> AttemptId {
 /// A client that never logged its key (axios-retry resending the key set in the request's
 /// config) is taken at its answer's word: an answer that says it was replayed was sent with
 /// a key an earlier try of its dispatch carried too, and only such tries, keys unknown,
-/// may have made the effect.
+/// may have made the effect; or a try sent with the key the service logged the effect
+/// with (a function retried by backon or tenacity, its first request logged with its key,
+/// the one sent again by no line).
 fn replayed_from(
     model: &Model,
     id: AttemptId,
@@ -487,7 +489,7 @@ fn replayed_from(
     let key = match attempt.key.as_deref() {
         Some(key) if e.key.as_deref().is_some_and(|logged| logged != key) => return None,
         Some(key) => Some(key),
-        None if says_replayed => None,
+        None if says_replayed || replays.replayed(id) => None,
         None => return None,
     };
     let created = latest_instant(e.created, model.max_skew);
@@ -497,8 +499,9 @@ fn replayed_from(
     // An attempt whose failure says it never reached the service (refused) made nothing.
     // Keys unknown, the service's log of the effect may come after the replay it answered
     // (it logs when the first request's handler ends): the earlier tries all may have.
+    let effects_own = |a: &AttemptRec| key.is_none() && a.key.is_some() && a.key == e.key;
     let may_have_made = |a: &AttemptRec| {
-        a.key.as_deref() == key
+        (a.key.as_deref() == key || effects_own(a))
             && (key.is_none() || a.at <= created)
             && a.outcome
                 .as_ref()

@@ -29,6 +29,7 @@ use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
 use jdk_httpclient::KeyBelow;
 pub(super) use jdk_httpclient::is_header_line;
+pub(super) use retryablehttp::go_duration;
 pub(crate) use shapes::agents_own;
 use shapes::{ClientLine, read};
 

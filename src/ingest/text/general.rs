@@ -4,7 +4,9 @@
 
 use super::effects::{self, effect_line};
 use super::failures::{go_request_error, is_ruby_exception_class, prefixed_exception};
-use super::retry_lines::{backoff_raised, resent_after, retried_function, tenacity_raised};
+use super::retry_lines::{
+    backoff_raised, backon_notified, resent_after, retried_function, tenacity_raised,
+};
 use super::*;
 
 impl TextParser {
@@ -65,14 +67,11 @@ impl TextParser {
         if let Some((class, message)) =
             (tenacity_raised(first).or_else(|| backoff_raised(first))).and_then(exception_line)
         {
-            // A retry library's line is a client's retry, with or without a tool call.
-            let _ = self.call_or_anonymous(self.line_at);
-            let mut failure = self.failure_line(class, message, f)?;
-            if let EventKind::Failure(failed) = &mut failure {
-                failed.raised_in = retried_function(first).map(small);
-                failed.resent_after = resent_after(first);
-            }
-            return Ok(Some(failure));
+            let (function, after) = (retried_function(first), resent_after(first));
+            return self.retry_library_failure(class, message, f, function, after);
+        }
+        if let Some((class, message, after)) = backon_notified(first) {
+            return self.retry_library_failure(class, message, f, None, Some(after));
         }
         if let Some((class, message)) = prefixed_exception(first, |w| self.names_current_tool(w)) {
             return self.failure_line(class, message, f).map(Some);

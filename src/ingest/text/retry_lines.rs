@@ -96,6 +96,20 @@ pub(super) fn wait_seconds(text: &[u8]) -> Option<Duration> {
     Some(Duration(whole * 1_000_000_000 + nanos))
 }
 
+/// backon's `notify` hook as its README writes it, `retrying {:?} after {:?}` (backon
+/// logs nothing itself: the program's hook does): `retrying reqwest::Error { kind: Request,
+/// url: "...", source: TimedOut } after 100ms`, or the error's `Display`. The error's class
+/// and words, read as Rust's HTTP clients print an error ([`super::rust_error`]), and the
+/// wait (Rust's `Debug` of a `Duration`); `None` when the words between are no such error.
+pub(super) fn backon_notified(field: &[u8]) -> Option<(&'static [u8], &[u8], Duration)> {
+    let rest = field.strip_prefix(b"retrying ")?;
+    let at = memchr::memmem::rfind(rest, b" after ")?;
+    let wait = rest[at + 7..].trim_ascii();
+    let after = (!wait.is_empty()).then(|| super::client::go_duration(wait))??;
+    let (class, message) = super::rust_error::request_error(&rest[..at])?;
+    Some((class, message, after))
+}
+
 /// stamina's line for a call it will make again (`stamina.retry_scheduled`), as read.
 #[derive(Debug, PartialEq)]
 pub(super) struct StaminaRetry<'a> {
@@ -157,25 +171,46 @@ fn exception_repr(text: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 impl TextParser {
+    /// A retry library's line: the failure (`class`, `message`) of the call's latest request
+    /// that `function` raised, sent again `after` the wait; a client's retry, with or
+    /// without a tool call.
+    pub(super) fn retry_library_failure(
+        &mut self,
+        class: &[u8],
+        message: &[u8],
+        f: &Fields,
+        function: Option<&[u8]>,
+        after: Option<Duration>,
+    ) -> Result<Option<EventKind>, String> {
+        let _ = self.call_or_anonymous(self.line_at);
+        let mut failure = self.failure_line(class, message, f)?;
+        if let EventKind::Failure(failed) = &mut failure {
+            failed.raised_in = function.map(small);
+            failed.resent_after = after;
+            if let (Some(call), Some(number), Some(after)) = (&failed.call, failed.attempt, after) {
+                self.resent_by_library(call, number, self.line_at, after);
+            }
+        }
+        Ok(Some(failure))
+    }
+
     /// stamina's line at `at` ([`stamina_retry`]): the failure of the call's latest request,
     /// called again after the wait; `None` for any other message.
     #[cold]
     pub(super) fn stamina_line(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
         let retry = stamina_retry(msg)?;
-        // A retry library's line is a client's retry, with or without a tool call.
-        let _ = self.call_or_anonymous(self.line_at);
         let (class, message) = retry.raised.unwrap_or((
             b"unlogged failure",
             b"stamina retries the call without naming the exception",
         ));
-        let mut failure = self.failure_line(class, message, &Fields::empty()).ok()?;
-        if let EventKind::Failure(failed) = &mut failure {
-            if retry.raised.is_none() {
-                // A timeout or a connection lost, or any other exception: not said.
-                failed.class = FailureClass::Ambiguous;
-            }
-            failed.raised_in = retry.callable.map(small);
-            failed.resent_after = Some(retry.after);
+        let (f, after) = (Fields::empty(), Some(retry.after));
+        let mut failure =
+            (self.retry_library_failure(class, message, &f, retry.callable, after)).ok()??;
+        if let EventKind::Failure(failed) = &mut failure
+            && retry.raised.is_none()
+        {
+            // A timeout or a connection lost, or any other exception: not said.
+            failed.class = FailureClass::Ambiguous;
         }
         Some(Verdict::Event(at, failure))
     }

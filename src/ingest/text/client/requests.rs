@@ -5,7 +5,7 @@
 
 use super::super::{Verdict, as_text, small};
 use super::jdk_httpclient::{self, KeyBelow};
-use super::{InDispatch, TextParser, agents_own, is_safe_method, unlogged_failure};
+use super::{InDispatch, Sent, TextParser, agents_own, is_safe_method, unlogged_failure};
 use crate::event::{CallRef, EventKind, Response, Text, same_url, url_parts};
 use crate::ingest::lines::Ahead;
 use crate::time::Duration;
@@ -110,6 +110,38 @@ impl TextParser {
         self.client.record(sent);
         self.client.since = at;
         Some(attempt)
+    }
+
+    /// A retry library's line says `call`'s request `number`, whose failure it gives at
+    /// `at`, is sent again `after` the wait. When a line gave that request and nothing
+    /// answered it (the program's own `POST url=...` before the function the library wraps:
+    /// backon's closure), the resend is the dispatch's next request, the same method and URL,
+    /// its key unknown (a function called again may mint a new one): the lines after are of
+    /// it (an answer the program logs, the client's line of it). Its attempt is left for
+    /// correlation to imply, from the failure or the answer (`correlate/build/resends.rs`).
+    pub(in crate::ingest::text) fn resent_by_library(
+        &mut self,
+        call: &CallRef,
+        number: u32,
+        at: crate::time::Timestamp,
+        after: Duration,
+    ) {
+        let open = !self.client.over && self.current_call.as_ref() == Some(call);
+        let Some(failed) =
+            (self.client.sent.last_mut()).filter(|s| open && s.number == number && !s.answered)
+        else {
+            return;
+        };
+        failed.answered = true;
+        let again = Sent {
+            key: None,
+            announced: true,
+            ..failed
+                .copied()
+                .again(number.saturating_add(1), at.plus(after))
+        };
+        self.last_attempt.insert(call.clone(), again.number);
+        self.client.record(again);
     }
 
     /// [`ClientLine::Resending`](super::ClientLine::Resending): `method url` is sent again

@@ -113,7 +113,7 @@ fn go_failure<'a>(url: &'a [u8], error: &'a [u8]) -> ClientLine<'a> {
 /// A Go `time.Duration` as its `String` writes it: `500ms`, `1s`, `1.5s`, `2m0s`, `1h2m3s`;
 /// so Rust's `Duration` as `Debug` writes it (`9.234692ms`, `1.5s`, `0ns`: one number and
 /// its unit, `µs` for microseconds as Go writes them).
-pub(super) fn go_duration(text: &[u8]) -> Option<Duration> {
+pub(in crate::ingest::text) fn go_duration(text: &[u8]) -> Option<Duration> {
     let text = std::str::from_utf8(text).ok()?;
     if text == "0s" {
         return Some(Duration(0));
