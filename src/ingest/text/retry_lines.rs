@@ -274,6 +274,32 @@ mod tests {
     }
 
     #[test]
+    fn backons_notify_line_as_its_readme_writes_it() {
+        let read = |line: &str| {
+            backon_notified(line.as_bytes())
+                .map(|(c, m, after)| (c, String::from_utf8_lossy(m).into_owned(), after))
+        };
+        let debug = r#"retrying reqwest::Error { kind: Request, url: "http://x/v1/refunds", source: TimedOut } after 100ms"#;
+        let (class, message, after) = read(debug).unwrap();
+        assert_eq!(
+            (class, after),
+            (&b"reqwest::Error"[..], Duration(100_000_000))
+        );
+        assert!(message.contains("source: TimedOut"), "{message}");
+        let display = "retrying error sending request for url (http://x/v1/refunds) after 1.5s";
+        assert_eq!(read(display).map(|r| r.2), Some(Duration(1_500_000_000)));
+        for other in [
+            "retrying after 100ms",
+            "retrying the payments API after 2s",
+            "retrying reqwest::Error { kind: Request, source: TimedOut } after a while",
+            "retrying receipt email: error sending request for url (http://mail/x) after 1s",
+            "Retrying reqwest::Error { kind: Request, source: TimedOut } after 1s",
+        ] {
+            assert!(read(other).is_none(), "{other}");
+        }
+    }
+
+    #[test]
     fn staminas_lines_through_logging_and_structlog() {
         assert_eq!(
             stamina_retry(b"stamina.retry_scheduled"),
