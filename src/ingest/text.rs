@@ -51,6 +51,7 @@ pub fn parse_input(
         p.replay_idle();
     }
     p.settle_pool();
+    p.settle_dramatiq();
     p.out.stats.lines = lines as u64;
     notes.add_to(&mut p.out.stats);
     p.out.stats.notes.extend(p.dates.folds.take_notes());
@@ -123,6 +124,8 @@ struct TextParser {
     celery_running: Option<CallRef>,
     /// A Celery worker's processes and their tasks ([`celery::Pool`]).
     pool: celery::Pool,
+    /// A Dramatiq worker's threads and their messages ([`dramatiq::Workers`]).
+    dramatiq: dramatiq::Workers,
     out: Parsed,
 }
 
@@ -157,6 +160,7 @@ impl TextParser {
             jul_time: None,
             celery_running: None,
             pool: celery::Pool::default(),
+            dramatiq: dramatiq::Workers::default(),
             out: Parsed::new(opts),
         }
     }
@@ -244,7 +248,14 @@ impl TextParser {
         let inner = line.strip_prefix(b"[")?;
         let (stamp, used) = self.dates.parse_stamp(inner, self.zone)?;
         match inner.get(used) {
-            Some(b']') => Some((stamp, used + 2)),
+            // Dramatiq's `[2026-12-07 15:56:29,196] [PID 27452] [Thread-4] [LOGGER] [INFO]`.
+            Some(b']') => match dramatiq::header(&inner[used + 1..]) {
+                Some(header) => {
+                    self.dramatiq.seen = true;
+                    Some((stamp, used + 2 + header.len))
+                }
+                None => Some((stamp, used + 2)),
+            },
             // Celery's `[2026-12-06 07:39:46,898: INFO/MainProcess]`: a level and a process.
             Some(b':') => {
                 let close = used + inner[used..].iter().position(|&b| b == b']')?;
@@ -362,6 +373,9 @@ impl TextParser {
                 self.replay_idle();
             }
             self.pool_line(line, msg, at);
+        }
+        if self.dramatiq.seen && line[0] == b'[' {
+            self.dramatiq_line(line, used, at);
         }
         let local = Local { at, shift };
         // Read alone again from its place, a local time in a fold that the lines before it
@@ -531,6 +545,18 @@ impl TextParser {
         // A Celery worker's task line (`Task tasks.issue_refund[ID] received`).
         if msg.first() == Some(&b'T')
             && let Some(verdict) = self.celery_task(at, msg)
+        {
+            return verdict;
+        }
+        // A Dramatiq worker's own line (`Retrying message '...' in 1644 milliseconds.`).
+        if self.dramatiq.seen
+            && let Some(verdict) = self.dramatiq_message(at, msg)
+        {
+            return verdict;
+        }
+        // An RQ worker's line (`Worker NAME: QUEUE: FUNCTION(...) (ID)`).
+        if msg.first() == Some(&b'W')
+            && let Some(verdict) = self.rq_line(at, msg)
         {
             return verdict;
         }
@@ -815,6 +841,7 @@ mod call_tokens;
 mod calls;
 mod celery;
 mod client;
+mod dramatiq;
 mod effects;
 mod embedded;
 mod failures;
@@ -837,6 +864,7 @@ pub(crate) mod prose;
 mod python_stack_tests;
 mod retry_lines;
 mod rotated;
+mod rq;
 pub(crate) mod ruby;
 mod rust_error;
 mod stripe_below;

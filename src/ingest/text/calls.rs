@@ -107,6 +107,19 @@ impl TextParser {
         call == current && said.iter().any(|w| rest.starts_with(w))
     }
 
+    /// The input's end: the events of each call that stood in for one not yet named (a
+    /// Celery pool process's task, a Dramatiq thread's message) given the call it was.
+    pub(super) fn rename_calls(&mut self, renamed: &rustc_hash::FxHashMap<CallRef, CallRef>) {
+        let out = &mut self.out;
+        for e in out.events.iter_mut().chain(out.sealed.iter_mut().flatten()) {
+            if let Some(call) = e.kind.call_mut()
+                && let Some(named) = renamed.get(call)
+            {
+                *call = named.clone();
+            }
+        }
+    }
+
     /// `call` was dispatched at `at`: the client lines after it that name no call are its.
     pub(super) fn begin_call(&mut self, call: &CallRef, at: Timestamp) {
         self.current_call = Some(call.clone());

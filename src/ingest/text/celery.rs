@@ -271,14 +271,7 @@ impl TextParser {
                 renamed.insert(stand_in.clone(), task);
             }
         }
-        let out = &mut self.out;
-        for e in out.events.iter_mut().chain(out.sealed.iter_mut().flatten()) {
-            if let Some(call) = e.kind.call_mut()
-                && let Some(task) = renamed.get(call)
-            {
-                *call = task.clone();
-            }
-        }
+        self.rename_calls(&renamed);
     }
 
     /// A Celery worker's task line at `at` (see the module's doc); `None` for any other.
