@@ -60,7 +60,7 @@ pub(crate) fn python_as_json(value: &[u8]) -> Option<String> {
 /// A function call as Python's `repr` of its arguments writes it, the way job queues log
 /// the task they run (`issue_refund(order='A-1', amount_p=4500)`, Dramatiq's message;
 /// `rq_tasks.issue_refund(amount_p=4500, order='A-1')`, RQ's job description): the
-/// function's (dotted) name, and its arguments as a JSON object, the keyword ones by name
+/// function's (dotted) name, and its arguments as a JSON object (keys sorted), the keyword ones by name
 /// and the positional ones, if any, as the array `args`. The arguments are `None` when a
 /// value is no JSON (a `Decimal('45.00')`, RQ's `'...'`-cut long value): the call is
 /// still read, as one whose arguments are not known.
@@ -149,18 +149,18 @@ mod tests {
     fn a_calls_repr_gives_its_function_and_arguments() {
         let (name, args) = call("issue_refund(order='A-1', amount_p=4500)").unwrap();
         assert_eq!(name, "issue_refund");
-        assert_eq!(args.as_deref(), Some(r#"{"order":"A-1","amount_p":4500}"#));
+        assert_eq!(args.as_deref(), Some(r#"{"amount_p":4500,"order":"A-1"}"#));
         let (name, args) =
             call("rq_tasks.issue_refund(amount_p=4500, order='A-1', note=\"a, b\")").unwrap();
         assert_eq!(name, "rq_tasks.issue_refund");
         assert_eq!(
             args.as_deref(),
-            Some(r#"{"amount_p":4500,"order":"A-1","note":"a, b"}"#)
+            Some(r#"{"amount_p":4500,"note":"a, b","order":"A-1"}"#)
         );
         let (_, args) = call("refund('A-1', 4500, items=[1, 2], meta={'k': None})").unwrap();
         assert_eq!(
             args.as_deref(),
-            Some(r#"{"items":[1,2],"meta":{"k":null},"args":["A-1",4500]}"#)
+            Some(r#"{"args":["A-1",4500],"items":[1,2],"meta":{"k":null}}"#)
         );
         assert_eq!(call("ping()").unwrap().1.as_deref(), Some("{}"));
     }

@@ -138,6 +138,53 @@ mod tests {
         );
     }
 
+    /// Each client event of a worker's log as `time run what`.
+    fn events(log: &str) -> Vec<String> {
+        use crate::ingest::ParseOptions;
+        use crate::ingest::text::parse;
+        let p = parse(&mut log.as_bytes(), 0, &ParseOptions::default()).unwrap();
+        assert_eq!(p.stats.skipped, 0, "{:?}", p.stats);
+        (p.events.iter())
+            .filter_map(|e| {
+                let what = match &e.kind {
+                    EventKind::ToolCall(t) => format!("{} {}", t.tool, t.args_raw),
+                    EventKind::Failure(f) => format!("failed {}", f.error),
+                    EventKind::StepEnd(s) => format!("end ok={}", s.ok),
+                    _ => return None,
+                };
+                Some(format!("{} {} {what}", e.at.display(), e.kind.call()?.run))
+            })
+            .collect()
+    }
+
+    const TAKEN: &str = "Worker w1: default: rq_tasks.issue_refund(amount_p=4500, order='A-1')";
+    const RAISED: &str = "Worker w1: job J: exception raised while executing (rq_tasks.issue_refund)\nTraceback (most recent call last):\n  File \"rq_tasks.py\", line 9, in issue_refund\nrequests.exceptions.ReadTimeout: HTTPConnectionPool(host='127.0.0.1', port=8716): Read timed out. (read timeout=1.0)";
+
+    #[test]
+    fn a_job_run_again_is_its_step_dispatched_again() {
+        let log = format!(
+            "15:56:43 {TAKEN} (J)\n15:56:44 {RAISED}\n\n15:56:46 {TAKEN} (J)\n15:56:46 Worker w1: default: Job OK (J)\n"
+        );
+        let args = r#"{"amount_p":4500,"order":"A-1"}"#;
+        assert_eq!(
+            events(&log),
+            [
+                format!("15:56:43.000 J rq_tasks.issue_refund {args}"),
+                "15:56:44.000 J failed requests.exceptions.ReadTimeout".into(),
+                format!("15:56:46.000 J rq_tasks.issue_refund {args}"),
+                "15:56:46.000 J end ok=true".into(),
+            ]
+        );
+    }
+
+    #[test]
+    fn two_jobs_are_two_calls() {
+        let log = format!("15:56:43 {TAKEN} (J)\n15:56:44 {TAKEN} (K)\n15:56:45 Worker w1: default: K\n");
+        let runs: Vec<String> = events(&log).iter().map(|e| e.split(' ').nth(1).unwrap().to_owned()).collect();
+        assert_eq!(runs, ["J", "K", "K"]);
+        assert!(events(&log)[2].ends_with("rq job null"));
+    }
+
     #[test]
     fn a_workers_other_lines_are_no_jobs() {
         for line in [
