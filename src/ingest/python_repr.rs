@@ -68,7 +68,9 @@ pub(crate) fn python_call(text: &[u8]) -> Option<(&[u8], Option<String>)> {
     let open = memchr::memchr(b'(', text)?;
     let name = &text[..open];
     let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.');
-    let named = name.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+    let named = name
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
         && name.iter().all(is_name);
     let inner = text[open + 1..].strip_suffix(b")")?;
     if !named {

@@ -126,6 +126,8 @@ struct TextParser {
     pool: celery::Pool,
     /// A Dramatiq worker's threads and their messages ([`dramatiq::Workers`]).
     dramatiq: dramatiq::Workers,
+    /// A line in Huey's layout was read ([`huey`]).
+    huey_seen: bool,
     out: Parsed,
 }
 
@@ -161,6 +163,7 @@ impl TextParser {
             celery_running: None,
             pool: celery::Pool::default(),
             dramatiq: dramatiq::Workers::default(),
+            huey_seen: false,
             out: Parsed::new(opts),
         }
     }
@@ -254,7 +257,14 @@ impl TextParser {
                     self.dramatiq.seen = true;
                     Some((stamp, used + 2 + header.len))
                 }
-                None => Some((stamp, used + 2)),
+                // Huey's `[2026-12-07 16:25:25,289] INFO:huey:Worker-1:Executing ...`.
+                None => match huey::header_len(&inner[used + 1..]) {
+                    Some(len) => {
+                        self.huey_seen = true;
+                        Some((stamp, used + 2 + len))
+                    }
+                    None => Some((stamp, used + 2)),
+                },
             },
             // Celery's `[2026-12-06 07:39:46,898: INFO/MainProcess]`: a level and a process.
             Some(b':') => {
@@ -344,7 +354,9 @@ impl TextParser {
             return Verdict::Skipped(NO_STAMP.into());
         };
         let rest = &line[used..];
-        if !rest.is_empty() && !rest[0].is_ascii_whitespace() {
+        // Huey's header ends in a colon, its message right after it.
+        let after_header = self.huey_seen && line[used - 1] == b':';
+        if !rest.is_empty() && !rest[0].is_ascii_whitespace() && !after_header {
             return Verdict::Skipped(NO_STAMP.into());
         }
         self.tail = tail::Tail::AfterRecord { failed: false };
@@ -505,6 +517,13 @@ impl TextParser {
                     Err(why) => Verdict::Skipped(why),
                 };
             }
+        }
+        // A Huey consumer's line (`Executing huey_tasks.issue_refund: ID`), before its task's
+        // name (`huey_tasks.issue_refund: ID ... executed in 0.006s`) is read as a prefix.
+        if self.huey_seen
+            && let Some(verdict) = self.huey_line(at, msg)
+        {
+            return verdict;
         }
         // tracing's span context (`create_refund{order_id=A-1}: payments: ...`): read past,
         // its fields kept at the message's end, where a token of the message's own wins.
@@ -847,6 +866,7 @@ mod embedded;
 mod failures;
 mod fields;
 mod general;
+mod huey;
 mod idle;
 mod java_http;
 pub(crate) mod jul;

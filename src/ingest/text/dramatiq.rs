@@ -109,7 +109,9 @@ enum Said<'a> {
 fn said(msg: &[u8]) -> Option<Said<'_>> {
     if let Some(rest) = msg.strip_prefix(b"Retrying message ") {
         let (id, rest) = quoted(rest)?;
-        let ms = rest.strip_prefix(b" in ")?.strip_suffix(b" milliseconds.")?;
+        let ms = rest
+            .strip_prefix(b" in ")?
+            .strip_suffix(b" milliseconds.")?;
         let ms = (ms.len() <= 12 && !ms.is_empty() && ms.iter().all(u8::is_ascii_digit))
             .then(|| ms.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))?;
         return Some(Said::Retrying {
@@ -246,14 +248,19 @@ impl TextParser {
                 };
                 thread.message = Some(message.clone());
                 self.begin_call(&message.call, since);
-                Some(Verdict::Event(since, dispatch(&message, message.call.clone())))
+                Some(Verdict::Event(
+                    since,
+                    dispatch(&message, message.call.clone()),
+                ))
             }
             Said::Retrying { id, after } => {
                 let failed = thread.message.take()?;
                 thread.latest = None;
                 let call = message_call(id);
                 if !failed.named {
-                    self.dramatiq.named.insert(failed.call.clone(), call.clone());
+                    self.dramatiq
+                        .named
+                        .insert(failed.call.clone(), call.clone());
                 }
                 self.current_call = None;
                 Some(Verdict::Event(at.plus(after), dispatch(&failed, call)))

@@ -18,7 +18,10 @@ use crate::time::Timestamp;
 #[derive(Debug, PartialEq)]
 enum Said<'a> {
     /// Taken off `queue`: its function's call as RQ describes it, when logged.
-    Taken { id: &'a [u8], call: Option<&'a [u8]> },
+    Taken {
+        id: &'a [u8],
+        call: Option<&'a [u8]>,
+    },
     /// `job ID: exception raised while executing (FUNC)`: its traceback follows.
     Raised { id: &'a [u8] },
     /// `Job OK (ID)`.
@@ -179,8 +182,12 @@ mod tests {
 
     #[test]
     fn two_jobs_are_two_calls() {
-        let log = format!("15:56:43 {TAKEN} (J)\n15:56:44 {TAKEN} (K)\n15:56:45 Worker w1: default: K\n");
-        let runs: Vec<String> = events(&log).iter().map(|e| e.split(' ').nth(1).unwrap().to_owned()).collect();
+        let log =
+            format!("15:56:43 {TAKEN} (J)\n15:56:44 {TAKEN} (K)\n15:56:45 Worker w1: default: K\n");
+        let runs: Vec<String> = events(&log)
+            .iter()
+            .map(|e| e.split(' ').nth(1).unwrap().to_owned())
+            .collect();
         assert_eq!(runs, ["J", "K", "K"]);
         assert!(events(&log)[2].ends_with("rq job null"));
     }

@@ -21,6 +21,9 @@ pub(super) enum Tail {
     InTrace { told: bool },
     /// After a client's `HEADERS:` line: its header lines follow ([`super::client`]).
     Headers,
+    /// After a line announcing a list whose items follow as `+ NAME` (Huey's `The
+    /// following commands are available:`, [`super::huey`]).
+    Listing,
 }
 
 /// What a line without a timestamp is to the record above it.
@@ -52,6 +55,9 @@ impl Tail {
             Tail::Headers if super::client::is_header_line(raw) => return Continued::Yes,
             Tail::Headers if opens_trace(raw, line) => false,
             Tail::Headers => return Continued::No,
+            Tail::Listing if line.starts_with(b"+ ") => return Continued::Yes,
+            Tail::Listing if opens_trace(raw, line) => false,
+            Tail::Listing => return Continued::No,
             Tail::AfterRecord { failed } if opens_trace(raw, line) => failed,
             Tail::AfterRecord { .. } => return Continued::No,
             Tail::InTrace { told } => told,

@@ -40,7 +40,10 @@ fn events(log: &str) -> Vec<String> {
                 _ => return None,
             };
             let time = e.at.display();
-            Some((e.at, format!("{} {} {what}", &time[17..23], e.kind.call()?.run)))
+            Some((
+                e.at,
+                format!("{} {} {what}", &time[17..23], e.kind.call()?.run),
+            ))
         })
         .collect();
     out.sort_by_key(|(at, _)| *at);
@@ -49,8 +52,16 @@ fn events(log: &str) -> Vec<String> {
 
 #[test]
 fn dramatiqs_header_says_the_thread_and_the_logger() {
-    let h = header(b" [PID 27452] [Thread-4] [dramatiq.worker.WorkerThread] [ERROR] Failed").unwrap();
-    assert_eq!((h.pid, h.thread, h.logger), (&b"PID 27452"[..], &b"Thread-4"[..], &b"dramatiq.worker.WorkerThread"[..]));
+    let h =
+        header(b" [PID 27452] [Thread-4] [dramatiq.worker.WorkerThread] [ERROR] Failed").unwrap();
+    assert_eq!(
+        (h.pid, h.thread, h.logger),
+        (
+            &b"PID 27452"[..],
+            &b"Thread-4"[..],
+            &b"dramatiq.worker.WorkerThread"[..]
+        )
+    );
     assert_eq!(h.len, 62);
     for other in [
         &b" [INFO] refund created"[..],
@@ -60,7 +71,11 @@ fn dramatiqs_header_says_the_thread_and_the_logger() {
         b" [PID 1] [Thread-4] [tasks] [info] refund created",
         b" [6073fddd] [PID 1] [Thread-4] [tasks] [INFO] refund created",
     ] {
-        assert!(header(other).is_none(), "{}", String::from_utf8_lossy(other));
+        assert!(
+            header(other).is_none(),
+            "{}",
+            String::from_utf8_lossy(other)
+        );
     }
 }
 
@@ -124,15 +139,30 @@ fn a_message_retried_is_its_step_dispatched_again_after_the_delay() {
 
 #[test]
 fn a_message_that_logged_nothing_is_dispatched_at_its_failure() {
-    let log = [failed("29,162", "Thread-4", "A-1"), retrying("29,196", "Thread-4", "M")].concat();
+    let log = [
+        failed("29,162", "Thread-4", "A-1"),
+        retrying("29,196", "Thread-4", "M"),
+    ]
+    .concat();
     let got = events(&log);
     assert!(got[0].starts_with("29.162 M issue_refund"), "{got:?}");
 }
 
 #[test]
 fn a_message_given_up_on_ends_failed_and_is_not_dispatched_again() {
-    let exceeded = line("29,196", "Thread-4", RETRIES, "WARNING", "Retries exceeded for message 'M'.");
-    let log = [calling("28,154", "Thread-4"), failed("29,162", "Thread-4", "A-1"), exceeded].concat();
+    let exceeded = line(
+        "29,196",
+        "Thread-4",
+        RETRIES,
+        "WARNING",
+        "Retries exceeded for message 'M'.",
+    );
+    let log = [
+        calling("28,154", "Thread-4"),
+        failed("29,162", "Thread-4", "A-1"),
+        exceeded,
+    ]
+    .concat();
     let got = events(&log);
     assert_eq!(got.len(), 3, "{got:?}");
     assert!(got[0].starts_with("28.154 M issue_refund"), "{got:?}");
@@ -152,10 +182,24 @@ fn each_thread_retries_its_own_failed_message() {
     ]
     .concat();
     let got = events(&log);
-    assert!(got[0].starts_with("28.100 A issue_refund") && got[0].contains("A-1"), "{got:?}");
-    assert!(got[1].starts_with("28.200 B issue_refund") && got[1].contains("A-2"), "{got:?}");
-    assert!(got.iter().any(|e| e.starts_with("30.944 B") && e.contains("A-2")), "{got:?}");
-    assert!(got.iter().any(|e| e.starts_with("31.044 A") && e.contains("A-1")), "{got:?}");
+    assert!(
+        got[0].starts_with("28.100 A issue_refund") && got[0].contains("A-1"),
+        "{got:?}"
+    );
+    assert!(
+        got[1].starts_with("28.200 B issue_refund") && got[1].contains("A-2"),
+        "{got:?}"
+    );
+    assert!(
+        got.iter()
+            .any(|e| e.starts_with("30.944 B") && e.contains("A-2")),
+        "{got:?}"
+    );
+    assert!(
+        got.iter()
+            .any(|e| e.starts_with("31.044 A") && e.contains("A-1")),
+        "{got:?}"
+    );
 }
 
 #[test]
@@ -168,7 +212,13 @@ fn a_received_line_names_the_message_from_its_start() {
         "DEBUG",
         "Received message issue_refund(order='A-1', amount_p=4500) with id 'M'.",
     );
-    let log = [received, calling("28,154", "Thread-4"), failed("29,162", "Thread-4", "A-1"), retrying("29,196", "Thread-4", "M")].concat();
+    let log = [
+        received,
+        calling("28,154", "Thread-4"),
+        failed("29,162", "Thread-4", "A-1"),
+        retrying("29,196", "Thread-4", "M"),
+    ]
+    .concat();
     let got = events(&log);
     assert!(got[0].starts_with("28.100 M issue_refund"), "{got:?}");
     assert_eq!(got[1], "29.162 M failed requests.exceptions.ReadTimeout");
@@ -178,6 +228,10 @@ fn a_received_line_names_the_message_from_its_start() {
 
 #[test]
 fn a_retry_line_with_no_failure_before_it_dispatches_nothing() {
-    let log = [calling("28,154", "Thread-4"), retrying("29,196", "Thread-4", "M")].concat();
+    let log = [
+        calling("28,154", "Thread-4"),
+        retrying("29,196", "Thread-4", "M"),
+    ]
+    .concat();
     assert!(events(&log).is_empty());
 }
