@@ -95,8 +95,12 @@ impl TextParser {
     /// cannot change) ends an anonymous call.
     pub(super) fn answered(&mut self, status: u16) {
         let retryable = matches!(status, 408 | 409 | 425 | 429) || status >= 500;
-        if self.anonymous.open.is_some() && (200..500).contains(&status) && !retryable {
+        let last = (200..500).contains(&status) && !retryable;
+        if self.anonymous.open.is_some() && last {
             self.end_anonymous();
+        }
+        if self.dramatiq.seen && last {
+            self.dramatiq_answered();
         }
     }
 

@@ -22,6 +22,7 @@ use crate::event::{CallRef, EventKind, Text, ToolCall};
 use crate::ingest::python_repr::python_call;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 
 /// A Dramatiq worker's threads, by `PID n/THREAD`, and the calls that stood in for
 /// messages until a line named them.
@@ -33,10 +34,17 @@ pub(super) struct Workers {
     /// The thread of the line being read, when it is Dramatiq's own line (its logger's
     /// name starts `dramatiq`).
     own_line: Option<Box<[u8]>>,
+    /// The thread of the line being read, when it is a task's or a library's line.
+    line_thread: Option<Box<[u8]>>,
+    /// Messages to be run again (a Retries line), oldest first, each with when it is due.
+    waiting: VecDeque<(Message, Timestamp)>,
     /// Each stand-in's call and the message it turned out to be.
-    pub(super) named: FxHashMap<CallRef, CallRef>,
+    named: FxHashMap<CallRef, CallRef>,
     stand_ins: usize,
 }
+
+/// How many messages to be run again are remembered while no thread has taken them.
+const WAITING_KEPT: usize = 1024;
 
 #[derive(Default)]
 struct Thread {
@@ -51,6 +59,8 @@ struct Message {
     call: CallRef,
     /// Named by its id (else a stand-in).
     named: bool,
+    /// Taken by its thread as the message due to run again ([`TextParser::dramatiq_line`]).
+    taken: bool,
     actor: Text,
     /// Its arguments as JSON, when they could be read.
     args: Option<Text>,
@@ -193,15 +203,48 @@ impl TextParser {
             return;
         };
         let key: Box<[u8]> = [h.pid, b"/", h.thread].concat().into();
+        self.dramatiq.line_thread = None;
         if h.logger.starts_with(b"dramatiq") {
             self.dramatiq.own_line = Some(key);
             return;
         }
-        let thread = self.dramatiq.threads.entry(key).or_default();
+        let workers = &mut self.dramatiq;
+        let thread = workers.threads.entry(key.clone()).or_default();
         thread.latest = Some(at);
-        // A line of the task or of a library it calls: its message's, when named.
+        workers.line_thread = Some(key);
+        // A line of the task or of a library it calls: its message's, when named. A thread
+        // that runs none known runs the message due to run again longest ago, if one is due
+        // by now: a guess by turn, as a Celery pool's ([`super::celery::Pool`]).
+        let mut taken = None;
+        if thread.message.is_none()
+            && let Some(w) = workers.waiting.iter().position(|(_, due)| *due <= at)
+            && let Some((message, _)) = workers.waiting.remove(w)
+        {
+            taken = Some(message.call.clone());
+            thread.message = Some(Message {
+                taken: true,
+                ..message
+            });
+        }
         let named = thread.message.as_ref().filter(|m| m.named);
         self.current_call = named.map(|m| m.call.clone());
+        if let Some(call) = taken {
+            self.begin_call(&call, at);
+        }
+    }
+
+    /// A final answer was read (a success, or a refusal sending again cannot change): the
+    /// message its thread took by turn is over, its success unlogged, and the thread's next
+    /// lines are another message's.
+    pub(super) fn dramatiq_answered(&mut self) {
+        let workers = &mut self.dramatiq;
+        let Some(thread) = (workers.line_thread.as_ref()).and_then(|k| workers.threads.get_mut(k))
+        else {
+            return;
+        };
+        if thread.message.as_ref().is_some_and(|m| m.taken) {
+            thread.message = None;
+        }
     }
 
     /// One of Dramatiq's own lines at `at` (see the module's doc); `None` for any other.
@@ -215,9 +258,13 @@ impl TextParser {
         match said {
             Said::Received { repr, id } => {
                 let (actor, args) = python_call(repr)?;
+                let call = message_call(id);
+                self.dramatiq.waiting.retain(|(m, _)| m.call != call);
+                let thread = self.dramatiq.threads.entry(key.clone()).or_default();
                 let message = Message {
-                    call: message_call(id),
+                    call,
                     named: true,
+                    taken: false,
                     actor: small(actor),
                     args: args.map(|a| a.as_str().into()),
                 };
@@ -243,6 +290,7 @@ impl TextParser {
                 let message = Message {
                     call: message_call(name.as_bytes()),
                     named: false,
+                    taken: false,
                     actor: small(actor),
                     args: args.map(|a| a.as_str().into()),
                 };
@@ -263,12 +311,25 @@ impl TextParser {
                         .insert(failed.call.clone(), call.clone());
                 }
                 self.current_call = None;
-                Some(Verdict::Event(at.plus(after), dispatch(&failed, call)))
+                let due = at.plus(after);
+                let workers = &mut self.dramatiq;
+                if workers.waiting.len() == WAITING_KEPT {
+                    workers.waiting.pop_front();
+                }
+                let again = Message {
+                    call: call.clone(),
+                    named: true,
+                    taken: false,
+                    ..failed.clone()
+                };
+                workers.waiting.push_back((again, due));
+                Some(Verdict::Event(due, dispatch(&failed, call)))
             }
             Said::GaveUp { id, why } => {
                 let failed = thread.message.take();
                 thread.latest = None;
                 let call = message_call(id);
+                self.dramatiq.waiting.retain(|(m, _)| m.call != call);
                 if let Some(failed) = failed.filter(|m| !m.named) {
                     self.dramatiq.named.insert(failed.call, call.clone());
                 }

@@ -235,3 +235,59 @@ fn a_retry_line_with_no_failure_before_it_dispatches_nothing() {
     .concat();
     assert!(events(&log).is_empty());
 }
+
+/// httpx's line for a request answered `status`, from `thread`.
+fn posted(at: &str, thread: &str, status: &str) -> String {
+    let msg = format!("HTTP Request: POST http://x/v1/refunds \"HTTP/1.1 {status}\"");
+    line(at, thread, "httpx", "INFO", &msg)
+}
+
+/// The run of each attempt read, in order.
+fn attempt_runs(log: &str) -> Vec<String> {
+    let p = parse(&mut log.as_bytes(), 0, &ParseOptions::default()).unwrap();
+    (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Attempt(a) => Some(a.call.as_ref()?.run.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_thread_that_runs_no_known_message_takes_the_one_due_again() {
+    // M is due at 30.840: Thread-5's request after that is M's second run.
+    let log = [
+        failed("29,162", "Thread-4", "A-1"),
+        retrying("29,196", "Thread-4", "M"),
+        posted("31,189", "Thread-5", "201 Created"),
+    ]
+    .concat();
+    assert_eq!(attempt_runs(&log), ["M"]);
+}
+
+#[test]
+fn a_message_not_yet_due_is_taken_by_no_thread() {
+    let log = [
+        failed("29,162", "Thread-4", "A-1"),
+        retrying("29,196", "Thread-4", "M"),
+        posted("30,000", "Thread-5", "201 Created"),
+    ]
+    .concat();
+    let runs = attempt_runs(&log);
+    assert!(runs.len() == 1 && runs[0].starts_with('?') && !runs[0].starts_with("?dramatiq"));
+}
+
+#[test]
+fn a_message_taken_by_turn_ends_at_its_final_answer() {
+    // After M's refund was answered, the thread's next request is another message's.
+    let log = [
+        failed("29,162", "Thread-4", "A-1"),
+        retrying("29,196", "Thread-4", "M"),
+        posted("31,189", "Thread-4", "201 Created"),
+        posted("35,000", "Thread-4", "201 Created"),
+    ]
+    .concat();
+    let runs = attempt_runs(&log);
+    assert_eq!(runs[0], "M");
+    assert_ne!(runs[1], "M");
+}
