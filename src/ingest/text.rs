@@ -251,21 +251,8 @@ impl TextParser {
         let inner = line.strip_prefix(b"[")?;
         let (stamp, used) = self.dates.parse_stamp(inner, self.zone)?;
         match inner.get(used) {
-            // Dramatiq's `[2026-12-07 15:56:29,196] [PID 27452] [Thread-4] [LOGGER] [INFO]`.
-            Some(b']') => match dramatiq::header(&inner[used + 1..]) {
-                Some(header) => {
-                    self.dramatiq.seen = true;
-                    Some((stamp, used + 2 + header.len))
-                }
-                // Huey's `[2026-12-07 16:25:25,289] INFO:huey:Worker-1:Executing ...`.
-                None => match huey::header_len(&inner[used + 1..]) {
-                    Some(len) => {
-                        self.huey_seen = true;
-                        Some((stamp, used + 2 + len))
-                    }
-                    None => Some((stamp, used + 2)),
-                },
-            },
+            // With a job queue worker's header after it ([`job_queues`]).
+            Some(b']') => Some((stamp, used + 2 + self.worker_header(&inner[used + 1..]))),
             // Celery's `[2026-12-06 07:39:46,898: INFO/MainProcess]`: a level and a process.
             Some(b':') => {
                 let close = used + inner[used..].iter().position(|&b| b == b']')?;
@@ -567,16 +554,8 @@ impl TextParser {
         {
             return verdict;
         }
-        // A Dramatiq worker's own line (`Retrying message '...' in 1644 milliseconds.`).
-        if self.dramatiq.seen
-            && let Some(verdict) = self.dramatiq_message(at, msg)
-        {
-            return verdict;
-        }
-        // An RQ worker's line (`Worker NAME: QUEUE: FUNCTION(...) (ID)`).
-        if msg.first() == Some(&b'W')
-            && let Some(verdict) = self.rq_line(at, msg)
-        {
+        // A Dramatiq or RQ worker's line about a task ([`job_queues`]).
+        if let Some(verdict) = self.job_queue_line(at, msg) {
             return verdict;
         }
         // stamina's `stamina.retry_scheduled` ([`retry_lines`]).
@@ -869,6 +848,7 @@ mod general;
 mod huey;
 mod idle;
 mod java_http;
+mod job_queues;
 pub(crate) mod jul;
 #[cfg(test)]
 mod layout_tests;

@@ -89,7 +89,13 @@ impl TextParser {
             self.tail = super::tail::Tail::Listing;
             return Some(Verdict::Ignored);
         }
-        let kind = match said(msg)? {
+        let said = said(msg)?;
+        if self.idle.is_active() {
+            // A held call is settled before a task's line moves the current call on, as
+            // before a Celery pool's line.
+            self.replay_idle();
+        }
+        let kind = match said {
             Said::Executing { name, id } => {
                 let call = task_call(id);
                 self.begin_call(&call, at);
