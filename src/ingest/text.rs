@@ -342,8 +342,10 @@ impl TextParser {
         };
         let rest = &line[used..];
         // Huey's header ends in a colon, its message right after it.
-        let after_header = self.huey_seen && line[used - 1] == b':';
-        if !rest.is_empty() && !rest[0].is_ascii_whitespace() && !after_header {
+        if !rest.is_empty()
+            && !rest[0].is_ascii_whitespace()
+            && !(self.huey_seen && line[used - 1] == b':')
+        {
             return Verdict::Skipped(NO_STAMP.into());
         }
         self.tail = tail::Tail::AfterRecord { failed: false };

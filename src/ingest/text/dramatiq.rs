@@ -215,6 +215,10 @@ impl TextParser {
         // A line of the task or of a library it calls: its message's, when named. A thread
         // that runs none known runs the message due to run again longest ago, if one is due
         // by now: a guess by turn, as a Celery pool's ([`super::celery::Pool`]).
+        if thread.message.as_ref().is_some_and(|m| !m.named) {
+            // A failed message no Retries line named: it is over.
+            thread.message = None;
+        }
         let mut taken = None;
         if thread.message.is_none()
             && let Some(w) = workers.waiting.iter().position(|(_, due)| *due <= at)

@@ -2,8 +2,9 @@
 //! of day only: `15:56:43 Worker e6a7...: default: rq_tasks.issue_refund(amount_p=4500,
 //! order='A-1') (0c3e...)`): a job is a tool's call, its id the run and the job its one
 //! step, as a Celery task is ([`super::celery`]). Each line that takes a job off a queue
-//! (`Worker NAME: QUEUE: DESCRIPTION (ID)`, or `Worker NAME: QUEUE: ID` under
-//! `--disable-job-desc-logging`) is a dispatch of its step, so a job that RQ's `Retry`
+//! (`Worker NAME: QUEUE: DESCRIPTION (ID)`, the description its function's call unless
+//! the job was given its own; `Worker NAME: QUEUE: ID` under `--disable-job-desc-logging`)
+//! is a dispatch of its step, so a job that RQ's `Retry`
 //! runs again is a step retry (SPEC §5); `Worker NAME: job ID: exception raised while
 //! executing (FUNC)` opens the traceback whose exception is the dispatch's failure;
 //! `Worker NAME: QUEUE: Job OK (ID)` ends the step. Jobs run one at a time in a worker, so
@@ -63,8 +64,7 @@ fn said(msg: &[u8]) -> Option<Said<'_>> {
     if head == b"Job OK" {
         return Some(Said::Ok { id });
     }
-    // A description is a call; any other words are no job's.
-    python_call(head)?;
+    // The job's description: its function's call, unless it was enqueued with its own.
     Some(Said::Taken {
         id,
         call: Some(head),
@@ -88,7 +88,7 @@ impl TextParser {
                 let job = job_call(id);
                 let (tool, args) = match call.and_then(python_call) {
                     Some((function, args)) => (small(function), args),
-                    // Described by id alone: the job's function is not said.
+                    // Described by id alone or in its own words: its function is not said.
                     None => (Text::from_static_str("rq job"), None),
                 };
                 self.begin_call(&job, at);
@@ -125,6 +125,13 @@ mod tests {
             Some(Said::Taken {
                 id,
                 call: Some(&b"rq_tasks.issue_refund(amount_p=4500, order='A-1')"[..])
+            })
+        );
+        assert_eq!(
+            said(b"Worker w1: high: refund for A-1 (0c3eb77f-5424-4314-9d8e-c41e1873ea4a)"),
+            Some(Said::Taken {
+                id,
+                call: Some(&b"refund for A-1"[..])
             })
         );
         assert_eq!(
