@@ -341,11 +341,10 @@ impl TextParser {
             return Verdict::Skipped(NO_STAMP.into());
         };
         let rest = &line[used..];
-        // Huey's header ends in a colon, its message right after it.
-        if !rest.is_empty()
-            && !rest[0].is_ascii_whitespace()
-            && !(self.huey_seen && line[used - 1] == b':')
-        {
+        let message_follows = rest.first().is_none_or(u8::is_ascii_whitespace)
+            // Huey's header ends in a colon, its message right after it.
+            || (self.huey_seen && line[used - 1] == b':');
+        if !message_follows {
             return Verdict::Skipped(NO_STAMP.into());
         }
         self.tail = tail::Tail::AfterRecord { failed: false };
