@@ -63,6 +63,8 @@ pub struct Model {
     pub records: Vec<RecordRec>,
     /// The service's replays ([`crate::event::Replay`]), in time order.
     pub replays: Vec<ReplayRec>,
+    /// Gateways' lines about requests they gave up on or sent again, in time order.
+    pub gateway_tries: Vec<GatewayTryRec>,
     /// Lifecycle events per run, in time order.
     pub runs: BTreeMap<Text, Vec<RunEventRec>>,
     /// When each resume of a run happened: segment `n` of the run starts at `resumes[n-1]`.
@@ -192,7 +194,9 @@ pub use generations::same_request;
 pub use kinds::{effect_kind_of, order_and_amount};
 pub use merge::{correlate, correlate_parts, correlate_parts_adding};
 pub(crate) use service_side::WrittenAmount;
-pub use service_side::{Disagreement, Disputed, EffectRec, MatchedBy, RecordRec, ReplayRec};
+pub use service_side::{
+    Disagreement, Disputed, EffectRec, GatewayTryRec, MatchedBy, RecordRec, ReplayRec,
+};
 
 #[cfg(test)]
 mod tests;

@@ -61,6 +61,7 @@ pub enum EventKind {
     Effect(Box<Effect>),
     Record(Box<Record>),
     Replay(Box<Replay>),
+    GatewayTry(Box<GatewayTry>),
 }
 
 /// The logical call a client event belongs to: a step of a run.
@@ -346,6 +347,25 @@ pub struct Replay {
     pub key: Option<Text>,
 }
 
+/// A gateway's (a reverse proxy's) own record that it gave up on an upstream it had sent a
+/// client's request to, or sent the request to another (`ingest::gateway`): nginx's
+/// access line whose `$upstream_addr` lists two or more upstreams, HAProxy's line with a
+/// retry count, nginx's `upstream timed out ... while reading response header from
+/// upstream`. Neither an attempt (the client sent the request once) nor an effect: evidence
+/// of what replayed a request below the client, read by `duplicate-effect` alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GatewayTry {
+    /// The request as the gateway logged it: its method, and its target (path and query).
+    pub method: Text,
+    pub target: Text,
+    /// The line shows the request sent again (to another upstream, or the same); else only
+    /// that the gateway gave up on an upstream after sending it the request.
+    pub resent: bool,
+    /// What the line shows, in words: `sent the request to 127.0.0.2:5201 (504), then to
+    /// 127.0.0.3:5201 (201)`.
+    pub shows: Text,
+}
+
 /// Final states meaning the effect did not happen.
 pub const NOT_HAPPENED_STATES: &[&str] = &[
     "rejected",
@@ -462,6 +482,7 @@ impl EventKind {
             EventKind::Effect(_) => "effect",
             EventKind::Record(_) => "record",
             EventKind::Replay(_) => "replay",
+            EventKind::GatewayTry(_) => "gateway_try",
         }
     }
 
@@ -477,7 +498,8 @@ impl EventKind {
             EventKind::Run(_)
             | EventKind::Effect(_)
             | EventKind::Record(_)
-            | EventKind::Replay(_) => None,
+            | EventKind::Replay(_)
+            | EventKind::GatewayTry(_) => None,
         }
     }
 
@@ -491,7 +513,8 @@ impl EventKind {
             EventKind::Run(_)
             | EventKind::Effect(_)
             | EventKind::Record(_)
-            | EventKind::Replay(_) => None,
+            | EventKind::Replay(_)
+            | EventKind::GatewayTry(_) => None,
         }
     }
 
@@ -512,6 +535,7 @@ impl EventKind {
             EventKind::Effect(b) => at(&**b),
             EventKind::Record(b) => at(&**b),
             EventKind::Replay(b) => at(&**b),
+            EventKind::GatewayTry(b) => at(&**b),
         }
     }
 
@@ -519,7 +543,10 @@ impl EventKind {
     pub fn is_client_side(&self) -> bool {
         !matches!(
             self,
-            EventKind::Effect(_) | EventKind::Record(_) | EventKind::Replay(_)
+            EventKind::Effect(_)
+                | EventKind::Record(_)
+                | EventKind::Replay(_)
+                | EventKind::GatewayTry(_)
         )
     }
 }

@@ -466,7 +466,10 @@ fn still_idle(p: &mut Pending, ev: &Event, urls_naming: &mut ShapeCache) -> bool
             idle
         }
         EventKind::StepEnd(s) => s.ok && p.answered == (p.attempts == 1),
-        EventKind::Effect(_) | EventKind::Record(_) | EventKind::Replay(_) => true,
+        EventKind::Effect(_)
+        | EventKind::Record(_)
+        | EventKind::Replay(_)
+        | EventKind::GatewayTry(_) => true,
     }
 }
 

@@ -251,6 +251,11 @@ impl<'o> Builder<'o> {
                 at,
                 loc,
             }),
+            EventKind::GatewayTry(g) => {
+                self.model
+                    .gateway_tries
+                    .push(GatewayTryRec { at, loc, shows: *g })
+            }
         }
     }
 }

@@ -74,6 +74,7 @@ pub fn correlate_parts_adding(
     b.model.key_disputes = s.model.key_disputes;
     b.model.records = s.model.records;
     b.model.replays = s.model.replays;
+    b.model.gateway_tries = s.model.gateway_tries;
     b.model.latest_event = b.model.latest_event.max(s.model.latest_event);
     b.finish()
 }

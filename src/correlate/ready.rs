@@ -77,7 +77,8 @@ impl<'o> Preparer<'o> {
             EventKind::Run(_)
             | EventKind::Effect(_)
             | EventKind::Record(_)
-            | EventKind::Replay(_) => {}
+            | EventKind::Replay(_)
+            | EventKind::GatewayTry(_) => {}
         }
         Ready { event, call }
     }

@@ -160,6 +160,14 @@ pub struct RecordRec {
     pub loc: Loc,
 }
 
+/// A gateway's line about a request it gave up on or sent again ([`crate::event::GatewayTry`]).
+#[derive(Clone, Debug)]
+pub struct GatewayTryRec {
+    pub at: Timestamp,
+    pub loc: Loc,
+    pub shows: crate::event::GatewayTry,
+}
+
 /// A replay the service logged: the effect `effect_id` (of `kind`, where said), or an
 /// answer stored under `key`, confirmed again to a request at `at`.
 #[derive(Clone, Debug)]

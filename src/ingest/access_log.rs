@@ -9,6 +9,13 @@
 //! /v1/refunds/ HTTP/1.1" 201 111`; aiohttp's default format (`%a %t "%r" %s %b ...`) with
 //! the client's address alone: `127.0.0.1 [07/Dec/2026:14:21:04 +0000] "POST ..." 201 287`.
 //!
+//! HAProxy's log line (`option httplog`, its default HTTP format, or `option tcplog`) is a
+//! gateway's access line of another shape: the client's address and port, the date it
+//! accepted the connection in brackets, to the millisecond and in local time, then the
+//! frontend's name and the rest (`127.0.0.1:38892 [07/Dec/2026:16:11:35.890] payments
+//! replicas/pay-b 0/1001/0/8/1010 201 244 - - ---- 1/1/0/0/+1 0/0 "POST /v1/refunds
+//! HTTP/1.1"`). What a gateway's line says of its retries is read by [`super::gateway`].
+//!
 //! Such a line is the service's record of a request it received: a method, a path and a
 //! status, no effect and no key. The event model has no event for it that a rule would read
 //! (an effect is what the service logs when it makes one), so a line of this shape with a
@@ -30,6 +37,9 @@ const STAMP_WITHIN: usize = 300;
 /// without an offset (werkzeug's, Django's) is in `zone` (`--tz`).
 pub(crate) fn stamp(line: &[u8], zone: Zone) -> Option<Timestamp> {
     let open = memchr::memchr(b'[', &line[..line.len().min(STAMP_WITHIN)])?;
+    if let Some(at) = haproxy_stamp(line, open, zone) {
+        return Some(at);
+    }
     if open > 0 {
         let fields = line[..open].strip_suffix(b" ")?;
         let mut words = fields.split(|&b| b == b' ');
@@ -47,6 +57,28 @@ pub(crate) fn stamp(line: &[u8], zone: Zone) -> Option<Timestamp> {
     let status = request.get(end + 2..end + 5)?;
     let ends = request.get(end + 5).is_none_or(|&b| b == b' ');
     (status.iter().all(u8::is_ascii_digit) && ends).then_some(at)
+}
+
+/// HAProxy's line: `ADDRESS:PORT [DD/Mon/YYYY:HH:MM:SS.mmm] FRONTEND ...` (the bracket
+/// opening at `open`), in `zone`. The address is IPv4 or IPv6, written as HAProxy writes
+/// it (`::1:45678`, no brackets), or `unix` (a UNIX socket's client).
+fn haproxy_stamp(line: &[u8], open: usize, zone: Zone) -> Option<Timestamp> {
+    let client = line[..open].strip_suffix(b" ")?;
+    let colon = memchr::memrchr(b':', client)?;
+    let (address, port) = (&client[..colon], &client[colon + 1..]);
+    let port_ok = !port.is_empty() && port.len() <= 5 && port.iter().all(u8::is_ascii_digit);
+    if !port_ok || !(is_address(address) || address == b"unix") {
+        return None;
+    }
+    let after = &line[open + 1..];
+    let close = memchr::memchr(b']', after)?;
+    let stamp = &after[..close];
+    // The milliseconds make it HAProxy's, and a frontend's name must follow.
+    let frontend = after[close + 1..].strip_prefix(b" ")?;
+    let millis = stamp.len() == 24 && stamp[20] == b'.';
+    (millis && frontend.first().is_some_and(|b| !b.is_ascii_whitespace()))
+        .then(|| clf_time(stamp, zone))
+        .flatten()
 }
 
 /// `07/Dec/2026:08:01:02 +0000` (the log formats') or `07/Dec/2026 08:01:02` (werkzeug's).
@@ -132,6 +164,21 @@ mod tests {
             Some("2026-12-07T14:21:04.000Z")
         );
         assert!(at(r#"::1 [07/Dec/2026:14:21:04 +0000] "GET / HTTP/1.1" 200 2"#).is_some());
+        // HAProxy's: the client's port, milliseconds, local time; its other lines too.
+        assert_eq!(
+            at(
+                r#"127.0.0.1:38892 [07/Dec/2026:16:11:35.890] payments replicas/pay-b 0/1001/0/8/1010 201 244 - - ---- 1/1/0/0/+1 0/0 "POST /v1/refunds HTTP/1.1""#
+            )
+            .as_deref(),
+            Some("2026-12-07T15:11:35.890Z")
+        );
+        for haproxy in [
+            "::1:45678 [07/Dec/2026:16:11:35.890] payments/1: SSL handshake failure",
+            "10.0.0.7:5432 [07/Dec/2026:16:11:35.890] fe_tcp be_db/db1 1/0/5007 212 -- 1/1/1/1/0 0/0",
+            r#"unix:1 [07/Dec/2026:16:11:35.890] payments payments/<NOSRV> -1/-1/-1/-1/0 400 0 - - CR-- 1/1/0/0/0 0/0 "<BADREQ>""#,
+        ] {
+            assert!(at(haproxy).is_some(), "{haproxy}");
+        }
         // Django's runserver: no client's fields, local time.
         assert_eq!(
             at(r#"[07/Dec/2026 14:19:36] "POST /v1/refunds/ HTTP/1.1" 201 111"#).as_deref(),
@@ -161,6 +208,13 @@ mod tests {
             "[07/Dec/2026 14:19:36] refund re_1 created for order A-1",
             r#"[07/Dec/2026 14:19:36] "refund created" re_1"#,
             "[2026-12-07 07:32:50,932] INFO in service_flask: Refund re_1 created",
+            // HAProxy's shape without its milliseconds, port or frontend; a word before.
+            "127.0.0.1:38892 [07/Dec/2026:16:11:35] payments replicas/pay-b 0/1/0/8/10 201",
+            "127.0.0.1 [07/Dec/2026:16:11:35.890] payments replicas/pay-b 0/1/0/8/10 201",
+            "127.0.0.1:38892 [07/Dec/2026:16:11:35.890]",
+            "127.0.0.1:38892 [07/Dec/2026:16:11:35.890]  payments",
+            "worker:1 [07/Dec/2026:16:11:35.890] refund re_1 created",
+            "127.0.0.1:port [07/Dec/2026:16:11:35.890] payments replicas/pay-b",
         ] {
             assert_eq!(at(line), None, "{line}");
         }

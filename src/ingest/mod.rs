@@ -8,6 +8,7 @@ pub(crate) mod banner;
 mod compressed;
 pub mod container;
 pub mod csv;
+pub(crate) mod gateway;
 pub mod jsonl;
 pub mod jul_xml;
 pub mod lines;

@@ -200,6 +200,13 @@ impl TextParser {
                 Verdict::Ignored if memchr::memchr(0, line).is_some() => {
                     Verdict::Skipped(DAMAGED.into())
                 }
+                // A gateway's line about a request it gave up on or sent again ([`gateway`]).
+                Verdict::Ignored if !ahead.cut_short() => {
+                    match super::gateway::of_stamped_line(line, self.zone) {
+                        Some(kind) => Verdict::Event(self.line_at, kind),
+                        None => Verdict::Ignored,
+                    }
+                }
                 verdict => cut(verdict),
             }
         };
@@ -601,10 +608,14 @@ impl TextParser {
             self.jul_time = Some(time);
             return Verdict::Ignored;
         }
-        // A web server's access line: its stamp in brackets after the client's address.
-        if super::access_log::stamp(line, self.zone).is_some() {
+        // A web server's access line: its stamp in brackets after the client's address;
+        // a gateway's may show a request it sent again ([`super::gateway`]).
+        if let Some(at) = super::access_log::stamp(line, self.zone) {
             self.tail = tail::Tail::AfterRecord { failed: false };
-            return Verdict::Ignored;
+            return match super::gateway::of_access_line(line) {
+                Some(kind) => Verdict::Event(at, kind),
+                None => Verdict::Ignored,
+            };
         }
         // A web framework's line about itself (Flask's banner, uvicorn's): no event. A
         // traceback below it is its record's (Django's `Internal Server Error: /path`),

@@ -6,6 +6,7 @@ use crate::finding::{Finding, Severity};
 use groups::{check_calls, check_service_only};
 
 mod cause;
+mod gateway;
 mod groups;
 mod story;
 
@@ -38,7 +39,11 @@ Each finding carries a cause, a property of the call:
 - `gateway-retry`: the call sent one attempt only as far as its trace shows (one that
   reached the service), so something below the traced request replayed it: a gateway or a
   queue, or the HTTP library's own retry where the trace records one span per call of the
-  library (OpenTelemetry's `requests` instrumentation does not see urllib3's `Retry`);
+  library (OpenTelemetry's `requests` instrumentation does not see urllib3's `Retry`).
+  A gateway's log given beside the trace may show it: nginx's access line listing two
+  upstreams (`$upstream_addr`, `$upstream_status`), HAProxy's retry count, nginx's `upstream
+  timed out ... while reading response header from upstream`; the finding then cites those
+  lines and says what they show. They never make or unmake a duplicate;
 - `unknown`: no client trace covers the effects, or the call that made them logged no
   request (a trace of tool calls without the HTTP client's lines or spans).
 

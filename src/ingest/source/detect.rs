@@ -130,6 +130,7 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
 /// one dated line, or its example of two among prose, is still no log. Only line-wise
 /// formats can be told this way: a CSV export or a pretty-printed document needs its first line.
 /// A README or a stray JSON document has no such majority; a log with one bad line does.
+/// A file of a framework's own lines alone is a text log.
 fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
     // A head cut at [`SNIFF_BYTES`] may end inside a line, which proves nothing either way.
@@ -137,6 +138,7 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     let mut segments = head.split(|&b| b == b'\n').peekable();
     let mut votes: Vec<Option<Format>> = Vec::with_capacity(DETECT_LINES);
     let mut lead = 0;
+    let mut framework_lines = 0;
     // Past a preamble, more lines must confirm the log: a source file's comment with an
     // example log in it (a package's `.d.ts`) has a run of stamped lines after 40 of code.
     let window = |lead: usize| {
@@ -161,6 +163,7 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
             continue;
         }
         if ingest::banner::is_framework_line(line) {
+            framework_lines += 1;
             continue;
         }
         let vote = line_format(line);
@@ -170,6 +173,11 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
             }
             votes.push(vote);
         }
+    }
+    // Nothing but a framework's own lines: a server that served no request (a replica
+    // behind a gateway that sent it none), its log read as the text log it is.
+    if votes.is_empty() && framework_lines > 0 {
+        return Some(Format::Text);
     }
     let first = &votes[..votes.len().min(DETECT_LINES)];
     let past = &votes[lead.min(votes.len())..];
@@ -280,6 +288,11 @@ mod tests {
             "INFO:     Shutting down\nINFO:     Finished server process [14335]\n",
         );
         assert_eq!(det(uvicorn), Some(Format::Text));
+        // A server that served nothing (a replica behind a gateway): its banner alone is a
+        // text log of ignored lines; with one line that is no framework's, no log.
+        let flask = " * Serving Flask app 'payments'\n * Debug mode: off\n * Running on http://127.0.0.3:5201\nPress CTRL+C to quit\n";
+        assert_eq!(det(flask), Some(Format::Text));
+        assert_eq!(det(&format!("{flask}Some other words\n")), None);
         // Another program's start-up output (Django's runserver), then its log.
         let ts = "2026-12-07 08:00:01,000 INFO refund created refund_id=re_1";
         let django = "Watching for file changes with StatReloader\nPerforming system checks...\n\n\

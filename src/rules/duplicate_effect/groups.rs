@@ -151,7 +151,12 @@ fn call_finding(
     }
     let disputed = disputed_values(model, &effects);
     set_effects(&mut f, model, effects);
-    let lead = evidence.story(kind, cause, &f);
+    let gateway = match cause {
+        Cause::GatewayRetry => evidence.gateway_lines(),
+        _ => Vec::new(),
+    };
+    f.evidence.extend(gateway.iter().map(|g| g.loc));
+    let lead = evidence.story(kind, cause, &f, &gateway);
     f.message = format!(
         "{lead}: {} {kind}s for one call{}, excess {}{disputed}",
         f.effects.len(),

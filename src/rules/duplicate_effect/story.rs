@@ -1,14 +1,22 @@
 //! A finding's message: one sentence on what happened, worded for its cause.
 
 use super::cause::Evidence;
-use crate::correlate::{AttemptRec, EffectRec};
+use super::gateway::said;
+use crate::correlate::{AttemptRec, EffectRec, GatewayTryRec};
 use crate::finding::{Cause, Finding};
 use crate::rules::support::{did, ended_ambiguous, how_it_ended, state_predicate};
 
 impl<'m> Evidence<'m> {
     /// One sentence on what happened, e.g. "attempt 1 timed out after 10.0 s but its refund
-    /// rf_8XM1 settled 1.5 s later; attempt 2 refunded again (rf_9KQ2)".
-    pub(super) fn story(&self, kind: &str, cause: Cause, f: &Finding) -> String {
+    /// rf_8XM1 settled 1.5 s later; attempt 2 refunded again (rf_9KQ2)". `gateway`: a
+    /// gateway's lines about a `gateway-retry`'s request ([`Evidence::gateway_lines`]).
+    pub(super) fn story(
+        &self,
+        kind: &str,
+        cause: Cause,
+        f: &Finding,
+        gateway: &[&GatewayTryRec],
+    ) -> String {
         let Some(first) = self.effects.first().copied() else {
             return String::new();
         };
@@ -19,11 +27,24 @@ impl<'m> Evidence<'m> {
             Cause::Resume => self.resume_story(kind, first, &others),
             Cause::StepRetry => self.step_retry_story(kind, first, &others),
             Cause::ClientRetry => self.client_retry_story(kind, first, &others),
-            Cause::GatewayRetry => format!(
-                "the client sent one attempt as far as its trace shows but the service {did} {} times ({}, {others}): something below the traced request replayed it (the HTTP library's own retry, such as urllib3's Retry under a requests span, or a gateway or queue)",
+            // A gateway's log shows it sent the request again: no need to guess.
+            Cause::GatewayRetry if gateway.iter().any(|g| g.shows.resent) => format!(
+                "the client sent one attempt as far as its trace shows but the service {did} {} times ({}, {others}): a gateway sent it again; its log says it {}",
                 f.effects.len(),
-                first.id
+                first.id,
+                said(gateway)
             ),
+            Cause::GatewayRetry => {
+                let gave_up = match gateway.is_empty() {
+                    true => String::new(),
+                    false => format!("; a gateway's log says it {}", said(gateway)),
+                };
+                format!(
+                    "the client sent one attempt as far as its trace shows but the service {did} {} times ({}, {others}): something below the traced request replayed it (the HTTP library's own retry, such as urllib3's Retry under a requests span, or a gateway or queue){gave_up}",
+                    f.effects.len(),
+                    first.id
+                )
+            }
             Cause::Unknown if self.producing.is_empty() => format!("{} and {others}", first.id),
             Cause::Unknown => format!(
                 "the service {did} {} times ({}, {others}) for one tool call whose requests were not logged (a retry by the client or by a gateway: log each request to tell which)",
