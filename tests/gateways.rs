@@ -44,10 +44,12 @@ fn nginx_logs_beside_the_trace_cite_the_retry_and_change_no_money() {
     assert_eq!(money(a), money(b));
     assert_eq!(alone.findings.len(), all.findings.len());
     assert_eq!(b.cause.as_deref(), Some("gateway-retry"));
-    // The upstream list and the error line are cited; the `combined` line shows nothing.
+    // The upstream lists (text and JSON) and the error line are cited; the `combined` line
+    // shows nothing.
     let cited = cited(b);
-    assert!(cited.contains(&"upstream.log:1".to_string()), "{cited:?}");
-    assert!(cited.contains(&"error.log:1".to_string()), "{cited:?}");
+    for line in ["upstream.log:1", "access-json.log:1", "error.log:1"] {
+        assert!(cited.contains(&line.to_string()), "{cited:?}");
+    }
     assert!(
         !cited.iter().any(|c| c.starts_with("access.log")),
         "{cited:?}"
@@ -56,7 +58,8 @@ fn nginx_logs_beside_the_trace_cite_the_retry_and_change_no_money() {
         b.message.contains("a gateway sent it again")
             && b.message
                 .contains("127.0.0.2:5201 (504), then to 127.0.0.3:5201 (201)")
-            && b.message.contains("upstream timed out"),
+            && b.message.contains("upstream timed out")
+            && b.message.matches("then to").count() == 1,
         "{}",
         b.message
     );

@@ -82,7 +82,7 @@ fn haproxy_stamp(line: &[u8], open: usize, zone: Zone) -> Option<Timestamp> {
 }
 
 /// `07/Dec/2026:08:01:02 +0000` (the log formats') or `07/Dec/2026 08:01:02` (werkzeug's).
-fn clf_time(text: &[u8], zone: Zone) -> Option<Timestamp> {
+pub(crate) fn clf_time(text: &[u8], zone: Zone) -> Option<Timestamp> {
     let day = two_digits(text.get(0..2)?)?;
     let month = MONTHS.iter().position(|m| text.get(3..6) == Some(*m))? as i64 + 1;
     let year = text.get(7..11)?;

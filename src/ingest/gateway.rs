@@ -100,7 +100,7 @@ fn field<'a>(fields: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
 }
 
 /// `POST /v1/refunds HTTP/1.1`: a known method and the target after it.
-fn method_and_target(request: &[u8]) -> Option<(&[u8], &[u8])> {
+pub(crate) fn method_and_target(request: &[u8]) -> Option<(&[u8], &[u8])> {
     let mut words = request.split(|&b| b == b' ').filter(|w| !w.is_empty());
     let (method, target) = (words.next()?, words.next()?);
     (HTTP_METHODS.contains(&method) && target.starts_with(b"/")).then_some((method, target))
@@ -140,11 +140,16 @@ fn haproxy_retries(fields: &[u8]) -> Option<(bool, String)> {
 }
 
 /// A field after the request listing two or more upstreams (nginx's `$upstream_addr`,
-/// `127.0.0.2:5201, 127.0.0.3:5201`) and one listing as many statuses (`$upstream_status`,
-/// `504, 201`). Both, so that another list of addresses with ports (a load balancer's
-/// `X-Forwarded-For` logged beside them) is not taken for upstreams.
+/// `127.0.0.2:5201, 127.0.0.3:5201`) and one listing as many statuses.
 fn upstream_lists(after: &[u8]) -> Option<(bool, String)> {
-    let lists = lists_of(after);
+    upstreams_tried(&lists_of(after))
+}
+
+/// Among a line's fields' values that are lists (`a, b`), one of two or more upstreams and
+/// one of as many statuses (`$upstream_status`, `504, 201`): what they show. Both, so that
+/// another list of addresses with ports (a load balancer's `X-Forwarded-For` logged beside
+/// them) is not taken for upstreams.
+pub(crate) fn upstreams_tried(lists: &[Vec<&[u8]>]) -> Option<(bool, String)> {
     let addresses = lists
         .iter()
         .find(|l| l.len() >= 2 && l.iter().all(|a| is_upstream(a)))?;
@@ -218,7 +223,8 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn try_event(method: &[u8], target: &[u8], resent: bool, shows: String) -> EventKind {
+/// The event a gateway's line about request `method` `target` is.
+pub(crate) fn try_event(method: &[u8], target: &[u8], resent: bool, shows: String) -> EventKind {
     EventKind::GatewayTry(Box::new(GatewayTry {
         method: Text::from(text(method).as_str()),
         target: Text::from(text(target).as_str()),

@@ -3,6 +3,7 @@
 //! ignored like an unrecognised text line; a line that is not a JSON object, or an event
 //! missing what it needs, is skipped with the reason.
 
+pub(crate) mod access;
 mod fields;
 mod logged;
 mod logger_line;

@@ -362,6 +362,7 @@ pub fn looks_like_jsonl(line: &str) -> bool {
             m.contains_key("type")
                 || jsonl::STAMP_NAMES.iter().any(|k| m.contains_key(*k))
                 || jsonl::stripe::is_object(&m)
+                || jsonl::access::request_of(&m).is_some()
                 || jsonl::nested::flattened(line).is_some()
                 // Log4j 2's JsonLayout: its time in `instant` (or `timeMillis`), beside its
                 // logger's name (a document with an `instant` or a duration in

@@ -100,6 +100,10 @@ impl State {
         if let Some(effect) = stripe::effect_line(text)? {
             return self.text_line(&effect, opts);
         }
+        // A web server's or gateway's access line (nginx's `escape=json`).
+        if let Some(line) = self.access_line(text, f, opts) {
+            return line;
+        }
         Err("no `type` field".into())
     }
 }
