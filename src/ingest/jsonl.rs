@@ -11,6 +11,7 @@ pub(crate) mod monolog;
 pub(crate) mod nested;
 mod object;
 mod open_call;
+mod stamina;
 pub(crate) mod stripe;
 mod typed;
 mod untyped;

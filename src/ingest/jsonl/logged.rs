@@ -29,6 +29,12 @@ pub(super) fn message<'f>(f: &'f Fields) -> Option<std::borrow::Cow<'f, str>> {
     MESSAGE_NAMES.iter().find_map(|k| f.str(k).ok().flatten())
 }
 
+/// Whether the line's message is `quoted` (a JSON string with its quotes and no escape),
+/// compared as written: no string is built.
+pub(super) fn message_is(f: &Fields, quoted: &str) -> bool {
+    MESSAGE_NAMES.iter().any(|k| f.get(k) == Some(quoted))
+}
+
 /// `refund created`, `refund.created`, `refund_created`, `Refund: created`.
 fn said(message: &str) -> Option<Said> {
     let m = message.trim();
@@ -245,7 +251,7 @@ fn logged_whole(f: &Fields) -> Option<(Option<&'static str>, Text)> {
 }
 
 /// A string's text, or a number as written.
-fn scalar(v: &str) -> Option<Text> {
+pub(super) fn scalar(v: &str) -> Option<Text> {
     if v.starts_with('"') {
         return serde_json::from_str::<String>(v)
             .ok()

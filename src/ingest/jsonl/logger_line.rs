@@ -75,6 +75,10 @@ impl State {
         if has(&["message", "msg", "event", "@m", "@mt"]) && !has(&EVENT_ONLY) {
             // Unless the message is a sentence about an effect, as a text log's can be,
             // or a text trace's message.
+            // stamina's retry, its details in the line's fields.
+            if let Some(line) = self.stamina_retry(text, f, opts) {
+                return line;
+            }
             // `"msg": "refund request"`, `"POST ..."` after a tool call: the call's.
             if let Some(line) = self.of_open_call(text, f, opts) {
                 return line;

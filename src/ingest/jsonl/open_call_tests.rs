@@ -267,4 +267,55 @@ fn tracings_json_request_and_reqwest_retrys_line_are_the_open_calls() {
     let read = request("GET", "");
     let p = run(&[tool, &read, &retry]);
     assert_eq!(shape(&p), [("tool_call", Some(4), None)]);
+
+/// stamina's retry through structlog's JSON renderer (its own hook when structlog is
+/// installed; fixture `python-structlog-json-stamina`) and through its standard-library
+/// hook and python-json-logger 4.2's `JsonFormatter("%(asctime)s %(levelname)s %(name)s
+/// %(message)s")` (the record's extras `stamina.*`): the open call's failure, named, its
+/// function and wait read; without its details (a formatter that drops the extras), an
+/// ambiguous one, sent again all the same.
+#[test]
+fn staminas_retry_in_a_loggers_fields_is_the_open_calls_failure() {
+    use crate::classify::FailureClass;
+    use crate::time::Duration;
+    let tool_call = r#"{"run_id": "r1", "step": 1, "tool": "issue_refund", "args": {"order": "A-1", "amount_p": 4500}, "event": "tool call", "timestamp": "2026-12-07T15:48:07.707936Z"}"#;
+    let structlog = r#"{"callable": "__main__.post_refund", "args": [], "kwargs": {}, "retry_num": 1, "caused_by": "ReadTimeout('timed out')", "wait_for": 0.3, "waited_so_far": 0.0, "event": "stamina.retry_scheduled", "level": "warning", "logger": "stamina", "timestamp": "2026-12-07T15:48:08.793067Z"}"#;
+    let json_logger = r#"{"asctime": "2026-12-07 15:58:33,502", "levelname": "WARNING", "name": "stamina", "message": "stamina.retry_scheduled", "stamina.callable": "__main__.post_refund", "stamina.args": [], "stamina.kwargs": {}, "stamina.retry_num": 1, "stamina.caused_by": "ReadTimeout('timed out')", "stamina.wait_for": 0.1, "stamina.waited_so_far": 0.0}"#;
+    let bare = r#"{"asctime": "2026-12-07 15:58:34,502", "levelname": "WARNING", "name": "stamina", "message": "stamina.retry_scheduled"}"#;
+    let p = run(&[tool_call, structlog, json_logger, bare]);
+    let failures: Vec<_> = (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Failure(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failures.len(), 3, "{:?}", p.events);
+    for (f, wait_ms) in failures[..2].iter().zip([300, 100]) {
+        assert_eq!(f.call.as_ref().map(|c| c.step), Some(1));
+        assert_eq!((&*f.error, &*f.message), ("ReadTimeout", "timed out"));
+        assert_eq!(f.class, FailureClass::Ambiguous);
+        assert_eq!(f.raised_in.as_deref(), Some("__main__.post_refund"));
+        assert_eq!(f.resent_after, Some(Duration(wait_ms * 1_000_000)));
+    }
+    assert_eq!(failures[2].class, FailureClass::Ambiguous);
+    assert_eq!(failures[2].resent_after, Some(Duration(0)));
+}
+
+/// Other messages about stamina (a metric's name, a sentence) and stamina's event in a
+/// typed trace (whose logger lines say again what its events say) are no retry.
+#[test]
+fn other_words_about_stamina_are_no_retry() {
+    let mut lines = vec![TOOL_CALL];
+    let others = [
+        r#"{"time":1796542825000,"msg":"stamina.retry_scheduled_total","value":3}"#,
+        r#"{"time":1796542825001,"msg":"stamina.retry_scheduled hook installed"}"#,
+        r#"{"time":1796542825002,"event":"stamina retry scheduled","caused_by":"ReadTimeout('x')"}"#,
+    ];
+    lines.extend(others);
+    assert_eq!(shape(&run(&lines)), [("tool_call", Some(1), None)]);
+    let typed = [
+        r#"{"ts":"2026-12-07T15:48:07Z","type":"tool_call","run":"r1","step":1,"tool":"issue_refund","args":{"order":"A-1"}}"#,
+        r#"{"timestamp":"2026-12-07T15:48:08Z","event":"stamina.retry_scheduled","caused_by":"ReadTimeout('timed out')","wait_for":0.3}"#,
+    ];
+    assert_eq!(shape(&run(&typed)), [("tool_call", Some(1), None)]);
 }

@@ -1,6 +1,7 @@
 //! SPEC §3.1 messages inside another format's lines, read by a text log's reader.
 
 use super::idle::Unsplit;
+use super::retry_lines::StaminaRetry;
 use super::{Local, TextParser, Verdict, level, tail};
 use crate::event::{CallRef, EventKind};
 use crate::ingest::ParseOptions;
@@ -58,12 +59,35 @@ impl EmbeddedMessages {
         let _ = self.0.step_end(call.clone(), true, None);
     }
 
-    /// The events of line `n`'s message `msg`, written at `at`: none when it reads as no
-    /// SPEC message (or a broken one: the line around it is what the input says it is).
-    pub fn read(&mut self, n: u32, at: Timestamp, msg: &[u8]) -> Vec<(Timestamp, EventKind)> {
+    /// stamina's retry as a structured logger writes it (structlog's JSON: `"event":
+    /// "stamina.retry_scheduled"`), its fields as written (`caused_by`, a string's text;
+    /// `callable`; `wait_for`, a number), at `at`: read as its console line is
+    /// ([`super::retry_lines`]), the latest call's failure, its request sent again.
+    pub fn stamina_retry(
+        &mut self,
+        at: Timestamp,
+        [caused_by, callable, wait_for]: [Option<&[u8]>; 3],
+    ) -> Option<(Timestamp, EventKind)> {
+        self.begin_line(at);
+        let retry = StaminaRetry::of_fields(caused_by, callable, wait_for);
+        match self.0.stamina_event(at, retry)? {
+            Verdict::Event(at, kind) => Some((at, kind)),
+            _ => None,
+        }
+    }
+
+    /// The reader's state for a line written at `at`, a record of its own.
+    fn begin_line(&mut self, at: Timestamp) {
         let p = &mut self.0;
         p.tail = tail::Tail::AfterRecord { failed: false };
         p.line_at = at;
+    }
+
+    /// The events of line `n`'s message `msg`, written at `at`: none when it reads as no
+    /// SPEC message (or a broken one: the line around it is what the input says it is).
+    pub fn read(&mut self, n: u32, at: Timestamp, msg: &[u8]) -> Vec<(Timestamp, EventKind)> {
+        self.begin_line(at);
+        let p = &mut self.0;
         let span = 0..0;
         let unsplit = Unsplit {
             n,

@@ -132,12 +132,27 @@ pub(super) fn stamina_retry(msg: &[u8]) -> Option<StaminaRetry<'_>> {
     if rest.first().is_some_and(|b| !b.is_ascii_whitespace()) {
         return None;
     }
-    let caused_by = token_value(rest, b"caused_by=");
-    Some(StaminaRetry {
-        raised: caused_by.and_then(exception_repr),
-        callable: token_value(rest, b"callable="),
-        after: (token_value(rest, b"wait_for=").and_then(wait_seconds)).unwrap_or_default(),
-    })
+    Some(StaminaRetry::of_fields(
+        token_value(rest, b"caused_by="),
+        token_value(rest, b"callable="),
+        token_value(rest, b"wait_for="),
+    ))
+}
+
+impl<'a> StaminaRetry<'a> {
+    /// stamina's fields as written: `caused_by` (the exception's repr), `callable`,
+    /// `wait_for` (seconds); any may be missing.
+    pub(super) fn of_fields(
+        caused_by: Option<&'a [u8]>,
+        callable: Option<&'a [u8]>,
+        wait_for: Option<&[u8]>,
+    ) -> Self {
+        StaminaRetry {
+            raised: caused_by.and_then(exception_repr),
+            callable: callable.filter(|c| !c.is_empty()),
+            after: wait_for.and_then(wait_seconds).unwrap_or_default(),
+        }
+    }
 }
 
 /// The value of token `name` (`caused_by=`, with its `=`) among structlog's, after a blank:
@@ -198,7 +213,11 @@ impl TextParser {
     /// called again after the wait; `None` for any other message.
     #[cold]
     pub(super) fn stamina_line(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
-        let retry = stamina_retry(msg)?;
+        self.stamina_event(at, stamina_retry(msg)?)
+    }
+
+    /// stamina's retry, read from its line or a structured logger's fields, at `at`.
+    pub(super) fn stamina_event(&mut self, at: Timestamp, retry: StaminaRetry) -> Option<Verdict> {
         let (class, message) = retry.raised.unwrap_or((
             b"unlogged failure",
             b"stamina retries the call without naming the exception",
