@@ -397,7 +397,7 @@ impl TextParser {
             dated,
             msg,
         };
-        // Python's logging of one of Stripe's objects: its JSON below ([`stripe_below`]),
+        // Python's logging of one of Stripe's objects: its JSON below ([`stripe_logged`]),
         // read before its repr's head (`<Refund refund id=re_1 at 0x...>`) is read alone.
         if msg.last() == Some(&b'{')
             && let Some(verdict) = self.stripe_object_below(&unsplit, &ahead)
@@ -879,7 +879,7 @@ mod rotated;
 mod rq;
 pub(crate) mod ruby;
 mod rust_error;
-mod stripe_below;
+mod stripe_logged;
 mod tail;
 #[cfg(test)]
 mod tests;

@@ -100,6 +100,12 @@ impl TextParser {
                 effect = effect_line(&respaced, at, &mut self.dates, self.zone)?;
             }
         }
+        // One of Stripe's objects after the message ([`stripe_logged`]), read whole.
+        if effect.is_none()
+            && let Some(stripes) = self.stripe_object_on_line(f, at)
+        {
+            effect = stripes?;
+        }
         if effect.is_none() {
             // An object after the message: its members are the tokens.
             if let Some(with_payload) = f.with_payload() {

@@ -3,10 +3,13 @@
 //! the message (`refund created {`, its members two blanks in, `}` alone on the last line),
 //! and `%r` its repr (`refund created <Refund refund id=re_1 at 0x7f...> JSON: {`, the same
 //! JSON below). A webhook endpoint logging `event.data.object` so was a payments log whose
-//! every refund was skipped line by line. The object is read as it is in a JSON log
+//! every refund was skipped line by line. A plain dict of one (`refund.to_dict()`, a raw
+//! response's `resp.json()`) is written on the message's line, as Python's repr writes a dict
+//! (`refund created {'id': 're_1', 'object': 'refund', 'amount': 4500, ...}`), or as JSON
+//! when the program dumps it. The object is read as it is in a JSON log
 //! ([`crate::ingest::jsonl::stripe`]): a refund, charge, payout or transfer, or an event of
 //! one, its `amount` in minor units as Stripe's API writes it; the effect at the stamped
-//! line's time, as a logger line holding one is read. Its lines are part of the record,
+//! line's time, as a logger line holding one is read. Lines below it are part of the record,
 //! counted as ignored. Any other object, or JSON no Stripe object, a block not closed by a
 //! `}` alone on a line, or one past [`MAX_LINES`], is not taken: its lines stay what they
 //! were.
@@ -54,6 +57,37 @@ impl TextParser {
         self.read_ahead += lines.0;
         self.out.stats.ignored += lines.0 as u64;
         Some(verdict)
+    }
+
+    /// The effect of the Stripe object logged after the message's words on its line, a
+    /// Python dict's repr or JSON (the field holding the first `{`, which it ends); `None`
+    /// when there is none (any other object: a logger's payload, read as it was).
+    pub(super) fn stripe_object_on_line(
+        &mut self,
+        f: &Fields,
+        at: Local,
+    ) -> Option<Result<Option<Effect>, String>> {
+        let (field, open) =
+            (f.plain.iter()).find_map(|field| Some((*field, memchr::memchr(b'{', field)?)))?;
+        let object = &field[open..];
+        let set_apart = open == 0 || matches!(field[open - 1], b' ' | b':');
+        // Parsed only when it may be one: Stripe names every object's kind.
+        (set_apart && object.ends_with(b"}")).then_some(())?;
+        memchr::memmem::find(object, b"object")?;
+        let json = match std::str::from_utf8(object) {
+            Ok(json) if serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() => json.into(),
+            _ => crate::ingest::python_repr::python_as_json(object)?,
+        };
+        // Stripe's own (a dated object of its kinds, or an event): any other dict that says
+        // `'object': 'refund'` is a logger's payload, read as before.
+        let top = serde_json::from_str::<serde_json::Map<_, _>>(&json).ok()?;
+        let event = top.get("object").and_then(|o| o.as_str()) == Some("event");
+        (event || stripe::is_object(&top)).then_some(())?;
+        Some(match stripe::effect_line(&json) {
+            Ok(None) => return None,
+            Ok(Some(spec)) => self.effect_of_spec(&spec, at),
+            Err(why) => Err(why),
+        })
     }
 
     /// The SPEC effect line (JSON) Stripe's object stands for, as this log's effect at
@@ -207,10 +241,71 @@ mod tests {
     #[test]
     fn a_stripe_refund_that_cannot_be_read_is_skipped_with_why() {
         let no_created = REFUND.replace("  \"created\": 1796651241,\n", "");
-        let text = format!("{STAMP}refund created {{\n{no_created}{NEXT}");
-        let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
-        assert_eq!(p.stats.skipped, 1);
-        let why = &p.stats.problems[0].reason;
-        assert!(why.starts_with("a Stripe refund needs"), "{why}");
+        // On the message's line: dated, no amount.
+        let on_line = "refund created {'id': 're_1', 'object': 'refund', 'created': 1796660363, 'currency': 'gbp'}\n";
+        for text in [
+            format!("{STAMP}refund created {{\n{no_created}{NEXT}"),
+            format!("{STAMP}{on_line}{NEXT}"),
+        ] {
+            let p = parse(&mut text.as_bytes(), 0, &ParseOptions::default()).unwrap();
+            assert_eq!(p.stats.skipped, 1);
+            let why = &p.stats.problems[0].reason;
+            assert!(why.starts_with("a Stripe refund needs"), "{why}");
+        }
+    }
+
+    /// A dict of one of Stripe's objects on the message's line (`log.info("refund created
+    /// %s", refund.to_dict())`, `log.info("refund response %s", resp.json())`), as Python's
+    /// repr writes it or as JSON: its effect, order and minor units as below a message.
+    #[test]
+    fn a_stripe_object_on_the_messages_line_is_its_effect() {
+        const DICT: &str = "{'id': 're_0001', 'object': 'refund', 'amount': 4500, 'charge': 'ch_1', 'created': 1796660363, 'currency': 'gbp', 'metadata': {'order_id': 'A-1'}, 'status': 'succeeded'}";
+        let json = DICT.replace('\'', "\"");
+        let event = format!(
+            "event {{'object': 'event', 'type': 'refund.created', 'created': 1796660363, 'request': {{'id': 'req_1', 'idempotency_key': None}}, 'data': {{'object': {DICT}}}}}"
+        );
+        let answered = "2026-12-07 13:47:21,500 INFO httpx: HTTP Request: POST https://api.stripe.com/v1/refunds \"HTTP/1.1 200 OK\"\n";
+        for (before, message) in [
+            ("", format!("refund created {DICT}")),
+            ("", format!("refund created {json}")),
+            ("", format!("refund created: {DICT}")),
+            ("", DICT.to_string()),
+            ("", event),
+            (answered, format!("refund response {DICT}")),
+        ] {
+            let text = format!("{before}{STAMP}{message}\n{NEXT}");
+            let (effects, _, skipped) = read(&text);
+            assert_eq!(effects, ["re_0001 A-1 GBP 45.00"], "{message}");
+            assert_eq!(skipped, 0, "{message}");
+        }
+    }
+
+    /// Any other dict on the line stays a logger's payload, read as before: no dated Stripe
+    /// object (no `created`: a service's own body that looks like one), another of Stripe's
+    /// objects, a dict Python's repr writes with what JSON cannot hold, an unclosed one.
+    #[test]
+    fn other_dicts_on_the_line_are_read_as_before() {
+        let undated = "refund created {'id': 're_0001', 'object': 'refund', 'order_id': 'A-1', 'amount': 4500, 'currency': 'gbp'}";
+        for (message, want) in [
+            (undated, vec!["re_0001 A-1 -".to_string()]),
+            (
+                "customer created {'id': 'cus_1', 'object': 'customer', 'created': 1796660363}",
+                vec![],
+            ),
+            (
+                "refund created {'id': 're_0001', 'object': 'refund', 'amount': Decimal('45.00'), 'created': 1796660363}",
+                vec!["re_0001 - -".to_string()],
+            ),
+            (
+                "refund created {'id': 're_0001', 'object': 'refund', 'created': 1796660363",
+                vec![],
+            ),
+        ] {
+            let text = format!("{STAMP}{message}\n{NEXT}");
+            let base = read(&text.replace("'object'", "'kind_of'"));
+            assert_eq!(read(&text).0, want, "{message}");
+            // What it was read as without the object's kind: the same.
+            assert_eq!(read(&text).0, base.0, "{message}");
+        }
     }
 }
