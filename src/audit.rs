@@ -215,14 +215,13 @@ fn run_inputs(cfg: &AuditConfig, inputs: Vec<source::Input>) -> Result<Audit, In
                         reason: why,
                     });
                 }
-                report.problems = s
-                    .problems
-                    .into_iter()
-                    .map(|p| ProblemReport {
-                        line: p.line,
-                        reason: p.reason,
-                    })
-                    .collect();
+                let located = |p: crate::ingest::Problem| ProblemReport {
+                    line: p.line,
+                    reason: p.reason,
+                };
+                report.problems = s.problems.into_iter().map(located).collect();
+                report.warned = s.warned;
+                report.warnings = s.warnings.into_iter().map(located).collect();
                 spans.extend(parsed.spans);
                 attrs.extend(parsed.attrs);
                 dropped.merge(&parsed.dropped);

@@ -147,6 +147,10 @@ pub struct InputStats {
     pub skipped: u64,
     /// The first [`MAX_PROBLEMS_KEPT`] skipped lines with their reason.
     pub problems: Vec<Problem>,
+    /// Records read, but not all of them (a value the program did not print): how many, and
+    /// the first [`MAX_PROBLEMS_KEPT`] with why.
+    pub warned: u64,
+    pub warnings: Vec<Problem>,
     /// How the input's bytes were read where that was not plain UTF-8 (UTF-16, bytes that
     /// are no UTF-8), for its report's note.
     pub notes: Vec<String>,
@@ -182,6 +186,17 @@ impl InputStats {
             if let Some(problem) = cut {
                 problem.reason = why.into();
             }
+        }
+    }
+
+    /// A record at `line` read, but not all of it (see [`Self::warnings`]).
+    pub fn warn(&mut self, line: u32, reason: impl Into<String>) {
+        self.warned += 1;
+        if self.warnings.len() < MAX_PROBLEMS_KEPT {
+            self.warnings.push(Problem {
+                line,
+                reason: reason.into(),
+            });
         }
     }
 

@@ -9,6 +9,7 @@
 //! A `debug` module's namespace before the words (`openai-agents:core Invoking tool ...`)
 //! is its logger's `name`.
 
+mod depth_cuts;
 pub(crate) mod inspect;
 
 use super::lines::for_each_line_at_telling_cut;

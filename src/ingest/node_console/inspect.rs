@@ -6,6 +6,8 @@
 //! `Symbol(x)`) is `null`, and a bare word (a `Date`, `NaN`) a string: the members around
 //! it still count.
 
+pub(crate) use super::depth_cuts::Cut;
+use super::depth_cuts::Cuts;
 use serde_json::{Map, Number, Value};
 
 /// Deeper than util.inspect ever prints (its depth is 2 by default): a hostile line is
@@ -14,13 +16,24 @@ const MAX_DEPTH: usize = 32;
 
 /// The value `text` renders, when all of it is one.
 pub(crate) fn as_value(text: &str) -> Option<Value> {
+    read_all(text, None).map(|(value, _)| value)
+}
+
+/// [`as_value`], with the values util.inspect cut at its depth (read as `null`), where
+/// they were and what they were printed as.
+pub(crate) fn as_value_noting_cuts(text: &str) -> Option<(Value, Vec<Cut>)> {
+    read_all(text, Some(Cuts::default())).map(|(value, cuts)| (value, cuts.unwrap_or_default()))
+}
+
+fn read_all(text: &str, cuts: Option<Cuts>) -> Option<(Value, Option<Vec<Cut>>)> {
     let mut r = Reader {
         b: text.as_bytes(),
         at: 0,
+        cuts,
     };
     let value = r.value(0)?;
     r.blanks();
-    (r.at == r.b.len()).then_some(value)
+    (r.at == r.b.len()).then(|| (value, r.cuts.map(|c| c.found)))
 }
 
 /// Whether `text` opens an object as util.inspect writes one: `{}`, or `{` then a blank or
@@ -32,6 +45,8 @@ pub(crate) fn opens_object(text: &[u8]) -> bool {
 struct Reader<'a> {
     b: &'a [u8],
     at: usize,
+    /// Kept only when asked for: the values cut at the printed depth.
+    cuts: Option<Cuts>,
 }
 
 impl Reader<'_> {
@@ -63,14 +78,21 @@ impl Reader<'_> {
             self.at += close + 1;
             self.blanks();
         }
+        let start = self.at;
         match self.peek()? {
             b'{' => self.object(depth),
             // `[Object: null prototype] { ... }`: the object after the mark.
             b'[' if self.special() => {
+                let mark = start..self.at;
                 self.blanks();
                 match self.peek() {
                     Some(b'{') => self.object(depth),
-                    _ => Some(Value::Null),
+                    _ => {
+                        if let Some(cuts) = &mut self.cuts {
+                            cuts.note(&self.b[mark.clone()], mark.start);
+                        }
+                        Some(Value::Null)
+                    }
                 }
             }
             b'[' => self.array(depth),
@@ -155,7 +177,13 @@ impl Reader<'_> {
                 }
                 return None;
             }
+            if let Some(cuts) = &mut self.cuts {
+                cuts.enter(key.as_deref());
+            }
             let value = self.value(depth + 1)?;
+            if let Some(cuts) = &mut self.cuts {
+                cuts.leave();
+            }
             if let Some(key) = key {
                 members.insert(key, value);
             }
@@ -186,7 +214,13 @@ impl Reader<'_> {
             if self.keyed_item(depth)? {
                 continue;
             }
+            if let Some(cuts) = &mut self.cuts {
+                cuts.enter_item(items.len());
+            }
             items.push(self.value(depth + 1)?);
+            if let Some(cuts) = &mut self.cuts {
+                cuts.leave();
+            }
         }
     }
 

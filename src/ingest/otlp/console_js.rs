@@ -128,7 +128,7 @@ fn ignored(stats: &mut InputStats) {
 /// some other object the program printed.
 fn read(text: &str, line: u32, input: u32, out: &mut Spans) {
     out.stats.lines += 1;
-    let Some(object) = inspect::as_value(text) else {
+    let Some((object, cuts)) = inspect::as_value_noting_cuts(text) else {
         return out
             .stats
             .skip(line, "not an object as util.inspect prints one");
@@ -140,7 +140,37 @@ fn read(text: &str, line: u32, input: u32, out: &mut Spans) {
         out.stats.ignored += 1;
         return;
     }
-    out.push_read(span(object, Loc { input, line }), line);
+    let name = object
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let span = span(object, Loc { input, line });
+    if span.is_ok()
+        && let Some(first) = cuts.first()
+    {
+        let at = line + text[..first.at].bytes().filter(|&b| b == b'\n').count() as u32;
+        out.stats
+            .warn(at, cut_values(name.as_deref().unwrap_or_default(), &cuts));
+    }
+    out.push_read(span, line);
+}
+
+/// Why a span is read without the values util.inspect cut at the exporter's depth.
+fn cut_values(span: &str, cuts: &[inspect::Cut]) -> String {
+    const NAMED: usize = 3;
+    let named: Vec<String> = (cuts.iter().take(NAMED))
+        .map(|c| format!("`{}` as {}", c.path, c.mark))
+        .collect();
+    let (more, held) = match cuts.len().saturating_sub(NAMED) {
+        0 if cuts.len() == 1 => (String::new(), "what it held is"),
+        0 => (String::new(), "what they held is"),
+        n => (format!(" and {n} more"), "what they held is"),
+    };
+    format!(
+        "span `{span}`: {}{more} printed past the depth the exporter prints (console.dir's \
+         depth 3): {held} not in the file, read as unknown",
+        named.join(", ")
+    )
 }
 
 fn span(mut obj: Value, loc: Loc) -> Result<Span, &'static str> {

@@ -151,3 +151,45 @@ fn the_programs_objects_are_ignored_and_an_old_sdks_spans_are_their_files_proces
     assert_eq!(a.spans.len(), 3);
     assert_ne!(a.spans[0].resource, b.spans[0].resource);
 }
+
+/// A value printed past the exporter's depth (`[Array]`, `[Object]`: console.dir's depth 3
+/// reaches an event's attributes but not an array in them) is read as unknown and said, at
+/// its line, with its path; the span is read all the same. util.inspect's other marks
+/// (`[Function: f]`, `[Circular *1]`, `[Getter]`) and an ordinary span are no cut.
+#[test]
+fn values_cut_at_the_printed_depth_are_warned_of_at_their_line() {
+    let span = |event_attrs: &str| {
+        format!(
+            "{{\n  traceId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',\n  name: 'ai.toolCall',\n  id: 'b4f456717b9b1f07',\n  kind: 0,\n  timestamp: 1796604103549000,\n  duration: 982.213,\n  attributes: {{ 'ai.toolCall.name': 'issue_refund' }},\n  status: {{ code: 0 }},\n  events: [\n    {{\n      name: 'refund.requested',\n      attributes: {event_attrs},\n      time: [ 1796604103, 549000000 ],\n      droppedAttributesCount: 0\n    }}\n  ],\n  links: []\n}}\n"
+        )
+    };
+    let cut = read(&format!(
+        "program output\n{}",
+        span("{ 'refund.orders': [Array], meta: [Object], n: 1 }")
+    ));
+    assert_eq!((cut.spans.len(), cut.stats.skipped), (1, 0));
+    assert_eq!(cut.stats.warned, 1);
+    let warning = &cut.stats.warnings[0];
+    // The event's attributes are on the file's 14th line.
+    assert_eq!(warning.line, 14);
+    assert_eq!(
+        warning.reason,
+        "span `ai.toolCall`: `events[0].attributes['refund.orders']` as [Array], \
+         `events[0].attributes.meta` as [Object] printed past the depth the exporter prints \
+         (console.dir's depth 3): what they held is not in the file, read as unknown"
+    );
+    for whole in [
+        "{ 'refund.orders': [ 'A-1' ], n: 1 }",
+        "{ f: [Function: post], self: [Circular *1], g: [Getter] }",
+    ] {
+        let read = read(&span(whole));
+        assert_eq!((read.spans.len(), read.stats.warned), (1, 0), "{whole}");
+    }
+    // Another object the program printed, cut or not, is ignored, not warned of.
+    let row = "{\n  id: 'row-1',\n  nested: { deeper: [Object] }\n}\n";
+    let other = read(&format!("{}{row}", span("{ n: 1 }")));
+    assert_eq!(
+        (other.spans.len(), other.stats.ignored, other.stats.warned),
+        (1, 1, 0)
+    );
+}
