@@ -145,13 +145,13 @@ impl ToolCall {
 
 /// How deep JSON may nest and still be read into a value: serde_json's recursion limit
 /// refuses the 128th level of arrays and objects.
-pub const MAX_ARGS_DEPTH: usize = 127;
+pub const MAX_JSON_DEPTH: usize = 127;
 
-/// Why a tool call whose arguments nest deeper than [`MAX_ARGS_DEPTH`] is skipped.
+/// Why a tool call whose arguments nest deeper than [`MAX_JSON_DEPTH`] is skipped.
 pub const ARGS_TOO_DEEP: &str =
     "tool call args are nested deeper than 127 levels: more than the JSON reader reads";
 
-/// Whether JSON arguments nest deeper than [`MAX_ARGS_DEPTH`]. The parsers check that
+/// Whether JSON arguments nest deeper than [`MAX_JSON_DEPTH`]. The parsers check that
 /// arguments are JSON without building them, which has no depth limit; correlation builds
 /// them, and read deeper ones as null (no order, no amount: a retry's error became a
 /// warning, review37 H2). A count of brackets outside strings, on JSON already checked.
@@ -171,7 +171,7 @@ pub fn args_nest_too_deep(raw: &[u8]) -> bool {
             b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
-                if depth > MAX_ARGS_DEPTH {
+                if depth > MAX_JSON_DEPTH {
                     return true;
                 }
             }

@@ -278,7 +278,7 @@ impl State {
         }
         Err(match serde_json::from_str::<IgnoredAny>(text) {
             Ok(_) => "not a JSON object".into(),
-            Err(e) => format!("not JSON: {}", super::json_why(&e)),
+            Err(e) => super::unreadable_json(&e),
         })
     }
 

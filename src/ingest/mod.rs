@@ -9,6 +9,7 @@ mod compressed;
 pub mod container;
 pub mod csv;
 pub(crate) mod gateway;
+mod json_errors;
 pub mod jsonl;
 pub mod jul_xml;
 pub mod lines;
@@ -21,6 +22,7 @@ pub mod pino_pretty;
 #[cfg(test)]
 mod prop_tests;
 pub(crate) mod python_repr;
+pub(crate) use json_errors::{json_why, unreadable_json};
 pub mod records;
 pub mod replay;
 pub mod rotated;
@@ -315,18 +317,6 @@ pub fn parse_input(
         Format::Otlp => otlp::parse(reader, input, opts),
     };
     parsed.map(Parsed::finish)
-}
-
-/// Why bytes are no JSON, for a skipped line's reason: serde_json's message without its
-/// `at line 1`, which beside the real `path:line` read as a contradiction (review37 L2);
-/// the column stays. A document of several lines keeps its line.
-pub(crate) fn json_why(e: &serde_json::Error) -> String {
-    let said = e.to_string();
-    let tail = format!(" at line 1 column {}", e.column());
-    match said.strip_suffix(&tail) {
-        Some(why) if e.line() == 1 => format!("{why} at column {}", e.column()),
-        _ => said,
-    }
 }
 
 /// The text after Node's `<ref *1> ` (util.inspect's mark on an object that refers to

@@ -183,7 +183,11 @@ fn members_of(v: Option<Value>) -> Vec<(String, Value)> {
 fn read_document(bytes: &[u8], first_line: u32, input: u32, out: &mut Spans) {
     match parse_document(bytes) {
         Ok(doc) => read_parsed(doc, bytes, first_line, input, out),
-        Err(e) => broken(&mut out.stats, first_line, &format!("not JSON: {e}")),
+        Err(e) => broken(
+            &mut out.stats,
+            first_line,
+            &crate::ingest::unreadable_json(&e),
+        ),
     }
 }
 

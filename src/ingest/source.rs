@@ -226,18 +226,6 @@ impl<R: Read> Read for ContentWatch<R> {
 mod tests {
     use super::*;
 
-    /// serde_json's `at line 1` is dropped beside the real `path:line`; its column stays.
-    #[test]
-    fn json_errors_say_their_column_not_line_one() {
-        let one = serde_json::from_str::<serde_json::Value>("{\"a\":1} x").unwrap_err();
-        assert_eq!(
-            super::super::json_why(&one),
-            "trailing characters at column 9"
-        );
-        let two = serde_json::from_str::<serde_json::Value>("{\n\"a\" 1}").unwrap_err();
-        assert!(super::super::json_why(&two).ends_with("at line 2 column 5"));
-    }
-
     fn gzip(text: &[u8]) -> Vec<u8> {
         use std::io::Write;
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

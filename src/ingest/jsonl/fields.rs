@@ -24,7 +24,7 @@ pub(super) fn read_raw(text: &str, extra: bool) -> Result<Raw<'_>, String> {
         };
         serde::de::DeserializeSeed::deserialize(fill, &mut de)
             .and_then(|()| de.end())
-            .map_err(|e| format!("not JSON: {}", crate::ingest::json_why(&e)))?;
+            .map_err(|e| crate::ingest::unreadable_json(&e))?;
     }
     Ok(raw)
 }

@@ -191,7 +191,7 @@ impl Reading {
             if !matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) {
                 let why = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
                     Ok(_) => "JSON without resourceSpans".to_string(),
-                    Err(e) => format!("not JSON: {}", crate::ingest::json_why(&e)),
+                    Err(e) => crate::ingest::unreadable_json(&e),
                 };
                 return broken(&mut self.out.stats, n, &why);
             }

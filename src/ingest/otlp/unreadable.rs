@@ -1,5 +1,5 @@
 //! JSON written as text in an attribute, nested deeper than the JSON reader reads
-//! ([`MAX_ARGS_DEPTH`]): a tool's arguments, OpenInference's `metadata`. Such text cannot be
+//! ([`MAX_JSON_DEPTH`]): a tool's arguments, OpenInference's `metadata`. Such text cannot be
 //! read; kept as it is, the span is reported (`path:line`, counted skipped) rather than
 //! used as though it said nothing: its arguments read as a string, with no order or
 //! amount, its metadata as no run id or step. The call stays in the trace where it was, so
@@ -7,14 +7,14 @@
 
 use super::Span;
 use super::conventions::{args_written, is_tool, tool_name};
-use crate::event::{MAX_ARGS_DEPTH, args_nest_too_deep};
+use crate::event::{MAX_JSON_DEPTH, args_nest_too_deep};
 use serde_json::Value;
 
 /// Why span `s` cannot be used whole, if JSON it carries as text nests too deep to read.
 pub fn nested_too_deep(s: &Span) -> Option<String> {
     if is_tool(s) && args_written(s).is_some_and(unreadable) {
         return Some(format!(
-            "tool span `{}`: its arguments are JSON nested deeper than {MAX_ARGS_DEPTH} \
+            "tool span `{}`: its arguments are JSON nested deeper than {MAX_JSON_DEPTH} \
              levels, more than the JSON reader reads; the call is kept with them as text, so \
              no order, amount or key is read from them",
             tool_name(s)
@@ -22,7 +22,7 @@ pub fn nested_too_deep(s: &Span) -> Option<String> {
     }
     if s.attr("metadata").is_some_and(unreadable) {
         return Some(format!(
-            "span `{}`: its `metadata` is JSON nested deeper than {MAX_ARGS_DEPTH} levels, more \
+            "span `{}`: its `metadata` is JSON nested deeper than {MAX_JSON_DEPTH} levels, more \
              than the JSON reader reads; no run id or step is read from it",
             s.name
         ));
@@ -119,5 +119,29 @@ mod tests {
             why.contains("nested deeper") && why.contains("has no endTimeUnixNano"),
             "{why}"
         );
+    }
+
+    /// An export batch nested deeper than the JSON reader reads (an attribute's value of
+    /// nested `kvlistValue`s) is skipped as that, not as `not JSON: recursion limit
+    /// exceeded`; a batch that is no JSON still says `not JSON`.
+    #[test]
+    fn a_batch_nested_too_deep_is_said_to_be() {
+        let good = batch("i", vec![span("t1", "a1", None, "x", 1, 0, 5, kv(&[]))]);
+        let open = good.trim_end().strip_suffix('}').expect("an object");
+        let deep = format!("{open}, \"deep\": {}{}}}", "[".repeat(200), "]".repeat(200));
+        let text = format!("{good}\n{deep}\n{{\"resourceSpans\": tru}}\n");
+        let parsed = super::super::tests::read(&text, 0);
+        assert_eq!((parsed.spans.len(), parsed.stats.skipped), (1, 2));
+        let why: Vec<&str> = (parsed.stats.problems.iter())
+            .map(|p| p.reason.as_str())
+            .collect();
+        assert!(why[0].starts_with("nested too deep at column "), "{why:?}");
+        assert!(
+            why[0].ends_with(
+                "more than 127 levels of arrays and objects, the most the JSON reader reads"
+            ),
+            "{why:?}"
+        );
+        assert!(why[1].starts_with("not JSON: "), "{why:?}");
     }
 }
