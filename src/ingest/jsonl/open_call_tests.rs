@@ -267,6 +267,7 @@ fn tracings_json_request_and_reqwest_retrys_line_are_the_open_calls() {
     let read = request("GET", "");
     let p = run(&[tool, &read, &retry]);
     assert_eq!(shape(&p), [("tool_call", Some(4), None)]);
+}
 
 /// stamina's retry through structlog's JSON renderer (its own hook when structlog is
 /// installed; fixture `python-structlog-json-stamina`) and through its standard-library
