@@ -37,3 +37,26 @@ impl TextParser {
         None
     }
 }
+
+/// The job queues' tests' reading of a worker's log: each client event, in the log's order,
+/// with its time and as `SS.mmm run what`, and the lines skipped.
+#[cfg(test)]
+pub(super) fn client_events(log: &str) -> (Vec<(crate::time::Timestamp, String)>, u64) {
+    use crate::event::EventKind;
+    let opts = crate::ingest::ParseOptions::default();
+    let p = super::parse(&mut log.as_bytes(), 0, &opts).unwrap();
+    let events = (p.events.iter())
+        .filter_map(|e| {
+            let what = match &e.kind {
+                EventKind::ToolCall(t) => format!("{} {}", t.tool, t.args_raw),
+                EventKind::Failure(f) => format!("failed {}", f.error),
+                EventKind::StepEnd(s) => format!("end ok={}", s.ok),
+                _ => return None,
+            };
+            let time = e.at.display();
+            let run = &e.kind.call()?.run;
+            Some((e.at, format!("{} {run} {what}", &time[17..23])))
+        })
+        .collect();
+    (events, p.stats.skipped)
+}

@@ -27,25 +27,10 @@ fn calling(at: &str, thread: &str) -> String {
     line(at, thread, "tasks", "INFO", "calling payments order=A-1")
 }
 
-/// Each client event as `time call what`.
+/// Each client event as `time call what`, in time order; no line skipped.
 fn events(log: &str) -> Vec<String> {
-    let p = parse(&mut log.as_bytes(), 0, &ParseOptions::default()).unwrap();
-    assert_eq!(p.stats.skipped, 0, "{:?}", p.stats);
-    let mut out: Vec<(Timestamp, String)> = (p.events.iter())
-        .filter_map(|e| {
-            let what = match &e.kind {
-                EventKind::ToolCall(t) => format!("{} {}", t.tool, t.args_raw),
-                EventKind::Failure(f) => format!("failed {}", f.error),
-                EventKind::StepEnd(s) => format!("end ok={}", s.ok),
-                _ => return None,
-            };
-            let time = e.at.display();
-            Some((
-                e.at,
-                format!("{} {} {what}", &time[17..23], e.kind.call()?.run),
-            ))
-        })
-        .collect();
+    let (mut out, skipped) = super::super::job_queues::client_events(log);
+    assert_eq!(skipped, 0, "{log}");
     out.sort_by_key(|(at, _)| *at);
     out.into_iter().map(|(_, s)| s).collect()
 }

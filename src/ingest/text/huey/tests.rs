@@ -1,23 +1,9 @@
 use super::*;
-use crate::ingest::ParseOptions;
-use crate::ingest::text::parse;
 
 /// Each client event of a consumer's log as `time run what`, and the lines skipped.
 fn events(log: &str) -> (Vec<String>, u64) {
-    let p = parse(&mut log.as_bytes(), 0, &ParseOptions::default()).unwrap();
-    let events = (p.events.iter())
-        .filter_map(|e| {
-            let what = match &e.kind {
-                EventKind::ToolCall(t) => format!("{} {}", t.tool, t.args_raw),
-                EventKind::Failure(f) => format!("failed {}", f.error),
-                EventKind::StepEnd(s) => format!("end ok={}", s.ok),
-                _ => return None,
-            };
-            let time = e.at.display();
-            Some(format!("{} {} {what}", &time[17..23], e.kind.call()?.run))
-        })
-        .collect();
-    (events, p.stats.skipped)
+    let (events, skipped) = super::super::job_queues::client_events(log);
+    (events.into_iter().map(|(_, s)| s).collect(), skipped)
 }
 
 fn line(at: &str, level: &str, worker: &str, msg: &str) -> String {
