@@ -154,6 +154,41 @@ fn an_unended_split_line_is_no_sign_of_another_layout() {
     }
 }
 
+/// A container log ending inside a split line whose first part ends inside an order id
+/// (`order A-`): the refund is read without that order, which may be part of a longer one,
+/// and the line is warned of; the same part ending after a blank reads its order whole.
+#[test]
+fn an_order_id_a_split_line_ends_inside_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = "2026-11-03T14:02:10.000000000Z stdout F 14:02:10.000  starting worker\n";
+    for (part, order, warned) in [
+        ("refund rf_9KQ2  4500p  order A-", None::<&str>, 1),
+        ("refund rf_9KQ2  4500p  order A-88214  ", Some("A-88214"), 0),
+    ] {
+        let path = dir.path().join("worker-0.log");
+        let last = format!("2026-11-03T14:02:11.000000000Z stdout P 14:02:11.000  {part}\n");
+        std::fs::write(&path, format!("{start}{last}")).unwrap();
+        let r = report(&[&path], &[]);
+        let input = &r.inputs[0];
+        assert_eq!(
+            (input.events, input.skipped, input.warned),
+            (1, 0, warned),
+            "{part}: {input:?}"
+        );
+        // The refund's order, as the timeline of each order says.
+        let concerns = |order: &str| {
+            let out = assert_cmd::Command::cargo_bin("idem-audit")
+                .unwrap()
+                .args(["timeline", "--order", order, path.to_str().unwrap()])
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).contains("refund rf_9KQ2")
+        };
+        assert!(!concerns("A-"), "{part}");
+        assert_eq!(concerns("A-88214"), order.is_some(), "{part}");
+    }
+}
+
 /// Docker's rotated files (`-json.log.1`, then `-json.log`) with a line the runtime split
 /// across the two: the older file's last line is what there is of it, cut short on its own
 /// physical line and skipped as such (not joined to the next file's part, which would put

@@ -20,6 +20,7 @@ mod untyped;
 mod open_call_tests;
 pub(crate) mod winston;
 
+use super::cut_values::{self, Cut};
 use super::lines::{CUT_SHORT, LineNotes, for_each_line_ahead, for_each_line_in};
 use super::stamp::Clock;
 use super::text::EmbeddedMessages;
@@ -70,7 +71,14 @@ pub(super) fn parse_lines(
         let place = rereadable.then_some(span);
         // A JSON object closed is whole, newline or not; a logfmt line may be cut anywhere.
         let cut = ahead.cut_short() && !bytes.trim_ascii_end().ends_with(b"}");
-        lines.read_at(&mut out, line_no, place, as_json(bytes, &mut json), cut);
+        let word = cut.then(|| cut_values::word_at_cut(bytes)).flatten();
+        lines.read_at(
+            &mut out,
+            line_no,
+            place,
+            as_json(bytes, &mut json),
+            (cut, word),
+        );
         0
     })?;
     notes.add_to(&mut out.stats);
@@ -115,22 +123,37 @@ impl ObjectLines {
         json: Result<&[u8], String>,
         cut: bool,
     ) {
-        self.read_at(out, line_no, None, json, cut);
+        self.read_at(out, line_no, None, json, (cut, None));
     }
 
-    /// [`Self::read`], with the line's place in a file that can be read again there.
+    /// [`Self::read`], with the line's place in a file that can be read again there; `cut`
+    /// with the word the line was cut inside, if known: a value that is that word is not
+    /// read ([`cut_values`]).
     fn read_at(
         &mut self,
         out: &mut Parsed,
         line_no: u32,
         span: Option<std::ops::Range<u64>>,
         json: Result<&[u8], String>,
-        cut: bool,
+        (cut, word_at_cut): (bool, Option<&str>),
     ) {
         let (st, opts) = (&mut self.st, &self.opts);
         let in_context = st.clock.read_in_context();
         st.line_no = line_no;
-        match json.and_then(|line| st.line(line, opts)) {
+        let mut read = json.and_then(|line| st.line(line, opts));
+        if let (Ok(Some((_, kind, _))), Some(word)) = (&mut read, word_at_cut) {
+            match cut_values::drop_cut_values(kind, word) {
+                Cut::Whole => {}
+                Cut::Dropped(dropped) => {
+                    out.stats.warn(line_no, cut_values::warning(word, &dropped))
+                }
+                Cut::Unreadable => {
+                    st.more.clear();
+                    read = Ok(None);
+                }
+            }
+        }
+        match read {
             Ok(Some((at, kind, attrs))) => {
                 out.stats.events += 1;
                 let loc = Loc {

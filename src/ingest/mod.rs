@@ -8,6 +8,7 @@ pub(crate) mod banner;
 mod compressed;
 pub mod container;
 pub mod csv;
+mod cut_values;
 pub(crate) mod gateway;
 mod json_errors;
 pub mod jsonl;

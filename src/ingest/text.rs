@@ -210,6 +210,11 @@ impl TextParser {
                 verdict => cut(verdict),
             }
         };
+        // A value the end of a line cut short ran into is not read whole ([`cut_short`]).
+        let verdict = match ahead.cut_short() {
+            true => self.read_to_cut(n, raw, verdict),
+            false => verdict,
+        };
         self.count(n, verdict);
         self.place = None;
         std::mem::take(&mut self.read_ahead)
@@ -851,6 +856,7 @@ mod call_tokens;
 mod calls;
 mod celery;
 mod client;
+mod cut_short;
 mod dramatiq;
 mod effects;
 mod embedded;
