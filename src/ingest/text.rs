@@ -19,6 +19,7 @@ pub(crate) use client::agents_own;
 use effects::{AMOUNT_TOKENS, amount_in_pence, amount_of, dotted_event, effect_of};
 use failures::{exception_line, failure_of_cause, words_about_a_failure};
 pub(crate) use level::after_debug_namespace;
+pub(crate) use own_words::step_end_said;
 use plain::{
     plain_answer_line, plain_effect_line, plain_request_line, plain_run_start, plain_step_ok,
     plain_tool_call,

@@ -91,7 +91,10 @@ pub(super) fn typed(line: &str, open: Option<u32>) -> Option<String> {
         }
     }
     if ty == "step_end" && !top.contains_key("status") {
-        top.insert("status".into(), Value::String("failed".into()));
+        // `"message": "step ok"`: the words say how; a tool's line with an error failed.
+        let ok = step_end_in_message(&top) == Some(true);
+        let status = if ok { "ok" } else { "failed" };
+        top.insert("status".into(), Value::String(status.into()));
     }
     if ty == "run" {
         let word = lifecycle_word(&top)?;
@@ -352,6 +355,11 @@ fn type_of(top: &Map<String, Value>) -> Option<&'static str> {
     if call && has("tool") && (has("args") || status.is_none()) {
         return Some("tool_call");
     }
+    // `"message": "step ok"` beside the run and the step (tracing's JSON of `info!(run_id,
+    // step, "step ok")`): SPEC's `agent run R  step N  ok` as fields.
+    if call && status.is_none() && !has("tool") && step_end_in_message(top).is_some() {
+        return Some("step_end");
+    }
     if call && status.and_then(status_code).is_some() {
         return Some("response");
     }
@@ -394,6 +402,15 @@ fn monolog_exception(text: &str) -> Option<(&str, &str)> {
     let (_, message) = rest.split_once("): ")?;
     let message = message.rsplit_once(" at ").map_or(message, |(m, _)| m);
     Some((class, message))
+}
+
+/// How the line's message says its step ended (`step ok`, `step failed`), if it says only
+/// that ([`crate::ingest::text::step_end_said`]).
+fn step_end_in_message(top: &Map<String, Value>) -> Option<bool> {
+    let message = ["msg", "message", "event"]
+        .iter()
+        .find_map(|k| top.get(*k)?.as_str())?;
+    crate::ingest::text::step_end_said(message)
 }
 
 /// What a run's line says happened to it (`agent run started`), from its message.
@@ -608,6 +625,25 @@ mod tests {
     }
 
     #[test]
+    fn a_message_saying_the_step_ended_is_its_end() {
+        // tracing's JSON of `info!(run_id, step, "step ok")`, its `fields` flattened.
+        for (line, status) in [
+            (r#"{"message":"step ok","run_id":"7f3a","step":4}"#, "ok"),
+            (
+                r#"{"msg":"step failed","run":"r","step":2,"error":"422"}"#,
+                "failed",
+            ),
+        ] {
+            let v: Value = serde_json::from_str(&typed(line, None).unwrap()).unwrap();
+            assert_eq!(
+                (v["type"].as_str(), v["status"].as_str()),
+                (Some("step_end"), Some(status)),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
     fn fields_of_no_one_event_give_none() {
         for line in [
             r#"{"msg":"agent run finished","run":"r"}"#,
@@ -616,6 +652,9 @@ mod tests {
             r#"{"msg":"webhook delivery","attempt":1,"method":"POST","url":"https://m.example/hooks"}"#,
             r#"{"msg":"webhook delivery failed","attempt":1,"error":"timeout"}"#,
             r#"{"msg":"request","status":"received","order_id":"A-1"}"#,
+            // A step's words that are no end of it, or an end naming no step.
+            r#"{"message":"step started","run_id":"r","step":4}"#,
+            r#"{"message":"step ok","run_id":"r"}"#,
         ] {
             assert_eq!(typed(line, None), None, "{line}");
         }

@@ -87,6 +87,9 @@ impl TextParser {
         if let Some(call) = self.tool_call_of_tokens(f, at.at)? {
             return Ok(Some(call));
         }
+        if let Some(end) = self.step_end_of_tokens(f) {
+            return Ok(Some(end));
+        }
         if first.starts_with(b"Invoking tool ")
             && let Some(call) = self.framework_tool_call(at.at, first)
         {

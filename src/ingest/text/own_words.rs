@@ -54,6 +54,28 @@ impl TextParser {
         Ok(None)
     }
 
+    /// A step's end in a program's own words, its run and step as tokens: `step ok
+    /// run_id=7f3a step=4` (tracing's text layout of `info!(run_id, step, "step ok")`),
+    /// `step failed run=r1 step=2 error=...`: SPEC's `agent run R  step N  ok` with the run
+    /// and the step as fields ([`step_end_said`]). Only with both named: a step's words
+    /// alone may be any program's.
+    pub(super) fn step_end_of_tokens(&mut self, f: &Fields) -> Option<EventKind> {
+        let first = f.plain.first()?;
+        if !first.get(..5)?.eq_ignore_ascii_case(b"step ") {
+            return None;
+        }
+        let split = f.words_then_tokens();
+        let f = split.as_ref().unwrap_or(f);
+        let ok = step_end_said(std::str::from_utf8(f.plain.first()?).ok()?)?;
+        let (run, step) = (f.run()?, parse_u32(f.token(b"step")?)?);
+        let call = CallRef {
+            run: small(run),
+            step,
+            part: 0,
+        };
+        Some(self.step_end(call, ok, f.token(b"error").map(small)))
+    }
+
     /// A tool call in a program's own words, its fields as tokens: `tool call run_id=r1
     /// step=4 tool=issue_refund args={...}` (SPEC's names, or `run_id`, `tool_name`,
     /// `arguments`). Only with a run, a step, a tool and arguments: a line naming a tool
@@ -110,5 +132,60 @@ impl TextParser {
             None => self.tool_call(call, tool, Some(args), at),
         }
         .map(Some)
+    }
+}
+
+/// How a message says its step ended, when it is only that: `step ok`, `step failed`,
+/// `step 4 done` (SPEC §3.1's `step N  ok|failed` and the words programs use for them, any
+/// case). `Some(true)` for success, `Some(false)` for failure; `None` for any other message
+/// (`step 4 started`, `step ok but refund pending`). For text and JSON logs alike, whose
+/// lines name the run and the step as fields.
+pub(crate) fn step_end_said(message: &str) -> Option<bool> {
+    let mut words = message.split_ascii_whitespace();
+    if !words.next()?.eq_ignore_ascii_case("step") {
+        return None;
+    }
+    let mut word = words.next()?;
+    if word.bytes().all(|b| b.is_ascii_digit()) {
+        word = words.next()?;
+    }
+    if words.next().is_some() {
+        return None;
+    }
+    let word = word.trim_end_matches(['.', '!']).to_ascii_lowercase();
+    match word.as_str() {
+        "ok" | "succeeded" | "success" | "done" | "completed" | "finished" => Some(true),
+        "failed" | "failure" | "errored" | "error" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::step_end_said;
+
+    #[test]
+    fn a_steps_end_is_known_by_its_words_alone() {
+        for (message, ok) in [
+            ("step ok", true),
+            ("Step OK", true),
+            ("step 4 done", true),
+            ("step completed.", true),
+            ("step failed", false),
+            ("step 2 errored", false),
+        ] {
+            assert_eq!(step_end_said(message), Some(ok), "{message}");
+        }
+        for message in [
+            "step",
+            "step 4",
+            "step started",
+            "step ok but refund pending",
+            "stepped ok",
+            "next step ok",
+            "step 4 of 5 done",
+        ] {
+            assert_eq!(step_end_said(message), None, "{message}");
+        }
     }
 }
