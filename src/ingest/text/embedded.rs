@@ -27,8 +27,10 @@ impl EmbeddedMessages {
     /// Whether `msg` may be a SPEC §3.1 message of the agent's side (a tool call, a request,
     /// an answer, a failure): a word of capitals or digits first (`POST`, `201`, `Post
     /// "..."`, `TimeoutError: ...`), `agent run`, or an exception's dotted class
-    /// (`httpx.ReadTimeout: ...`). An application's own words (`request received`) are
-    /// turned away without reading them.
+    /// (`httpx.ReadTimeout: ...`), or backon's retry as its `notify` hook logs it (`retrying
+    /// reqwest::Error { ... } after 100ms`: read whole here, so no other `retrying ...`
+    /// passes). An application's own words (`request received`) are turned away without
+    /// reading them.
     pub fn may_read(msg: &[u8]) -> bool {
         let msg = msg.trim_ascii_start();
         let first_word = msg.split(|&b| b == b' ').next().unwrap_or_default();
@@ -37,6 +39,7 @@ impl EmbeddedMessages {
             _ => {
                 msg.starts_with(b"agent run ")
                     || (first_word.ends_with(b":") && first_word.contains(&b'.'))
+                    || super::retry_lines::backon_notified(msg.trim_ascii_end()).is_some()
             }
         }
     }
@@ -100,6 +103,30 @@ impl EmbeddedMessages {
             Verdict::Event(at, kind) => vec![(at, kind)],
             Verdict::Events(events) => events,
             _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EmbeddedMessages;
+
+    #[test]
+    fn backons_retry_is_read_and_other_lower_case_words_are_not() {
+        let backon = br#"retrying reqwest::Error { kind: Request, url: "http://127.0.0.1:18981/v1/refunds", source: TimedOut } after 100ms"#;
+        assert!(EmbeddedMessages::may_read(backon));
+        for own in [
+            &b"retrying in 5s"[..],
+            b"retrying the refund after 100ms",
+            b"retrying reqwest::Error { kind: Request } soon",
+            b"request received",
+            b"refund created refund_id=re_1",
+        ] {
+            assert!(
+                !EmbeddedMessages::may_read(own),
+                "{}",
+                String::from_utf8_lossy(own)
+            );
         }
     }
 }
