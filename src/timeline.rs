@@ -34,6 +34,8 @@ impl Subject {
 pub enum Side {
     Client,
     Service,
+    /// A gateway's (a reverse proxy's) line about a request between the two.
+    Gateway,
 }
 
 /// One line of the timeline.
@@ -43,7 +45,7 @@ pub struct Entry {
     pub loc: Loc,
     pub side: Side,
     /// `tool_call`, `attempt`, `failure`, `response`, `step_end`, `run`, `effect`,
-    /// `settlement`, `record`.
+    /// `settlement`, `record`, `replay`, `gateway`.
     pub what: &'static str,
     pub text: String,
     /// The input's own attributes of the event (JSON Lines' unknown fields).
@@ -159,6 +161,14 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
             format!("{what}{key}"),
         ));
     }
+    // A finding about another order or run is not this one's, though it cites a line of
+    // it: an OTLP export batch holds many calls' spans on one line.
+    let about_another = |f: &Finding| match subject {
+        Subject::Order(o) => f.order.as_deref().is_some_and(|x| x != o.as_str()),
+        Subject::Run(r) => f.run.as_deref().is_some_and(|x| x != r.as_str()),
+        Subject::Key(_) => false,
+    };
+    gateway_entries(model, findings, &about_another, &mut entries);
     entries.retain(|e| period.contains(e.at));
     // A line's attributes go with the first thing it says, not again with its settlement.
     for e in &mut entries {
@@ -172,13 +182,6 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
     entries.sort_by_key(|e| (e.at, e.loc));
 
     let cited: BTreeSet<Loc> = entries.iter().map(|e| e.loc).collect();
-    // A finding about another order or run is not this one's, though it cites a line of
-    // it: an OTLP export batch holds many calls' spans on one line.
-    let about_another = |f: &Finding| match subject {
-        Subject::Order(o) => f.order.as_deref().is_some_and(|x| x != o.as_str()),
-        Subject::Run(r) => f.run.as_deref().is_some_and(|x| x != r.as_str()),
-        Subject::Key(_) => false,
-    };
     let marked: Vec<Finding> = findings
         .iter()
         .filter(|f| !about_another(f) && f.evidence.iter().any(|l| cited.contains(l)))
@@ -193,6 +196,37 @@ pub fn build(model: &Model, findings: &[Finding], subject: &Subject, period: &Pe
         subject: subject.clone(),
         entries,
         findings: marked,
+    }
+}
+
+/// A gateway's lines about the subject's requests: those the findings citing its entries
+/// cite (a `gateway-retry` finding's evidence, matched by the rule to the request it sent,
+/// by method, target and time: [`crate::rules`]' `duplicate_effect::gateway`). A gateway's
+/// line names no order, run or key of its own; one no finding of the subject cites is
+/// another request's, or one the rule could not tell apart, and is not shown.
+fn gateway_entries(
+    model: &Model,
+    findings: &[Finding],
+    about_another: &dyn Fn(&Finding) -> bool,
+    entries: &mut Vec<Entry>,
+) {
+    if model.gateway_tries.is_empty() {
+        return;
+    }
+    let here: BTreeSet<Loc> = entries.iter().map(|e| e.loc).collect();
+    let cited: BTreeSet<Loc> = findings
+        .iter()
+        .filter(|f| !about_another(f) && f.evidence.iter().any(|l| here.contains(l)))
+        .flat_map(|f| f.evidence.iter().copied())
+        .filter(|l| !here.contains(l))
+        .collect();
+    for g in model
+        .gateway_tries
+        .iter()
+        .filter(|g| cited.contains(&g.loc))
+    {
+        let text = format!("{} {}  {}", g.shows.method, g.shows.target, g.shows.shows);
+        entries.push(entry(g.at, g.loc, Side::Gateway, "gateway", text));
     }
 }
 

@@ -420,3 +420,70 @@ fn findings_about_another_order_on_a_shared_line_are_not_marked() {
     assert!(j1.contains(&"duplicate-effect".to_string()), "{j1:?}");
     assert!(j1.contains(&"unkeyed-retry".to_string()), "{j1:?}");
 }
+
+/// The timeline of order A-7001 (fixture `gateway-nginx-retry-logs`: nginx resent one POST
+/// to a second replica) over `inputs`: each entry's side, what, path and marks.
+fn gateway_case(inputs: &[&str]) -> Vec<(String, String, String, Vec<usize>)> {
+    let mut args = inputs.to_vec();
+    args.extend(["--order", "A-7001", "--format", "json"]);
+    let (code, out) = timeline(&args);
+    assert_eq!(code, Some(0));
+    let t: TimelineReport = serde_json::from_str(&out).unwrap();
+    assert_eq!(t.findings.len(), 1);
+    assert_eq!(t.findings[0].cause.as_deref(), Some("gateway-retry"));
+    t.entries
+        .iter()
+        .map(|e| {
+            let side = serde_json::to_value(e.side).unwrap();
+            let file = e.path.rsplit('/').next().unwrap().to_string();
+            let line = format!("{file}:{}", e.line);
+            (
+                side.as_str().unwrap().to_string(),
+                e.what.clone(),
+                line,
+                e.findings.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_gateway_lines_a_gateway_retry_cites_are_the_gateways() {
+    let entries = gateway_case(&["fixtures/gateway-nginx-retry-logs"]);
+    let gateway: Vec<_> = entries.iter().filter(|e| e.0 == "gateway").collect();
+    let lines: Vec<&str> = gateway.iter().map(|e| e.2.as_str()).collect();
+    // The access lines listing two upstreams (JSON and key=value) and the error line.
+    assert_eq!(
+        lines,
+        ["access-json.log:1", "error.log:1", "upstream.log:1"],
+        "{entries:?}"
+    );
+    assert!(
+        gateway.iter().all(|e| e.1 == "gateway" && e.3 == [1]),
+        "{gateway:?}"
+    );
+    // Between the first refund and the second, as nginx sent it again.
+    let at = |file: &str| entries.iter().position(|e| e.2.starts_with(file)).unwrap();
+    assert!(at("payments-a.log") < at("upstream.log") && at("upstream.log") < at("payments-b.log"));
+}
+
+#[test]
+fn a_gateway_line_about_another_request_is_not_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["agent.log", "payments-a.log", "payments-b.log"] {
+        let from = format!("fixtures/gateway-nginx-retry-logs/{file}");
+        std::fs::copy(from, dir.path().join(file)).unwrap();
+    }
+    // nginx's line for another path at the same second, and for the same path an hour on.
+    let resent = r#""POST {PATH} HTTP/1.1" 201 115 "-" "python-requests/2.34.2" rt=1.007 ua="127.0.0.2:5201, 127.0.0.3:5201" us="504, 201" urt="1.005, 0.002""#;
+    let upstream = [("17:29:42", "/v1/payouts"), ("18:29:42", "/v1/refunds")]
+        .map(|(t, path)| {
+            let request = resent.replace("{PATH}", path);
+            format!("127.0.0.1 - - [07/Dec/2026:{t} +0000] {request}\n")
+        })
+        .concat();
+    std::fs::write(dir.path().join("upstream.log"), upstream).unwrap();
+    let entries = gateway_case(&[dir.path().to_str().unwrap()]);
+    assert!(entries.iter().all(|e| e.0 != "gateway"), "{entries:?}");
+    assert_eq!(entries.len(), 6, "{entries:?}");
+}

@@ -104,6 +104,7 @@ fn side(s: Side) -> &'static str {
     match s {
         Side::Client => "client",
         Side::Service => "service",
+        Side::Gateway => "gateway",
     }
 }
 
