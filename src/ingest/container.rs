@@ -294,7 +294,7 @@ impl<R: Read> Unwrapped<R> {
 }
 
 /// The application's `line`, given the runtime's `time` when it carries none of its own.
-fn emit(out: &mut Vec<u8>, time: &[u8], line: &[u8]) {
+pub(super) fn emit(out: &mut Vec<u8>, time: &[u8], line: &[u8]) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.trim_ascii().is_empty() {
         return;

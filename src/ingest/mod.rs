@@ -9,6 +9,7 @@ mod compressed;
 pub mod container;
 pub mod csv;
 mod cut_values;
+pub mod export;
 pub(crate) mod gateway;
 mod json_errors;
 pub mod jsonl;

@@ -164,6 +164,7 @@ pub fn read_group(
                 decoded,
                 failure,
                 container,
+                export,
                 ..
             }) => {
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
@@ -188,6 +189,7 @@ pub fn read_group(
                         stats.blank = !content;
                         stats.failed(failure.take());
                         Unended::retell(container.as_ref(), &mut stats);
+                        super::export::Skips::settle(export.as_ref(), &mut stats);
                         last_text = Some(outcomes.len());
                         let parsed = Parsed {
                             stats,
@@ -209,6 +211,7 @@ pub fn read_group(
                         parsed.stats.blank = !content;
                         parsed.stats.failed(other.failure.take());
                         Unended::retell(other.container.as_ref(), &mut parsed.stats);
+                        super::export::Skips::settle(other.export.as_ref(), &mut parsed.stats);
                         Outcome::Parsed(format, Box::new(parsed))
                     }
                     Err(e) => Outcome::Unreadable(e.to_string()),

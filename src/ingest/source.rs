@@ -176,6 +176,7 @@ fn read_one(
             parsed.stats.blank = !content;
             parsed.stats.failed(opened.failure.take());
             super::container::Unended::retell(opened.container.as_ref(), &mut parsed.stats);
+            super::export::Skips::settle(opened.export.as_ref(), &mut parsed.stats);
             Outcome::Parsed(format, Box::new(parsed))
         }
         Err(e) => Outcome::Unreadable(e.to_string()),

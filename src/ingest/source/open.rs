@@ -1,5 +1,5 @@
 //! An input opened: read from its file or standard input, decompressed, decoded from UTF-16,
-//! unwrapped from a container runtime's lines, and its format detected from the head read.
+//! unwrapped from a container runtime's lines or a log platform's export, and its format detected from the head read.
 
 use super::detect::{detect, fallback, may_precede_a_span_dump};
 use super::paths::{Input, Origin, io_reason};
@@ -26,6 +26,8 @@ pub(in crate::ingest) struct Opened<'a> {
     pub failure: Failure,
     /// A container runtime's log, unwrapped: set once it has ended inside a split line.
     pub container: Option<ingest::container::Unended>,
+    /// A log platform's export, unwrapped: the entries it skipped.
+    pub export: Option<ingest::export::Skips>,
 }
 
 impl Opened<'_> {
@@ -117,6 +119,24 @@ pub(in crate::ingest) fn open<'a>(
             .read_to_end(&mut head)
             .map_err(|e| Outcome::Unreadable(e.to_string()))?;
     }
+    // A log platform's export (journald's JSON, CloudWatch Logs' pages, Cloud Logging's
+    // entries): the same, each entry's message what is detected and parsed.
+    let mut export = None;
+    if let Some(kind) = container
+        .is_none()
+        .then(|| ingest::export::kind_of(&head))
+        .flatten()
+    {
+        let wrapped = Cursor::new(std::mem::take(&mut head)).chain(reader);
+        let skips = ingest::export::Skips::default();
+        reader = Box::new(ingest::export::Unwrapped::new(wrapped, kind, skips.clone()));
+        export = Some(skips);
+        rereadable = false;
+        (&mut reader)
+            .take(SNIFF_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(|e| Outcome::Unreadable(e.to_string()))?;
+    }
     let mut detected = forced.or_else(|| detect(&head, &opts.csv_map));
     // A console exporter's spans after a long start-up log: the head was the program's
     // own output (or nothing known), so the input is looked through further for a span.
@@ -146,6 +166,7 @@ pub(in crate::ingest) fn open<'a>(
         decoded,
         failure,
         container,
+        export,
     })
 }
 

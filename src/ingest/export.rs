@@ -1,0 +1,239 @@
+//! Logs exported from a log platform: the service's lines, each in the platform's JSON
+//! envelope with its time. journald's `journalctl -o json` (an entry a line) and
+//! `-o json-pretty`, CloudWatch Logs' `filter-log-events`/`get-log-events` pages, and Google
+//! Cloud Logging's entries (`gcloud logging read --format=json`). As for a container's log
+//! ([`super::container`]), the envelope is taken off as the input is read: each message is
+//! given on the line where it lies in the export (blank lines elsewhere), so that `path:line`
+//! points at it, and detected and parsed in its own format; one without a stamp of its own
+//! takes the envelope's. An entry that cannot be read (no message, a time that is no number)
+//! is given as a blank line and said ([`Skips`]), to be counted skipped with why.
+
+mod document;
+mod entry;
+
+use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
+use super::{InputStats, MAX_PROBLEMS_KEPT, Problem};
+use serde_json::value::RawValue;
+use std::io::{self, BufReader, Read};
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `journalctl -o json`: an entry a line, read as it streams.
+    JournalLines,
+    /// `journalctl -o json-pretty`: entries as indented objects, one after another.
+    JournalPretty,
+    /// `aws logs filter-log-events` / `get-log-events`: `{"events": [...], ...}`, pages
+    /// one after another.
+    CloudWatch,
+    /// `gcloud logging read --format=json`: an array of `LogEntry`.
+    GcpEntries,
+}
+
+/// The kind of export whose start is `head`, if it is one.
+pub fn kind_of(head: &[u8]) -> Option<Kind> {
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
+    let doc = &head[start..];
+    let first_line = doc.split(|&b| b == b'\n').next().unwrap_or_default();
+    let journal = |o: &serde_json::Map<String, serde_json::Value>| {
+        o.get("__REALTIME_TIMESTAMP").is_some_and(|t| t.is_string())
+    };
+    match doc[0] {
+        b'{' if memchr::memmem::find(first_line, b"\"__REALTIME_TIMESTAMP\"").is_some() => {
+            first_object(first_line)
+                .filter(journal)
+                .map(|_| Kind::JournalLines)
+        }
+        b'{' => {
+            if first_object(doc).is_some_and(|o| journal(&o)) {
+                return Some(Kind::JournalPretty);
+            }
+            // `{"events": [` and an event's members, or none.
+            let rest = after_token(&doc[1..], b"\"events\"")?;
+            let rest = after_token(after_token(rest, b":")?, b"[")?;
+            let cloudwatch =
+                |o: serde_json::Map<_, _>| o.contains_key("message") && o.contains_key("timestamp");
+            match rest.trim_ascii_start().first() {
+                Some(b']') => Some(Kind::CloudWatch),
+                _ => first_object(rest)
+                    .filter(|o| cloudwatch(o.clone()))
+                    .map(|_| Kind::CloudWatch),
+            }
+        }
+        b'[' => {
+            let entry = first_object(&doc[1..])?;
+            let payload = ["textPayload", "jsonPayload", "protoPayload"];
+            let envelope = ["logName", "receiveTimestamp", "resource"];
+            (entry.contains_key("timestamp")
+                && payload.iter().any(|k| entry.contains_key(*k))
+                && envelope.iter().any(|k| entry.contains_key(*k)))
+            .then_some(Kind::GcpEntries)
+        }
+        _ => None,
+    }
+}
+
+/// The JSON object `bytes` start with (after blanks), if it is whole.
+fn first_object(bytes: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<&RawValue>();
+    let raw = values.next()?.ok()?;
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// What follows `token` when `bytes` start with it, after blanks.
+fn after_token<'a>(bytes: &'a [u8], token: &[u8]) -> Option<&'a [u8]> {
+    bytes.trim_ascii_start().strip_prefix(token)
+}
+
+/// The entries of an export skipped (given as blank lines): counted, and the first
+/// [`MAX_PROBLEMS_KEPT`] kept with why, for the input's report once it is parsed.
+#[derive(Clone, Default)]
+pub struct Skips(Arc<Mutex<(u64, Vec<Problem>)>>);
+
+impl Skips {
+    fn add(&self, line: u32, why: String) {
+        let mut skips = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        skips.0 += 1;
+        if skips.1.len() < MAX_PROBLEMS_KEPT {
+            skips.1.push(Problem { line, reason: why });
+        }
+    }
+
+    /// Counts an export's skipped entries in its input's accounts: their blank lines were
+    /// counted ignored, and are skipped, with why, among the parser's problems by line.
+    pub fn settle(skips: Option<&Skips>, stats: &mut InputStats) {
+        let Some(skips) = skips else { return };
+        let skips = skips.0.lock().unwrap_or_else(|e| e.into_inner());
+        stats.skipped += skips.0;
+        stats.ignored = stats.ignored.saturating_sub(skips.0);
+        for problem in &skips.1 {
+            let at = stats.problems.partition_point(|p| p.line <= problem.line);
+            stats.problems.insert(at, problem.clone());
+        }
+        stats.problems.truncate(MAX_PROBLEMS_KEPT);
+    }
+}
+
+/// The service's lines of an export, as bytes to read.
+pub struct Unwrapped<R> {
+    inner: BufReader<R>,
+    kind: Kind,
+    skips: Skips,
+    line: Vec<u8>,
+    out: Vec<u8>,
+    at: usize,
+    /// Physical lines read so far (an entry a line).
+    line_no: u32,
+    /// A physical line too long to hold is being passed on as it is, for the line splitter
+    /// to skip as too long.
+    passing: bool,
+    /// A document export has been read whole and unwrapped into `out`.
+    read_whole: bool,
+}
+
+impl<R: Read> Unwrapped<R> {
+    pub fn new(inner: R, kind: Kind, skips: Skips) -> Self {
+        Unwrapped {
+            inner: BufReader::with_capacity(256 * 1024, inner),
+            kind,
+            skips,
+            line: Vec::new(),
+            out: Vec::new(),
+            at: 0,
+            line_no: 0,
+            passing: false,
+            read_whole: false,
+        }
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        self.out.clear();
+        self.at = 0;
+        if self.kind != Kind::JournalLines {
+            // A document is read whole (its pages are what the platform's client held).
+            if !std::mem::replace(&mut self.read_whole, true) {
+                let mut all = Vec::new();
+                self.inner.read_to_end(&mut all)?;
+                self.out = document::unwrap(self.kind, &all, &self.skips);
+            }
+            return Ok(());
+        }
+        while self.out.len() < 64 * 1024 {
+            if self.passing {
+                self.passing = !pass_on(&mut self.inner, &mut self.out, 64 * 1024)?;
+                continue;
+            }
+            self.line.clear();
+            let whole = read_line_up_to(&mut self.inner, &mut self.line, MAX_LINE + 1)?;
+            if self.line.is_empty() {
+                return Ok(());
+            }
+            self.line_no += 1;
+            if !whole {
+                self.out.extend_from_slice(&self.line);
+                self.passing = true;
+                continue;
+            }
+            let line = self.line.trim_ascii();
+            if !line.is_empty() {
+                match serde_json::from_slice::<&RawValue>(line) {
+                    Ok(raw) => give(
+                        self.kind,
+                        raw,
+                        line,
+                        self.line_no,
+                        &mut self.out,
+                        &self.skips,
+                    ),
+                    Err(e) => self.skips.add(
+                        self.line_no,
+                        format!("not a journald entry: {}", super::unreadable_json(&e)),
+                    ),
+                }
+            }
+            self.out.push(b'\n');
+        }
+        Ok(())
+    }
+}
+
+/// Gives the entry `raw` (of `base`, at `line`) into `out`, without its newline: its
+/// message, with the envelope's time unless it has its own; or nothing, said in `skips`.
+fn give(kind: Kind, raw: &RawValue, base: &[u8], line: u32, out: &mut Vec<u8>, skips: &Skips) {
+    match entry::read(kind, raw, base) {
+        Ok(entry::Entry::Line { time, message, .. }) => {
+            let message = one_line(message);
+            super::container::emit(out, time.as_bytes(), &message);
+        }
+        Ok(entry::Entry::Nothing) => {}
+        Err(bad) => skips.add(line, bad.why),
+    }
+}
+
+/// A message as one line: without the newline it ended with (what a service wrote to its
+/// standard output), its inner line breaks (a traceback's) made blanks, to keep every other
+/// entry on its own line.
+fn one_line(mut message: Vec<u8>) -> Vec<u8> {
+    while message.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+        message.pop();
+    }
+    for b in &mut message {
+        if *b == b'\n' || *b == b'\r' {
+            *b = b' ';
+        }
+    }
+    message
+}
+
+impl<R: Read> Read for Unwrapped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.out.len() {
+            self.refill()?;
+        }
+        Ok(super::container::serve(&self.out, &mut self.at, buf))
+    }
+}
+
+#[cfg(test)]
+mod tests;
