@@ -40,9 +40,14 @@ fn offset(raw: &RawValue, base: &[u8]) -> usize {
 
 #[derive(Deserialize)]
 struct Journal<'a> {
-    #[serde(rename = "__REALTIME_TIMESTAMP", borrow)]
+    #[serde(
+        rename = "__REALTIME_TIMESTAMP",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     realtime: Option<&'a RawValue>,
-    #[serde(rename = "MESSAGE", borrow)]
+    #[serde(rename = "MESSAGE", borrow, default, deserialize_with = "present")]
     message: Option<&'a RawValue>,
 }
 
@@ -91,9 +96,9 @@ fn journal(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
 
 #[derive(Deserialize)]
 struct CloudWatch<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     timestamp: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     message: Option<&'a RawValue>,
 }
 
@@ -127,13 +132,13 @@ fn cloudwatch(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Gcp<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     timestamp: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     text_payload: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     json_payload: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     proto_payload: Option<&'a RawValue>,
 }
 
@@ -181,6 +186,11 @@ fn gcp(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
         message: message.into_bytes(),
         at: offset(payload, base),
     })
+}
+
+/// A member that is there, `null` too (serde makes an `Option`'s `null` `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// An entry's object, or why it is none.
