@@ -52,13 +52,12 @@ pub fn kind_of(head: &[u8]) -> Option<Kind> {
             // `{"events": [` and an event's members, or none.
             let rest = after_token(&doc[1..], b"\"events\"")?;
             let rest = after_token(after_token(rest, b":")?, b"[")?;
-            let cloudwatch =
-                |o: serde_json::Map<_, _>| o.contains_key("message") && o.contains_key("timestamp");
+            let event = |o: &serde_json::Map<String, serde_json::Value>| {
+                o.contains_key("message") && o.contains_key("timestamp")
+            };
             match rest.trim_ascii_start().first() {
                 Some(b']') => Some(Kind::CloudWatch),
-                _ => first_object(rest)
-                    .filter(|o| cloudwatch(o.clone()))
-                    .map(|_| Kind::CloudWatch),
+                _ => first_object(rest).filter(event).map(|_| Kind::CloudWatch),
             }
         }
         b'[' => {

@@ -78,13 +78,13 @@ fn journal(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
     } else {
         return Err(format!(
             "journald entry's MESSAGE is {}, not a string or bytes",
-            kind_of(text)
+            what_json(text)
         ));
     };
     let message = bytes.map_err(|_| {
         format!(
             "journald entry's MESSAGE is {}, not a string or bytes",
-            kind_of(text)
+            what_json(text)
         )
     })?;
     Ok(Entry::Line {
@@ -119,7 +119,7 @@ fn cloudwatch(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
     let text: String = serde_json::from_str(message.get()).map_err(|_| {
         format!(
             "CloudWatch Logs event's message is {}, not a string",
-            kind_of(message.get())
+            what_json(message.get())
         )
     })?;
     Ok(Entry::Line {
@@ -162,7 +162,7 @@ fn gcp(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
             serde_json::from_str::<String>(text.get()).map_err(|_| {
                 format!(
                     "Cloud Logging entry's textPayload is {}, not a string",
-                    kind_of(text.get())
+                    what_json(text.get())
                 )
             })?,
             text,
@@ -172,7 +172,7 @@ fn gcp(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
             _ => {
                 return Err(format!(
                     "Cloud Logging entry's jsonPayload is {}, not an object",
-                    kind_of(json.get())
+                    what_json(json.get())
                 ));
             }
         },
@@ -196,14 +196,14 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 /// An entry's object, or why it is none.
 fn object<'a, T: Deserialize<'a>>(raw: &'a RawValue, what: &str) -> Result<T, String> {
     if !raw.get().starts_with('{') {
-        return Err(format!("{what} is {}, not an object", kind_of(raw.get())));
+        return Err(format!("{what} is {}, not an object", what_json(raw.get())));
     }
     serde_json::from_str(raw.get())
         .map_err(|e| format!("{what} unreadable: {}", super::super::json_why(&e)))
 }
 
 /// What a JSON value is, for a reason: `a number`, `an array`...
-fn kind_of(json: &str) -> &'static str {
+fn what_json(json: &str) -> &'static str {
     match json.as_bytes().first() {
         Some(b'"') => "a string",
         Some(b'{') => "an object",
