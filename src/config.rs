@@ -260,6 +260,8 @@ impl AuditConfig {
                 }),
                 // `timeline` asks for them; no other output shows them.
                 keep_attrs: false,
+                // Set per input, as each file is opened.
+                file_written: None,
             },
             correlate: CorrelateOptions {
                 max_skew,

@@ -17,14 +17,12 @@
 //!   nginx sends it to the next.
 //!
 //! Each may follow a syslog header (`2026-12-07T16:11:36+00:00 gw haproxy[16851]: ...`, as
-//! rsyslog writes /var/log/haproxy.log on Debian). Asked only of lines that read as no event
-//! of their own.
+//! rsyslog writes /var/log/haproxy.log on Debian; [`super::syslog`]). Asked only of lines
+//! that read as no event of their own.
 
-use super::access_log;
 use crate::event::{EventKind, GatewayTry, HTTP_METHODS, Text};
-use crate::time::Zone;
 
-/// The gateway try an access line shows, if any (the line is one: [`access_log::stamp`]
+/// The gateway try an access line shows, if any (the line is one: [`super::access_log::stamp`]
 /// read it). The Common format's request comes in quotes right after its stamp, HAProxy's
 /// last on the line.
 pub(crate) fn of_access_line(line: &[u8]) -> Option<EventKind> {
@@ -45,26 +43,13 @@ pub(crate) fn of_access_line(line: &[u8]) -> Option<EventKind> {
     Some(try_event(method, target, resent, shows))
 }
 
-/// The gateway try a stamped line that read as nothing shows: nginx's error line, or a
-/// gateway's access line after a syslog header.
+/// The gateway try a stamped line that read as nothing shows: nginx's error line. (A
+/// gateway's access line behind a syslog header is read in `text::syslog_lines`.)
 #[cold]
-pub(crate) fn of_stamped_line(line: &[u8], zone: Zone) -> Option<EventKind> {
-    if let Some(at) = memchr::memmem::find(line, NGINX_GAVE_UP) {
-        return nginx_gave_up(&line[..at], &line[at..]);
-    }
-    // `HOST TAG[PID]: ` (or `TAG: `) after the stamp: the first `: ` before any quote.
-    let head = &line[..line.len().min(SYSLOG_HEAD_WITHIN)];
-    let colon = memchr::memmem::find(head, b": ")?;
-    if memchr::memchr(b'"', &line[..colon]).is_some() {
-        return None;
-    }
-    let inner = &line[colon + 2..];
-    access_log::stamp(inner, zone)?;
-    of_access_line(inner)
+pub(crate) fn of_error_line(line: &[u8]) -> Option<EventKind> {
+    let at = memchr::memmem::find(line, NGINX_GAVE_UP)?;
+    nginx_gave_up(&line[..at], &line[at..])
 }
-
-/// How far into a stamped line a syslog header's `: ` may be.
-const SYSLOG_HEAD_WITHIN: usize = 160;
 
 /// nginx's phrase for an upstream that took the request and gave no answer it could use,
 /// and the fields after it (from `client: `).

@@ -31,6 +31,7 @@ pub mod rotated;
 pub mod selfcheck;
 pub mod source;
 pub mod stamp;
+pub(crate) mod syslog;
 pub mod text;
 pub mod utf16;
 
@@ -97,6 +98,9 @@ pub struct ParseOptions {
     /// only `timeline` shows them, and kept for every line of a month they outgrew the
     /// audit's own memory (two extra fields a line: 500 MB at 100 MB of input).
     pub keep_attrs: bool,
+    /// The day (UTC) the input's file was last written, its modification time: the year
+    /// of syslog's BSD stamps, which write none, where no date is given ([`syslog`]).
+    pub file_written: Option<NaiveDate>,
 }
 
 impl ParseOptions {
@@ -120,6 +124,22 @@ impl ParseOptions {
             None => std::borrow::Cow::Borrowed(self),
         }
     }
+
+    /// [`Self::for_input`], with the day the input's file was last written.
+    pub fn for_file(&self, input: &source::Input) -> std::borrow::Cow<'_, ParseOptions> {
+        let opts = self.for_input(&input.display);
+        let source::Origin::File(path) = &input.origin else {
+            return opts;
+        };
+        let written = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        match written {
+            Some(t) => std::borrow::Cow::Owned(ParseOptions {
+                file_written: Some(chrono::DateTime::<chrono::Utc>::from(t).date_naive()),
+                ..opts.into_owned()
+            }),
+            None => opts,
+        }
+    }
 }
 
 impl Default for ParseOptions {
@@ -131,6 +151,7 @@ impl Default for ParseOptions {
             csv_map: Vec::new(),
             relevance: None,
             keep_attrs: true,
+            file_written: None,
         }
     }
 }
@@ -456,7 +477,13 @@ pub fn looks_like_text_log(head: &[u8]) -> bool {
         // Only blank lines and comments: an empty log, still a log.
         return true;
     };
-    line.starts_with(b"---") || starts_with_stamped_record(line)
+    line.starts_with(b"---") || opens_text_record(line)
+}
+
+/// A line that opens a text log's record ([`starts_with_stamped_record`]) or a program's
+/// line behind a BSD or RFC 5424 syslog header ([`syslog`]).
+pub fn opens_text_record(line: &[u8]) -> bool {
+    starts_with_stamped_record(line) || syslog::opens_with_header(line)
 }
 
 /// A line that opens a text log's record: a timestamp at its start

@@ -136,7 +136,7 @@ pub fn read_group(
     let joined = AtomicBool::new(false);
     for (k, &i) in group.iter().enumerate() {
         let input = &inputs[i];
-        let opts = &*opts.for_input(&input.display);
+        let opts = &*opts.for_file(input);
         let mut opened = open(input, forced, opts, read);
         let continues = joined.swap(false, Ordering::Relaxed);
         if continues && matches!(opened, Err(Outcome::NotALog(_))) {

@@ -162,7 +162,7 @@ fn read_one(
     opts: &ParseOptions,
     read: &AtomicU64,
 ) -> Outcome {
-    let opts = &*opts.for_input(&input.display);
+    let opts = &*opts.for_file(input);
     let opened = match open(input, forced, opts, read) {
         Ok(opened) => opened,
         Err(outcome) => return outcome,

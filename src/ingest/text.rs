@@ -56,6 +56,7 @@ pub fn parse_input(
     p.out.stats.lines = lines as u64;
     notes.add_to(&mut p.out.stats);
     p.out.stats.notes.extend(p.dates.folds.take_notes());
+    p.out.stats.notes.extend(p.years.note());
     Ok(p.out)
 }
 
@@ -129,6 +130,11 @@ struct TextParser {
     dramatiq: dramatiq::Workers,
     /// A line in Huey's layout was read ([`huey`]).
     huey_seen: bool,
+    /// The line being read has a BSD syslog stamp, its year chosen ([`syslog_lines`]).
+    year_inferred: bool,
+    years: syslog_lines::Years,
+    /// When the file was last written: the year of BSD syslog stamps, undated.
+    file_written: Option<chrono::NaiveDate>,
     out: Parsed,
 }
 
@@ -165,6 +171,9 @@ impl TextParser {
             pool: celery::Pool::default(),
             dramatiq: dramatiq::Workers::default(),
             huey_seen: false,
+            year_inferred: false,
+            years: syslog_lines::Years::default(),
+            file_written: opts.file_written,
             out: Parsed::new(opts),
         }
     }
@@ -201,11 +210,13 @@ impl TextParser {
                 Verdict::Ignored if memchr::memchr(0, line).is_some() => {
                     Verdict::Skipped(DAMAGED.into())
                 }
-                // A gateway's line about a request it gave up on or sent again ([`gateway`]).
+                // nginx's line about a request it gave up on ([`gateway`]), or a program's
+                // line behind a syslog header ([`syslog_lines`]).
                 Verdict::Ignored if !ahead.cut_short() => {
-                    match super::gateway::of_stamped_line(line, self.zone) {
+                    match super::gateway::of_error_line(line) {
                         Some(kind) => Verdict::Event(self.line_at, kind),
-                        None => Verdict::Ignored,
+                        None => (self.behind_stamped_header(n, &span, line, ahead))
+                            .unwrap_or(Verdict::Ignored),
                     }
                 }
                 verdict => cut(verdict),
@@ -393,8 +404,9 @@ impl TextParser {
         let local = Local { at, shift };
         // Read alone again from its place, a local time in a fold that the lines before it
         // made the second pass would be the first.
-        let dated =
-            matches!(stamp, Stamp::Instant(_)) && self.dates.folds.second_passes() == second_passes;
+        let dated = matches!(stamp, Stamp::Instant(_))
+            && self.dates.folds.second_passes() == second_passes
+            && !self.year_inferred;
         self.place = (self.rereadable && dated).then(|| span.clone());
         let unsplit = idle::Unsplit {
             n,
@@ -610,6 +622,12 @@ impl TextParser {
         why: String,
         ahead: Ahead,
     ) -> Verdict {
+        // A program's line behind a BSD or RFC 5424 syslog header ([`syslog_lines`]).
+        if crate::ingest::syslog::may_open_header(line)
+            && let Some(verdict) = self.behind_header(n, span, line, ahead)
+        {
+            return verdict;
+        }
         if let Some(time) = jul::header_time(line) {
             self.jul_time = Some(time);
             return Verdict::Ignored;
@@ -887,6 +905,9 @@ mod rq;
 pub(crate) mod ruby;
 mod rust_error;
 mod stripe_logged;
+mod syslog_lines;
+#[cfg(test)]
+mod syslog_tests;
 mod tail;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,7 @@
 use super::*;
 use crate::event::EventKind;
+use crate::ingest::access_log;
+use crate::time::Zone;
 
 /// What a line shows, as (method, target, resent, shows).
 fn shown(kind: Option<EventKind>) -> Option<(String, String, bool, String)> {
@@ -23,7 +25,7 @@ fn access(line: &str) -> Option<(String, String, bool, String)> {
 }
 
 fn stamped(line: &str) -> Option<(String, String, bool, String)> {
-    shown(of_stamped_line(line.as_bytes(), Zone::default()))
+    shown(of_error_line(line.as_bytes()))
 }
 
 #[test]
@@ -147,31 +149,6 @@ fn nginx_error_lines_about_no_request_taken_are_no_gateway_try() {
         "2026/12/07 16:08:30 [notice] 14237#14237: signal 3 (SIGQUIT) received from 14300, shutting down",
         // No request field.
         r#"2026/12/07 16:08:28 [error] 1#1: *2 upstream timed out (110: Connection timed out) while reading response header from upstream, client: 127.0.0.1, server: "#,
-    ] {
-        assert_eq!(stamped(line), None, "{line}");
-    }
-}
-
-#[test]
-fn a_gateways_line_after_a_syslog_header_reads_as_without_it() {
-    // rsyslog's file on Debian 12 (fixture gateway-haproxy-retry's haproxy-syslog.log).
-    let (.., shows) = stamped(
-        r#"2026-12-07T16:11:36+00:00 localhost haproxy[16851]: 127.0.0.1:38892 [07/Dec/2026:16:11:35.890] payments replicas/pay-b 0/1001/0/8/1010 201 244 - - ---- 1/1/0/0/+1 0/0 "POST /v1/refunds HTTP/1.1""#,
-    )
-    .unwrap();
-    assert!(
-        shows.starts_with("sent the request again 1 time"),
-        "{shows}"
-    );
-    assert!(stamped(
-        r#"2026-12-07T16:08:28+00:00 gw nginx: 127.0.0.1 - - [07/Dec/2026:16:08:28 +0000] "POST /v1/refunds HTTP/1.1" 201 115 "-" "-" "10.0.0.2:80, 10.0.0.3:80" "504, 201""#
-    )
-    .is_some());
-    for line in [
-        // No retry, no gateway's line after the header, a quote before the colon.
-        r#"2026-12-07T16:08:44+00:00 localhost haproxy[16851]: 127.0.0.1:33832 [07/Dec/2026:16:08:44.140] payments replicas/pay-a 0/0/0/-1/1000 504 198 - - sH-- 1/1/0/0/0 0/0 "POST /v1/refunds HTTP/1.1""#,
-        "2026-12-07T16:08:44+00:00 localhost haproxy[16851]: Proxy payments started.",
-        r#"2026-12-07T16:08:44Z agent "note: x" 127.0.0.1:1 [07/Dec/2026:16:11:35.890] a b/c 0/0/0/0/0 201 1 - - ---- 1/1/0/0/+1 0/0 "POST /v1/refunds HTTP/1.1""#,
     ] {
         assert_eq!(stamped(line), None, "{line}");
     }

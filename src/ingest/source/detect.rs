@@ -215,7 +215,7 @@ fn line_format(line: &[u8]) -> Option<Format> {
         }
     } else if ingest::jsonl::monolog::as_object(&String::from_utf8_lossy(line)).is_some() {
         Some(Format::Jsonl)
-    } else if ingest::starts_with_stamped_record(line) {
+    } else if ingest::opens_text_record(line) {
         Some(Format::Text)
     } else if ingest::access_log::stamp(line, crate::time::Zone::default()).is_some() {
         // A web server's access line: a stamped line the text reader reads.
