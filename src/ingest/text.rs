@@ -215,8 +215,7 @@ impl TextParser {
                 Verdict::Ignored if !ahead.cut_short() => {
                     match super::gateway::of_error_line(line) {
                         Some(kind) => Verdict::Event(self.line_at, kind),
-                        None => (self.behind_stamped_header(n, &span, line, ahead))
-                            .unwrap_or(Verdict::Ignored),
+                        None => self.access_line_behind_header(line),
                     }
                 }
                 verdict => cut(verdict),
@@ -364,7 +363,18 @@ impl TextParser {
         let Some((stamp, used)) = stamped else {
             return Verdict::Skipped(NO_STAMP.into());
         };
-        let rest = &line[used..];
+        let mut rest = &line[used..];
+        // A syslog header's host and tag after the stamp (`STAMP HOST TAG[PID]: msg`): one
+        // blank where the text traces put two, so theirs never pay for it.
+        if let [b' ', second, ..] = rest
+            && *second != b' '
+            && let Some(msg) = self.behind_header_after_stamp(rest)
+        {
+            match self.own_stamp_behind_header(n, span, msg, ahead) {
+                Some(verdict) => return verdict,
+                None => rest = syslog_lines::from_blank_before(rest, msg),
+            }
+        }
         let message_follows = rest.first().is_none_or(u8::is_ascii_whitespace)
             // Huey's header ends in a colon, its message right after it.
             || (self.huey_seen && line[used - 1] == b':');

@@ -4,7 +4,7 @@
 //! is usually the more precise. A gateway's access line behind one is read as
 //! [`TextParser::unstamped`] reads it bare, at the header's time.
 
-use super::{NO_STAMP, TextParser, Verdict, text};
+use super::{NO_STAMP, TextParser, Verdict, level, text};
 use crate::ingest::lines::Ahead;
 use crate::ingest::syslog::{self, YearFrom};
 use crate::time::NANOS_PER_DAY;
@@ -35,21 +35,46 @@ impl Years {
 }
 
 impl TextParser {
-    /// A line with a stamp that read as nothing: rsyslog's `STAMP HOST TAG[PID]: MSG`
-    /// (`RSYSLOG_FileFormat`, `journalctl -o short-iso`), its message read again.
+    /// The message after a syslog header's host and tag, `rest` being the line after its
+    /// stamp (rsyslog's `RSYSLOG_FileFormat`, `journalctl -o short-iso`): not when the
+    /// "host" is a level (`STAMP INFO agent: ...` is a logger's line).
+    #[inline]
+    pub(super) fn behind_header_after_stamp<'a>(&self, rest: &'a [u8]) -> Option<&'a [u8]> {
+        let msg = syslog::after_host_and_tag(rest)?;
+        let words = &rest[1..];
+        (level::without_level(words).len() == words.len()).then_some(msg)
+    }
+
+    /// A message behind a header that opens with a stamp of its own, read as the line it
+    /// is; `None` when it has none.
     #[cold]
-    pub(super) fn behind_stamped_header(
+    pub(super) fn own_stamp_behind_header(
         &mut self,
         n: u32,
         span: &Range<u64>,
-        line: &[u8],
+        msg: &[u8],
         ahead: Ahead,
     ) -> Option<Verdict> {
-        let (stamp, msg) = syslog::after_stamp_header(line, self.zone)?;
-        // The line was read once with its header on: it is this line's time again, not
-        // the next line's (see [`super::anonymous`]).
-        self.anonymous.this_line = self.anonymous.previous_line;
-        Some(self.syslog_message(n, span, stamp, msg, ahead))
+        if !crate::ingest::starts_with_stamped_record(msg) {
+            return None;
+        }
+        match self.message_line(n, span, msg, ahead) {
+            Verdict::Skipped(why) if why == NO_STAMP => None,
+            verdict => Some(verdict),
+        }
+    }
+
+    /// A stamped line that read as nothing: a gateway's access line behind a syslog
+    /// header (`STAMP gw haproxy[PID]: 127.0.0.1:38892 [...] ...`) read as it is bare, at
+    /// the header's time.
+    #[cold]
+    pub(super) fn access_line_behind_header(&mut self, line: &[u8]) -> Verdict {
+        let access = syslog::after_stamp_header(line, self.zone)
+            .filter(|(_, msg)| crate::ingest::access_log::stamp(msg, self.zone).is_some());
+        match access.and_then(|(_, msg)| crate::ingest::gateway::of_access_line(msg)) {
+            Some(kind) => Verdict::Event(self.line_at, kind),
+            None => Verdict::Ignored,
+        }
     }
 
     /// An unstamped line that opens with RFC 5424's header or a BSD stamp's.
@@ -84,7 +109,7 @@ impl TextParser {
         Some(verdict)
     }
 
-    /// A syslog header's message, at the header's `stamp`.
+    /// A syslog header's message, at the header's `stamp` unless it has its own.
     fn syslog_message(
         &mut self,
         n: u32,
@@ -94,16 +119,11 @@ impl TextParser {
         ahead: Ahead,
     ) -> Verdict {
         let msg = msg.trim_ascii();
-        if crate::ingest::starts_with_stamped_record(msg) {
-            match self.message_line(n, span, msg, ahead) {
-                Verdict::Skipped(why) if why == NO_STAMP => {}
-                verdict => return verdict,
-            }
+        if let Some(verdict) = self.own_stamp_behind_header(n, span, msg, ahead) {
+            return verdict;
         }
         let line = [stamp, b"  ", msg].concat();
-        let verdict = self.message_line(n, span, &line, ahead);
-        match verdict {
-            Verdict::Skipped(why) if why == NO_STAMP => Verdict::Ignored,
+        match self.message_line(n, span, &line, ahead) {
             Verdict::Ignored if crate::ingest::access_log::stamp(msg, self.zone).is_some() => {
                 match crate::ingest::gateway::of_access_line(msg) {
                     Some(kind) => Verdict::Event(self.line_at, kind),
@@ -136,6 +156,15 @@ impl TextParser {
             YearFrom::NotAfter(today),
             "the latest year not after today, no file's time being known (`--date` names another)",
         )
+    }
+}
+
+/// `rest` (the line after its stamp) from the blank before `msg`, its last bytes: the
+/// message read as the message after a stamp.
+pub(super) fn from_blank_before<'a>(rest: &'a [u8], msg: &[u8]) -> &'a [u8] {
+    match msg.len() {
+        0 => &rest[rest.len()..],
+        len => &rest[rest.len() - len - 1..],
     }
 }
 
