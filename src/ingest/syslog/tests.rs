@@ -100,7 +100,9 @@ fn the_year_is_the_nearest_to_a_given_date_or_the_latest_not_after_a_file_time()
     // Past New Year in a December log; a January date reading December's lines.
     assert_eq!(year_of(1, 2, near), Some(2027));
     assert_eq!(year_of(12, 30, YearFrom::Near(date(2027, 1, 2))), Some(2026));
-    assert_eq!(year_of(6, 1, near), Some(2026));
+    // Whichever is nearer: July before, June after.
+    assert_eq!(year_of(7, 1, near), Some(2026));
+    assert_eq!(year_of(6, 1, near), Some(2027));
     let written = YearFrom::NotAfter(date(2027, 1, 2));
     assert_eq!(year_of(12, 31, written), Some(2026));
     assert_eq!(year_of(1, 3, written), Some(2027));

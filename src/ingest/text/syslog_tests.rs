@@ -112,13 +112,18 @@ fn chatter_behind_a_header_is_ignored_not_skipped() {
 
 #[test]
 fn lines_that_only_look_like_a_header_read_as_before() {
-    // A record's message starting with a date, and a line below it.
-    let text = format!(
-        "2026-12-06T08:07:00Z  Dec  6 08:07:00 api-1 {REFUND}\nDec 6 is the date of the refund\n"
-    );
+    // A line below a record that opens with a month and a day: skipped with no stamp, as
+    // before (no time, no host and tag).
+    let text = format!("2026-12-06T08:07:00Z  {REFUND}\nDec 6 is the date of the refund\n");
     let p = read(&text, &ParseOptions::default());
     assert_eq!(refunds(&p), vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 0, 0))]);
-    assert_eq!((p.stats.events, p.stats.ignored, p.stats.skipped), (1, 1, 0));
+    assert_eq!((p.stats.events, p.stats.ignored, p.stats.skipped), (1, 0, 1));
+    assert_eq!(p.stats.problems[0].reason, NO_STAMP);
+    // A message (two blanks after the stamp) that opens as a header would: no header is
+    // taken off it, so the refund behind it is not read.
+    let text = format!("2026-12-06T08:07:00Z  Dec  6 08:07:00 api-1 payments[811]: {REFUND}\n");
+    let p = read(&text, &on((2026, 12, 6)));
+    assert_eq!((p.stats.events, p.stats.ignored), (0, 1));
     // Alone, such a line has no stamp, as before.
     let p = read("Dec 6 is the date of the refund\n", &ParseOptions::default());
     assert_eq!(p.stats.skipped, 1);
