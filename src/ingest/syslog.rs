@@ -18,7 +18,25 @@ use chrono::{Datelike, NaiveDate};
 /// A line with an RFC 3339 stamp then `HOST TAG[PID]: `: the stamp and the message.
 pub(crate) fn after_stamp_header(line: &[u8], zone: Zone) -> Option<(&[u8], &[u8])> {
     let (_, used) = crate::time::parse_stamp(line, zone)?;
-    Some((&line[..used], after_host_and_tag(&line[used..])?))
+    let stamp = &line[..used];
+    is_rfc3339(stamp).then_some(())?;
+    Some((stamp, after_host_and_tag(&line[used..])?))
+}
+
+/// Whether a stamp is RFC 3339's, as syslog daemons write theirs: a `T` between date and
+/// time, and `Z` or an offset (`+00:00`, journalctl's `+0000`). A logger's own stamp
+/// (`2026-12-06 08:07:00,266`, `16:05:38`) is not, so its `Worker ID: ...` is no host
+/// and tag.
+pub(crate) fn is_rfc3339(stamp: &[u8]) -> bool {
+    let offset = |tail: &[u8]| match tail {
+        [sign, h1, h2, b':', m1, m2] | [_, sign, h1, h2, m1, m2] => {
+            matches!(sign, b'+' | b'-') && [h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit())
+        }
+        _ => false,
+    };
+    stamp.len() >= 20
+        && stamp[10] == b'T'
+        && (stamp.ends_with(b"Z") || offset(&stamp[stamp.len() - 6..]))
 }
 
 /// Whether a line opens with a BSD stamp's or RFC 5424's header (for detection: such a

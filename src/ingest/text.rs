@@ -368,7 +368,7 @@ impl TextParser {
         // blank where the text traces put two, so theirs never pay for it.
         if let [b' ', second, ..] = rest
             && *second != b' '
-            && let Some(msg) = self.behind_header_after_stamp(rest)
+            && let Some(msg) = self.behind_header_after_stamp(&line[..used], rest)
         {
             match self.own_stamp_behind_header(n, span, msg, ahead) {
                 Some(verdict) => return verdict,

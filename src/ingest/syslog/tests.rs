@@ -111,3 +111,19 @@ fn the_year_is_the_nearest_to_a_given_date_or_the_latest_not_after_a_file_time()
     assert_eq!(year_of(2, 29, written), Some(2024));
     assert_eq!(year_of(2, 30, near), None);
 }
+
+#[test]
+fn only_rfc_3339_stamps_are_a_daemons() {
+    for stamp in [
+        "2026-12-06T08:07:00.266000+00:00",
+        "2026-12-06T08:07:00+0000",
+        "2026-12-06T08:07:00.266Z",
+        "2026-12-06T08:07:00-05:00",
+    ] {
+        assert!(is_rfc3339(stamp.as_bytes()), "{stamp}");
+    }
+    // A logger's own: no `T`, no offset, time only (RQ's `16:05:38 Worker ID: ...`).
+    for stamp in ["2026-12-06 08:07:00,266", "2026-12-06T08:07:00.266", "16:05:38", "2026-12-06 08:07:00+00:00"] {
+        assert!(!is_rfc3339(stamp.as_bytes()), "{stamp}");
+    }
+}

@@ -39,7 +39,14 @@ impl TextParser {
     /// stamp (rsyslog's `RSYSLOG_FileFormat`, `journalctl -o short-iso`): not when the
     /// "host" is a level (`STAMP INFO agent: ...` is a logger's line).
     #[inline]
-    pub(super) fn behind_header_after_stamp<'a>(&self, rest: &'a [u8]) -> Option<&'a [u8]> {
+    pub(super) fn behind_header_after_stamp<'a>(
+        &self,
+        stamp: &[u8],
+        rest: &'a [u8],
+    ) -> Option<&'a [u8]> {
+        if !syslog::is_rfc3339(stamp) {
+            return None;
+        }
         let msg = syslog::after_host_and_tag(rest)?;
         let words = &rest[1..];
         (level::without_level(words).len() == words.len()).then_some(msg)
