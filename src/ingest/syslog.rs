@@ -97,8 +97,7 @@ pub(crate) struct BsdStamp<'a> {
 }
 
 const MONTHS: [&[u8; 3]; 12] = [
-    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
-    b"Dec",
+    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
 ];
 
 /// `Dec  6 08:07:00 HOST TAG[PID]: MSG` (or `Dec 06 08:07:00.266000 ...`): its stamp and
@@ -152,10 +151,14 @@ pub(crate) fn rfc5424(line: &[u8]) -> Option<(&[u8], &[u8])> {
     };
     let rest = line.strip_prefix(b"1 ")?;
     let mut words = rest.splitn(6, |&b| b == b' ');
-    let stamp = words.next().filter(|s| s.first().is_some_and(u8::is_ascii_digit))?;
+    let stamp = words
+        .next()
+        .filter(|s| s.first().is_some_and(u8::is_ascii_digit))?;
     // HOST, APP-NAME, PROCID, MSGID: a word each (`-` for none).
     for _ in 0..4 {
-        words.next().filter(|w| !w.is_empty() && w.iter().all(u8::is_ascii_graphic))?;
+        words
+            .next()
+            .filter(|w| !w.is_empty() && w.iter().all(u8::is_ascii_graphic))?;
     }
     let sd_and_msg = words.next()?;
     let msg = after_structured_data(sd_and_msg)?;
@@ -207,7 +210,9 @@ pub(crate) fn may_open_header(line: &[u8]) -> bool {
     match line {
         [b'<', d, ..] => d.is_ascii_digit(),
         [b'1', b' ', d, ..] => d.is_ascii_digit(),
-        [a, b, c, b' ', ..] => a.is_ascii_uppercase() && b.is_ascii_lowercase() && c.is_ascii_lowercase(),
+        [a, b, c, b' ', ..] => {
+            a.is_ascii_uppercase() && b.is_ascii_lowercase() && c.is_ascii_lowercase()
+        }
         _ => false,
     }
 }
@@ -230,14 +235,13 @@ pub(crate) fn year_of(month: u32, day: u32, from: YearFrom) -> Option<i32> {
     let (YearFrom::Near(date) | YearFrom::NotAfter(date)) = from;
     // Five years back: 29 February is in one of any four.
     let dated = |y: i32| NaiveDate::from_ymd_opt(y, month, day).map(|d| (y, d));
-    let candidates = (date.year() - 5..=date.year() + 1).filter_map(dated);
+    let mut candidates = (date.year() - 5..=date.year() + 1).filter_map(dated);
     match from {
         YearFrom::Near(_) => candidates
             .min_by_key(|(_, d)| (d.signed_duration_since(date).num_days().abs(), -d.year()))
             .map(|(y, _)| y),
         YearFrom::NotAfter(_) => candidates
-            .filter(|(_, d)| d.signed_duration_since(date).num_days() <= 1)
-            .last()
+            .rfind(|(_, d)| d.signed_duration_since(date).num_days() <= 1)
             .map(|(y, _)| y),
     }
 }

@@ -6,13 +6,17 @@ fn date(y: i32, m: u32, d: u32) -> NaiveDate {
 
 #[test]
 fn host_and_tag_after_a_stamp_give_the_message() {
-    let msg = |rest: &str| after_host_and_tag(rest.as_bytes()).map(|m| String::from_utf8_lossy(m).into_owned());
+    let msg = |rest: &str| {
+        after_host_and_tag(rest.as_bytes()).map(|m| String::from_utf8_lossy(m).into_owned())
+    };
     assert_eq!(
         msg(" api-1 payments[811]: refund created refund_id=re_0002").as_deref(),
         Some("refund created refund_id=re_0002")
     );
-    assert_eq!(msg(" gw haproxy[16851]: 127.0.0.1:41234 [07/Dec/2026:16:11:35.001] fe").as_deref(),
-        Some("127.0.0.1:41234 [07/Dec/2026:16:11:35.001] fe"));
+    assert_eq!(
+        msg(" gw haproxy[16851]: 127.0.0.1:41234 [07/Dec/2026:16:11:35.001] fe").as_deref(),
+        Some("127.0.0.1:41234 [07/Dec/2026:16:11:35.001] fe")
+    );
     assert_eq!(msg(" api-1 kernel: oom").as_deref(), Some("oom"));
     assert_eq!(msg(" api-1 payments:").as_deref(), Some(""));
     // Messages that only look like one: a level and a logger, a message's own colon,
@@ -32,13 +36,19 @@ fn host_and_tag_after_a_stamp_give_the_message() {
 #[test]
 fn bsd_stamps_as_rsyslog_and_journalctl_write_them() {
     let (stamp, msg) = bsd(b"Dec  6 08:07:00 api-1 payments[811]: refund created").unwrap();
-    assert_eq!((stamp.month, stamp.day, stamp.time), (12, 6, &b"08:07:00"[..]));
+    assert_eq!(
+        (stamp.month, stamp.day, stamp.time),
+        (12, 6, &b"08:07:00"[..])
+    );
     assert_eq!(msg, b"refund created");
     // journalctl -o short pads the day with a zero; -o short-precise adds microseconds.
     let (stamp, _) = bsd(b"Dec 06 08:07:00 api-1 payments[811]: x").unwrap();
     assert_eq!((stamp.month, stamp.day), (12, 6));
     let (stamp, msg) = bsd(b"Jan 16 23:59:59.266001 api-1 python3[9]: y").unwrap();
-    assert_eq!((stamp.month, stamp.day, stamp.time), (1, 16, &b"23:59:59.266001"[..]));
+    assert_eq!(
+        (stamp.month, stamp.day, stamp.time),
+        (1, 16, &b"23:59:59.266001"[..])
+    );
     assert_eq!(msg, b"y");
 }
 
@@ -61,12 +71,17 @@ fn words_that_only_look_like_a_bsd_stamp_are_none() {
 #[test]
 fn rfc_5424_with_and_without_pri_and_structured_data() {
     let read = |l: &str| rfc5424(l.as_bytes()).map(|(s, m)| (s.to_vec(), m.to_vec()));
-    let (stamp, msg) = read("<165>1 2026-12-06T08:07:00.266Z api-1 payments 811 ID47 - refund created").unwrap();
-    assert_eq!((&stamp[..], &msg[..]), (&b"2026-12-06T08:07:00.266Z"[..], &b"refund created"[..]));
+    let (stamp, msg) =
+        read("<165>1 2026-12-06T08:07:00.266Z api-1 payments 811 ID47 - refund created").unwrap();
+    assert_eq!(
+        (&stamp[..], &msg[..]),
+        (&b"2026-12-06T08:07:00.266Z"[..], &b"refund created"[..])
+    );
     let (_, msg) = read(r#"<165>1 2026-12-06T08:07:00.266+00:00 api-1 payments 811 ID47 [exampleSDID@32473 iut="3" eventSource="Ap\]p"][b@1 x="y"] refund created"#).unwrap();
     assert_eq!(msg, b"refund created");
     // rsyslog's RSYSLOG_SyslogProtocol23Format in a file: no `<PRI>`.
-    let (_, msg) = read("1 2026-12-06T08:07:00.266000+00:00 api-1 payments 811 - - refund created").unwrap();
+    let (_, msg) =
+        read("1 2026-12-06T08:07:00.266000+00:00 api-1 payments 811 - - refund created").unwrap();
     assert_eq!(msg, b"refund created");
     let (_, msg) = read("<14>1 2026-12-06T08:07:00Z api-1 payments - - -").unwrap();
     assert_eq!(msg, b"");
@@ -88,7 +103,14 @@ fn only_a_month_or_rfc_5424_start_may_open_a_header() {
     for line in ["Dec  6 08", "<165>1", "1 2026", "Jan 16"] {
         assert!(may_open_header(line.as_bytes()), "{line}");
     }
-    for line in ["Traceback (most recent call last):", "  File", "DEC  6", "1 x", "<a>", "refund"] {
+    for line in [
+        "Traceback (most recent call last):",
+        "  File",
+        "DEC  6",
+        "1 x",
+        "<a>",
+        "refund",
+    ] {
         assert!(!may_open_header(line.as_bytes()), "{line}");
     }
 }
@@ -99,7 +121,10 @@ fn the_year_is_the_nearest_to_a_given_date_or_the_latest_not_after_a_file_time()
     assert_eq!(year_of(12, 6, near), Some(2026));
     // Past New Year in a December log; a January date reading December's lines.
     assert_eq!(year_of(1, 2, near), Some(2027));
-    assert_eq!(year_of(12, 30, YearFrom::Near(date(2027, 1, 2))), Some(2026));
+    assert_eq!(
+        year_of(12, 30, YearFrom::Near(date(2027, 1, 2))),
+        Some(2026)
+    );
     // Whichever is nearer: July before, June after.
     assert_eq!(year_of(7, 1, near), Some(2026));
     assert_eq!(year_of(6, 1, near), Some(2027));
@@ -123,7 +148,12 @@ fn only_rfc_3339_stamps_are_a_daemons() {
         assert!(is_rfc3339(stamp.as_bytes()), "{stamp}");
     }
     // A logger's own: no `T`, no offset, time only (RQ's `16:05:38 Worker ID: ...`).
-    for stamp in ["2026-12-06 08:07:00,266", "2026-12-06T08:07:00.266", "16:05:38", "2026-12-06 08:07:00+00:00"] {
+    for stamp in [
+        "2026-12-06 08:07:00,266",
+        "2026-12-06T08:07:00.266",
+        "16:05:38",
+        "2026-12-06 08:07:00+00:00",
+    ] {
         assert!(!is_rfc3339(stamp.as_bytes()), "{stamp}");
     }
 }

@@ -105,7 +105,11 @@ impl TextParser {
             )));
         };
         let years = &mut self.years;
-        years.span = Some(years.span.map_or((year, year), |(a, b)| (a.min(year), b.max(year))));
+        years.span = Some(
+            years
+                .span
+                .map_or((year, year), |(a, b)| (a.min(year), b.max(year))),
+        );
         years.from = said;
         let stamp = format!("{year:04}-{:02}-{:02}T", bsd.month, bsd.day);
         let stamp = [stamp.as_bytes(), bsd.time].concat();

@@ -54,7 +54,10 @@ fn a_message_behind_each_header_shape_is_read_at_the_headers_time() {
         &format!("Dec  6 08:07:00 api-1 payments[811]: INFO payments {REFUND}\n"),
         &on((2026, 12, 6)),
     );
-    assert_eq!(refunds(&p), vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 0, 0))]);
+    assert_eq!(
+        refunds(&p),
+        vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 0, 0))]
+    );
 }
 
 #[test]
@@ -65,7 +68,10 @@ fn a_message_with_its_own_stamp_is_read_at_that_stamp() {
         ),
         &ParseOptions::default(),
     );
-    assert_eq!(refunds(&p), vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 0, 266))]);
+    assert_eq!(
+        refunds(&p),
+        vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 0, 266))]
+    );
 }
 
 #[test]
@@ -83,7 +89,10 @@ fn bsd_stamps_take_the_year_nearest_the_date_given_and_say_so() {
         ]
     );
     assert!(
-        p.stats.notes.iter().any(|n| n.contains("read in 2026 to 2027, the year nearest")),
+        p.stats
+            .notes
+            .iter()
+            .any(|n| n.contains("read in 2026 to 2027, the year nearest")),
         "{:?}",
         p.stats.notes
     );
@@ -94,7 +103,12 @@ fn bsd_stamps_take_the_year_nearest_the_date_given_and_say_so() {
     };
     let p = read(&text, &opts);
     assert_eq!(refunds(&p)[0].1, at(2026, 12, 31, 23, 59, 59, 0));
-    assert!(p.stats.notes.iter().any(|n| n.contains("modification time")));
+    assert!(
+        p.stats
+            .notes
+            .iter()
+            .any(|n| n.contains("modification time"))
+    );
     // The same stamp on a line of no syslog header: no note, no year.
     let p = read("2026-12-06T08:07:00Z  refund noted\n", &on((2026, 12, 6)));
     assert!(p.stats.notes.is_empty(), "{:?}", p.stats.notes);
@@ -107,7 +121,10 @@ fn chatter_behind_a_header_is_ignored_not_skipped() {
         <30>1 2026-12-06T08:06:58Z api-1 systemd 1 - - Started payments.service.\n\
         Dec  6 08:06:58 api-1 kernel:\n";
     let p = read(text, &on((2026, 12, 6)));
-    assert_eq!((p.stats.events, p.stats.ignored, p.stats.skipped), (0, 4, 0));
+    assert_eq!(
+        (p.stats.events, p.stats.ignored, p.stats.skipped),
+        (0, 4, 0)
+    );
 }
 
 #[test]
@@ -116,8 +133,14 @@ fn lines_that_only_look_like_a_header_read_as_before() {
     // before (no time, no host and tag).
     let text = format!("2026-12-06T08:07:00Z  {REFUND}\nDec 6 is the date of the refund\n");
     let p = read(&text, &ParseOptions::default());
-    assert_eq!(refunds(&p), vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 0, 0))]);
-    assert_eq!((p.stats.events, p.stats.ignored, p.stats.skipped), (1, 0, 1));
+    assert_eq!(
+        refunds(&p),
+        vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 0, 0))]
+    );
+    assert_eq!(
+        (p.stats.events, p.stats.ignored, p.stats.skipped),
+        (1, 0, 1)
+    );
     assert_eq!(p.stats.problems[0].reason, NO_STAMP);
     // A message (two blanks after the stamp) that opens as a header would: no header is
     // taken off it, so the refund behind it is not read.
@@ -125,7 +148,10 @@ fn lines_that_only_look_like_a_header_read_as_before() {
     let p = read(&text, &on((2026, 12, 6)));
     assert_eq!((p.stats.events, p.stats.ignored), (0, 1));
     // Alone, such a line has no stamp, as before.
-    let p = read("Dec 6 is the date of the refund\n", &ParseOptions::default());
+    let p = read(
+        "Dec 6 is the date of the refund\n",
+        &ParseOptions::default(),
+    );
     assert_eq!(p.stats.skipped, 1);
     assert_eq!(p.stats.problems[0].reason, NO_STAMP);
     // A message whose first words are a word and a colon is no header's host and tag: the
