@@ -26,9 +26,14 @@ use plain::{
 };
 use rustc_hash::FxHashMap;
 use serde::de::IgnoredAny;
+use stamps::out_of_range;
 use std::borrow::Cow;
 use std::io::{self, Read};
 use std::ops::Range;
+use words::{
+    as_text, http_request, message_of, parse_u32, small, split_celery_header, status_line, text,
+    written_offset_after,
+};
 
 pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Result<Parsed> {
     parse_input(reader, input, opts, false)
@@ -263,90 +268,6 @@ impl TextParser {
             Verdict::Skipped(why) => self.out.stats.skip(n, why),
             Verdict::Held => {}
         }
-    }
-
-    /// `[2026-11-03T14:02:11.402Z]`, `[14:02:11]`: a timestamp in brackets, as many loggers
-    /// write one (SPEC §3.1 has it bare), and how many bytes it took with its brackets; with
-    /// the level and target inside them too (`[2026-12-06T05:25:20Z INFO  agent::tools]`,
-    /// Rust's `env_logger`).
-    #[cold]
-    fn bracketed_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
-        let inner = line.strip_prefix(b"[")?;
-        let (stamp, used) = self.dates.parse_stamp(inner, self.zone)?;
-        match inner.get(used) {
-            // With a job queue worker's header after it ([`job_queues`]).
-            Some(b']') => Some((stamp, used + 2 + self.worker_header(&inner[used + 1..]))),
-            // Celery's `[2026-12-06 07:39:46,898: INFO/MainProcess]`: a level and a process.
-            Some(b':') => {
-                let close = used + inner[used..].iter().position(|&b| b == b']')?;
-                let (level, process) = split_celery_header(&inner[used + 1..close])?;
-                let celery = level.iter().all(u8::is_ascii_uppercase) && !process.is_empty();
-                // Only a pool process makes the lines' processes worth reading: a worker
-                // whose every line is MainProcess's (a solo or threads pool) keeps the
-                // older rule ([`celery`]).
-                self.pool.seen |= celery && process != b"MainProcess";
-                celery.then_some((stamp, close + 2))
-            }
-            Some(b' ') => match written_offset_after(&inner[used..]) {
-                // pino-pretty's `translateTime`: `[2026-12-06 07:42:10.902 +0000]`.
-                Some(offset) => {
-                    let joined = [&inner[..used], offset].concat();
-                    let (stamp, whole) = self.dates.parse_stamp(&joined, self.zone)?;
-                    (whole == joined.len()).then_some((stamp, used + offset.len() + 3))
-                }
-                None => {
-                    let header = (level::level_and_target(&inner[used..]))
-                        .or_else(|| level::dashed_name_and_level(&inner[used..]))?;
-                    Some((stamp, used + header + 2))
-                }
-            },
-            _ => None,
-        }
-    }
-
-    /// Ruby's `Logger` layout (`I, [2026-12-06T03:05:31.860855 #5365]  INFO -- : msg`,
-    /// [`ruby`]): its timestamp, and how many bytes it took up to the message's blank.
-    #[cold]
-    fn ruby_stamp(&mut self, line: &[u8]) -> Option<(Stamp, usize)> {
-        let start = ruby::stamp_start(line)?;
-        let (stamp, used) = self.dates.parse_stamp(&line[start..], self.zone)?;
-        let end = start + used;
-        let message = end + ruby::message_start(&line[end..])?;
-        // Faraday's logger middleware names its lines `request` and `response`.
-        let program = &line[end..message];
-        if program.ends_with(b"-- request:") || program.ends_with(b"-- response:") {
-            self.client.logs_every_try = true;
-        }
-        Some((stamp, message))
-    }
-
-    /// `# date: YYYY-MM-DD` dates the time-only timestamps that follow (over `--date`);
-    /// any other comment is ignored. A date header that cannot be read is skipped with its
-    /// reason, since every time after it would be on the wrong day.
-    fn comment(&mut self, line: &[u8]) -> Verdict {
-        let body = line[1..].trim_ascii();
-        let Some(rest) = body
-            .get(..5)
-            .filter(|p| p.eq_ignore_ascii_case(b"date:"))
-            .map(|_| body[5..].trim_ascii())
-        else {
-            return Verdict::Ignored;
-        };
-        let nanos = parse_date(rest)
-            .filter(|_| rest.len() == 10)
-            .and_then(|days| days.checked_mul(NANOS_PER_DAY));
-        let Some(nanos) = nanos else {
-            return Verdict::Skipped(format!(
-                "`# date:` header `{}` is not a date YYYY-MM-DD",
-                text(rest)
-            ));
-        };
-        self.date_base = nanos;
-        self.dated = true;
-        self.day_offset = 0;
-        self.prev_tod = None;
-        self.first_tod = None;
-        Verdict::Ignored
     }
 
     fn message_line(&mut self, n: u32, span: &Range<u64>, line: &[u8], ahead: Ahead) -> Verdict {
@@ -618,86 +539,6 @@ impl TextParser {
         }
     }
 
-    /// A line without a timestamp at its start: a java.util.logging record's two lines
-    /// ([`jul`]), a web server's access line ([`super::access_log`]) or a framework's line
-    /// about itself ([`super::banner`]): ignored; else part of the record above it
-    /// ([`Self::record_tail`]).
-    #[cold]
-    fn unstamped(
-        &mut self,
-        n: u32,
-        span: &Range<u64>,
-        raw: &[u8],
-        line: &[u8],
-        why: String,
-        ahead: Ahead,
-    ) -> Verdict {
-        // A program's line behind a BSD or RFC 5424 syslog header ([`syslog_lines`]).
-        if crate::ingest::syslog::may_open_header(line)
-            && let Some(verdict) = self.behind_header(n, span, line, ahead)
-        {
-            return verdict;
-        }
-        if let Some(time) = jul::header_time(line) {
-            self.jul_time = Some(time);
-            return Verdict::Ignored;
-        }
-        // A web server's access line: its stamp in brackets after the client's address;
-        // a gateway's may show a request it sent again ([`super::gateway`]).
-        if let Some(at) = super::access_log::stamp(line, self.zone) {
-            self.tail = tail::Tail::AfterRecord { failed: false };
-            return match super::gateway::of_access_line(line) {
-                Some(kind) => Verdict::Event(at, kind),
-                None => Verdict::Ignored,
-            };
-        }
-        // A web framework's line about itself (Flask's banner, uvicorn's): no event. A
-        // traceback below it is its record's (Django's `Internal Server Error: /path`),
-        // no failure of the line before.
-        if super::banner::is_framework_line(line) {
-            self.tail = tail::Tail::AfterRecord { failed: true };
-            return Verdict::Ignored;
-        }
-        if let Some(time) = self.jul_time.take() {
-            if let Some((_, message)) = jul::message_line(line) {
-                let stamped = [time.as_bytes(), b"  ", message].concat();
-                return self.message_line(n, span, &stamped, ahead);
-            }
-            self.jul_time = Some(time);
-        }
-        self.record_tail(raw, line, why, ahead)
-    }
-
-    /// A line without a timestamp ([`tail`]): part of the record above it (ignored, or the
-    /// failure its traceback names, at the record's time), else skipped for `why`.
-    #[cold]
-    fn record_tail(&mut self, raw: &[u8], line: &[u8], why: String, ahead: Ahead) -> Verdict {
-        match self.tail.continues(raw, line) {
-            tail::Continued::No if level::python_default_layout(line) => Verdict::Skipped(
-                "no timestamp: Python logging's default format (`LEVEL:name:message`) writes none; add `%(asctime)s` to the handler's format".into(),
-            ),
-            tail::Continued::No => Verdict::Skipped(out_of_range(line).unwrap_or(why)),
-            tail::Continued::Yes => Verdict::Ignored,
-            // A held idle call's lines are read in order when it is settled: not here.
-            tail::Continued::Failure if self.idle.is_active() => Verdict::Ignored,
-            tail::Continued::Failure => {
-                let mut fields = Fields::empty();
-                fields.fill(line);
-                let local = Local {
-                    at: self.line_at,
-                    shift: 0,
-                };
-                match self.classify(&fields, local) {
-                    Ok(Some(EventKind::Failure(mut failure))) => {
-                        failure_of_cause(&mut failure, &ahead);
-                        Verdict::Event(self.line_at, EventKind::Failure(failure))
-                    }
-                    _ => Verdict::Ignored,
-                }
-            }
-        }
-    }
-
     /// Puts a timestamp on the time line, rolling time-only ones past midnight.
     fn place(&mut self, stamp: Stamp) -> Timestamp {
         match stamp {
@@ -745,141 +586,6 @@ const EFFECT_ID_TOKENS: &[&str] = &[
     "credit_id",
 ];
 
-/// Why a line that opens with a timestamp's shape but no such time (`2026-13-01T...`,
-/// `[25:00:00]`) is skipped: said, rather than that it has no parsable timestamp.
-#[cold]
-fn out_of_range(line: &[u8]) -> Option<String> {
-    crate::time::why_out_of_range(line.strip_prefix(b"[").unwrap_or(line))
-}
-
-/// `POST https://...`; `POST url=https://...` too, as tracing's text layout writes a
-/// request logged as the method with its URL as a field (`info!(%url, "POST")`): one blank
-/// between the message and the field.
-fn http_request(field: &[u8]) -> Option<(&[u8], &[u8])> {
-    let sp = field.iter().position(|&b| b == b' ')?;
-    let (method, url) = (&field[..sp], field[sp + 1..].trim_ascii());
-    let url = (url
-        .strip_prefix(b"url=")
-        .or_else(|| url.strip_prefix(b"uri=")))
-    .unwrap_or(url);
-    (HTTP_METHODS.contains(&method) && !url.is_empty() && !url.contains(&b' '))
-        .then_some((method, url))
-}
-
-/// `201 Created`, `409 Conflict`, `503`; also after the protocol, as HTTP clients and
-/// proxies write a status line (`HTTP/1.1 201 Created`, `HTTP/2 409`, `HTTP 201`). Not an
-/// interim answer (`100 Continue`, `103 Early Hints`) nor a proxy's `200 Connection
-/// established` (its tunnel is open; the request is yet to be sent): neither ends an attempt.
-#[inline]
-fn status_line(field: &[u8]) -> Option<(u16, &[u8])> {
-    let field = match field.first() {
-        Some(b'H' | b'h') => without_protocol(field),
-        _ => field,
-    };
-    if field.len() < 3 || !field[..3].iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    if field.len() > 3 && field[3] != b' ' {
-        return None;
-    }
-    let status = parse_u32(&field[..3])? as u16;
-    if !(200..600).contains(&status) {
-        return None;
-    }
-    let text = field[3..].trim_ascii();
-    let tunnel = status == 200 && text.eq_ignore_ascii_case(b"Connection established");
-    (!tunnel).then_some((status, text))
-}
-
-/// `field` after a leading `HTTP/1.1 `, `HTTP/2 ` or `HTTP ` (in any case); else all of it.
-#[cold]
-fn without_protocol(field: &[u8]) -> &[u8] {
-    let Some(head) = field.get(..4).filter(|h| h.eq_ignore_ascii_case(b"HTTP")) else {
-        return field;
-    };
-    let rest = &field[head.len()..];
-    let version_len = match rest.strip_prefix(b"/") {
-        Some(v) => {
-            1 + v
-                .iter()
-                .take_while(|b| b.is_ascii_digit() || **b == b'.')
-                .count()
-        }
-        None => 0,
-    };
-    match rest[version_len..].strip_prefix(b" ") {
-        Some(after) if version_len != 1 => after,
-        _ => field,
-    }
-}
-
-/// ` +0000]`: an offset written apart from its time, closing the brackets; the offset.
-fn written_offset_after(rest: &[u8]) -> Option<&[u8]> {
-    let offset = rest.strip_prefix(b" ")?.get(..5)?;
-    let signed = matches!(offset[0], b'+' | b'-') && offset[1..].iter().all(u8::is_ascii_digit);
-    (signed && rest.get(6) == Some(&b']')).then_some(offset)
-}
-
-/// ` INFO/MainProcess`: Celery's level and process, after its stamp.
-fn split_celery_header(header: &[u8]) -> Option<(&[u8], &[u8])> {
-    let header = header.strip_prefix(b" ")?;
-    let slash = header.iter().position(|&b| b == b'/')?;
-    Some((&header[..slash], &header[slash + 1..]))
-}
-
-/// Up to nine ASCII digits (so no overflow), read without the text machinery: it runs
-/// for every step and attempt number.
-fn parse_u32(b: &[u8]) -> Option<u32> {
-    if b.is_empty() || b.len() > 9 {
-        return None;
-    }
-    b.iter().try_fold(0u32, |n, &c| {
-        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
-    })
-}
-
-/// The message after a line's timestamp, without the blanks around it: `rest.trim_ascii()`,
-/// with the usual spelling (two spaces before, none after) answered without a search (the
-/// standard trim tests each byte for every kind of blank; a tenth of an idle call's reading).
-fn message_of(rest: &[u8]) -> &[u8] {
-    if let [b' ', b' ', first, .., last] = rest
-        && !first.is_ascii_whitespace()
-        && !last.is_ascii_whitespace()
-    {
-        return &rest[2..];
-    }
-    rest.trim_ascii()
-}
-
-/// Bytes as text if they are UTF-8. Logs are nearly all ASCII, which is checked a word at
-/// a time; the full validation (several times the cost on a short field) only runs when a
-/// byte above 127 turns up.
-fn as_text(b: &[u8]) -> Option<&str> {
-    if b.is_ascii() {
-        // SAFETY: ASCII is valid UTF-8.
-        Some(unsafe { std::str::from_utf8_unchecked(b) })
-    } else {
-        std::str::from_utf8(b).ok()
-    }
-}
-
-/// Bytes as text; invalid UTF-8 is replaced, never fatal.
-fn text(b: &[u8]) -> Cow<'_, str> {
-    match as_text(b) {
-        Some(s) => Cow::Borrowed(s),
-        None => String::from_utf8_lossy(b),
-    }
-}
-
-/// Bytes as an event's text: inline up to 16 bytes, invalid UTF-8 replaced. Valid text
-/// (nearly all) is copied at once: the lossy reading builds it a chunk at a time.
-fn small(b: &[u8]) -> Text {
-    match as_text(b) {
-        Some(s) => Text::from(s),
-        None => Text::from_utf8_lossy(b),
-    }
-}
-
 mod anonymous;
 mod call_tokens;
 mod calls;
@@ -914,6 +620,7 @@ mod rotated;
 mod rq;
 pub(crate) mod ruby;
 mod rust_error;
+mod stamps;
 mod stripe_logged;
 mod syslog_lines;
 #[cfg(test)]
@@ -923,5 +630,7 @@ mod tail;
 mod tests;
 mod told_effect;
 mod tracing_spans;
+mod unstamped;
+mod words;
 
 use fields::Fields;

@@ -1,0 +1,92 @@
+//! Lines without a timestamp at their start: a record's second line, an access line, a
+//! framework's banner, or the tail of the record above.
+
+use super::*;
+
+impl TextParser {
+    /// A line without a timestamp at its start: a java.util.logging record's two lines
+    /// ([`jul`]), a web server's access line ([`super::access_log`]) or a framework's line
+    /// about itself ([`super::banner`]): ignored; else part of the record above it
+    /// ([`Self::record_tail`]).
+    #[cold]
+    pub(super) fn unstamped(
+        &mut self,
+        n: u32,
+        span: &Range<u64>,
+        raw: &[u8],
+        line: &[u8],
+        why: String,
+        ahead: Ahead,
+    ) -> Verdict {
+        // A program's line behind a BSD or RFC 5424 syslog header ([`syslog_lines`]).
+        if crate::ingest::syslog::may_open_header(line)
+            && let Some(verdict) = self.behind_header(n, span, line, ahead)
+        {
+            return verdict;
+        }
+        if let Some(time) = jul::header_time(line) {
+            self.jul_time = Some(time);
+            return Verdict::Ignored;
+        }
+        // A web server's access line: its stamp in brackets after the client's address;
+        // a gateway's may show a request it sent again ([`super::gateway`]).
+        if let Some(at) = crate::ingest::access_log::stamp(line, self.zone) {
+            self.tail = tail::Tail::AfterRecord { failed: false };
+            return match crate::ingest::gateway::of_access_line(line) {
+                Some(kind) => Verdict::Event(at, kind),
+                None => Verdict::Ignored,
+            };
+        }
+        // A web framework's line about itself (Flask's banner, uvicorn's): no event. A
+        // traceback below it is its record's (Django's `Internal Server Error: /path`),
+        // no failure of the line before.
+        if crate::ingest::banner::is_framework_line(line) {
+            self.tail = tail::Tail::AfterRecord { failed: true };
+            return Verdict::Ignored;
+        }
+        if let Some(time) = self.jul_time.take() {
+            if let Some((_, message)) = jul::message_line(line) {
+                let stamped = [time.as_bytes(), b"  ", message].concat();
+                return self.message_line(n, span, &stamped, ahead);
+            }
+            self.jul_time = Some(time);
+        }
+        self.record_tail(raw, line, why, ahead)
+    }
+
+    /// A line without a timestamp ([`tail`]): part of the record above it (ignored, or the
+    /// failure its traceback names, at the record's time), else skipped for `why`.
+    #[cold]
+    pub(super) fn record_tail(
+        &mut self,
+        raw: &[u8],
+        line: &[u8],
+        why: String,
+        ahead: Ahead,
+    ) -> Verdict {
+        match self.tail.continues(raw, line) {
+            tail::Continued::No if level::python_default_layout(line) => Verdict::Skipped(
+                "no timestamp: Python logging's default format (`LEVEL:name:message`) writes none; add `%(asctime)s` to the handler's format".into(),
+            ),
+            tail::Continued::No => Verdict::Skipped(out_of_range(line).unwrap_or(why)),
+            tail::Continued::Yes => Verdict::Ignored,
+            // A held idle call's lines are read in order when it is settled: not here.
+            tail::Continued::Failure if self.idle.is_active() => Verdict::Ignored,
+            tail::Continued::Failure => {
+                let mut fields = Fields::empty();
+                fields.fill(line);
+                let local = Local {
+                    at: self.line_at,
+                    shift: 0,
+                };
+                match self.classify(&fields, local) {
+                    Ok(Some(EventKind::Failure(mut failure))) => {
+                        failure_of_cause(&mut failure, &ahead);
+                        Verdict::Event(self.line_at, EventKind::Failure(failure))
+                    }
+                    _ => Verdict::Ignored,
+                }
+            }
+        }
+    }
+}
