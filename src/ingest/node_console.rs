@@ -331,7 +331,11 @@ fn stamp_and_words(line: &[u8]) -> Option<(&[u8], &[u8])> {
     let blank = memchr::memchr(b' ', line)?;
     let (stamp, words) = (&line[..blank], &line[blank + 1..]);
     let iso = stamp.len() >= 20 && stamp[10] == b'T' && super::starts_with_timestamp(stamp);
-    (iso && !words.is_empty() && !words[0].is_ascii_whitespace()).then_some((stamp, words))
+    // A syslog header's host and tag (`STAMP HOST TAG[PID]: {...}`, rsyslog's file format,
+    // `journalctl -o short-iso`): a text log whose programs may log JSON, not a console.
+    let syslog = || super::syslog::after_host_and_tag(&line[blank..]).is_some();
+    (iso && !words.is_empty() && !words[0].is_ascii_whitespace() && !syslog())
+        .then_some((stamp, words))
 }
 
 /// A line below a stamped one that is part of its record: indented (an object's member,

@@ -200,6 +200,10 @@ impl TextParser {
             self.prev_tod = self.first_tod;
             self.day_offset = 0;
             Verdict::Ignored
+        } else if line.starts_with(b"-- ") && line.ends_with(b" --") {
+            // journalctl's own marks between entries (`-- Boot 0123... --`, `-- No entries
+            // --`, `-- Logs begin at ... --`): no line of a program's.
+            Verdict::Ignored
         } else {
             // A line cut by the end of the file (a crash, a writer still writing) that
             // reads as none of ours may be a tool call's or an effect's first bytes.
@@ -293,7 +297,10 @@ impl TextParser {
         {
             match self.own_stamp_behind_header(n, span, msg, ahead) {
                 Some(verdict) => return verdict,
-                None => rest = syslog_lines::from_blank_before(rest, msg),
+                None => {
+                    let msg = syslog_lines::without_time_of_day(msg);
+                    rest = syslog_lines::from_blank_before(rest, msg);
+                }
             }
         }
         let message_follows = rest.first().is_none_or(u8::is_ascii_whitespace)

@@ -208,6 +208,9 @@ fn a_console_log_is_told_from_the_logs_it_resembles() {
         // pino-pretty: its members four blanks in, quoted.
         b"[2026-12-06 07:42:10.902 +0000] INFO (payments/15027): refund created\n    refundId: \"re_1\"\n",
         b"2026-12-06T07:41:20.706Z tool call {\n\"runId\": 1}\n",
+        // rsyslog's file format: a program logging JSON behind the host and tag.
+        b"2026-12-06T08:06:59.000000+00:00 web-1 caddy[612]: {\"level\":\"info\",\"msg\":\"x\"}\n\
+          2026-12-06T08:07:00.000000+00:00 web-1 caddy[612]: {\"level\":\"info\",\"msg\":\"y\"}\n",
         b"",
     ] {
         assert!(!looks_like(other), "{}", String::from_utf8_lossy(other));

@@ -62,7 +62,10 @@ impl TextParser {
         msg: &[u8],
         ahead: Ahead,
     ) -> Option<Verdict> {
-        if !crate::ingest::starts_with_stamped_record(msg) {
+        // Only a dated stamp: a time of day alone (`08:06:59.265 INFO ...`) would lose the
+        // header's date; it is passed over instead ([`without_time_of_day`]).
+        let start = super::level_first::stamp_start(msg).unwrap_or(0);
+        if !crate::ingest::starts_with_stamped_record(msg) || !opens_with_date(&msg[start..]) {
             return None;
         }
         match self.message_line(n, span, msg, ahead) {
@@ -133,6 +136,7 @@ impl TextParser {
         if let Some(verdict) = self.own_stamp_behind_header(n, span, msg, ahead) {
             return verdict;
         }
+        let msg = without_time_of_day(msg);
         let line = [stamp, b"  ", msg].concat();
         match self.message_line(n, span, &line, ahead) {
             Verdict::Ignored if crate::ingest::access_log::stamp(msg, self.zone).is_some() => {
@@ -183,4 +187,31 @@ pub(super) fn from_blank_before<'a>(rest: &'a [u8], msg: &[u8]) -> &'a [u8] {
 fn date_of(midnight: i64) -> Option<NaiveDate> {
     let days = i32::try_from(midnight.div_euclid(NANOS_PER_DAY)).ok()?;
     NaiveDate::from_num_days_from_ce_opt(days.checked_add(719_163)?)
+}
+
+/// Whether a stamp opens with its date (`2026-12-06...`, `[2026-12-06 ...`).
+fn opens_with_date(stamp: &[u8]) -> bool {
+    let stamp = stamp.strip_prefix(b"[").unwrap_or(stamp);
+    stamp.len() >= 10 && stamp[4] == b'-' && stamp[..4].iter().all(u8::is_ascii_digit)
+}
+
+/// A message behind a syslog header without the time of day it opens with (`08:06:59.265
+/// INFO payments ...`, a logger's `%(asctime)s` without its date): the header's stamp,
+/// which has the date, places the line.
+pub(super) fn without_time_of_day(msg: &[u8]) -> &[u8] {
+    let bracketed = msg.first() == Some(&b'[');
+    let Some((_, used)) = crate::time::parse_time_of_day(&msg[usize::from(bracketed)..]) else {
+        return msg;
+    };
+    let mut end = usize::from(bracketed) + used;
+    if bracketed {
+        if msg.get(end) != Some(&b']') {
+            return msg;
+        }
+        end += 1;
+    }
+    match msg.get(end) {
+        Some(b) if b.is_ascii_whitespace() => msg[end..].trim_ascii_start(),
+        _ => msg,
+    }
 }

@@ -74,6 +74,29 @@ fn a_message_with_its_own_stamp_is_read_at_that_stamp() {
     );
 }
 
+/// A time of day alone behind a header (`%(asctime)s` written without its date) does not
+/// take the line off the header's date: it is passed over, and the header places the line.
+#[test]
+fn a_time_of_day_behind_a_header_keeps_the_headers_date() {
+    for header in [
+        "2026-12-06T08:07:01+00:00 api-1 payments[811]:",
+        "<134>1 2026-12-06T08:07:01Z api-1 payments 811 - -",
+        "Dec  6 08:07:01 api-1 payments[811]:",
+    ] {
+        for own in ["08:07:00.266", "[08:07:00.266]"] {
+            let p = read(
+                &format!("{header} {own} INFO payments {REFUND}\n"),
+                &on((2026, 12, 6)),
+            );
+            assert_eq!(
+                refunds(&p),
+                vec![("re_0002".into(), at(2026, 12, 6, 8, 7, 1, 0))],
+                "{header} {own}"
+            );
+        }
+    }
+}
+
 #[test]
 fn bsd_stamps_take_the_year_nearest_the_date_given_and_say_so() {
     let text = format!(
@@ -179,4 +202,22 @@ fn a_gateways_access_line_behind_a_header_shows_its_retry() {
         other => panic!("{other:?}"),
     }
     assert_eq!(p.events[0].at, at(2026, 12, 7, 16, 11, 36, 0));
+}
+
+/// journalctl's marks between its entries are ignored, not skipped: `--strict` passes on its
+/// output; a line that only starts like one is still skipped with its reason.
+#[test]
+fn journalctl_marks_are_ignored() {
+    let marks = "-- Boot 0123456789abcdef0123456789abcdef --\n-- No entries --\n\
+                 -- Logs begin at Sun 2026-12-06 08:00:00 UTC, end at Sun 2026-12-06 09:00:00 UTC. --\n";
+    let p = read(
+        &format!("{marks}Dec 06 08:07:00 api-1 payments[811]: INFO payments {REFUND}\n"),
+        &on((2026, 12, 6)),
+    );
+    assert_eq!(
+        (p.stats.events, p.stats.ignored, p.stats.skipped),
+        (1, 3, 0)
+    );
+    let p = read("-- Boot 0123 and then some\n", &on((2026, 12, 6)));
+    assert_eq!(p.stats.skipped, 1);
 }
