@@ -293,6 +293,38 @@ impl<R: Read> Unwrapped<R> {
     }
 }
 
+/// Whether the JSON object `object` has one of `names` (each with its quotes) as a key of
+/// its own, not of an object or array inside it. A byte scan: strings are skipped whole,
+/// escapes and all, so a bracket or a name inside a value is not counted.
+fn names_a_top_level_key(object: &[u8], names: &[&[u8]]) -> bool {
+    let (mut depth, mut at, mut expect_key) = (0usize, 0, false);
+    while at < object.len() {
+        match object[at] {
+            b'"' => {
+                let start = at;
+                at += 1;
+                while at < object.len() && object[at] != b'"' {
+                    at += if object[at] == b'\\' { 2 } else { 1 };
+                }
+                let string = &object[start..(at + 1).min(object.len())];
+                if depth == 1 && expect_key && names.contains(&string) {
+                    return true;
+                }
+                expect_key = false;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                expect_key = depth == 1 && object[at] == b'{';
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' => expect_key = depth == 1,
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
 /// The application's `line`, given the runtime's `time` when it carries none of its own.
 pub(super) fn emit(out: &mut Vec<u8>, time: &[u8], line: &[u8]) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -307,9 +339,11 @@ pub(super) fn emit(out: &mut Vec<u8>, time: &[u8], line: &[u8]) {
             b"\"time\"",
             b"\"@t\"",
         ];
+        // Named anywhere is not enough: `"db":{"time":"12ms"}` inside is no stamp.
         let stamped = STAMPS
             .iter()
-            .any(|s| memchr::memmem::find(line, s).is_some());
+            .any(|s| memchr::memmem::find(line, s).is_some())
+            && names_a_top_level_key(line, &STAMPS);
         if !stamped && !time.is_empty() {
             out.extend_from_slice(b"{\"ts\":\"");
             out.extend_from_slice(time);

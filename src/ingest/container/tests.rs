@@ -257,3 +257,52 @@ fn an_unended_split_line_of_blanks_is_blank_and_an_unstamped_one_takes_the_runti
     );
     assert!(cut && unended);
 }
+
+/// A stamp's name counts only as the object's own key: one inside a member (`"db":
+/// {"time":"12ms"}`), in a string, or after an escaped quote is none.
+#[test]
+fn only_a_top_level_key_is_a_stamp() {
+    let names: [&[u8]; 2] = [b"\"time\"", b"\"ts\""];
+    for own in [
+        &br#"{"time":"2026-12-06T08:07:00Z","msg":"x"}"#[..],
+        br#"{"msg":"x", "ts":1}"#,
+        br#"{"a":{"time":1},"time":2}"#,
+        br#"{"a":"say \"time\"","ts":1}"#,
+    ] {
+        assert!(
+            names_a_top_level_key(own, &names),
+            "{}",
+            String::from_utf8_lossy(own)
+        );
+    }
+    for inner in [
+        &br#"{"msg":"refund created","db":{"time":"12ms"}}"#[..],
+        br#"{"msg":"the \"time\" is"}"#,
+        br#"{"list":[{"ts":1}],"msg":"time"}"#,
+        br#"{"msg":"x","time"#,
+    ] {
+        assert!(
+            !names_a_top_level_key(inner, &names),
+            "{}",
+            String::from_utf8_lossy(inner)
+        );
+    }
+    // Given the runtime's time when its own is only inside.
+    let mut out = Vec::new();
+    emit(
+        &mut out,
+        b"2026-12-06T08:07:00Z",
+        br#"{"msg":"x","db":{"time":"12ms"}}"#,
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        r#"{"ts":"2026-12-06T08:07:00Z","msg":"x","db":{"time":"12ms"}}"#
+    );
+    let mut out = Vec::new();
+    emit(
+        &mut out,
+        b"2026-12-06T08:07:00Z",
+        br#"{"time":"t","msg":"x"}"#,
+    );
+    assert_eq!(String::from_utf8(out).unwrap(), r#"{"time":"t","msg":"x"}"#);
+}
