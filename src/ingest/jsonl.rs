@@ -126,6 +126,30 @@ impl ObjectLines {
         self.read_at(out, line_no, None, json, (cut, None));
     }
 
+    /// The events of a JSON object that is another layout's message (a text log's line
+    /// after its stamp, a program's message behind a syslog header, a line of its own in a
+    /// text log), read as a line of JSON Lines is, at `given` when it names no time of its
+    /// own; with its attributes, when kept. `None`: no event (an application's own line).
+    pub(super) fn message_events(
+        &mut self,
+        line_no: u32,
+        json: &[u8],
+        given: Option<crate::time::Timestamp>,
+    ) -> Result<Option<(MessageEvents, Attrs)>, String> {
+        let (st, opts) = (&mut self.st, &self.opts);
+        st.line_no = line_no;
+        st.given_at = given;
+        let read = st.line(json, opts);
+        st.given_at = None;
+        let Some((at, kind, attrs)) = read? else {
+            st.more.clear();
+            return Ok(None);
+        };
+        let mut events = vec![(at, kind)];
+        events.append(&mut st.more);
+        Ok(Some((events, attrs)))
+    }
+
     /// [`Self::read`], with the line's place in a file that can be read again there; `cut`
     /// with the word the line was cut inside, if known: a value that is that word is not
     /// read ([`cut_values`]).
@@ -233,6 +257,9 @@ struct State {
     /// A line of winston's printf layout was read ([`winston::printf_object`]): indented
     /// lines after it are its error's stack.
     printf: bool,
+    /// The time of the line around an object that is its message
+    /// ([`ObjectLines::message_events`]): the object's when it names none.
+    given_at: Option<crate::time::Timestamp>,
 }
 
 impl State {
@@ -249,9 +276,13 @@ impl State {
             last_number: 0,
             foreign_request: false,
             printf: false,
+            given_at: None,
         }
     }
 }
+
+/// The events one line stands for, in order.
+pub(super) type MessageEvents = Vec<(crate::time::Timestamp, EventKind)>;
 
 type Line = Option<(crate::time::Timestamp, EventKind, Attrs)>;
 
@@ -426,9 +457,10 @@ impl State {
     fn stamp(&mut self, f: &Fields, opts: &ParseOptions) -> Result<crate::time::Timestamp, String> {
         let found = STAMP_NAMES.iter().find_map(|&k| Some((k, f.get(k)?)));
         match found {
-            None => Err(
-                "no `ts` field (nor `timestamp`, `@timestamp`, `time`, `@t` or `asctime`)".into(),
-            ),
+            // An object that is another line's message: at that line's time.
+            None => self.given_at.ok_or_else(|| {
+                "no `ts` field (nor `timestamp`, `@timestamp`, `time`, `@t` or `asctime`)".into()
+            }),
             Some((k, t)) if t.starts_with('"') => {
                 let s = f.str(k)?.unwrap_or_default();
                 self.clock.parse(s.as_bytes(), opts, false)

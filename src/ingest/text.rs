@@ -140,6 +140,9 @@ struct TextParser {
     years: syslog_lines::Years,
     /// When the file was last written: the year of BSD syslog stamps, undated.
     file_written: Option<chrono::NaiveDate>,
+    /// The reader of the JSON objects among the lines, once one is met ([`json_messages`]).
+    objects: Option<Box<crate::ingest::jsonl::ObjectLines>>,
+    opts: ParseOptions,
     out: Parsed,
 }
 
@@ -179,6 +182,8 @@ impl TextParser {
             year_inferred: false,
             years: syslog_lines::Years::default(),
             file_written: opts.file_written,
+            objects: None,
+            opts: opts.clone(),
             out: Parsed::new(opts),
         }
     }
@@ -338,6 +343,12 @@ impl TextParser {
         }
         if self.dramatiq.seen && line[0] == b'[' {
             self.dramatiq_line(line, used, at);
+        }
+        // A JSON object as the message (`%(asctime)s %(message)s` of `json.dumps(...)`, a
+        // program's behind a syslog header): read as JSON Lines reads it, at its own time
+        // or the line's ([`json_messages`]).
+        if msg.first() == Some(&b'{') && json_messages::may_be_object(msg) {
+            return self.json_object(n, msg, Some(at));
         }
         let local = Local { at, shift };
         // Read alone again from its place, a local time in a fold that the lines before it
@@ -609,6 +620,7 @@ mod huey;
 mod idle;
 mod java_http;
 mod job_queues;
+mod json_messages;
 pub(crate) mod jul;
 #[cfg(test)]
 mod layout_tests;

@@ -18,6 +18,11 @@ impl TextParser {
         why: String,
         ahead: Ahead,
     ) -> Verdict {
+        // A JSON object of its own, as a journald export gives a service's JSON beside
+        // other programs' text ([`json_messages`]).
+        if json_messages::may_be_object(line) {
+            return self.object_line(n, raw, line, why, ahead);
+        }
         // A program's line behind a BSD or RFC 5424 syslog header ([`syslog_lines`]).
         if crate::ingest::syslog::may_open_header(line)
             && let Some(verdict) = self.behind_header(n, span, line, ahead)
