@@ -22,7 +22,31 @@
 
 /// Whether `line` (trimmed, colour codes taken off) is one of a framework's own lines.
 pub(crate) fn is_framework_line(line: &[u8]) -> bool {
-    is_werkzeug_line(line) || is_uvicorn_line(line) || is_django_line(line) || is_aiohttp_line(line)
+    is_werkzeug_line(line)
+        || is_uvicorn_line(line)
+        || is_django_line(line)
+        || is_aiohttp_line(line)
+        || is_lambda_platform_line(line)
+}
+
+/// AWS Lambda's platform's lines around each invocation, in the function's log beside its
+/// runtime's (`START RequestId: ID Version: $LATEST`, `END RequestId: ID`, `REPORT
+/// RequestId: ID\tDuration: 2.45 ms\t...`), and about its start (`INIT_START Runtime
+/// Version: ...`, `INIT_REPORT Init Duration: ...`) and its extensions: no stamp, no event.
+fn is_lambda_platform_line(line: &[u8]) -> bool {
+    const STARTS: [&[u8]; 9] = [
+        b"START RequestId: ",
+        b"END RequestId: ",
+        b"REPORT RequestId: ",
+        b"INIT_START Runtime Version: ",
+        b"INIT_REPORT Init Duration: ",
+        b"INIT_RUNTIME_DONE",
+        b"RESTORE_START Runtime Version: ",
+        b"RESTORE_REPORT Restore Duration: ",
+        b"EXTENSION\tName: ",
+    ];
+    matches!(line.first(), Some(b'S' | b'E' | b'R' | b'I'))
+        && STARTS.iter().any(|p| line.starts_with(p))
 }
 
 /// Flask's development server's lines as it starts and reloads (Flask 1 to 3).
@@ -274,6 +298,30 @@ mod tests {
             "(Press CTRL+C to quit)",
         ] {
             assert!(is_framework_line(line.as_bytes()), "{line}");
+        }
+    }
+
+    /// AWS Lambda's platform's lines, as its documentation and CloudWatch Logs show them.
+    #[test]
+    fn lambdas_platform_lines_are_its() {
+        let id = "3f1c0b52-6a0e-4c59-9d1e-2b7f4a8c9e01";
+        for line in [
+            format!("START RequestId: {id} Version: $LATEST"),
+            format!("END RequestId: {id}"),
+            format!(
+                "REPORT RequestId: {id}\tDuration: 2.45 ms\tBilled Duration: 3 ms\tMemory Size: 128 MB\tMax Memory Used: 40 MB\tInit Duration: 120.31 ms"
+            ),
+            "INIT_START Runtime Version: python:3.12.v38\tRuntime Version ARN: arn:aws:lambda:eu-west-2::runtime:0123".into(),
+            "EXTENSION\tName: datadog-agent\tState: Ready\tEvents: [INVOKE,SHUTDOWN]".into(),
+        ] {
+            assert!(is_framework_line(line.as_bytes()), "{line}");
+        }
+        for line in [
+            "START refund re_1 for order A-1",
+            "END of batch",
+            "REPORT: refunds created 2",
+        ] {
+            assert!(!is_framework_line(line.as_bytes()), "{line}");
         }
     }
 

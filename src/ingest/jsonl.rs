@@ -330,6 +330,11 @@ impl State {
         if super::access_log::stamp(text.trim().as_bytes(), opts.tz).is_some() {
             return Ok(None);
         }
+        // A text log's line after the head that detection read (a program's text beside
+        // another's JSON, met only past the first lines): said so, not read.
+        if super::opens_text_record(text.trim().as_bytes()) {
+            return Err(TEXT_AMONG_JSON.into());
+        }
         Err(match serde_json::from_str::<IgnoredAny>(text) {
             Ok(_) => "not a JSON object".into(),
             Err(e) => super::unreadable_json(&e),
@@ -493,6 +498,9 @@ const EVENT_ONLY: [&str; 8] = [
     "settled_at",
     "state_at",
 ];
+
+/// Why a text log's line in an input read as JSON Lines is skipped.
+const TEXT_AMONG_JSON: &str = "a text line among JSON lines: the input was read as JSON Lines (its first lines had no text line), whose reader reads no text line";
 
 /// A key field's value as the key it is ([`super::key_of`]).
 fn logged_key<T: AsRef<str> + for<'s> From<&'s str>>(k: T) -> Option<T> {

@@ -294,6 +294,12 @@ impl TextParser {
             return Verdict::Skipped(NO_STAMP.into());
         };
         let mut rest = &line[used..];
+        // AWS Lambda's runtimes: a tab, the request id (and Node's level) after the stamp.
+        if rest.first() == Some(&b'\t')
+            && let Some(after) = lambda::after_request_id(rest)
+        {
+            rest = after;
+        }
         // A syslog header's host and tag after the stamp (`STAMP HOST TAG[PID]: msg`): one
         // blank where the text traces put two, so theirs never pay for it.
         if let [b' ', second, ..] = rest
@@ -621,6 +627,7 @@ mod idle;
 mod java_http;
 mod job_queues;
 mod json_messages;
+mod lambda;
 pub(crate) mod jul;
 #[cfg(test)]
 mod layout_tests;

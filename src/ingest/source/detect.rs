@@ -97,6 +97,12 @@ pub fn detect(head: &[u8], csv_map: &[(String, String)]) -> Option<Format> {
 
     if line.starts_with('{') {
         if ingest::looks_like_jsonl(line) {
+            // A program's JSON beside another's stamped text lines (a journald export, a
+            // container's output): the text reader reads both, the JSON objects through
+            // the JSON Lines reader; the JSON Lines reader would skip the text.
+            if has_text_line(head) {
+                return Some(Format::Text);
+            }
             return Some(Format::Jsonl);
         }
     } else {
@@ -139,6 +145,8 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     let mut votes: Vec<Option<Format>> = Vec::with_capacity(DETECT_LINES);
     let mut lead = 0;
     let mut framework_lines = 0;
+    // Where JSON objects voted: with text lines among the votes, they are the text log's.
+    let mut objects = Vec::new();
     // Past a preamble, more lines must confirm the log: a source file's comment with an
     // example log in it (a package's `.d.ts`) has a run of stamped lines after 40 of code.
     let window = |lead: usize| {
@@ -167,6 +175,9 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
             continue;
         }
         let vote = line_format(line);
+        if vote == Some(Format::Jsonl) && line.starts_with(b"{") {
+            objects.push(votes.len());
+        }
         if vote.is_some() || !(last && cut) {
             if vote.is_none() && lead == votes.len() && lead < PREAMBLE_LINES {
                 lead += 1;
@@ -179,9 +190,36 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     if votes.is_empty() && framework_lines > 0 {
         return Some(Format::Text);
     }
+    // A text log's reader reads JSON objects among its lines too (its JSON Lines reader
+    // does not read text lines): both kinds of line make a text log.
+    if votes.contains(&Some(Format::Text)) {
+        for &i in &objects {
+            votes[i] = Some(Format::Text);
+        }
+    }
     let first = &votes[..votes.len().min(DETECT_LINES)];
     let past = &votes[lead.min(votes.len())..];
     majority(first, 1, HALF).or_else(|| majority(past, 2, TWO_THIRDS))
+}
+
+/// Whether one of the first [`CONFIRM_LINES`] lines of content opens a text log's record
+/// (a stamp first, or a syslog header) that the JSON Lines reader does not read as an
+/// object of its own (winston's and Monolog's layouts).
+fn has_text_line(head: &[u8]) -> bool {
+    let lines = head.split(|&b| b == b'\n').map(<[u8]>::trim_ascii);
+    let content = lines.filter(|l| !l.is_empty() && !l.starts_with(b"#"));
+    content.take(CONFIRM_LINES).any(|line| {
+        line.first() != Some(&b'{')
+            && ingest::opens_text_record(line)
+            && !is_json_lines_own(&String::from_utf8_lossy(line))
+    })
+}
+
+/// A line of winston's or Monolog's layouts, which the JSON Lines reader reads as an object.
+fn is_json_lines_own(line: &str) -> bool {
+    ingest::jsonl::winston::printf_object(line).is_some()
+        || ingest::jsonl::winston::simple_object(line).is_some()
+        || ingest::jsonl::monolog::as_object(line).is_some()
 }
 
 /// How many lines after a preamble decide, two thirds of them agreeing.

@@ -18,6 +18,10 @@ use crate::time::Stamp;
 /// Where the timestamp starts in `line`, after a level in capitals (Python's `levelname`)
 /// padded with blanks or not: the first byte after the blanks, when it is a digit.
 pub(crate) fn stamp_start(line: &[u8]) -> Option<usize> {
+    // AWS Lambda's Python runtime: `[INFO]\t2026-12-07T08:07:00.123Z\t...`.
+    if line.first() == Some(&b'[') {
+        return super::lambda::python_stamp_start(line);
+    }
     let word_end = line.iter().take(9).position(|&b| b == b' ')?;
     if !LEVELS.contains(&&line[..word_end]) {
         return None;
