@@ -81,6 +81,10 @@ impl TextParser {
         msg: &[u8],
         ahead: Ahead,
     ) -> Verdict {
+        // `INFO payments {"event": ...}`: a JSON object logged as the message.
+        if super::json_messages::may_be_object(msg) {
+            return self.json_object(unsplit.n, msg, Some(unsplit.at.at));
+        }
         match self.read_message(idle::Unsplit { msg, ..unsplit }, ahead) {
             Verdict::Ignored => match after_ids(msg) {
                 Some(msg) => self.read_message(idle::Unsplit { msg, ..unsplit }, ahead),
