@@ -627,6 +627,8 @@ mod idle;
 mod java_http;
 mod job_queues;
 mod json_messages;
+#[cfg(test)]
+mod json_messages_tests;
 mod lambda;
 pub(crate) mod jul;
 #[cfg(test)]
