@@ -629,8 +629,8 @@ mod job_queues;
 mod json_messages;
 #[cfg(test)]
 mod json_messages_tests;
-mod lambda;
 pub(crate) mod jul;
+mod lambda;
 #[cfg(test)]
 mod layout_tests;
 mod level;

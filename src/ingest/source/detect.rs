@@ -401,18 +401,28 @@ mod tests {
         let det = |text: &str| detect(text.as_bytes(), &[]);
         let object = r#"{"ts":"2026-12-06T08:07:00Z","event":"refund created","refund_id":"re_1"}"#;
         let text = "2026-12-06T08:07:01.000Z  refund request received from 127.0.0.1";
-        assert_eq!(det(&format!("{object}\n{text}\n{object}\n")), Some(Format::Text));
-        assert_eq!(det(&format!("{text}\n{object}\n{object}\n")), Some(Format::Text));
+        assert_eq!(
+            det(&format!("{object}\n{text}\n{object}\n")),
+            Some(Format::Text)
+        );
+        assert_eq!(
+            det(&format!("{text}\n{object}\n{object}\n")),
+            Some(Format::Text)
+        );
         // A first line of no format: the majority of the next, both kinds counted as text.
         assert_eq!(
             det(&format!("garbage\n{object}\n{object}\n{text}\n")),
             Some(Format::Text)
         );
         assert_eq!(det(&format!("{object}\n{object}\n")), Some(Format::Jsonl));
-        assert_eq!(det(&format!("garbage\n{object}\n{object}\n")), Some(Format::Jsonl));
+        assert_eq!(
+            det(&format!("garbage\n{object}\n{object}\n")),
+            Some(Format::Jsonl)
+        );
         // winston's printf layout and a web server's access line: the JSON Lines reader's.
         let printf = r#"2026-12-06T08:07:01.000Z [info] refund created {"refund_id":"re_2"}"#;
-        let access = r#"127.0.0.1 - - [06/Dec/2026:08:07:01 +0000] "POST /v1/refunds HTTP/1.1" 201 -"#;
+        let access =
+            r#"127.0.0.1 - - [06/Dec/2026:08:07:01 +0000] "POST /v1/refunds HTTP/1.1" 201 -"#;
         assert_eq!(det(&format!("{object}\n{printf}\n")), Some(Format::Jsonl));
         assert_eq!(det(&format!("{object}\n{access}\n")), Some(Format::Jsonl));
     }

@@ -10,8 +10,8 @@
 //! Asked only of a message whose first byte is `{`: an ordinary line never pays for it.
 
 use super::{TextParser, Verdict, tail};
-use crate::ingest::lines::Ahead;
 use crate::ingest::jsonl::ObjectLines;
+use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
 
 /// Whether a message may be a JSON object: `{"` (or `{ "`) at its start. A Python dict's

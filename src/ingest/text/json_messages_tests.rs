@@ -54,9 +54,14 @@ fn an_object_after_a_stamp_or_a_header_is_read_at_the_lines_time() {
 #[test]
 fn an_objects_own_stamp_wins_and_a_bare_object_needs_one() {
     let own = r#"{"ts": "2026-12-06T08:07:00.500Z", "event": "refund created", "refund_id": "re_2", "order_id": "A-1", "amount_minor": 4500, "currency": "GBP"}"#;
-    let p = read(&format!("Dec  6 08:07:00 api-1 payments[812]: {own}\n{own}\n{OBJECT}\n"));
+    let p = read(&format!(
+        "Dec  6 08:07:00 api-1 payments[812]: {own}\n{own}\n{OBJECT}\n"
+    ));
     let when = at(8, 7, 0, 500);
-    assert_eq!(refunds(&p), vec![("re_2".into(), when), ("re_2".into(), when)]);
+    assert_eq!(
+        refunds(&p),
+        vec![("re_2".into(), when), ("re_2".into(), when)]
+    );
     // A bare object with no time of its own: skipped with the JSON Lines reader's reason.
     assert_eq!(p.stats.skipped, 1);
     assert!(p.stats.problems[0].reason.starts_with("no `ts` field"));
@@ -75,7 +80,10 @@ fn a_broken_object_is_skipped_and_other_braces_are_text() {
         "2026-12-06 08:07:00,266 {}\n",
         "2026-12-06 08:07:00,266 {\"event\": \"service started\", \"port\": 8716}\n",
     ));
-    assert_eq!((p.stats.events, p.stats.skipped, p.stats.ignored), (0, 0, 3));
+    assert_eq!(
+        (p.stats.events, p.stats.skipped, p.stats.ignored),
+        (0, 0, 3)
+    );
 }
 
 #[test]
@@ -90,7 +98,10 @@ fn lambdas_text_messages_and_platform_lines() {
          REPORT RequestId: {id}\tDuration: 2.45 ms\tBilled Duration: 3 ms\n"
     ));
     let when = at(8, 7, 0, 266);
-    assert_eq!(refunds(&p), vec![("re_1".into(), when), ("re_1".into(), when)]);
+    assert_eq!(
+        refunds(&p),
+        vec![("re_1".into(), when), ("re_1".into(), when)]
+    );
     assert_eq!((p.stats.skipped, p.stats.ignored), (0, 3));
     // Another program's tab after the stamp, a word that is no request id: read as before.
     let p = read(&format!("2026-12-06T08:07:00.266Z\tworker-1\t{refund}\n"));

@@ -61,9 +61,15 @@ mod tests {
     #[test]
     fn the_request_id_and_nodes_level_are_passed_over() {
         let node = format!("\t{ID}\tINFO\trefund created");
-        assert_eq!(after_request_id(node.as_bytes()), Some(&b"\trefund created"[..]));
+        assert_eq!(
+            after_request_id(node.as_bytes()),
+            Some(&b"\trefund created"[..])
+        );
         let python = format!("\t{ID}\trefund created");
-        assert_eq!(after_request_id(python.as_bytes()), Some(&b"\trefund created"[..]));
+        assert_eq!(
+            after_request_id(python.as_bytes()),
+            Some(&b"\trefund created"[..])
+        );
         assert_eq!(
             after_request_id(b"\tundefined\tWARN\tstarting"),
             Some(&b"\tstarting"[..])
@@ -81,10 +87,19 @@ mod tests {
 
     #[test]
     fn pythons_level_in_brackets_before_the_stamp() {
-        assert_eq!(python_stamp_start(b"[INFO]\t2026-12-07T08:07:00.123Z\tx"), Some(7));
-        assert_eq!(python_stamp_start(b"[WARNING]\t2026-12-07T08:07:00.123Z"), Some(10));
+        assert_eq!(
+            python_stamp_start(b"[INFO]\t2026-12-07T08:07:00.123Z\tx"),
+            Some(7)
+        );
+        assert_eq!(
+            python_stamp_start(b"[WARNING]\t2026-12-07T08:07:00.123Z"),
+            Some(10)
+        );
         assert_eq!(python_stamp_start(b"[INFO] 2026-12-07T08:07:00.123Z"), None);
-        assert_eq!(python_stamp_start(b"[worker]\t2026-12-07T08:07:00.123Z"), None);
+        assert_eq!(
+            python_stamp_start(b"[worker]\t2026-12-07T08:07:00.123Z"),
+            None
+        );
         assert_eq!(python_stamp_start(b"[INFO]\tstarted"), None);
         assert_eq!(python_stamp_start(b"[]\t2026"), None);
     }
