@@ -147,6 +147,7 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     let mut framework_lines = 0;
     // Where JSON objects voted: with text lines among the votes, they are the text log's.
     let mut objects = Vec::new();
+    let mut dated_text = false;
     // Past a preamble, more lines must confirm the log: a source file's comment with an
     // example log in it (a package's `.d.ts`) has a run of stamped lines after 40 of code.
     let window = |lead: usize| {
@@ -178,6 +179,7 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
         if vote == Some(Format::Jsonl) && line.starts_with(b"{") {
             objects.push(votes.len());
         }
+        dated_text |= vote == Some(Format::Text) && is_dated_text_line(line);
         if vote.is_some() || !(last && cut) {
             if vote.is_none() && lead == votes.len() && lead < PREAMBLE_LINES {
                 lead += 1;
@@ -192,7 +194,7 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
     }
     // A text log's reader reads JSON objects among its lines too (its JSON Lines reader
     // does not read text lines): both kinds of line make a text log.
-    if votes.contains(&Some(Format::Text)) {
+    if dated_text {
         for &i in &objects {
             votes[i] = Some(Format::Text);
         }
@@ -203,16 +205,28 @@ fn detect_past_first_line(head: &[u8]) -> Option<Format> {
 }
 
 /// Whether one of the first [`CONFIRM_LINES`] lines of content opens a text log's record
-/// (a stamp first, or a syslog header) that the JSON Lines reader does not read as an
-/// object of its own (winston's and Monolog's layouts).
+/// with a date (a dated stamp first, or a syslog header) that the JSON Lines reader does
+/// not read as an object of its own (winston's and Monolog's layouts).
 fn has_text_line(head: &[u8]) -> bool {
     let lines = head.split(|&b| b == b'\n').map(<[u8]>::trim_ascii);
     let content = lines.filter(|l| !l.is_empty() && !l.starts_with(b"#"));
     content.take(CONFIRM_LINES).any(|line| {
         line.first() != Some(&b'{')
-            && ingest::opens_text_record(line)
+            && is_dated_text_line(line)
             && !is_json_lines_own(&String::from_utf8_lossy(line))
     })
+}
+
+/// A line that opens a text log's record with a date: not a time of day alone
+/// (`14:02:21.930  POST ...`), which a file of dated JSON objects could not place among
+/// them. A stray line so in a JSON Lines trace is a damaged line, skipped, not another
+/// program's text.
+fn is_dated_text_line(line: &[u8]) -> bool {
+    let time_only = {
+        let l = line.strip_prefix(b"[").unwrap_or(line);
+        l.len() >= 8 && l[2] == b':' && l[5] == b':' && l[..2].iter().all(u8::is_ascii_digit)
+    };
+    !time_only && ingest::opens_text_record(line)
 }
 
 /// A line of winston's or Monolog's layouts, which the JSON Lines reader reads as an object.
@@ -425,6 +439,16 @@ mod tests {
             r#"127.0.0.1 - - [06/Dec/2026:08:07:01 +0000] "POST /v1/refunds HTTP/1.1" 201 -"#;
         assert_eq!(det(&format!("{object}\n{printf}\n")), Some(Format::Jsonl));
         assert_eq!(det(&format!("{object}\n{access}\n")), Some(Format::Jsonl));
+        // A time of day alone could not be placed among dated objects: a damaged line.
+        let time_only = "14:02:21.930  POST https://payments.internal/v1/refunds";
+        assert_eq!(
+            det(&format!("{object}\n{time_only}\n")),
+            Some(Format::Jsonl)
+        );
+        assert_eq!(
+            det(&format!("garbage\n{object}\n{object}\n{time_only}\n")),
+            Some(Format::Jsonl)
+        );
     }
 
     #[test]
