@@ -36,8 +36,9 @@ pub fn kind_of(head: &[u8]) -> Option<Kind> {
     let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
     let doc = &head[start..];
     let first_line = doc.split(|&b| b == b'\n').next().unwrap_or_default();
-    let journal = |o: &serde_json::Map<String, serde_json::Value>| {
-        o.get("__REALTIME_TIMESTAMP").is_some_and(|t| t.is_string())
+    let journal = |o: &Members| {
+        o.get("__REALTIME_TIMESTAMP")
+            .is_some_and(|t| t.get().starts_with('"'))
     };
     match doc[0] {
         b'{' if memchr::memmem::find(first_line, b"\"__REALTIME_TIMESTAMP\"").is_some() => {
@@ -52,7 +53,7 @@ pub fn kind_of(head: &[u8]) -> Option<Kind> {
             // `{"events": [` and an event's members, or none.
             let rest = after_token(&doc[1..], b"\"events\"")?;
             let rest = after_token(after_token(rest, b":")?, b"[")?;
-            let event = |o: &serde_json::Map<String, serde_json::Value>| {
+            let event = |o: &Members| {
                 o.contains_key("message") && o.contains_key("timestamp")
             };
             match rest.trim_ascii_start().first() {
@@ -73,8 +74,12 @@ pub fn kind_of(head: &[u8]) -> Option<Kind> {
     }
 }
 
-/// The JSON object `bytes` start with (after blanks), if it is whole.
-fn first_object(bytes: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
+/// An object's members, their values unread: a payload nested past the JSON reader's depth
+/// (which reads a value's text without limit, not its structure) does not hide its entry.
+type Members<'a> = std::collections::HashMap<String, &'a RawValue>;
+
+/// The members of the JSON object `bytes` start with (after blanks), if it is whole.
+fn first_object(bytes: &[u8]) -> Option<Members<'_>> {
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<&RawValue>();
     let raw = values.next()?.ok()?;
     serde_json::from_str(raw.get()).ok()

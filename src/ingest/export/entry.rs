@@ -169,10 +169,18 @@ fn gcp(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
         ),
         (None, Some(json)) => match serde_json::from_str::<serde_json::Value>(json.get()) {
             Ok(v @ serde_json::Value::Object(_)) => (v.to_string(), json),
-            _ => {
+            Ok(_) => {
                 return Err(format!(
                     "Cloud Logging entry's jsonPayload is {}, not an object",
                     what_json(json.get())
+                ));
+            }
+            // Its text was read whole as the entry's: only its depth can refuse it.
+            Err(_) => {
+                return Err(format!(
+                    "Cloud Logging entry's jsonPayload is nested too deep to read: more than \
+                     {} levels of arrays and objects, the most the JSON reader reads",
+                    crate::event::MAX_JSON_DEPTH
                 ));
             }
         },

@@ -288,3 +288,37 @@ fn an_export_read_as_an_input_counts_its_bad_entries() {
     let ev = parsed.all_events().next().unwrap();
     assert_eq!(ev.loc.line, 1);
 }
+
+/// A payload nested `levels` deep, a refund's line at its top.
+fn nested_payload(levels: usize) -> String {
+    let inner = format!("{}1{}", r#"{"a":"#.repeat(levels), "}".repeat(levels));
+    format!(r#"{{"event": "refund created", "refund_id": "re_1", "detail": {inner}}}"#)
+}
+
+/// A jsonPayload nested past the JSON reader's depth is skipped as that, on its line (the
+/// export still told by it when it comes first); one nested less deep is read.
+#[test]
+fn a_json_payload_nested_too_deep_is_skipped_as_that() {
+    let entry = |payload: String| {
+        format!(r#"{{"logName": "l", "timestamp": "2026-12-06T08:06:59.3Z", "jsonPayload": {payload}}}"#)
+    };
+    let deep = entry(nested_payload(140));
+    let text = format!("[\n{deep},\n{}\n]\n", entry(nested_payload(3)));
+    assert_eq!(kind_of(text.as_bytes()), Some(Kind::GcpEntries));
+    let (lines, skipped) = unwrap(Kind::GcpEntries, &text);
+    assert_eq!(lines[1], "");
+    assert!(
+        lines[2].starts_with(r#"{"ts":"2026-12-06T08:06:59.3Z","detail":{"a":{"a":{"a":1}}}"#),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(
+        skipped,
+        [(
+            2,
+            "Cloud Logging entry's jsonPayload is nested too deep to read: more than 127 levels \
+             of arrays and objects, the most the JSON reader reads"
+                .to_string()
+        )]
+    );
+}
