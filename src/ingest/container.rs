@@ -10,6 +10,9 @@
 //! split line (the runtime has written its first parts, not its last) gives what there is of
 //! it on the last part's line, with no newline after it: a line cut short ([`Unended`]).
 
+mod stamp;
+
+pub(in crate::ingest) use stamp::emit;
 use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
 use std::io::{self, BufReader, Read};
 use std::sync::Arc;
@@ -291,82 +294,6 @@ impl<R: Read> Unwrapped<R> {
         self.out.extend_from_slice(line);
         true
     }
-}
-
-/// Whether the JSON object `object` has one of `names` (each with its quotes) as a key of
-/// its own, not of an object or array inside it. A byte scan: strings are skipped whole,
-/// escapes and all, so a bracket or a name inside a value is not counted.
-fn names_a_top_level_key(object: &[u8], names: &[&[u8]]) -> bool {
-    let (mut depth, mut at, mut expect_key) = (0usize, 0, false);
-    while at < object.len() {
-        match object[at] {
-            b'"' => {
-                let start = at;
-                at += 1;
-                while at < object.len() && object[at] != b'"' {
-                    at += if object[at] == b'\\' { 2 } else { 1 };
-                }
-                let string = &object[start..(at + 1).min(object.len())];
-                if depth == 1 && expect_key && names.contains(&string) {
-                    return true;
-                }
-                expect_key = false;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                expect_key = depth == 1 && object[at] == b'{';
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b',' => expect_key = depth == 1,
-            _ => {}
-        }
-        at += 1;
-    }
-    false
-}
-
-/// The application's `line`, given the runtime's `time` when it carries none of its own.
-pub(super) fn emit(out: &mut Vec<u8>, time: &[u8], line: &[u8]) {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    if line.trim_ascii().is_empty() {
-        return;
-    }
-    if line.starts_with(b"{") {
-        const STAMPS: [&[u8]; 5] = [
-            b"\"ts\"",
-            b"\"timestamp\"",
-            b"\"@timestamp\"",
-            b"\"time\"",
-            b"\"@t\"",
-        ];
-        // Named anywhere is not enough: `"db":{"time":"12ms"}` inside is no stamp.
-        let stamped = STAMPS
-            .iter()
-            .any(|s| memchr::memmem::find(line, s).is_some())
-            && names_a_top_level_key(line, &STAMPS);
-        if !stamped && !time.is_empty() {
-            out.extend_from_slice(b"{\"ts\":\"");
-            out.extend_from_slice(time);
-            out.extend_from_slice(b"\",");
-            out.extend_from_slice(line[1..].trim_ascii_start());
-            return;
-        }
-    } else if !crate::ingest::starts_with_timestamp(line) && !time.is_empty() {
-        let start = out.len();
-        // logfmt without a stamp takes it as a pair; anything else as a text line's.
-        out.extend_from_slice(b"time=");
-        out.extend_from_slice(time);
-        out.push(b' ');
-        out.extend_from_slice(line);
-        if !crate::ingest::logfmt::looks_like_logfmt(&out[start..]) {
-            out.truncate(start);
-            out.extend_from_slice(time);
-            out.extend_from_slice(b"  ");
-            out.extend_from_slice(line);
-        }
-        return;
-    }
-    out.extend_from_slice(line);
 }
 
 impl<R: Read> Read for Unwrapped<R> {

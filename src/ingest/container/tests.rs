@@ -258,51 +258,19 @@ fn an_unended_split_line_of_blanks_is_blank_and_an_unstamped_one_takes_the_runti
     assert!(cut && unended);
 }
 
-/// A stamp's name counts only as the object's own key: one inside a member (`"db":
-/// {"time":"12ms"}`), in a string, or after an escaped quote is none.
+/// A line stamped with a time of day alone takes the runtime's date in both wrappers; one
+/// with a dated stamp of its own keeps it.
 #[test]
-fn only_a_top_level_key_is_a_stamp() {
-    let names: [&[u8]; 2] = [b"\"time\"", b"\"ts\""];
-    for own in [
-        &br#"{"time":"2026-12-06T08:07:00Z","msg":"x"}"#[..],
-        br#"{"msg":"x", "ts":1}"#,
-        br#"{"a":{"time":1},"time":2}"#,
-        br#"{"a":"say \"time\"","ts":1}"#,
-    ] {
-        assert!(
-            names_a_top_level_key(own, &names),
-            "{}",
-            String::from_utf8_lossy(own)
-        );
-    }
-    for inner in [
-        &br#"{"msg":"refund created","db":{"time":"12ms"}}"#[..],
-        br#"{"msg":"the \"time\" is"}"#,
-        br#"{"list":[{"ts":1}],"msg":"time"}"#,
-        br#"{"msg":"x","time"#,
-    ] {
-        assert!(
-            !names_a_top_level_key(inner, &names),
-            "{}",
-            String::from_utf8_lossy(inner)
-        );
-    }
-    // Given the runtime's time when its own is only inside.
-    let mut out = Vec::new();
-    emit(
-        &mut out,
-        b"2026-12-06T08:07:00Z",
-        br#"{"msg":"x","db":{"time":"12ms"}}"#,
-    );
+fn a_time_of_day_alone_takes_the_runtimes_date() {
+    let cri = "2026-12-06T23:59:59.990000000Z stdout F 23:59:59.985 INFO refund created\n\
+               2026-12-07T00:00:00.004000000Z stdout F 23:59:59.999 INFO refund created\n\
+               2026-12-07T00:00:00.005000000Z stdout F 2026-12-07 00:00:00,001 INFO own\n";
     assert_eq!(
-        String::from_utf8(out).unwrap(),
-        r#"{"ts":"2026-12-06T08:07:00Z","msg":"x","db":{"time":"12ms"}}"#
+        unwrap(cri),
+        "2026-12-06 23:59:59.985 INFO refund created\n\
+         2026-12-06 23:59:59.999 INFO refund created\n\
+         2026-12-07 00:00:00,001 INFO own\n"
     );
-    let mut out = Vec::new();
-    emit(
-        &mut out,
-        b"2026-12-06T08:07:00Z",
-        br#"{"time":"t","msg":"x"}"#,
-    );
-    assert_eq!(String::from_utf8(out).unwrap(), r#"{"time":"t","msg":"x"}"#);
+    let docker = "{\"log\":\"08:06:59 INFO refund created\\n\",\"stream\":\"stderr\",\"time\":\"2026-12-06T08:06:59.265Z\"}\n";
+    assert_eq!(unwrap(docker), "2026-12-06 08:06:59 INFO refund created\n");
 }

@@ -322,3 +322,34 @@ fn a_json_payload_nested_too_deep_is_skipped_as_that() {
         )]
     );
 }
+
+/// A message stamped with a time of day alone (Python's `%(asctime)s` given a `datefmt` of
+/// `%H:%M:%S`) is dated by its entry, read as an event on that day; one with a dated stamp
+/// of its own keeps it (`a_journal_entry_gives_its_message_with_its_time_to_the_microsecond`).
+#[test]
+fn a_time_of_day_alone_is_dated_by_the_entry() {
+    let text = concat!(
+        r#"{"__REALTIME_TIMESTAMP":"1796544419265123","MESSAGE":"08:06:59 INFO payments refund created refund_id=re_1 order_id=A-1 amount=45.00 currency=GBP"}"#,
+        "\n",
+    );
+    let (lines, skipped) = unwrap(Kind::JournalLines, text);
+    assert_eq!(
+        lines,
+        ["2026-12-06 08:06:59 INFO payments refund created refund_id=re_1 order_id=A-1 amount=45.00 currency=GBP"]
+    );
+    assert!(skipped.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("service.json");
+    std::fs::write(&path, text).unwrap();
+    let input = Input {
+        display: "service.json".into(),
+        origin: Origin::File(path),
+        explicit: true,
+    };
+    let Outcome::Parsed(_, parsed) = read_all(&[input], None, &ParseOptions::default()).remove(0)
+    else {
+        panic!("not parsed");
+    };
+    let ev = parsed.all_events().next().expect("an event");
+    assert_eq!(ev.at.to_string(), "2026-12-06T08:06:59.000Z");
+}
