@@ -13,8 +13,8 @@
 mod stamp;
 
 pub(in crate::ingest) use stamp::emit;
-use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
-use std::io::{self, BufReader, Read};
+use super::long_lines::{LineSource, MAX_LINE, Unwrap};
+use std::io::{self, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -68,19 +68,20 @@ fn docker_entry(line: &[u8]) -> Option<DockerEntry> {
 
 /// The application's lines of a wrapped file, as bytes to read.
 pub struct Unwrapped<R> {
-    inner: BufReader<R>,
+    lines: LineSource<R>,
+    unwrapping: Unwrapping,
+}
+
+/// What the wrapped lines read so far stand for, and what is held of a split line.
+struct Unwrapping {
     wrapper: Wrapper,
-    line: Vec<u8>,
     /// The parts of a split line read so far.
     partial: Vec<u8>,
     out: Vec<u8>,
-    at: usize,
     /// Inside an object the application pretty-printed, from a `{` alone at the margin to a
     /// `}` alone there (an SDK's console exporter's spans): its lines are passed on as they
     /// are, since a stamp before each would break it.
     in_object: bool,
-    /// A physical line too long to hold is being passed on as it is ([`Self::refill`]).
-    passing: bool,
     /// A split line whose parts grew too long to hold is being passed on as its parts come:
     /// how many of its physical lines have passed, each owing the blank line it stands for.
     joined_long: Option<u32>,
@@ -116,21 +117,22 @@ impl<R: Read> Unwrapped<R> {
     /// Unwraps `inner`'s lines; `unended` is set if it ends inside a split line.
     pub fn new(inner: R, wrapper: Wrapper, unended: Unended) -> Self {
         Unwrapped {
-            inner: BufReader::with_capacity(256 * 1024, inner),
-            wrapper,
-            line: Vec::new(),
-            partial: Vec::new(),
-            out: Vec::new(),
-            at: 0,
-            in_object: false,
-            passing: false,
-            joined_long: None,
-            held_parts: 0,
-            held_time: Vec::new(),
-            unended,
+            lines: LineSource::new(inner),
+            unwrapping: Unwrapping {
+                wrapper,
+                partial: Vec::new(),
+                out: Vec::new(),
+                in_object: false,
+                joined_long: None,
+                held_parts: 0,
+                held_time: Vec::new(),
+                unended,
+            },
         }
     }
+}
 
+impl Unwrapping {
     /// The blank lines owed by the parts held, given.
     fn give_held_blanks(&mut self) {
         let held = std::mem::take(&mut self.held_parts);
@@ -216,76 +218,6 @@ impl<R: Read> Unwrapped<R> {
         }
     }
 
-    /// Unwraps lines into `out` until it holds some or the input ends.
-    fn refill(&mut self) -> io::Result<()> {
-        self.out.clear();
-        self.at = 0;
-        while self.out.len() < 64 * 1024 {
-            if self.passing {
-                self.passing = !pass_on(&mut self.inner, &mut self.out, 64 * 1024)?;
-                continue;
-            }
-            self.line.clear();
-            let whole = read_line_up_to(&mut self.inner, &mut self.line, MAX_LINE + 1)?;
-            if self.line.is_empty() {
-                self.end_inside_split();
-                return Ok(());
-            }
-            if !whole {
-                // No runtime writes such a line: passed on as it is, for the line splitter
-                // to skip as too long.
-                self.end_joined_long();
-                self.give_held_blanks();
-                self.out.extend_from_slice(&self.line);
-                self.passing = true;
-                continue;
-            }
-            // Taken out while it is read, so that `emit` may borrow the rest; put back after
-            // (its room kept for the next line).
-            let read = std::mem::take(&mut self.line);
-            // Only the newline: a part's blanks are the line's own.
-            let line = read.strip_suffix(b"\n").unwrap_or(&read);
-            // Whether the physical line ends a line here (a part before the last owes its
-            // newline until the line ends).
-            let ends = match self.wrapper {
-                Wrapper::Cri => match cri_parts(line) {
-                    Some((time, true, message)) => {
-                        self.part(message);
-                        self.emit(time);
-                        true
-                    }
-                    Some((time, false, message)) => {
-                        self.part_before_last(time, message);
-                        false
-                    }
-                    None => self.not_the_runtimes(line),
-                },
-                Wrapper::DockerJson => match docker_entry(line) {
-                    Some(entry) => match entry.log.strip_suffix('\n') {
-                        Some(whole) => {
-                            self.part(whole.as_bytes());
-                            self.emit(entry.time.as_bytes());
-                            true
-                        }
-                        None => {
-                            self.part_before_last(entry.time.as_bytes(), entry.log.as_bytes());
-                            false
-                        }
-                    },
-                    None => self.not_the_runtimes(line),
-                },
-            };
-            // A last physical line with no newline (the file cut inside it) gives its line
-            // with none either, as cut short; one that gave nothing is still a line.
-            let gave_nothing = self.out.last().is_none_or(|&b| b == b'\n');
-            if ends && (read.last() == Some(&b'\n') || gave_nothing) {
-                self.out.push(b'\n');
-            }
-            self.line = read;
-        }
-        Ok(())
-    }
-
     /// A physical line that is not the runtime's: left as it is, for the parser to say why
     /// (after the blank lines a split line's parts before it owe).
     fn not_the_runtimes(&mut self, line: &[u8]) -> bool {
@@ -296,22 +228,70 @@ impl<R: Read> Unwrapped<R> {
     }
 }
 
-impl<R: Read> Read for Unwrapped<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.at == self.out.len() {
-            self.refill()?;
+impl Unwrap for Unwrapping {
+    #[inline]
+    fn out(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+
+    // Inlined into the source's loop, as it was written in it: called for every line.
+    #[inline]
+    fn line(&mut self, read: &[u8]) {
+        // Only the newline: a part's blanks are the line's own.
+        let line = read.strip_suffix(b"\n").unwrap_or(read);
+        // Whether the physical line ends a line here (a part before the last owes its
+        // newline until the line ends).
+        let ends = match self.wrapper {
+            Wrapper::Cri => match cri_parts(line) {
+                Some((time, true, message)) => {
+                    self.part(message);
+                    self.emit(time);
+                    true
+                }
+                Some((time, false, message)) => {
+                    self.part_before_last(time, message);
+                    false
+                }
+                None => self.not_the_runtimes(line),
+            },
+            Wrapper::DockerJson => match docker_entry(line) {
+                Some(entry) => match entry.log.strip_suffix('\n') {
+                    Some(whole) => {
+                        self.part(whole.as_bytes());
+                        self.emit(entry.time.as_bytes());
+                        true
+                    }
+                    None => {
+                        self.part_before_last(entry.time.as_bytes(), entry.log.as_bytes());
+                        false
+                    }
+                },
+                None => self.not_the_runtimes(line),
+            },
+        };
+        // A last physical line with no newline (the file cut inside it) gives its line
+        // with none either, as cut short; one that gave nothing is still a line.
+        let gave_nothing = self.out.last().is_none_or(|&b| b == b'\n');
+        if ends && (read.last() == Some(&b'\n') || gave_nothing) {
+            self.out.push(b'\n');
         }
-        Ok(serve(&self.out, &mut self.at, buf))
+    }
+
+    /// No runtime writes such a line: passed on as it is, after what is owed before it.
+    fn too_long(&mut self) {
+        self.end_joined_long();
+        self.give_held_blanks();
+    }
+
+    fn end(&mut self) {
+        self.end_inside_split();
     }
 }
 
-/// Copies what a decoding reader has ready (`out` from `at`) into `buf`, as much as fits,
-/// and moves `at` past it: how many bytes were copied.
-pub(super) fn serve(out: &[u8], at: &mut usize, buf: &mut [u8]) -> usize {
-    let n = buf.len().min(out.len() - *at);
-    buf[..n].copy_from_slice(&out[*at..*at + n]);
-    *at += n;
-    n
+impl<R: Read> Read for Unwrapped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.lines.read(buf, &mut self.unwrapping)
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,10 @@
 mod document;
 mod entry;
 
-use super::long_lines::{MAX_LINE, pass_on, read_line_up_to};
+use super::long_lines::{LineSource, Unwrap};
 use super::{InputStats, MAX_PROBLEMS_KEPT, Problem};
 use serde_json::value::RawValue;
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,85 +121,69 @@ impl Skips {
 
 /// The service's lines of an export, as bytes to read.
 pub struct Unwrapped<R> {
-    inner: BufReader<R>,
+    lines: LineSource<R>,
+    entries: Entries,
+    /// A document export has been read whole and unwrapped.
+    read_whole: bool,
+}
+
+/// The entries of an export read so far, unwrapped: `-o json`'s an entry a line, or a
+/// document's all at once.
+struct Entries {
     kind: Kind,
     skips: Skips,
-    line: Vec<u8>,
     out: Vec<u8>,
-    at: usize,
     /// Physical lines read so far (an entry a line).
     line_no: u32,
-    /// A physical line too long to hold is being passed on as it is, for the line splitter
-    /// to skip as too long.
-    passing: bool,
-    /// A document export has been read whole and unwrapped into `out`.
-    read_whole: bool,
 }
 
 impl<R: Read> Unwrapped<R> {
     pub fn new(inner: R, kind: Kind, skips: Skips) -> Self {
         Unwrapped {
-            inner: BufReader::with_capacity(256 * 1024, inner),
-            kind,
-            skips,
-            line: Vec::new(),
-            out: Vec::new(),
-            at: 0,
-            line_no: 0,
-            passing: false,
+            lines: LineSource::new(inner),
+            entries: Entries {
+                kind,
+                skips,
+                out: Vec::new(),
+                line_no: 0,
+            },
             read_whole: false,
         }
     }
+}
 
-    fn refill(&mut self) -> io::Result<()> {
-        self.out.clear();
-        self.at = 0;
-        if self.kind != Kind::JournalLines {
-            // A document is read whole (its pages are what the platform's client held).
-            if !std::mem::replace(&mut self.read_whole, true) {
-                let mut all = Vec::new();
-                self.inner.read_to_end(&mut all)?;
-                self.out = document::unwrap(self.kind, &all, &self.skips);
-            }
-            return Ok(());
-        }
-        while self.out.len() < 64 * 1024 {
-            if self.passing {
-                self.passing = !pass_on(&mut self.inner, &mut self.out, 64 * 1024)?;
-                continue;
-            }
-            self.line.clear();
-            let whole = read_line_up_to(&mut self.inner, &mut self.line, MAX_LINE + 1)?;
-            if self.line.is_empty() {
-                return Ok(());
-            }
-            self.line_no += 1;
-            if !whole {
-                self.out.extend_from_slice(&self.line);
-                self.passing = true;
-                continue;
-            }
-            let line = self.line.trim_ascii();
-            if !line.is_empty() {
-                match serde_json::from_slice::<&RawValue>(line) {
-                    Ok(raw) => give(
-                        self.kind,
-                        raw,
-                        line,
-                        self.line_no,
-                        &mut self.out,
-                        &self.skips,
-                    ),
-                    Err(e) => self.skips.add(
-                        self.line_no,
-                        format!("not a journald entry: {}", super::unreadable_json(&e)),
-                    ),
-                }
-            }
-            self.out.push(b'\n');
-        }
-        Ok(())
+impl Unwrap for Entries {
+    fn out(&mut self) -> &mut Vec<u8> {
+        &mut self.out
     }
+
+    fn line(&mut self, line: &[u8]) {
+        self.line_no += 1;
+        let line = line.trim_ascii();
+        if !line.is_empty() {
+            match serde_json::from_slice::<&RawValue>(line) {
+                Ok(raw) => give(
+                    self.kind,
+                    raw,
+                    line,
+                    self.line_no,
+                    &mut self.out,
+                    &self.skips,
+                ),
+                Err(e) => self.skips.add(
+                    self.line_no,
+                    format!("not a journald entry: {}", super::unreadable_json(&e)),
+                ),
+            }
+        }
+        self.out.push(b'\n');
+    }
+
+    fn too_long(&mut self) {
+        self.line_no += 1;
+    }
+
+    fn end(&mut self) {}
 }
 
 /// Gives the entry `raw` (of `base`, at `line`) into `out`, without its newline: its
@@ -232,10 +216,15 @@ fn one_line(mut message: Vec<u8>) -> Vec<u8> {
 
 impl<R: Read> Read for Unwrapped<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.at == self.out.len() {
-            self.refill()?;
+        let entries = &mut self.entries;
+        if entries.kind != Kind::JournalLines && !std::mem::replace(&mut self.read_whole, true) {
+            // A document is read whole (its pages are what the platform's client held),
+            // and given as the lines' source finds its input at its end.
+            let mut all = Vec::new();
+            self.lines.reader().read_to_end(&mut all)?;
+            entries.out = document::unwrap(entries.kind, &all, &entries.skips);
         }
-        Ok(super::container::serve(&self.out, &mut self.at, buf))
+        self.lines.read(buf, entries)
     }
 }
 

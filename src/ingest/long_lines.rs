@@ -100,6 +100,93 @@ pub fn pass_on<R: BufRead>(reader: &mut R, out: &mut Vec<u8>, room: usize) -> io
     Ok(n == 0 || out.last() == Some(&b'\n'))
 }
 
+/// What a reader that rewrites an input's lines (a container runtime's wrapper taken off, an
+/// export's envelope) does with each: [`LineSource`] reads the lines and passes on those too
+/// long to hold; the unwrapper gives what each line stands for into its output.
+pub trait Unwrap {
+    /// The bytes given so far, to be read.
+    fn out(&mut self) -> &mut Vec<u8>;
+    /// A whole physical line, with its newline (none on an input's last line without one).
+    fn line(&mut self, line: &[u8]);
+    /// A physical line too long to hold starts: what is owed before it (it is then passed
+    /// on as it is, for the line splitter to skip as too long).
+    fn too_long(&mut self);
+    /// The input has ended.
+    fn end(&mut self);
+}
+
+/// The physical lines of an input, read for an [`Unwrap`], a line too long to hold passed
+/// on as it comes: the reading that container logs and log exports share.
+pub struct LineSource<R> {
+    reader: std::io::BufReader<R>,
+    line: Vec<u8>,
+    /// A physical line too long to hold is being passed on as it is.
+    passing: bool,
+    /// How much of the unwrapper's output has been read.
+    at: usize,
+}
+
+impl<R: Read> LineSource<R> {
+    pub fn new(inner: R) -> Self {
+        LineSource {
+            reader: std::io::BufReader::with_capacity(256 * 1024, inner),
+            line: Vec::new(),
+            passing: false,
+            at: 0,
+        }
+    }
+
+    /// The reader, for an input read whole rather than by lines.
+    pub fn reader(&mut self) -> &mut impl BufRead {
+        &mut self.reader
+    }
+
+    /// Reads as [`Read::read`] does what `unwrap` gives, unwrapping more lines once all it
+    /// gave has been read.
+    pub fn read(&mut self, buf: &mut [u8], unwrap: &mut impl Unwrap) -> io::Result<usize> {
+        if self.at == unwrap.out().len() {
+            unwrap.out().clear();
+            self.at = 0;
+            self.refill(unwrap)?;
+        }
+        Ok(serve(unwrap.out(), &mut self.at, buf))
+    }
+
+    /// Unwraps lines until 64 KiB are given or the input ends.
+    fn refill(&mut self, unwrap: &mut impl Unwrap) -> io::Result<()> {
+        const ROOM: usize = 64 * 1024;
+        while unwrap.out().len() < ROOM {
+            if self.passing {
+                self.passing = !pass_on(&mut self.reader, unwrap.out(), ROOM)?;
+                continue;
+            }
+            self.line.clear();
+            let whole = read_line_up_to(&mut self.reader, &mut self.line, MAX_LINE + 1)?;
+            if self.line.is_empty() {
+                unwrap.end();
+                return Ok(());
+            }
+            if whole {
+                unwrap.line(&self.line);
+            } else {
+                unwrap.too_long();
+                unwrap.out().extend_from_slice(&self.line);
+                self.passing = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Copies what a decoding reader has ready (`out` from `at`) into `buf`, as much as fits,
+/// and moves `at` past it: how many bytes were copied.
+pub fn serve(out: &[u8], at: &mut usize, buf: &mut [u8]) -> usize {
+    let n = buf.len().min(out.len() - *at);
+    buf[..n].copy_from_slice(&out[*at..*at + n]);
+    *at += n;
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -230,7 +230,7 @@ impl<R: Read> Read for Decoder<R> {
         if self.at == self.out.len() && !self.refill()? {
             return Ok(0);
         }
-        Ok(super::container::serve(&self.out, &mut self.at, buf))
+        Ok(super::long_lines::serve(&self.out, &mut self.at, buf))
     }
 }
 
