@@ -12,8 +12,8 @@
 
 mod stamp;
 
-pub(in crate::ingest) use stamp::emit;
 use super::long_lines::{LineSource, MAX_LINE, Unwrap};
+pub(in crate::ingest) use stamp::{Traceback, emit};
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -82,6 +82,7 @@ struct Unwrapping {
     /// `}` alone there (an SDK's console exporter's spans): its lines are passed on as they
     /// are, since a stamp before each would break it.
     in_object: bool,
+    traceback: Traceback,
     /// A split line whose parts grew too long to hold is being passed on as its parts come:
     /// how many of its physical lines have passed, each owing the blank line it stands for.
     joined_long: Option<u32>,
@@ -123,6 +124,7 @@ impl<R: Read> Unwrapped<R> {
                 partial: Vec::new(),
                 out: Vec::new(),
                 in_object: false,
+                traceback: Traceback::default(),
                 joined_long: None,
                 held_parts: 0,
                 held_time: Vec::new(),
@@ -152,7 +154,7 @@ impl Unwrapping {
             (true, b"}") => self.in_object = false,
             _ => {}
         }
-        if self.in_object || line == b"}" {
+        if self.in_object || line == b"}" || self.traceback.goes_on(line) {
             self.out.extend_from_slice(line);
         } else {
             emit(&mut self.out, time, &self.partial);

@@ -11,6 +11,7 @@
 mod document;
 mod entry;
 
+use super::container::Traceback;
 use super::long_lines::{LineSource, Unwrap};
 use super::{InputStats, MAX_PROBLEMS_KEPT, Problem};
 use serde_json::value::RawValue;
@@ -53,9 +54,7 @@ pub fn kind_of(head: &[u8]) -> Option<Kind> {
             // `{"events": [` and an event's members, or none.
             let rest = after_token(&doc[1..], b"\"events\"")?;
             let rest = after_token(after_token(rest, b":")?, b"[")?;
-            let event = |o: &Members| {
-                o.contains_key("message") && o.contains_key("timestamp")
-            };
+            let event = |o: &Members| o.contains_key("message") && o.contains_key("timestamp");
             match rest.trim_ascii_start().first() {
                 Some(b']') => Some(Kind::CloudWatch),
                 _ => first_object(rest).filter(event).map(|_| Kind::CloudWatch),
@@ -135,6 +134,7 @@ struct Entries {
     out: Vec<u8>,
     /// Physical lines read so far (an entry a line).
     line_no: u32,
+    traceback: Traceback,
 }
 
 impl<R: Read> Unwrapped<R> {
@@ -146,6 +146,7 @@ impl<R: Read> Unwrapped<R> {
                 skips,
                 out: Vec::new(),
                 line_no: 0,
+                traceback: Traceback::default(),
             },
             read_whole: false,
         }
@@ -162,14 +163,7 @@ impl Unwrap for Entries {
         let line = line.trim_ascii();
         if !line.is_empty() {
             match serde_json::from_slice::<&RawValue>(line) {
-                Ok(raw) => give(
-                    self.kind,
-                    raw,
-                    line,
-                    self.line_no,
-                    &mut self.out,
-                    &self.skips,
-                ),
+                Ok(raw) => give(self, raw, line),
                 Err(e) => self.skips.add(
                     self.line_no,
                     format!("not a journald entry: {}", super::unreadable_json(&e)),
@@ -186,16 +180,32 @@ impl Unwrap for Entries {
     fn end(&mut self) {}
 }
 
-/// Gives the entry `raw` (of `base`, at `line`) into `out`, without its newline: its
-/// message, with the envelope's time unless it has its own; or nothing, said in `skips`.
-fn give(kind: Kind, raw: &RawValue, base: &[u8], line: u32, out: &mut Vec<u8>, skips: &Skips) {
-    match entry::read(kind, raw, base) {
+/// Gives the entry `raw` (of `base`) into `entries`' output, without its newline: its
+/// message, with the envelope's time unless it has its own ([`emit`]); or nothing, said in
+/// `skips`.
+fn give(entries: &mut Entries, raw: &RawValue, base: &[u8]) {
+    match entry::read(entries.kind, raw, base) {
         Ok(entry::Entry::Line { time, message, .. }) => {
-            let message = one_line(message);
-            super::container::emit(out, time.as_bytes(), &message);
+            emit(
+                &mut entries.out,
+                &mut entries.traceback,
+                time.as_bytes(),
+                message,
+            );
         }
         Ok(entry::Entry::Nothing) => {}
-        Err(bad) => skips.add(line, bad.why),
+        Err(bad) => entries.skips.add(entries.line_no, bad.why),
+    }
+}
+
+/// The message of an entry, as one line ([`one_line`]), with the envelope's `time` unless
+/// it has its own; as it is when it goes on a traceback printed a line an entry.
+fn emit(out: &mut Vec<u8>, traceback: &mut Traceback, time: &[u8], message: Vec<u8>) {
+    let message = one_line(message);
+    if traceback.goes_on(&message) {
+        out.extend_from_slice(&message);
+    } else {
+        super::container::emit(out, time, &message);
     }
 }
 

@@ -64,6 +64,47 @@ pub(in crate::ingest) fn emit(out: &mut Vec<u8>, time: &[u8], line: &[u8]) {
     out.extend_from_slice(line);
 }
 
+/// Where a Python traceback printed a line at a time stands: a runtime (or journald's
+/// stdout transport) writes each of its lines as an entry of its own. In the service's own
+/// file they are the continuation of the record above them, read with it (an exception
+/// chained below another is the same failure); each given the runtime's stamp, they were
+/// lines of their own, and the exception's line a failure of its own: a phantom attempt.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(in crate::ingest) enum Traceback {
+    #[default]
+    Outside,
+    /// From `Traceback (most recent call last):`, its frames (indented).
+    Frames,
+    /// After the exception's line: blanks, and the words chaining another traceback.
+    Raised,
+}
+
+impl Traceback {
+    /// Whether `line` is a traceback's (to be passed on as it is, as in the service's file).
+    #[inline]
+    pub(in crate::ingest) fn goes_on(&mut self, line: &[u8]) -> bool {
+        const START: &[u8] = b"Traceback (most recent call last):";
+        const CHAINED: [&[u8]; 2] = [
+            b"The above exception was the direct cause of the following exception:",
+            b"During handling of the above exception, another exception occurred:",
+        ];
+        let line = line.trim_ascii_end();
+        let next = match *self {
+            _ if line == START => Traceback::Frames,
+            Traceback::Outside => return false,
+            Traceback::Frames if line.first().is_none_or(u8::is_ascii_whitespace) => {
+                Traceback::Frames
+            }
+            // The exception's line ends the frames.
+            Traceback::Frames => Traceback::Raised,
+            Traceback::Raised if line.is_empty() || CHAINED.contains(&line) => Traceback::Raised,
+            Traceback::Raised => Traceback::Outside,
+        };
+        *self = next;
+        next != Traceback::Outside
+    }
+}
+
 /// The date of a text line that opens with a time of day alone (`08:06:59.265 INFO ...`,
 /// `[08:06:59]`, Python's `%(asctime)s` given a `datefmt` of `%H:%M:%S`), from the runtime's
 /// `time` (RFC 3339): its date, or the day before or after when the line's time of day is
@@ -114,7 +155,6 @@ fn names_a_top_level_key(object: &[u8], names: &[&[u8]]) -> bool {
     }
     false
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -175,6 +215,33 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"time":"t","msg":"x"}"#);
     }
 
+    /// A traceback's lines, chained ones too, pass as they are; the lines around it do not.
+    #[test]
+    fn a_tracebacks_lines_are_told_from_the_lines_around_it() {
+        let lines = [
+            ("ERROR agent: tool failed", false),
+            ("Traceback (most recent call last):", true),
+            ("  File \"x.py\", line 1, in <module>", true),
+            ("    raise to_exc(exc) from exc", true),
+            ("httpcore.ReadTimeout: The read operation timed out", true),
+            ("", true),
+            (
+                "The above exception was the direct cause of the following exception:",
+                true,
+            ),
+            ("", true),
+            ("Traceback (most recent call last):", true),
+            ("\tFile \"y.py\", line 2", true),
+            ("httpx.ReadTimeout: The read operation timed out", true),
+            ("INFO agent: retrying", false),
+            ("httpx.ReadTimeout: The read operation timed out", false),
+        ];
+        let mut traceback = Traceback::default();
+        for (line, goes_on) in lines {
+            assert_eq!(traceback.goes_on(line.as_bytes()), goes_on, "{line}");
+        }
+    }
+
     /// A line whose own stamp is a time of day alone takes the runtime's date, the day
     /// nearest the runtime's time; a dated stamp of its own is kept whole.
     #[test]
@@ -192,9 +259,15 @@ mod tests {
         assert_eq!(emitted(t, "09:06:59 INFO x"), "2026-12-06 09:06:59 INFO x");
         // Across midnight, either way, and across a month's and a year's end.
         let after = "2026-12-07T00:00:00.002Z";
-        assert_eq!(emitted(after, "23:59:59.990 x"), "2026-12-06 23:59:59.990 x");
+        assert_eq!(
+            emitted(after, "23:59:59.990 x"),
+            "2026-12-06 23:59:59.990 x"
+        );
         let before = "2026-12-31T23:59:59.990Z";
-        assert_eq!(emitted(before, "00:00:00.002 x"), "2027-01-01 00:00:00.002 x");
+        assert_eq!(
+            emitted(before, "00:00:00.002 x"),
+            "2027-01-01 00:00:00.002 x"
+        );
         let new_year = "2027-01-01T00:30:00+00:00";
         assert_eq!(emitted(new_year, "23:45:00 x"), "2026-12-31 23:45:00 x");
         // Dated stamps of its own are kept as they are.

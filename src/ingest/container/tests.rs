@@ -274,3 +274,27 @@ fn a_time_of_day_alone_takes_the_runtimes_date() {
     let docker = "{\"log\":\"08:06:59 INFO refund created\\n\",\"stream\":\"stderr\",\"time\":\"2026-12-06T08:06:59.265Z\"}\n";
     assert_eq!(unwrap(docker), "2026-12-06 08:06:59 INFO refund created\n");
 }
+
+/// A traceback the runtime wrote a line an entry is given as the service's own file has it,
+/// below its record, not a stamp on each line (its exception's line a failure of its own);
+/// a line without a stamp after it takes the runtime's again.
+#[test]
+fn a_traceback_written_a_line_an_entry_stays_below_its_record() {
+    let plain = [
+        "2026-12-05 23:26:36,342 ERROR agent: tool failed",
+        "Traceback (most recent call last):",
+        "  File \"agent.py\", line 9, in call",
+        "httpx.ReadTimeout: The read operation timed out",
+        "refund retried",
+    ];
+    let docker: String = plain
+        .iter()
+        .map(|l| {
+            let log = serde_json::to_string(&format!("{l}\n")).unwrap();
+            format!("{{\"log\":{log},\"stream\":\"stderr\",\"time\":\"2026-12-05T23:26:36.5Z\"}}\n")
+        })
+        .collect();
+    let mut want = plain[..4].join("\n");
+    want.push_str("\n2026-12-05T23:26:36.5Z  refund retried\n");
+    assert_eq!(unwrap(&docker), want);
+}

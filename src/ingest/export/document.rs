@@ -4,7 +4,8 @@
 //! of an array are read one by one, so that an export cut short gives those before the cut.
 
 use super::entry::{self, Entry};
-use super::{Kind, Skips, one_line};
+use super::{Kind, Skips, emit};
+use crate::ingest::container::Traceback;
 use serde_json::value::RawValue;
 
 /// The lines of the export `all` of `kind`: as many as it has (more when several entries
@@ -25,6 +26,7 @@ pub(super) fn unwrap(kind: Kind, all: &[u8], skips: &Skips) -> Vec<u8> {
         line: 1,
         out: Vec::with_capacity(all.len() / 4),
         given: 0,
+        traceback: Traceback::default(),
     };
     let mut walk = Walk { all, at: 0 };
     let read = loop {
@@ -188,6 +190,7 @@ struct Placer<'a> {
     out: Vec<u8>,
     /// Lines given so far.
     given: u32,
+    traceback: Traceback,
 }
 
 impl Placer<'_> {
@@ -215,8 +218,7 @@ impl Placer<'_> {
             Ok(Entry::Line { time, message, at }) => {
                 let line = self.line_of(at);
                 self.place(line);
-                let message = one_line(message);
-                crate::ingest::container::emit(&mut self.out, time.as_bytes(), &message);
+                emit(&mut self.out, &mut self.traceback, time.as_bytes(), message);
                 self.out.push(b'\n');
             }
             Ok(Entry::Nothing) => {}

@@ -300,7 +300,9 @@ fn nested_payload(levels: usize) -> String {
 #[test]
 fn a_json_payload_nested_too_deep_is_skipped_as_that() {
     let entry = |payload: String| {
-        format!(r#"{{"logName": "l", "timestamp": "2026-12-06T08:06:59.3Z", "jsonPayload": {payload}}}"#)
+        format!(
+            r#"{{"logName": "l", "timestamp": "2026-12-06T08:06:59.3Z", "jsonPayload": {payload}}}"#
+        )
     };
     let deep = entry(nested_payload(140));
     let text = format!("[\n{deep},\n{}\n]\n", entry(nested_payload(3)));
@@ -335,7 +337,9 @@ fn a_time_of_day_alone_is_dated_by_the_entry() {
     let (lines, skipped) = unwrap(Kind::JournalLines, text);
     assert_eq!(
         lines,
-        ["2026-12-06 08:06:59 INFO payments refund created refund_id=re_1 order_id=A-1 amount=45.00 currency=GBP"]
+        [
+            "2026-12-06 08:06:59 INFO payments refund created refund_id=re_1 order_id=A-1 amount=45.00 currency=GBP"
+        ]
     );
     assert!(skipped.is_empty());
     let dir = tempfile::tempdir().unwrap();
@@ -352,4 +356,31 @@ fn a_time_of_day_alone_is_dated_by_the_entry() {
     };
     let ev = parsed.all_events().next().expect("an event");
     assert_eq!(ev.at.to_string(), "2026-12-06T08:06:59.000Z");
+}
+
+/// A traceback journald took from standard output a line an entry stays below its record,
+/// unstamped, as in the service's own file; the entry after it takes its stamp again.
+#[test]
+fn a_traceback_logged_a_line_an_entry_stays_below_its_record() {
+    let text = [
+        "ERROR agent tool failed",
+        "Traceback (most recent call last):",
+        "  File \\\"agent.py\\\", line 9, in call",
+        "httpx.ReadTimeout: The read operation timed out",
+        "INFO agent retrying",
+    ]
+    .iter()
+    .map(|m| format!("{{\"__REALTIME_TIMESTAMP\":\"1796544419265123\",\"MESSAGE\":\"{m}\"}}\n"))
+    .collect::<String>();
+    let (lines, _) = unwrap(Kind::JournalLines, &text);
+    assert_eq!(
+        lines,
+        [
+            "2026-12-06T08:06:59.265123Z  ERROR agent tool failed",
+            "Traceback (most recent call last):",
+            "  File \"agent.py\", line 9, in call",
+            "httpx.ReadTimeout: The read operation timed out",
+            "2026-12-06T08:06:59.265123Z  INFO agent retrying",
+        ]
+    );
 }
