@@ -1,12 +1,11 @@
 //! Effects matched to the attempts that account for them (SPEC §4.2), and calls re-issued
 //! under another step number after a resume joined to the call they repeat.
 
+use super::attempt_table::AttemptTable;
 use super::by_time::{Rivals, UnsettledEffect};
 use super::*;
 use crate::classify::FailureClass;
 use crate::time::{Duration, Timestamp};
-use hashbrown::HashTable;
-use hashbrown::hash_table::Entry;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use std::hash::BuildHasher;
 
@@ -24,7 +23,12 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
     let found: Vec<Option<Result<(AttemptId, MatchedBy), Rivals>>> = model
         .effects
         .par_iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, e)| {
+            // Most effects are found by their id: the table's slot is asked for ahead.
+            if let Some(ahead) = m.effects.get(i + PREFETCH_AHEAD) {
+                by_effect_id.prefetch(&ahead.id);
+            }
             by_effect_id
                 .get(m, &e.id)
                 .map(|id| match replayed_from(m, id, e, replays) {
@@ -98,6 +102,9 @@ pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayI
     model.unsettled_effects = unsettled;
 }
 
+/// How many effects ahead [`match_effects`] asks for an effect id's slot.
+const PREFETCH_AHEAD: usize = 8;
+
 /// The indexes hash the model's strings and hold only attempt ids, sized once: tables keyed
 /// by copies of the strings, grown by doubling, were the largest part of a scan's memory.
 fn hash_str(s: &str) -> u64 {
@@ -107,8 +114,8 @@ fn hash_str(s: &str) -> u64 {
 /// The first attempt answered with each effect id (a replayed answer names an effect
 /// made before, not by it); apart, the first whose answer named it as a replay.
 struct EffectIdIndex {
-    made: HashTable<AttemptId>,
-    replayed: HashTable<AttemptId>,
+    made: AttemptTable,
+    replayed: AttemptTable,
 }
 
 impl EffectIdIndex {
@@ -126,14 +133,8 @@ impl EffectIdIndex {
         }
     }
 
+    /// Both tables from two walks of the attempts: one to count, one to fill.
     fn new(model: &Model) -> Self {
-        EffectIdIndex {
-            made: Self::table(model, false),
-            replayed: Self::table(model, true),
-        }
-    }
-
-    fn table(model: &Model, replays: bool) -> HashTable<AttemptId> {
         let answered = || {
             model
                 .attempts()
@@ -142,23 +143,28 @@ impl EffectIdIndex {
                         effect_id: Some(eid),
                         replayed,
                         ..
-                    } if *replayed == replays => Some((id, eid.as_str())),
+                    } => Some((id, eid.as_str(), *replayed)),
                     _ => None,
                 })
         };
-        let mut table = HashTable::with_capacity(answered().count());
-        for (id, eid) in answered() {
-            let rehash = |&p: &AttemptId| hash_str(Self::effect_id(model, p));
-            let same = |&p: &AttemptId| Self::effect_id(model, p) == eid;
-            if let Entry::Vacant(slot) = table.entry(hash_str(eid), same, rehash) {
-                slot.insert(id);
-            }
+        let replays = answered().filter(|&(_, _, replayed)| replayed).count();
+        let made = answered().count() - replays;
+        let mut tables = [made, replays].map(AttemptTable::with_capacity);
+        for (id, eid, replayed) in answered() {
+            let same = |p: AttemptId| Self::effect_id(model, p) == eid;
+            tables[usize::from(replayed)].find_or_insert(hash_str(eid), id, same);
         }
-        table
+        let [made, replayed] = tables;
+        EffectIdIndex { made, replayed }
     }
 
     fn get(&self, model: &Model, eid: &str) -> Option<AttemptId> {
         Self::find(&self.made, model, eid)
+    }
+
+    /// Asks memory for what [`EffectIdIndex::get`] of `eid` reads first.
+    fn prefetch(&self, eid: &str) {
+        self.made.prefetch(hash_str(eid));
     }
 
     /// The first attempt whose answer named `eid` as a replay of it.
@@ -166,14 +172,13 @@ impl EffectIdIndex {
         Self::find(&self.replayed, model, eid)
     }
 
-    fn find(table: &HashTable<AttemptId>, model: &Model, eid: &str) -> Option<AttemptId> {
-        let same = |&p: &AttemptId| Self::effect_id(model, p) == eid;
-        table.find(hash_str(eid), same).copied()
+    fn find(table: &AttemptTable, model: &Model, eid: &str) -> Option<AttemptId> {
+        table.find(hash_str(eid), |p| Self::effect_id(model, p) == eid)
     }
 }
 
 /// The earliest attempt sent with each idempotency key.
-struct KeyIndex(HashTable<AttemptId>);
+struct KeyIndex(AttemptTable);
 
 impl KeyIndex {
     fn key(model: &Model, id: AttemptId) -> &str {
@@ -182,31 +187,24 @@ impl KeyIndex {
 
     fn new(model: &Model) -> Self {
         let keyed = model.attempts().filter(|(_, a)| a.key.is_some()).count();
-        let mut table = HashTable::with_capacity(keyed);
+        let mut table = AttemptTable::with_capacity(keyed);
         let sent = |p: AttemptId| (model.attempt(p).at, p);
         for (id, a) in model.attempts() {
             let Some(key) = a.key.as_deref() else {
                 continue;
             };
-            let rehash = |&p: &AttemptId| hash_str(Self::key(model, p));
-            let same = |&p: &AttemptId| Self::key(model, p) == key;
-            match table.entry(hash_str(key), same, rehash) {
-                Entry::Vacant(slot) => {
-                    slot.insert(id);
-                }
-                Entry::Occupied(mut slot) => {
-                    if sent(id) < sent(*slot.get()) {
-                        *slot.get_mut() = id;
-                    }
-                }
+            let same = |p: AttemptId| Self::key(model, p) == key;
+            if let Some(held) = table.find_or_insert(hash_str(key), id, same)
+                && sent(id) < sent(*held)
+            {
+                *held = id;
             }
         }
         KeyIndex(table)
     }
 
     fn get(&self, model: &Model, key: &str) -> Option<AttemptId> {
-        let same = |&p: &AttemptId| Self::key(model, p) == key;
-        self.0.find(hash_str(key), same).copied()
+        self.0.find(hash_str(key), |p| Self::key(model, p) == key)
     }
 }
 
