@@ -249,7 +249,7 @@ impl OrderIndex {
     ) -> Option<(AttemptId, bool)> {
         let h = Self::hash(pair);
         let start = self.0.partition_point(|&(x, _, _)| x < h);
-        let end = self.0.partition_point(|&(x, at, _)| (x, at) <= (h, limit));
+        let end = self.end_from(start, h, limit);
         let mut fallback: Option<(AttemptId, Timestamp)> = None;
         for &(_, at, p) in self.0[start..end].iter().rev() {
             if fallback.is_some_and(|(_, first)| at < first.minus(LATE_EFFECT_HORIZON)) {
@@ -266,6 +266,21 @@ impl OrderIndex {
         fallback.map(|(p, _)| (p, false))
     }
 
+    /// The end of the entries of hash `h` sent at or before `limit`, `start` being at or
+    /// before it: found by galloping from `start`, since a pair has a few attempts, where a
+    /// second binary search over the month's list missed the cache at nearly every step.
+    fn end_from(&self, start: usize, h: u64, limit: Timestamp) -> usize {
+        let rest = &self.0[start..];
+        let within = |&(x, at, _): &(u64, Timestamp, AttemptId)| (x, at) <= (h, limit);
+        // `rest[..reach / 2]` are within, and `rest[reach - 1]` is not, or is past the end.
+        let mut reach = 1;
+        while reach <= rest.len() && within(&rest[reach - 1]) {
+            reach *= 2;
+        }
+        let known = reach / 2;
+        start + known + rest[known..reach.min(rest.len())].partition_point(within)
+    }
+
     /// The attempts for `pair` sent from `from` to `to` (both included), in time order.
     pub(super) fn sent_within<'a>(
         &'a self,
@@ -276,7 +291,7 @@ impl OrderIndex {
     ) -> impl Iterator<Item = AttemptId> + 'a {
         let h = Self::hash(pair);
         let start = self.0.partition_point(|&(x, at, _)| (x, at) < (h, from));
-        let end = self.0.partition_point(|&(x, at, _)| (x, at) <= (h, to));
+        let end = self.end_from(start, h, to);
         (self.0[start..end].iter())
             .map(|&(_, _, p)| p)
             .filter(move |&p| Self::pair(model, p) == Some(pair))
