@@ -7,6 +7,7 @@ use super::*;
 use crate::event::{Event, EventKind, Lifecycle};
 use dispatches::{RecentDispatches, StepLink, hash_call, orphan_call};
 use effects::hash_effect;
+use super::flat_table::FlatTable;
 use hashbrown::HashTable;
 use parallel::Dealt;
 use rustc_hash::FxHashMap;
@@ -27,7 +28,7 @@ pub(super) struct Builder<'o> {
     // Indexes hold u32 positions: each has a slot per dispatch or effect of the month, and
     // they live beside the whole model at the end of its build.
     /// The latest dispatch of each (run, step).
-    latest: HashTable<u32>,
+    latest: FlatTable<u32>,
     /// In front of `latest`, the dispatches most recently made or asked for
     /// ([`RecentDispatches`]).
     recent: RecentDispatches,
@@ -38,7 +39,7 @@ pub(super) struct Builder<'o> {
     /// call of a month cost a cache miss for each.
     call_index: HashTable<u32>,
     /// (kind, id) → effect.
-    effect_index: HashTable<u32>,
+    effect_index: FlatTable<u32>,
     resumes: FxHashMap<Text, u32>,
     /// The dispatches that made a new logical call in a step dispatched before
     /// ([`step_retries`]).
@@ -58,11 +59,11 @@ impl<'o> Builder<'o> {
                 logs: opts.logs.clone(),
                 ..Model::default()
             },
-            latest: HashTable::new(),
+            latest: FlatTable::with_capacity(0),
             recent: RecentDispatches::default(),
             steps: Vec::new(),
             call_index: HashTable::new(),
-            effect_index: HashTable::new(),
+            effect_index: FlatTable::with_capacity(0),
             resumes: FxHashMap::default(),
             redispatched: Vec::new(),
             dealt_in_parallel: Vec::new(),
@@ -83,12 +84,12 @@ impl<'o> Builder<'o> {
         }
         self.model.dispatches.reserve(dispatches);
         self.model.calls.reserve(dispatches);
-        let dispatch_hash = |&d: &u32| hash_call(&self.model.dispatches[d as usize].call);
+        let dispatch_hash = |d: u32| hash_call(&self.model.dispatches[d as usize].call);
         self.latest.reserve(dispatches, dispatch_hash);
         self.steps.reserve(dispatches);
         self.model.effects.reserve(effects);
         let all = &self.model.effects;
-        self.effect_index.reserve(effects, |&i| {
+        self.effect_index.reserve(effects, |i| {
             let e = &all[i as usize];
             hash_effect(&e.kind, &e.id)
         });

@@ -1,7 +1,7 @@
 //! Effects matched to the attempts that account for them (SPEC §4.2), and calls re-issued
 //! under another step number after a resume joined to the call they repeat.
 
-use super::attempt_table::AttemptTable;
+use super::flat_table::FlatTable;
 use super::by_time::{Rivals, UnsettledEffect};
 use super::*;
 use crate::classify::FailureClass;
@@ -114,8 +114,8 @@ fn hash_str(s: &str) -> u64 {
 /// The first attempt answered with each effect id (a replayed answer names an effect
 /// made before, not by it); apart, the first whose answer named it as a replay.
 struct EffectIdIndex {
-    made: AttemptTable,
-    replayed: AttemptTable,
+    made: FlatTable<AttemptId>,
+    replayed: FlatTable<AttemptId>,
 }
 
 impl EffectIdIndex {
@@ -149,10 +149,11 @@ impl EffectIdIndex {
         };
         let replays = answered().filter(|&(_, _, replayed)| replayed).count();
         let made = answered().count() - replays;
-        let mut tables = [made, replays].map(AttemptTable::with_capacity);
+        let mut tables = [made, replays].map(FlatTable::with_capacity);
         for (id, eid, replayed) in answered() {
             let same = |p: AttemptId| Self::effect_id(model, p) == eid;
-            tables[usize::from(replayed)].find_or_insert(hash_str(eid), id, same);
+            let rehash = |p: AttemptId| hash_str(Self::effect_id(model, p));
+            tables[usize::from(replayed)].find_or_insert(hash_str(eid), id, same, rehash);
         }
         let [made, replayed] = tables;
         EffectIdIndex { made, replayed }
@@ -172,13 +173,13 @@ impl EffectIdIndex {
         Self::find(&self.replayed, model, eid)
     }
 
-    fn find(table: &AttemptTable, model: &Model, eid: &str) -> Option<AttemptId> {
+    fn find(table: &FlatTable<AttemptId>, model: &Model, eid: &str) -> Option<AttemptId> {
         table.find(hash_str(eid), |p| Self::effect_id(model, p) == eid)
     }
 }
 
 /// The earliest attempt sent with each idempotency key.
-struct KeyIndex(AttemptTable);
+struct KeyIndex(FlatTable<AttemptId>);
 
 impl KeyIndex {
     fn key(model: &Model, id: AttemptId) -> &str {
@@ -187,14 +188,15 @@ impl KeyIndex {
 
     fn new(model: &Model) -> Self {
         let keyed = model.attempts().filter(|(_, a)| a.key.is_some()).count();
-        let mut table = AttemptTable::with_capacity(keyed);
+        let mut table = FlatTable::with_capacity(keyed);
         let sent = |p: AttemptId| (model.attempt(p).at, p);
         for (id, a) in model.attempts() {
             let Some(key) = a.key.as_deref() else {
                 continue;
             };
             let same = |p: AttemptId| Self::key(model, p) == key;
-            if let Some(held) = table.find_or_insert(hash_str(key), id, same)
+            let rehash = |p: AttemptId| hash_str(Self::key(model, p));
+            if let Some(held) = table.find_or_insert(hash_str(key), id, same, rehash)
                 && sent(id) < sent(*held)
             {
                 *held = id;

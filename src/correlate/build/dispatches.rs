@@ -9,7 +9,6 @@ use crate::correlate::{Dispatch, LogicalCall};
 use crate::event::{CallRef, Loc, Text};
 use crate::money::WholeUnit;
 use crate::time::Timestamp;
-use hashbrown::hash_table::Entry;
 use rustc_hash::FxBuildHasher;
 use serde_json::Value;
 use std::hash::BuildHasher;
@@ -35,17 +34,10 @@ impl<'o> Builder<'o> {
         let dispatches = &self.model.dispatches;
         let call_hash = hash_call(&call);
         self.recent.remember(call_hash, d);
-        let earlier = match self.latest.entry(
-            call_hash,
-            |&e| dispatches[e as usize].call == call,
-            |&e| hash_call(&dispatches[e as usize].call),
-        ) {
-            Entry::Occupied(mut o) => Some(std::mem::replace(o.get_mut(), d as u32)),
-            Entry::Vacant(v) => {
-                v.insert(d as u32);
-                None
-            }
-        };
+        let same = |e: u32| dispatches[e as usize].call == call;
+        let rehash = |e: u32| hash_call(&dispatches[e as usize].call);
+        let earlier = (self.latest.find_or_insert(call_hash, d as u32, same, rehash))
+            .map(|held| std::mem::replace(held, d as u32));
         let earlier = earlier.filter(|&e| !self.step_is_over(e as usize, made_at, segment));
         let depth = earlier.map_or(1, |e| self.steps[e as usize].depth + 1);
         self.steps.push(StepLink {
@@ -164,9 +156,7 @@ impl<'o> Builder<'o> {
             part: 0,
         };
         let dispatches = &self.model.dispatches;
-        let latest = *self
-            .latest
-            .find(hash_call(&call), |&d| dispatches[d as usize].call == call)?;
+        let latest = (self.latest).find(hash_call(&call), |d| dispatches[d as usize].call == call)?;
         let mut all: Vec<usize> =
             std::iter::successors(Some(latest as usize), |&d| self.earlier_of(d)).collect();
         all.reverse();
@@ -224,7 +214,7 @@ impl<'o> Builder<'o> {
         let is_step = |d: usize| dispatches[d].call == *call;
         let latest = match self.recent.get(hash).filter(|&d| is_step(d)) {
             Some(d) => Some(d),
-            None => (self.latest.find(hash, |&d| is_step(d as usize))).map(|&d| {
+            None => (self.latest.find(hash, |d| is_step(d as usize))).map(|d| {
                 self.recent.remember(hash, d as usize);
                 d as usize
             }),

@@ -42,11 +42,18 @@ impl<'o> Builder<'o> {
         let written = WrittenAmount::of(amount, e.whole.map(Money::size));
         let hash = hash_effect(&e.kind, &e.id);
         let effects = &self.model.effects;
-        let found = self.effect_index.find(hash, |&i| {
+        let same = |i: u32| {
             let known = &effects[i as usize];
             known.id == e.id && known.kind == e.kind
-        });
-        if let Some(&i) = found {
+        };
+        let rehash = |i: u32| {
+            let e = &effects[i as usize];
+            hash_effect(&e.kind, &e.id)
+        };
+        // A new effect's index is put in at once: it is pushed below.
+        let new = effects.len() as u32;
+        let found = (self.effect_index.find_or_insert(hash, new, same, rehash)).map(|&mut i| i);
+        if let Some(i) = found {
             let i = i as usize;
             // The same effect logged again (a replica, an export): merge, never duplicate.
             let rec = &mut self.model.effects[i];
@@ -142,11 +149,6 @@ impl<'o> Builder<'o> {
             rec.locs = locs.into_boxed_slice();
             return;
         }
-        self.effect_index
-            .insert_unique(hash, effects.len() as u32, |&i| {
-                let e = &effects[i as usize];
-                hash_effect(&e.kind, &e.id)
-            });
         self.model.effects.push(EffectRec {
             kind: fresh(e.kind),
             id: fresh(e.id),
