@@ -5,9 +5,10 @@ use super::call_args::CallArgs;
 use super::ready::Ready;
 use super::*;
 use crate::event::{Event, EventKind, Lifecycle};
-use dispatches::{RecentDispatches, StepLink, hash_call, orphan_call};
-use effects::hash_effect;
 use super::flat_table::FlatTable;
+pub(super) use dispatches::hash_call;
+use dispatches::{RecentDispatches, StepLink, orphan_call};
+pub(super) use effects::hash_effect;
 use hashbrown::HashTable;
 use parallel::Dealt;
 use rustc_hash::FxHashMap;
@@ -95,9 +96,19 @@ impl<'o> Builder<'o> {
         });
     }
 
+    /// Asks memory for the slot that adding `ready` reads first ([`Ready::slot_hash`]): a
+    /// new dispatch's or effect's probe was a cache miss in a table of the month's.
+    pub(super) fn prefetch_slot(&self, ready: &Ready) {
+        match (&ready.event.kind, ready.slot_hash) {
+            (EventKind::Effect(_), Some(hash)) => self.effect_index.prefetch(hash),
+            (_, Some(hash)) => self.latest.prefetch(hash),
+            (_, None) => {}
+        }
+    }
+
     /// Adds an event, its texts and arguments made [`Ready`] beforehand.
     pub(super) fn add(&mut self, ready: Ready) {
-        let Ready { event: ev, call } = ready;
+        let Ready { event: ev, call, .. } = ready;
         self.model.latest_event = self.model.latest_event.max(Some(ev.at));
         if ev.kind.is_client_side() {
             let span = self.model.client_span.get_or_insert((ev.at, ev.at));

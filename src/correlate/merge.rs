@@ -117,16 +117,20 @@ fn build(parts: Vec<Vec<Event>>, opts: &CorrelateOptions) -> Builder<'_> {
     b
 }
 
-/// Adds a batch in order, each event's fields asked of memory a few events before the
-/// builder reads them.
+/// Adds a batch in order, each event's fields (and its slot of the builder's table of
+/// dispatches or effects) asked of memory a few events before the builder reads them.
 fn add_batch(b: &mut Builder, batch: Vec<Ready>) {
+    let ask = |b: &Builder, ahead: &Ready| {
+        prefetch(ahead.event.kind.payload());
+        b.prefetch_slot(ahead);
+    };
     let mut rest = batch.into_iter();
     for ready in rest.as_slice().iter().take(PREFETCH_AHEAD) {
-        prefetch(ready.event.kind.payload());
+        ask(b, ready);
     }
     while let Some(ready) = rest.next() {
         if let Some(ahead) = rest.as_slice().get(PREFETCH_AHEAD - 1) {
-            prefetch(ahead.event.kind.payload());
+            ask(b, ahead);
         }
         b.add(ready);
     }

@@ -5,6 +5,7 @@
 //! correlation that runs on a single thread.
 
 use super::CorrelateOptions;
+use super::build::{hash_call, hash_effect};
 use super::call_args::CallArgs;
 use super::kinds::effect_kind_of;
 use crate::event::{Event, EventKind, Text};
@@ -17,6 +18,10 @@ pub(super) struct Ready {
     /// For a tool call: what its dispatch starts with (boxed: batches of events are moved
     /// twice, and most events are not tool calls).
     pub(super) call: Option<Box<ReadyCall>>,
+    /// For a tool call, the hash of its run and step ([`hash_call`]); for an effect, of its
+    /// kind and id ([`hash_effect`]): the builder asks memory for the slot of its table a
+    /// few events ahead.
+    pub(super) slot_hash: Option<u64>,
 }
 
 pub(super) struct ReadyCall {
@@ -49,7 +54,7 @@ impl<'o> Preparer<'o> {
     }
 
     pub(super) fn ready(&mut self, mut event: Event) -> Ready {
-        let mut call = None;
+        let (mut call, mut slot_hash) = (None, None);
         let repeated = &mut self.repeated;
         match &mut event.kind {
             EventKind::ToolCall(t) => {
@@ -57,6 +62,7 @@ impl<'o> Preparer<'o> {
                 let args = CallArgs::read(&t.args_raw, take(&mut t.args), &mut self.scratch, whole);
                 let kind = self.kinds.of(&t.tool);
                 call = Some(Box::new(ReadyCall { args, kind }));
+                slot_hash = Some(hash_call(&t.call));
                 t.args_raw = fresh(take(&mut t.args_raw));
                 t.tool = repeated.get(take(&mut t.tool));
             }
@@ -74,13 +80,17 @@ impl<'o> Preparer<'o> {
                 r.message = repeated.get(take(&mut r.message));
             }
             EventKind::StepEnd(s) => s.error = s.error.take().map(fresh),
+            EventKind::Effect(e) => slot_hash = Some(hash_effect(&e.kind, &e.id)),
             EventKind::Run(_)
-            | EventKind::Effect(_)
             | EventKind::Record(_)
             | EventKind::Replay(_)
             | EventKind::GatewayTry(_) => {}
         }
-        Ready { event, call }
+        Ready {
+            event,
+            call,
+            slot_hash,
+        }
     }
 }
 

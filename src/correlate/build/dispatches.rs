@@ -318,7 +318,7 @@ impl Default for RecentDispatches {
     }
 }
 
-pub(super) fn hash_call(call: &CallRef) -> u64 {
+pub(in crate::correlate) fn hash_call(call: &CallRef) -> u64 {
     FxBuildHasher.hash_one((call.run.as_str(), call.step))
 }
 

@@ -177,7 +177,7 @@ fn amounts_disagree(
         .then(|| (Disputed::Amount, kept.describe(), other.describe()))
 }
 
-pub(super) fn hash_effect(kind: &str, id: &str) -> u64 {
+pub(in crate::correlate) fn hash_effect(kind: &str, id: &str) -> u64 {
     FxBuildHasher.hash_one((kind, id))
 }
 
