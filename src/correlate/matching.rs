@@ -211,8 +211,17 @@ impl KeyIndex {
 }
 
 /// Attempts that may have caused an effect, by (effect kind, order) and then time: one
-/// flat list sorted by the hash of the pair, read back by the pair itself.
-pub(super) struct OrderIndex(Vec<(u64, Timestamp, AttemptId)>);
+/// flat list sorted by the hash of the pair, read back by the pair itself. A pair's
+/// entries are found through a directory of where each range of hashes starts
+/// ([`OrderIndex::hashes_from`]): a binary search over the month's list missed the cache
+/// at most of its steps, and was most of matching an effect by its order.
+pub(super) struct OrderIndex {
+    list: Vec<(u64, Timestamp, AttemptId)>,
+    /// `starts[b]`: the first entry whose hash's top bits are `b` or more.
+    starts: Vec<u32>,
+    /// The hash's bits below the directory's.
+    shift: u32,
+}
 
 impl OrderIndex {
     pub(super) fn pair(model: &Model, p: AttemptId) -> Option<(&str, &str)> {
@@ -235,7 +244,30 @@ impl OrderIndex {
             })
             .collect();
         list.par_sort_unstable();
-        OrderIndex(list)
+        // About four entries a range: the directory is a sixteenth of the list's size.
+        let bits = (list.len() / 4).max(2).ilog2().min(24);
+        let shift = 64 - bits;
+        let mut starts = Vec::with_capacity((1 << bits) + 1);
+        for (i, &(x, _, _)) in list.iter().enumerate() {
+            let range = (x >> shift) as usize;
+            while starts.len() <= range {
+                starts.push(i as u32);
+            }
+        }
+        starts.resize((1 << bits) + 1, list.len() as u32);
+        OrderIndex {
+            list,
+            starts,
+            shift,
+        }
+    }
+
+    /// The entries from the first whose hash's range is that of `h` on: `before` holds of
+    /// the range's first entries up to the one sought, which is then found in its range.
+    fn hashes_from(&self, h: u64, before: impl Fn(&(u64, Timestamp, AttemptId)) -> bool) -> usize {
+        let range = (h >> self.shift) as usize;
+        let (from, to) = (self.starts[range] as usize, self.starts[range + 1] as usize);
+        from + self.list[from..to].partition_point(before)
     }
 
     /// The latest attempt for `pair` sent at or before `limit` that `fits` and is
@@ -250,10 +282,10 @@ impl OrderIndex {
         preferred: impl Fn(AttemptId) -> bool,
     ) -> Option<(AttemptId, bool)> {
         let h = Self::hash(pair);
-        let start = self.0.partition_point(|&(x, _, _)| x < h);
+        let start = self.hashes_from(h, |&(x, _, _)| x < h);
         let end = self.end_from(start, h, limit);
         let mut fallback: Option<(AttemptId, Timestamp)> = None;
-        for &(_, at, p) in self.0[start..end].iter().rev() {
+        for &(_, at, p) in self.list[start..end].iter().rev() {
             if fallback.is_some_and(|(_, first)| at < first.minus(LATE_EFFECT_HORIZON)) {
                 break;
             }
@@ -272,7 +304,7 @@ impl OrderIndex {
     /// before it: found by galloping from `start`, since a pair has a few attempts, where a
     /// second binary search over the month's list missed the cache at nearly every step.
     fn end_from(&self, start: usize, h: u64, limit: Timestamp) -> usize {
-        let rest = &self.0[start..];
+        let rest = &self.list[start..];
         let within = |&(x, at, _): &(u64, Timestamp, AttemptId)| (x, at) <= (h, limit);
         // `rest[..reach / 2]` are within, and `rest[reach - 1]` is not, or is past the end.
         let mut reach = 1;
@@ -292,9 +324,9 @@ impl OrderIndex {
         to: Timestamp,
     ) -> impl Iterator<Item = AttemptId> + 'a {
         let h = Self::hash(pair);
-        let start = self.0.partition_point(|&(x, at, _)| (x, at) < (h, from));
+        let start = self.hashes_from(h, |&(x, at, _)| (x, at) < (h, from));
         let end = self.end_from(start, h, to);
-        (self.0[start..end].iter())
+        (self.list[start..end].iter())
             .map(|&(_, _, p)| p)
             .filter(move |&p| Self::pair(model, p) == Some(pair))
     }
