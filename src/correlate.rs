@@ -167,7 +167,7 @@ impl Model {
 }
 
 mod answers;
-mod flat_table;
+pub(crate) mod flat_table;
 mod build;
 mod by_time;
 mod call_args;

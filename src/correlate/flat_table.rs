@@ -2,9 +2,9 @@
 //! keyed by texts the model holds: one flat array of slots (a part of the hash beside the
 //! value), probed linearly. A lookup is one cache miss where a `hashbrown` table's was two
 //! (its control bytes, then its slot), and a slot's place can be asked of memory ahead of
-//! the lookup ([`FlatTable::prefetch`]): the builder's `latest` and effect tables and the
-//! matching indexes, each a slot per dispatch, effect or answer of a month, spent most of
-//! their time in those misses. The keys stay in the model: a slot whose part of the hash
+//! the lookup ([`FlatTable::prefetch`]): the builder's `latest` and effect tables, the
+//! matching indexes and `key-payload-mismatch`'s keys, each a slot per dispatch, effect,
+//! answer or keyed attempt of a month, spent most of their time in those misses. The keys stay in the model: a slot whose part of the hash
 //! is the key's is checked against it there (`same`).
 
 #[derive(Clone, Copy)]
@@ -14,7 +14,7 @@ struct Slot<V> {
     value: V,
 }
 
-pub(super) struct FlatTable<V> {
+pub(crate) struct FlatTable<V> {
     slots: Box<[Slot<V>]>,
     mask: usize,
     len: usize,
@@ -22,7 +22,7 @@ pub(super) struct FlatTable<V> {
 
 impl<V: Copy + Default> FlatTable<V> {
     /// Room for `n` values without growing.
-    pub(super) fn with_capacity(n: usize) -> Self {
+    pub(crate) fn with_capacity(n: usize) -> Self {
         // A quarter more slots than values at most, so that probes stay short.
         let len = (n + n / 4 + 1).next_power_of_two().max(16);
         let free = Slot {
@@ -49,7 +49,7 @@ impl<V: Copy + Default> FlatTable<V> {
     }
 
     /// Room for `n` more values; `rehash` gives a held value's hash.
-    pub(super) fn reserve(&mut self, n: usize, rehash: impl Fn(V) -> u64) {
+    pub(crate) fn reserve(&mut self, n: usize, rehash: impl Fn(V) -> u64) {
         if self.fits(self.len + n) {
             return;
         }
@@ -67,13 +67,13 @@ impl<V: Copy + Default> FlatTable<V> {
 
     /// Asks memory for the slot a lookup of `hash` reads first: nothing is read, so a
     /// lookup can be asked for a few items before it is made.
-    pub(super) fn prefetch(&self, hash: u64) {
+    pub(crate) fn prefetch(&self, hash: u64) {
         let slot: *const Slot<V> = &self.slots[self.start(hash)];
         super::merge::prefetch(slot.cast());
     }
 
     /// The value held for `hash` that is `same` as the one sought.
-    pub(super) fn find(&self, hash: u64, same: impl Fn(V) -> bool) -> Option<V> {
+    pub(crate) fn find(&self, hash: u64, same: impl Fn(V) -> bool) -> Option<V> {
         let tag = Self::tag(hash);
         let mut i = self.start(hash);
         loop {
@@ -91,7 +91,7 @@ impl<V: Copy + Default> FlatTable<V> {
     /// The value held for `hash` that is `same` as `value`, to be changed in place; or,
     /// when there is none, `value` put in and `None`. `rehash` gives a held value's hash,
     /// should the table grow.
-    pub(super) fn find_or_insert(
+    pub(crate) fn find_or_insert(
         &mut self,
         hash: u64,
         value: V,
