@@ -167,13 +167,13 @@ impl Model {
 }
 
 mod answers;
-pub(crate) mod flat_table;
 mod build;
 mod by_time;
 mod call_args;
 mod client_side;
 mod copies;
 pub mod disputes;
+pub(crate) mod flat_table;
 mod generations;
 mod kinds;
 mod matching;

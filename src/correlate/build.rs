@@ -2,10 +2,10 @@
 //! merged by (kind, id) from the service's. Matching comes after, in [`super::matching`].
 
 use super::call_args::CallArgs;
+use super::flat_table::FlatTable;
 use super::ready::Ready;
 use super::*;
 use crate::event::{Event, EventKind, Lifecycle};
-use super::flat_table::FlatTable;
 pub(super) use dispatches::hash_call;
 use dispatches::{RecentDispatches, StepLink, orphan_call};
 pub(super) use effects::hash_effect;
@@ -108,7 +108,9 @@ impl<'o> Builder<'o> {
 
     /// Adds an event, its texts and arguments made [`Ready`] beforehand.
     pub(super) fn add(&mut self, ready: Ready) {
-        let Ready { event: ev, call, .. } = ready;
+        let Ready {
+            event: ev, call, ..
+        } = ready;
         self.model.latest_event = self.model.latest_event.max(Some(ev.at));
         if ev.kind.is_client_side() {
             let span = self.model.client_span.get_or_insert((ev.at, ev.at));

@@ -1,8 +1,8 @@
 //! Effects matched to the attempts that account for them (SPEC §4.2), and calls re-issued
 //! under another step number after a resume joined to the call they repeat.
 
-use super::flat_table::FlatTable;
 use super::by_time::{Rivals, UnsettledEffect};
+use super::flat_table::FlatTable;
 use super::*;
 use crate::classify::FailureClass;
 use crate::time::{Duration, Timestamp};

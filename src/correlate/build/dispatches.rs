@@ -36,8 +36,10 @@ impl<'o> Builder<'o> {
         self.recent.remember(call_hash, d);
         let same = |e: u32| dispatches[e as usize].call == call;
         let rehash = |e: u32| hash_call(&dispatches[e as usize].call);
-        let earlier = (self.latest.find_or_insert(call_hash, d as u32, same, rehash))
-            .map(|held| std::mem::replace(held, d as u32));
+        let earlier = (self
+            .latest
+            .find_or_insert(call_hash, d as u32, same, rehash))
+        .map(|held| std::mem::replace(held, d as u32));
         let earlier = earlier.filter(|&e| !self.step_is_over(e as usize, made_at, segment));
         let depth = earlier.map_or(1, |e| self.steps[e as usize].depth + 1);
         self.steps.push(StepLink {
@@ -156,7 +158,8 @@ impl<'o> Builder<'o> {
             part: 0,
         };
         let dispatches = &self.model.dispatches;
-        let latest = (self.latest).find(hash_call(&call), |d| dispatches[d as usize].call == call)?;
+        let latest =
+            (self.latest).find(hash_call(&call), |d| dispatches[d as usize].call == call)?;
         let mut all: Vec<usize> =
             std::iter::successors(Some(latest as usize), |&d| self.earlier_of(d)).collect();
         all.reverse();
