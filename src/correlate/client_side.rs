@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 /// Index of an attempt: its dispatch and its position in that dispatch's attempts. Two
 /// u32 (8 bytes): effects and indexes hold one per attempt of a month.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AttemptId {
     dispatch: u32,
     index: u32,
