@@ -1,5 +1,6 @@
 //! JSON objects among a text log's lines ([`super::json_messages`]) and AWS Lambda's
 //! runtime lines ([`super::lambda`]), both sides.
+use super::tests::refunds;
 use super::*;
 use crate::time::NANOS_PER_MILLI;
 
@@ -9,16 +10,6 @@ fn read(text: &str) -> Parsed {
         ..ParseOptions::default()
     };
     parse(&mut text.as_bytes(), 0, &opts).unwrap()
-}
-
-/// The refunds read, with their times.
-fn refunds(p: &Parsed) -> Vec<(String, Timestamp)> {
-    (p.events.iter())
-        .filter_map(|e| match &e.kind {
-            EventKind::Effect(f) => Some((f.id.to_string(), e.at)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn at(h: i64, mi: i64, s: i64, ms: i64) -> Timestamp {

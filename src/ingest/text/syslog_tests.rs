@@ -1,4 +1,5 @@
 //! A program's lines behind syslog headers ([`super::syslog_lines`]), both sides.
+use super::tests::refunds;
 use super::*;
 use crate::time::NANOS_PER_MILLI;
 
@@ -14,16 +15,6 @@ fn on(date: (i32, u32, u32)) -> ParseOptions {
         date: chrono::NaiveDate::from_ymd_opt(date.0, date.1, date.2),
         ..ParseOptions::default()
     }
-}
-
-/// The refunds a text read, with their times.
-fn refunds(p: &Parsed) -> Vec<(String, Timestamp)> {
-    (p.events.iter())
-        .filter_map(|e| match &e.kind {
-            EventKind::Effect(f) => Some((f.id.to_string(), e.at)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn at(y: i64, mo: i64, d: i64, h: i64, mi: i64, s: i64, ms: i64) -> Timestamp {

@@ -46,3 +46,13 @@ fn reasons(p: &Parsed) -> Vec<(u32, String)> {
         .map(|x| (x.line, x.reason.clone()))
         .collect()
 }
+
+/// The refunds a text read, with their times.
+pub(super) fn refunds(p: &Parsed) -> Vec<(String, Timestamp)> {
+    (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Effect(f) => Some((f.id.to_string(), e.at)),
+            _ => None,
+        })
+        .collect()
+}
