@@ -11,12 +11,14 @@
 //! it on the last part's line, with no newline after it: a line cut short ([`Unended`]).
 
 mod stamp;
+mod traceback;
 
 use super::long_lines::{LineSource, MAX_LINE, Unwrap};
-pub(in crate::ingest) use stamp::{Traceback, emit};
+pub(in crate::ingest) use stamp::emit;
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+pub(in crate::ingest) use traceback::Traceback;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wrapper {

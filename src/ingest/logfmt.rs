@@ -19,29 +19,57 @@ pub fn parse(reader: &mut dyn Read, input: u32, opts: &ParseOptions) -> io::Resu
 /// Whether a line is logfmt: only `key=value` pairs, two or more, one of them a timestamp
 /// under a name JSON Lines reads (`time`, `ts`, `timestamp`, `@timestamp`).
 pub fn looks_like_logfmt(line: &[u8]) -> bool {
+    matches!(shape(line, |_| {}), Shape::Stamped { pairs } if pairs >= 2)
+}
+
+/// What a line is as logfmt, for a container's or an export's line to be given the
+/// envelope's time ([`super::container::emit`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `key=value` pairs, one a stamp: logfmt with a stamp of its own when two or more
+    /// ([`looks_like_logfmt`]).
+    Stamped { pairs: usize },
+    /// `key=value` pairs, none named as a stamp: logfmt once given one.
+    Unstamped,
+    /// Not logfmt, or a stamp's name without a time (`time=now`).
+    Other,
+}
+
+/// The line's [`Shape`]; `stamp(at)` is called with where the value of each pair named as
+/// a stamp starts in the line, at its first digit (after the quote, if quoted).
+pub fn shape(line: &[u8], mut stamp: impl FnMut(usize)) -> Shape {
     let mut pairs = 0;
-    let mut stamped = false;
-    let ok = each_pair(line, |key, value| {
+    let (mut named, mut stamped) = (false, false);
+    let ok = each_pair(line, |key, value, at| {
         // Go's and Ruby's loggers write no bare words, and keys are names: prose is not.
         let name = |b: &u8| b.is_ascii_alphanumeric() || b"_.-@/".contains(b);
         if std::ptr::eq(value, BARE) || !key.iter().all(name) {
             return Err(String::new());
         }
         pairs += 1;
-        let stamp = super::jsonl::STAMP_NAMES
+        let is_stamp = super::jsonl::STAMP_NAMES
             .iter()
             .any(|k| k.as_bytes() == key);
-        stamped |= stamp && value.first().is_some_and(u8::is_ascii_digit);
+        let timed = is_stamp && value.first().is_some_and(u8::is_ascii_digit);
+        named |= is_stamp;
+        stamped |= timed;
+        if timed {
+            stamp(at + usize::from(matches!(line[at], b'"' | b'\'')));
+        }
         Ok(())
     });
-    ok.is_ok() && pairs >= 2 && stamped
+    match ok {
+        Ok(()) if stamped => Shape::Stamped { pairs },
+        Ok(()) if !named && pairs >= 1 => Shape::Unstamped,
+        _ => Shape::Other,
+    }
 }
 
 /// The line as a JSON object, written into `out`.
 fn to_json(line: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     out.clear();
     out.push(b'{');
-    each_pair(line, |key, value| {
+    each_pair(line, |key, value, _| {
         if out.len() > 1 {
             out.push(b',');
         }
@@ -61,11 +89,12 @@ fn to_json(line: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 /// The value [`each_pair`] gives a bare word: `true`, by this very slice.
 const BARE: &[u8] = b"true";
 
-/// Calls `pair(key, value)` for each `key=value` of the line, a quoted value unquoted
-/// (`\"`, `\\`, `\n`, `\t` undone); a bare word is a key whose value is `true`.
+/// Calls `pair(key, value, at)` for each `key=value` of the line, a quoted value unquoted
+/// (`\"`, `\\`, `\n`, `\t` undone), `at` where it starts in the line (its quote, if
+/// quoted); a bare word is a key whose value is `true`.
 fn each_pair(
     line: &[u8],
-    mut pair: impl FnMut(&[u8], &[u8]) -> Result<(), String>,
+    mut pair: impl FnMut(&[u8], &[u8], usize) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut at = 0;
     let mut unquoted = Vec::new();
@@ -88,10 +117,11 @@ fn each_pair(
             return Err(format!("logfmt: no key at byte {}", start + 1));
         }
         if line.get(at) != Some(&b'=') {
-            pair(key, BARE)?;
+            pair(key, BARE, at)?;
             continue;
         }
         at += 1;
+        let value_at = at;
         // `'...'`: a string as Python's `repr` writes it (structlog's KeyValueRenderer);
         // a word that only starts with an apostrophe (`note='tis`) is a plain value.
         let quoted = match line.get(at) {
@@ -128,14 +158,14 @@ fn each_pair(
                 }
             }
             at += 1;
-            pair(key, &unquoted)?;
+            pair(key, &unquoted, value_at)?;
         } else if let Some(end) = python_container_end(line, at) {
             // `{'order': 'A-1', 'amount_p': 4500}`: a dict as Python prints it, as JSON.
             let written = &line[at..end];
             at = end;
             match crate::ingest::python_repr::python_as_json(written) {
-                Some(json) => pair(key, json.as_bytes())?,
-                None => pair(key, written)?,
+                Some(json) => pair(key, json.as_bytes(), value_at)?,
+                None => pair(key, written, value_at)?,
             }
         } else {
             let start = at;
@@ -149,7 +179,7 @@ fn each_pair(
                 b"False" => b"false",
                 written => written,
             };
-            pair(key, value)?;
+            pair(key, value, value_at)?;
         }
     }
 }

@@ -298,3 +298,25 @@ fn a_traceback_written_a_line_an_entry_stays_below_its_record() {
     want.push_str("\n2026-12-05T23:26:36.5Z  refund retried\n");
     assert_eq!(unwrap(&docker), want);
 }
+
+/// A Java stack trace the runtime wrote a line an entry is given as the service's own file
+/// has it, below its record; the unstamped line after it takes the runtime's stamp again.
+#[test]
+fn a_java_stack_trace_written_a_line_an_entry_stays_below_its_record() {
+    let plain = [
+        "2026-12-06 06:27:49,154 WARN  [main] c.a.a.RefundsClient - attempt 1 failed, retrying",
+        "com.acme.agent.RefundApiException: POST /v1/refunds failed for order A-88214",
+        "\tat com.acme.agent.RefundsClient.send(RefundAgent.java:165) ~[app/:?]",
+        "Caused by: java.net.SocketTimeoutException: Read timed out",
+        "\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:278)",
+        "\t... 12 more",
+        "refund retried",
+    ];
+    let cri: String = plain
+        .iter()
+        .map(|l| format!("2026-12-06T06:27:49.155Z stderr F {l}\n"))
+        .collect();
+    let mut want = plain[..6].join("\n");
+    want.push_str("\n2026-12-06T06:27:49.155Z  refund retried\n");
+    assert_eq!(unwrap(&cri), want);
+}

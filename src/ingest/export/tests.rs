@@ -384,3 +384,32 @@ fn a_traceback_logged_a_line_an_entry_stays_below_its_record() {
         ]
     );
 }
+
+/// A Java stack trace journald took from standard output a line an entry stays below its
+/// record, unstamped; the entry after it takes its stamp again.
+#[test]
+fn a_java_stack_trace_logged_a_line_an_entry_stays_below_its_record() {
+    let text = [
+        "WARN agent attempt 1 failed, retrying",
+        "java.net.SocketTimeoutException: Read timed out",
+        "\\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:278)",
+        "Caused by: java.io.IOException: closed",
+        "\\t... 12 more",
+        "INFO agent retrying",
+    ]
+    .iter()
+    .map(|m| format!("{{\"__REALTIME_TIMESTAMP\":\"1796544419265123\",\"MESSAGE\":\"{m}\"}}\n"))
+    .collect::<String>();
+    let (lines, _) = unwrap(Kind::JournalLines, &text);
+    assert_eq!(
+        lines,
+        [
+            "2026-12-06T08:06:59.265123Z  WARN agent attempt 1 failed, retrying",
+            "java.net.SocketTimeoutException: Read timed out",
+            "\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:278)",
+            "Caused by: java.io.IOException: closed",
+            "\t... 12 more",
+            "2026-12-06T08:06:59.265123Z  INFO agent retrying",
+        ]
+    );
+}

@@ -117,7 +117,7 @@ fn node_crash_site(line: &[u8]) -> bool {
 /// `java.net.SocketTimeoutException: Read timed out`, `httpx.ReadTimeout: timed out`,
 /// `KeyError`: a dotted name ending in a word exceptions end in, alone or before `: `;
 /// after Node's `<ref *1>`, which marks an error object that refers to itself.
-fn is_exception_header(line: &[u8]) -> bool {
+pub(in crate::ingest) fn is_exception_header(line: &[u8]) -> bool {
     let line = crate::ingest::without_ref_mark(line);
     let name_end = line.iter().position(|&c| c == b':').unwrap_or(line.len());
     let name = &line[..name_end];
