@@ -362,16 +362,13 @@ fn a_time_of_day_alone_is_dated_by_the_entry() {
 /// unstamped, as in the service's own file; the entry after it takes its stamp again.
 #[test]
 fn a_traceback_logged_a_line_an_entry_stays_below_its_record() {
-    let text = [
+    let text = journal_entries(&[
         "ERROR agent tool failed",
         "Traceback (most recent call last):",
         "  File \\\"agent.py\\\", line 9, in call",
         "httpx.ReadTimeout: The read operation timed out",
         "INFO agent retrying",
-    ]
-    .iter()
-    .map(|m| format!("{{\"__REALTIME_TIMESTAMP\":\"1796544419265123\",\"MESSAGE\":\"{m}\"}}\n"))
-    .collect::<String>();
+    ]);
     let (lines, _) = unwrap(Kind::JournalLines, &text);
     assert_eq!(
         lines,
@@ -389,17 +386,14 @@ fn a_traceback_logged_a_line_an_entry_stays_below_its_record() {
 /// record, unstamped; the entry after it takes its stamp again.
 #[test]
 fn a_java_stack_trace_logged_a_line_an_entry_stays_below_its_record() {
-    let text = [
+    let text = journal_entries(&[
         "WARN agent attempt 1 failed, retrying",
         "java.net.SocketTimeoutException: Read timed out",
         "\\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:278)",
         "Caused by: java.io.IOException: closed",
         "\\t... 12 more",
         "INFO agent retrying",
-    ]
-    .iter()
-    .map(|m| format!("{{\"__REALTIME_TIMESTAMP\":\"1796544419265123\",\"MESSAGE\":\"{m}\"}}\n"))
-    .collect::<String>();
+    ]);
     let (lines, _) = unwrap(Kind::JournalLines, &text);
     assert_eq!(
         lines,
@@ -412,4 +406,11 @@ fn a_java_stack_trace_logged_a_line_an_entry_stays_below_its_record() {
             "2026-12-06T08:06:59.265123Z  INFO agent retrying",
         ]
     );
+}
+
+/// `journalctl -o json`'s lines of `messages` (JSON-escaped already), each at one time.
+fn journal_entries(messages: &[&str]) -> String {
+    (messages.iter())
+        .map(|m| format!("{{\"__REALTIME_TIMESTAMP\":\"1796544419265123\",\"MESSAGE\":\"{m}\"}}\n"))
+        .collect()
 }
