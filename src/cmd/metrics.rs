@@ -1,8 +1,7 @@
 //! `idem-audit metrics PATHS... [--window 1m]`: the dedup layer's health per window, with
 //! replay-rate spikes marked and reported.
 
-use super::{EXIT_ERROR, EXIT_OK, emit, print_problems};
-use crate::audit;
+use super::{EXIT_ERROR, EXIT_OK, emit, run_audit};
 use crate::cli::{MetricsArgs, OutputFormat};
 use crate::config::AuditConfig;
 use crate::metrics;
@@ -11,14 +10,7 @@ use crate::time::{Duration, NANOS_PER_MILLI, NANOS_PER_SEC};
 
 pub fn run(args: &MetricsArgs) -> anyhow::Result<u8> {
     let cfg = AuditConfig::from_args(&args.input).map_err(anyhow::Error::msg)?;
-    let audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
-    super::refuse_overwriting_an_input(args.output.as_deref(), &audit)?;
-    if !cfg.quiet {
-        print_problems(&audit);
-    }
-    for e in &audit.unreadable {
-        eprintln!("idem-audit: error: {e}");
-    }
+    let audit = run_audit(&cfg, &[args.output.as_deref()])?;
     let all = metrics::windows(&metrics::classify(&audit.model), cfg.rules.window);
     let threshold = metrics::spike_threshold(&all);
     let windows = all

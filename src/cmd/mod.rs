@@ -17,6 +17,26 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 
+/// Runs the audit every report subcommand starts from, then what each does before its
+/// report: refuses an output path that is an input, and prints the skipped lines' reasons
+/// (unless `--quiet`) and the unreadable inputs' errors.
+pub fn run_audit(
+    cfg: &crate::config::AuditConfig,
+    outputs: &[Option<&str>],
+) -> anyhow::Result<crate::audit::Audit> {
+    let audit = crate::audit::run(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for path in outputs {
+        refuse_overwriting_an_input(*path, &audit)?;
+    }
+    if !cfg.quiet {
+        print_problems(&audit);
+    }
+    for e in &audit.unreadable {
+        eprintln!("idem-audit: error: {e}");
+    }
+    Ok(audit)
+}
+
 /// Refuses a path to write (`-o`, `--write-baseline`) that is one of the inputs just read:
 /// the report written over the trace it came from would destroy the evidence (SPEC §9: no
 /// input is changed). Only a file that exists can be one, so a new report's path costs one

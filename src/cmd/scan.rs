@@ -1,10 +1,7 @@
 //! `idem-audit scan`: the audit with every rule, rendered as a table, JSON or CSV; with a
 //! baseline, known findings are accepted and only new ones are reported and counted.
 
-use super::{
-    EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, emit, emit_with, print_problems,
-    refuse_overwriting_an_input,
-};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, emit, emit_with, run_audit};
 use crate::audit;
 use crate::baseline::Baseline;
 use crate::cli::{FailOn, OutputFormat, ScanArgs};
@@ -25,15 +22,10 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         .map(Baseline::read)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    let mut audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
-    refuse_overwriting_an_input(args.output.as_deref(), &audit)?;
-    refuse_overwriting_an_input(args.write_baseline.as_deref(), &audit)?;
-    if !cfg.quiet {
-        print_problems(&audit);
-    }
-    for e in &audit.unreadable {
-        eprintln!("idem-audit: error: {e}");
-    }
+    let mut audit = run_audit(
+        &cfg,
+        &[args.output.as_deref(), args.write_baseline.as_deref()],
+    )?;
     if audit.nothing_read() {
         eprintln!("idem-audit: error: {}", nothing_read_why(&audit));
     }

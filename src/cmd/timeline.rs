@@ -1,8 +1,7 @@
 //! `idem-audit timeline PATHS... --order ID | --run ID | --key KEY`: everything that concerns
 //! one order, run or key, in time order, with the findings that cite each line.
 
-use super::{EXIT_ERROR, EXIT_OK, emit, print_problems};
-use crate::audit;
+use super::{EXIT_ERROR, EXIT_OK, emit, run_audit};
 use crate::cli::{OutputFormat, TimelineArgs};
 use crate::config::AuditConfig;
 use crate::report::timeline as render;
@@ -20,14 +19,7 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<u8> {
         // clap's argument group requires one of them.
         _ => anyhow::bail!("give --order, --run or --key"),
     };
-    let audit = audit::run(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
-    super::refuse_overwriting_an_input(args.output.as_deref(), &audit)?;
-    if !cfg.quiet {
-        print_problems(&audit);
-    }
-    for e in &audit.unreadable {
-        eprintln!("idem-audit: error: {e}");
-    }
+    let audit = run_audit(&cfg, &[args.output.as_deref()])?;
     let t = timeline::build(&audit.model, &audit.findings, &subject, &cfg.period);
     let paths: Vec<&str> = audit.inputs.iter().map(|i| i.path.as_str()).collect();
     let report = render::build(&t, &paths);
