@@ -2,7 +2,8 @@
 //! producers' logs (Go's slog, Log4j 2) wrapped in Docker's `json-file` entries give the
 //! findings of the same logs read as plain files, when the lines carry their own stamps,
 //! when they carry none (the runtime's taken), when their own is a time of day alone (the
-//! runtime's date taken), and when a Java stack trace is written a line an entry.
+//! runtime's date taken), when a Java stack trace is written a line an entry, and when
+//! java.util.logging's two-line records and Java's HttpClient's header blocks are.
 
 use idem_audit::report::Report;
 
@@ -173,4 +174,92 @@ fn a_java_stack_trace_written_a_line_an_entry_stays_below_its_record() {
     assert_eq!(findings(&wrapped), findings(&plain));
     let events = |r: &Report| (r.inputs.iter()).map(|i| i.events).collect::<Vec<_>>();
     assert_eq!(events(&wrapped), events(&plain));
+}
+
+/// `idem-audit timeline --order ORDER` of `dir`'s `files`, `dir` left out of its paths: each
+/// event with its key, and whether its answer was replayed.
+fn timeline(dir: &std::path::Path, files: &[&str], order: &str) -> String {
+    let out = assert_cmd::Command::cargo_bin("idem-audit")
+        .unwrap()
+        .args(["timeline", "--order", order])
+        .args(files.iter().map(|f| dir.join(f)))
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&format!("{}/", dir.display()), "")
+}
+
+/// A JUL log's lines in Docker `json-file` entries, each at the time the runtime read it:
+/// within the second its record's header names (the header's time has no fraction), a
+/// millisecond a line after 0.4 s.
+fn jul_in_docker(log: &str) -> String {
+    let mut header = None;
+    let entries: Vec<(String, String)> = (log.lines().enumerate())
+        .map(|(n, l)| {
+            if let Ok(at) = chrono::NaiveDateTime::parse_and_remainder(l, "%b %d, %Y %I:%M:%S %p") {
+                header = Some((at.0, n));
+            }
+            let (at, first) = header.expect("a header first");
+            let at = at + chrono::Duration::milliseconds(400 + (n - first) as i64);
+            (
+                l.to_string(),
+                at.format("%Y-%m-%dT%H:%M:%S%.9fZ").to_string(),
+            )
+        })
+        .collect();
+    docker(&entries)
+}
+
+/// The JDK's own logs in JUL's default layout, a line an entry (jul-default: a refunds
+/// service and an agent; java-httpclient-log-keyed: the HttpClient's request headers with
+/// the key below `INFO: HEADERS: REQUEST HEADERS:`): read as the plain files are, each
+/// record's second line at its header's time, the headers below their request (attempt 1's
+/// key, and the service's replay of it). Before, the message lines took the runtime's time
+/// and the header lines were lines of their own: both attempts sent `no key`.
+#[test]
+fn juls_records_and_the_http_clients_headers_written_a_line_an_entry_stay_whole() {
+    for (case, order) in [
+        ("jul-default", "A-9"),
+        ("java-httpclient-log-keyed", "A-1"),
+        ("java-httpclient-log", "A-1"),
+    ] {
+        let files = ["agent.log", "payments.log"];
+        let (plain, wrapped) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for file in files {
+            let log = read(&format!("{case}/{file}"));
+            std::fs::write(plain.path().join(file), &log).unwrap();
+            let in_docker = match log.starts_with("20") {
+                // An ISO time first: the runtime's a millisecond after it.
+                true => docker(
+                    &(log.lines())
+                        .scan(String::new(), |at, l| {
+                            if l.starts_with("20") {
+                                *at = format!("{}999Z", &l[..23]);
+                            }
+                            Some((l.to_string(), at.clone()))
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+                false => jul_in_docker(&log),
+            };
+            std::fs::write(wrapped.path().join(file), in_docker).unwrap();
+        }
+        let read_in = |dir: &tempfile::TempDir| {
+            let paths: Vec<_> = files.iter().map(|f| dir.path().join(f)).collect();
+            let texts: Vec<(&str, String)> = (files.iter().zip(&paths))
+                .map(|(f, p)| (*f, std::fs::read_to_string(p).unwrap()))
+                .collect();
+            let r = scan(&texts);
+            let events: Vec<_> = r.inputs.iter().map(|i| (i.events, i.ignored)).collect();
+            (findings(&r), events, timeline(dir.path(), &files, order))
+        };
+        let (plain, wrapped) = (read_in(&plain), read_in(&wrapped));
+        assert!(!plain.0.is_empty(), "{case}");
+        if case == "java-httpclient-log-keyed" {
+            // The key the header block gives attempt 1.
+            assert!(plain.2.contains("attempt 1  POST http://127.0.0.1:35975/v1/refunds  key d49d19e4-f3d1-4e83-b8c7-47713e2f33ce"), "{}", plain.2);
+        }
+        assert_eq!(wrapped, plain, "{case}");
+    }
 }

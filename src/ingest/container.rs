@@ -10,15 +10,15 @@
 //! split line (the runtime has written its first parts, not its last) gives what there is of
 //! it on the last part's line, with no newline after it: a line cut short ([`Unended`]).
 
+mod continuation;
 mod stamp;
-mod traceback;
 
 use super::long_lines::{LineSource, MAX_LINE, Unwrap};
+pub(in crate::ingest) use continuation::Continuation;
 pub(in crate::ingest) use stamp::emit;
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-pub(in crate::ingest) use traceback::Traceback;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wrapper {
@@ -84,7 +84,7 @@ struct Unwrapping {
     /// `}` alone there (an SDK's console exporter's spans): its lines are passed on as they
     /// are, since a stamp before each would break it.
     in_object: bool,
-    traceback: Traceback,
+    continuation: Continuation,
     /// A split line whose parts grew too long to hold is being passed on as its parts come:
     /// how many of its physical lines have passed, each owing the blank line it stands for.
     joined_long: Option<u32>,
@@ -126,7 +126,7 @@ impl<R: Read> Unwrapped<R> {
                 partial: Vec::new(),
                 out: Vec::new(),
                 in_object: false,
-                traceback: Traceback::default(),
+                continuation: Continuation::default(),
                 joined_long: None,
                 held_parts: 0,
                 held_time: Vec::new(),
@@ -156,7 +156,7 @@ impl Unwrapping {
             (true, b"}") => self.in_object = false,
             _ => {}
         }
-        if self.in_object || line == b"}" || self.traceback.goes_on(line) {
+        if self.in_object || line == b"}" || self.continuation.goes_on(line) {
             self.out.extend_from_slice(line);
         } else {
             emit(&mut self.out, time, &self.partial);

@@ -11,7 +11,7 @@
 mod document;
 mod entry;
 
-use super::container::Traceback;
+use super::container::Continuation;
 use super::long_lines::{LineSource, Unwrap};
 use super::{InputStats, MAX_PROBLEMS_KEPT, Problem};
 use serde_json::value::RawValue;
@@ -134,7 +134,7 @@ struct Entries {
     out: Vec<u8>,
     /// Physical lines read so far (an entry a line).
     line_no: u32,
-    traceback: Traceback,
+    continuation: Continuation,
 }
 
 impl<R: Read> Unwrapped<R> {
@@ -146,7 +146,7 @@ impl<R: Read> Unwrapped<R> {
                 skips,
                 out: Vec::new(),
                 line_no: 0,
-                traceback: Traceback::default(),
+                continuation: Continuation::default(),
             },
             read_whole: false,
         }
@@ -188,7 +188,7 @@ fn give(entries: &mut Entries, raw: &RawValue, base: &[u8]) {
         Ok(entry::Entry::Line { time, message, .. }) => {
             emit(
                 &mut entries.out,
-                &mut entries.traceback,
+                &mut entries.continuation,
                 time.as_bytes(),
                 message,
             );
@@ -199,10 +199,11 @@ fn give(entries: &mut Entries, raw: &RawValue, base: &[u8]) {
 }
 
 /// The message of an entry, as one line ([`one_line`]), with the envelope's `time` unless
-/// it has its own; as it is when it goes on a traceback printed a line an entry.
-fn emit(out: &mut Vec<u8>, traceback: &mut Traceback, time: &[u8], message: Vec<u8>) {
+/// it has its own; as it is when it continues a record printed a line an entry (a
+/// traceback's line, [`Continuation`]).
+fn emit(out: &mut Vec<u8>, continuation: &mut Continuation, time: &[u8], message: Vec<u8>) {
     let message = one_line(message);
-    if traceback.goes_on(&message) {
+    if continuation.goes_on(&message) {
         out.extend_from_slice(&message);
     } else {
         super::container::emit(out, time, &message);

@@ -508,7 +508,7 @@ pub fn starts_with_timestamp(line: &[u8]) -> bool {
     digits(b"99:99:99")
         || digits(b"9999-99-99")
         || digits(b"9999/99/99")
-        || text::jul::header_time(line).is_some()
+        || text::jul::is_header(line)
         || text::ruby::stamp_start(line).is_some()
 }
 

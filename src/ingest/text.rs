@@ -654,6 +654,7 @@ mod syslog_lines;
 #[cfg(test)]
 mod syslog_tests;
 mod tail;
+pub(in crate::ingest) use client::is_header_line;
 pub(in crate::ingest) use tail::is_exception_header;
 #[cfg(test)]
 mod tests;

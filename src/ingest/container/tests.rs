@@ -320,3 +320,32 @@ fn a_java_stack_trace_written_a_line_an_entry_stays_below_its_record() {
     want.push_str("\n2026-12-06T06:27:49.155Z  refund retried\n");
     assert_eq!(unwrap(&cri), want);
 }
+
+/// java.util.logging's two-line record and the HttpClient's header block below it, written
+/// a line an entry, pass below their header as in the service's file; a line that looks like
+/// a header or like JUL's second line, with no such record above, takes the runtime's time.
+#[test]
+fn juls_second_line_and_the_http_clients_headers_stay_below_their_record() {
+    let plain = [
+        "Dec 06, 2026 10:24:34 AM jdk.internal.net.http.Http1Request logHeaders",
+        "INFO: HEADERS: REQUEST HEADERS:",
+        "POST /v1/refunds HTTP/1.1",
+        "Idempotency-Key: d49d19e4",
+        "",
+        "Dec 06, 2026 10:24:35 AM com.acme.agent.RefundAgent warn",
+        "WARNING: refund attempt 1 failed",
+        "Idempotency-Key: d49d19e4",
+        "INFO: refund retried",
+    ];
+    let docker: String = (plain.iter())
+        .map(|l| {
+            let log = format!("{l}\n");
+            let entry = serde_json::json!({"log": log, "stream": "stderr", "time": "2026-12-06T10:24:35.002Z"});
+            format!("{entry}\n")
+        })
+        .collect();
+    let mut want = plain[..7].join("\n");
+    want.push_str("\n2026-12-06T10:24:35.002Z  Idempotency-Key: d49d19e4");
+    want.push_str("\n2026-12-06T10:24:35.002Z  INFO: refund retried\n");
+    assert_eq!(unwrap(&docker), want);
+}

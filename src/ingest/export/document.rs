@@ -5,7 +5,7 @@
 
 use super::entry::{self, Entry};
 use super::{Kind, Skips, emit};
-use crate::ingest::container::Traceback;
+use crate::ingest::container::Continuation;
 use serde_json::value::RawValue;
 
 /// The lines of the export `all` of `kind`: as many as it has (more when several entries
@@ -26,7 +26,7 @@ pub(super) fn unwrap(kind: Kind, all: &[u8], skips: &Skips) -> Vec<u8> {
         line: 1,
         out: Vec::with_capacity(all.len() / 4),
         given: 0,
-        traceback: Traceback::default(),
+        continuation: Continuation::default(),
     };
     let mut walk = Walk { all, at: 0 };
     let read = loop {
@@ -190,7 +190,7 @@ struct Placer<'a> {
     out: Vec<u8>,
     /// Lines given so far.
     given: u32,
-    traceback: Traceback,
+    continuation: Continuation,
 }
 
 impl Placer<'_> {
@@ -218,7 +218,12 @@ impl Placer<'_> {
             Ok(Entry::Line { time, message, at }) => {
                 let line = self.line_of(at);
                 self.place(line);
-                emit(&mut self.out, &mut self.traceback, time.as_bytes(), message);
+                emit(
+                    &mut self.out,
+                    &mut self.continuation,
+                    time.as_bytes(),
+                    message,
+                );
                 self.out.push(b'\n');
             }
             Ok(Entry::Nothing) => {}

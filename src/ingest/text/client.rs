@@ -28,7 +28,7 @@ use crate::event::{Attempt, CallRef, EventKind, Failure, Text, same_url};
 use crate::ingest::lines::Ahead;
 use crate::time::Timestamp;
 use jdk_httpclient::KeyBelow;
-pub(super) use jdk_httpclient::is_header_line;
+pub(in crate::ingest) use jdk_httpclient::is_header_line;
 pub(super) use retryablehttp::go_duration;
 pub(crate) use shapes::agents_own;
 use shapes::{ClientLine, read};

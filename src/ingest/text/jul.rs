@@ -17,6 +17,19 @@ const LEVELS: [&[u8]; 7] = [
 /// The header's time as an ISO local time (`2026-12-06T01:21:34`), if `line` is a header:
 /// `MMM d, yyyy h:mm:ss AM|PM` then the source, or nothing.
 pub(crate) fn header_time(line: &[u8]) -> Option<String> {
+    let [year, month, day, hour, minute, second] = header_fields(line)?;
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}"
+    ))
+}
+
+/// Whether `line` is a record's header ([`header_time`]), asked without its time written.
+pub(crate) fn is_header(line: &[u8]) -> bool {
+    header_fields(line).is_some()
+}
+
+/// A header's year, month, day, hour (of 24), minute and second.
+fn header_fields(line: &[u8]) -> Option<[u32; 6]> {
     let month = MONTHS.iter().position(|m| line.starts_with(m))? + 1;
     let rest = line.get(3..)?.strip_prefix(b" ")?;
     let (day, rest) = number(rest, 1, 2)?;
@@ -36,13 +49,11 @@ pub(crate) fn header_time(line: &[u8]) -> Option<String> {
         return None;
     }
     let hour = hour % 12 + if pm { 12 } else { 0 };
-    Some(format!(
-        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}"
-    ))
+    Some([year, month as u32, day, hour, minute, second])
 }
 
 /// The level and message of a record's second line (`INFO: refund ...`).
-pub(super) fn message_line(line: &[u8]) -> Option<(&[u8], &[u8])> {
+pub(crate) fn message_line(line: &[u8]) -> Option<(&[u8], &[u8])> {
     let colon = line.iter().take(8).position(|&b| b == b':')?;
     let level = &line[..colon];
     let message = line[colon + 1..].strip_prefix(b" ")?;

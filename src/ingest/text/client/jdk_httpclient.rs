@@ -126,7 +126,7 @@ pub(super) fn key_below(bytes: &[u8], line_end: impl Fn(usize) -> Option<usize>)
 
 /// Whether `line`, without a timestamp, is one of a logged header block's lines: `Name:
 /// value`, the request line (`POST /v1/refunds HTTP/1.1`), or indented (the response's).
-pub(in crate::ingest::text) fn is_header_line(raw: &[u8]) -> bool {
+pub(in crate::ingest) fn is_header_line(raw: &[u8]) -> bool {
     if raw.first().is_some_and(|b| *b == b' ' || *b == b'\t') {
         return true;
     }
