@@ -127,6 +127,8 @@ struct TextParser {
     tail: tail::Tail,
     /// The time of the java.util.logging header just read, for its message line ([`jul`]).
     jul_time: Option<String>,
+    /// The AWS Lambda invocation the lines above were written in ([`lambda`]).
+    invocation: lambda::Invocation,
     /// The Celery task whose client lines the log's are now ([`celery`]).
     celery_running: Option<CallRef>,
     /// A Celery worker's processes and their tasks ([`celery::Pool`]).
@@ -175,6 +177,7 @@ impl TextParser {
             dates: DateCache::default(),
             tail: tail::Tail::default(),
             jul_time: None,
+            invocation: lambda::Invocation::default(),
             celery_running: None,
             pool: celery::Pool::default(),
             dramatiq: dramatiq::Workers::default(),
@@ -296,8 +299,9 @@ impl TextParser {
         let mut rest = &line[used..];
         // AWS Lambda's runtimes: a tab, the request id (and Node's level) after the stamp.
         if rest.first() == Some(&b'\t')
-            && let Some(after) = lambda::after_request_id(rest)
+            && let Some((id, after)) = lambda::after_request_id(rest)
         {
+            self.invocation.line(id);
             rest = after;
         }
         // A syslog header's host and tag after the stamp (`STAMP HOST TAG[PID]: msg`): one

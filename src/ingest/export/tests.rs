@@ -408,6 +408,33 @@ fn a_java_stack_trace_logged_a_line_an_entry_stays_below_its_record() {
     );
 }
 
+/// java.util.logging's two-line records journald took a line an entry: the message line
+/// stays below its header, and the HttpClient's headers below theirs, unstamped; a message
+/// line with no header above takes the entry's stamp.
+#[test]
+fn juls_records_logged_a_line_an_entry_stay_whole() {
+    let text = journal_entries(&[
+        "Dec 06, 2026 8:06:59 AM jdk.internal.net.http.Http1Request logHeaders",
+        "INFO: HEADERS: REQUEST HEADERS:",
+        "POST /v1/refunds HTTP/1.1",
+        "Idempotency-Key: k-1",
+        "",
+        "INFO: refund retried",
+    ]);
+    let (lines, _) = unwrap(Kind::JournalLines, &text);
+    assert_eq!(
+        lines,
+        [
+            "Dec 06, 2026 8:06:59 AM jdk.internal.net.http.Http1Request logHeaders",
+            "INFO: HEADERS: REQUEST HEADERS:",
+            "POST /v1/refunds HTTP/1.1",
+            "Idempotency-Key: k-1",
+            "",
+            "2026-12-06T08:06:59.265123Z  INFO: refund retried",
+        ]
+    );
+}
+
 /// `journalctl -o json`'s lines of `messages` (JSON-escaped already), each at one time.
 fn journal_entries(messages: &[&str]) -> String {
     (messages.iter())

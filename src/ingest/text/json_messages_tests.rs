@@ -1,5 +1,5 @@
 //! JSON objects among a text log's lines ([`super::json_messages`]) and AWS Lambda's
-//! runtime lines ([`super::lambda`]), both sides.
+//! runtime lines ([`super::lambda`]), their reports of unhandled errors too, both sides.
 use super::tests::refunds;
 use super::*;
 use crate::time::NANOS_PER_MILLI;
@@ -97,4 +97,59 @@ fn lambdas_text_messages_and_platform_lines() {
     // Another program's tab after the stamp, a word that is no request id: read as before.
     let p = read(&format!("2026-12-06T08:07:00.266Z\tworker-1\t{refund}\n"));
     assert!(refunds(&p).is_empty());
+}
+
+/// The failures read, as error, message and time.
+fn failures(p: &Parsed) -> Vec<(String, String, Timestamp)> {
+    (p.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Failure(f) => Some((f.error.to_string(), f.message.to_string(), e.at)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Python's runtime's report of the error a handler raised (no stamp, no request id, its
+/// traceback after `\r`s) is its invocation's failure at its latest line's time; outside an
+/// invocation (another's START since its lines, or no runtime's line above), or of no
+/// exception, it is skipped as before.
+#[test]
+fn lambdas_unhandled_error_is_its_invocations_failure() {
+    let (id, other) = (
+        "3f1c0b52-6a0e-4c59-9d1e-2b7f4a8c9e01",
+        "774437d7-1794-4413-8f36-bf770a1d2317",
+    );
+    let error = "[ERROR] LedgerTimeout: ledger did not answer within 3 s\rTraceback (most recent call last):\r\u{a0} File \"/var/task/handler.py\", line 33, in handler\r\u{a0} \u{a0} raise LedgerTimeout(\"ledger did not answer within 3 s\")";
+    let invocation = |id: &str| {
+        format!(
+            "START RequestId: {id} Version: $LATEST\n\
+             [INFO]\t2026-12-06T08:07:00.266Z\t{id}\trefund requested order_id=A-1\n"
+        )
+    };
+    let p = read(&format!("{}{error}\nEND RequestId: {id}\n", invocation(id)));
+    assert_eq!(
+        failures(&p),
+        [(
+            "LedgerTimeout".into(),
+            "ledger did not answer within 3 s".into(),
+            at(8, 7, 0, 266)
+        )]
+    );
+    assert_eq!(p.stats.skipped, 0);
+    // Another invocation started and logged nothing before its error: not the one above's.
+    let p = read(&format!(
+        "{}END RequestId: {id}\nSTART RequestId: {other} Version: $LATEST\n{error}\n",
+        invocation(id)
+    ));
+    assert_eq!((failures(&p).len(), p.stats.skipped), (0, 1));
+    // No runtime's line above; an `[ERROR]` line of no exception.
+    let p = read(&format!(
+        "2026-12-06T08:07:00.266Z INFO refund requested\n{error}\n"
+    ));
+    assert_eq!((failures(&p).len(), p.stats.skipped), (0, 1));
+    let p = read(&format!(
+        "{}[ERROR] refund failed: ledger down\n",
+        invocation(id)
+    ));
+    assert_eq!((failures(&p).len(), p.stats.skipped), (0, 1));
 }

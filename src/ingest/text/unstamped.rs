@@ -46,6 +46,7 @@ impl TextParser {
         // traceback below it is its record's (Django's `Internal Server Error: /path`),
         // no failure of the line before.
         if crate::ingest::banner::is_framework_line(line) {
+            self.invocation.platform_line(line);
             self.tail = tail::Tail::AfterRecord { failed: true };
             return Verdict::Ignored;
         }
@@ -55,6 +56,14 @@ impl TextParser {
                 return self.message_line(n, span, &stamped, ahead);
             }
             self.jul_time = Some(time);
+        }
+        // AWS Lambda's Python runtime's report of the error the handler raised: the
+        // invocation's failure ([`lambda`]), its traceback after it part of it.
+        if let Some(error) = lambda::unhandled_error(line)
+            && self.invocation.is_open()
+        {
+            self.tail = tail::Tail::InTrace { told: true };
+            return self.failure_of_record(error, &ahead);
         }
         self.record_tail(raw, line, why, ahead)
     }
@@ -75,23 +84,30 @@ impl TextParser {
             ),
             tail::Continued::No => Verdict::Skipped(out_of_range(line).unwrap_or(why)),
             tail::Continued::Yes => Verdict::Ignored,
-            // A held idle call's lines are read in order when it is settled: not here.
-            tail::Continued::Failure if self.idle.is_active() => Verdict::Ignored,
-            tail::Continued::Failure => {
-                let mut fields = Fields::empty();
-                fields.fill(line);
-                let local = Local {
-                    at: self.line_at,
-                    shift: 0,
-                };
-                match self.classify(&fields, local) {
-                    Ok(Some(EventKind::Failure(mut failure))) => {
-                        failure_of_cause(&mut failure, &ahead);
-                        Verdict::Event(self.line_at, EventKind::Failure(failure))
-                    }
-                    _ => Verdict::Ignored,
-                }
+            tail::Continued::Failure => self.failure_of_record(line, &ahead),
+        }
+    }
+
+    /// The failure `line` (an exception's: `httpx.ReadTimeout: timed out`) names, as the
+    /// record's above it, at its time; nothing if it names none.
+    #[cold]
+    fn failure_of_record(&mut self, line: &[u8], ahead: &Ahead) -> Verdict {
+        // A held idle call's lines are read in order when it is settled: not here.
+        if self.idle.is_active() {
+            return Verdict::Ignored;
+        }
+        let mut fields = Fields::empty();
+        fields.fill(line);
+        let local = Local {
+            at: self.line_at,
+            shift: 0,
+        };
+        match self.classify(&fields, local) {
+            Ok(Some(EventKind::Failure(mut failure))) => {
+                failure_of_cause(&mut failure, ahead);
+                Verdict::Event(self.line_at, EventKind::Failure(failure))
             }
+            _ => Verdict::Ignored,
         }
     }
 }
