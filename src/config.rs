@@ -262,6 +262,7 @@ impl AuditConfig {
                 keep_attrs: false,
                 // Set per input, as each file is opened.
                 file_written: None,
+                line_processes: None,
             },
             correlate: CorrelateOptions {
                 max_skew,

@@ -10,6 +10,7 @@
 
 mod document;
 mod entry;
+mod writers;
 
 use super::container::Continuation;
 use super::long_lines::{LineSource, Unwrap};
@@ -17,6 +18,8 @@ use super::{InputStats, MAX_PROBLEMS_KEPT, Problem};
 use serde_json::value::RawValue;
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
+pub use writers::LineProcesses;
+use writers::Writers;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -134,11 +137,13 @@ struct Entries {
     out: Vec<u8>,
     /// Physical lines read so far (an entry a line).
     line_no: u32,
-    continuation: Continuation,
+    writers: Writers,
 }
 
 impl<R: Read> Unwrapped<R> {
-    pub fn new(inner: R, kind: Kind, skips: Skips) -> Self {
+    /// The export `inner` of `kind` unwrapped; its skipped entries told to `skips`, the
+    /// process of each line that names one to `processes`.
+    pub fn new(inner: R, kind: Kind, skips: Skips, processes: LineProcesses) -> Self {
         Unwrapped {
             lines: LineSource::new(inner),
             entries: Entries {
@@ -146,7 +151,7 @@ impl<R: Read> Unwrapped<R> {
                 skips,
                 out: Vec::new(),
                 line_no: 0,
-                continuation: Continuation::default(),
+                writers: Writers::new(processes),
             },
             read_whole: false,
         }
@@ -185,13 +190,14 @@ impl Unwrap for Entries {
 /// `skips`.
 fn give(entries: &mut Entries, raw: &RawValue, base: &[u8]) {
     match entry::read(entries.kind, raw, base) {
-        Ok(entry::Entry::Line { time, message, .. }) => {
-            emit(
-                &mut entries.out,
-                &mut entries.continuation,
-                time.as_bytes(),
-                message,
-            );
+        Ok(entry::Entry::Line {
+            time,
+            message,
+            writer,
+            ..
+        }) => {
+            let traceback = entries.writers.of_line(entries.line_no, writer);
+            emit(&mut entries.out, traceback, time.as_bytes(), message);
         }
         Ok(entry::Entry::Nothing) => {}
         Err(bad) => entries.skips.add(entries.line_no, bad.why),
@@ -233,7 +239,8 @@ impl<R: Read> Read for Unwrapped<R> {
             // and given as the lines' source finds its input at its end.
             let mut all = Vec::new();
             self.lines.reader().read_to_end(&mut all)?;
-            entries.out = document::unwrap(entries.kind, &all, &entries.skips);
+            entries.out =
+                document::unwrap(entries.kind, &all, &entries.skips, &mut entries.writers);
         }
         self.lines.read(buf, entries)
     }

@@ -101,6 +101,9 @@ pub struct ParseOptions {
     /// The day (UTC) the input's file was last written, its modification time: the year
     /// of syslog's BSD stamps, which write none, where no date is given ([`syslog`]).
     pub file_written: Option<NaiveDate>,
+    /// The process of each line of a journald export, set as it is unwrapped: the text
+    /// reader reads each process's lines in a state of its own ([`export::LineProcesses`]).
+    pub line_processes: Option<export::LineProcesses>,
 }
 
 impl ParseOptions {
@@ -152,6 +155,7 @@ impl Default for ParseOptions {
             relevance: None,
             keep_attrs: true,
             file_written: None,
+            line_processes: None,
         }
     }
 }

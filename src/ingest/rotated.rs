@@ -165,8 +165,13 @@ pub fn read_group(
                 failure,
                 container,
                 export,
+                processes,
                 ..
             }) => {
+                let opts = &ParseOptions {
+                    line_processes: processes,
+                    ..opts.clone()
+                };
                 let parser = parser.get_or_insert_with(|| Rotated::new(opts));
                 parser.first_line_read = continues;
                 // Where the file starts is told by what detection reads first, however
@@ -203,6 +208,7 @@ pub fn read_group(
             }
             Ok(other) => {
                 let (format, rereadable) = (other.format, other.rereadable);
+                let opts = &*other.options(opts);
                 let (parsed, content) = telling_content(&other.head, other.rest, |all| {
                     super::parse_input(format, all, i as u32, opts, rereadable)
                 });

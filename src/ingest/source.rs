@@ -168,6 +168,7 @@ fn read_one(
         Err(outcome) => return outcome,
     };
     let (format, rereadable) = (opened.format, opened.rereadable);
+    let opts = &*opened.options(opts);
     let (parsed, content) = telling_content(&opened.head, opened.rest, |all| {
         super::parse_input(format, all, index, opts, rereadable)
     });

@@ -15,12 +15,23 @@
 use crate::time::Zone;
 use chrono::{Datelike, NaiveDate};
 
+/// What a syslog header says of its line: the program's message, and the process that
+/// wrote it when the header names one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Header<'a> {
+    /// `HOST TAG[PID]` (RFC 5424's `HOST APP-NAME PROCID`) as the header writes them, when
+    /// it has a pid: the lines of one process have the same, another's (another pid, or
+    /// the same pid on another host) differ. A tag without a pid names no process.
+    pub process: Option<&'a [u8]>,
+    pub msg: &'a [u8],
+}
+
 /// A line with an RFC 3339 stamp then `HOST TAG[PID]: `: the stamp and the message.
 pub(crate) fn after_stamp_header(line: &[u8], zone: Zone) -> Option<(&[u8], &[u8])> {
     let (_, used) = crate::time::parse_stamp(line, zone)?;
     let stamp = &line[..used];
     is_rfc3339(stamp).then_some(())?;
-    Some((stamp, after_host_and_tag(&line[used..])?))
+    Some((stamp, after_host_and_tag(&line[used..])?.msg))
 }
 
 /// Whether a stamp is RFC 3339's, as syslog daemons write theirs: a `T` between date and
@@ -45,31 +56,34 @@ pub(crate) fn opens_with_header(line: &[u8]) -> bool {
     may_open_header(line) && (bsd(line).is_some() || rfc5424(line).is_some())
 }
 
-/// The message after `HOST TAG[PID]: ` or `HOST TAG: `; `rest` is the line after its
-/// stamp, from the blank after it.
-pub(crate) fn after_host_and_tag(rest: &[u8]) -> Option<&[u8]> {
+/// The message after `HOST TAG[PID]: ` or `HOST TAG: `, and the process it names; `rest`
+/// is the line after its stamp, from the blank after it.
+pub(crate) fn after_host_and_tag(rest: &[u8]) -> Option<Header<'_>> {
     let rest = rest.strip_prefix(b" ")?;
     let host_end = memchr::memchr(b' ', rest)?;
     if host_end == 0 || !rest[..host_end].iter().all(|&b| b.is_ascii_graphic()) {
         return None;
     }
-    after_tag(&rest[host_end + 1..])
+    let (tag_len, has_pid, msg) = after_tag(&rest[host_end + 1..])?;
+    let process = has_pid.then(|| &rest[..host_end + 1 + tag_len]);
+    Some(Header { process, msg })
 }
 
 /// The message after `TAG[PID]: ` or `TAG: ` (a tag is a program's name: no blank, no
-/// quote; its pid digits in brackets); a message may be empty (`TAG:` ends the line).
-fn after_tag(rest: &[u8]) -> Option<&[u8]> {
+/// quote; its pid digits in brackets); a message may be empty (`TAG:` ends the line). With
+/// it, the length of `TAG[PID]` and whether it has the pid.
+fn after_tag(rest: &[u8]) -> Option<(usize, bool, &[u8])> {
     let colon = memchr::memchr(b':', &rest[..rest.len().min(MAX_TAG + 1)])?;
     let tag = &rest[..colon];
-    let name = match memchr::memchr(b'[', tag) {
+    let (name, has_pid) = match memchr::memchr(b'[', tag) {
         Some(open) => {
             let pid = tag[open + 1..].strip_suffix(b"]")?;
             if pid.is_empty() || !pid.iter().all(u8::is_ascii_digit) {
                 return None;
             }
-            &tag[..open]
+            (&tag[..open], true)
         }
-        None => tag,
+        None => (tag, false),
     };
     let name_ok = !name.is_empty()
         && (name.iter()).all(|&b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'[' | b']'));
@@ -77,8 +91,8 @@ fn after_tag(rest: &[u8]) -> Option<&[u8]> {
         return None;
     }
     match &rest[colon + 1..] {
-        [] => Some(&[]),
-        [b' ', msg @ ..] => Some(msg),
+        [] => Some((colon, has_pid, &[])),
+        [b' ', msg @ ..] => Some((colon, has_pid, msg)),
         _ => None,
     }
 }
@@ -101,8 +115,8 @@ const MONTHS: [&[u8; 3]; 12] = [
 ];
 
 /// `Dec  6 08:07:00 HOST TAG[PID]: MSG` (or `Dec 06 08:07:00.266000 ...`): its stamp and
-/// message.
-pub(crate) fn bsd(line: &[u8]) -> Option<(BsdStamp<'_>, &[u8])> {
+/// header.
+pub(crate) fn bsd(line: &[u8]) -> Option<(BsdStamp<'_>, Header<'_>)> {
     let month = 1 + MONTHS.iter().position(|m| line.get(..3) == Some(&m[..]))? as u32;
     let day_text = match line.get(3..7)? {
         [b' ', b' ', d, b' '] | [b' ', b'0', d, b' '] if d.is_ascii_digit() => &line[5..6],
@@ -136,9 +150,10 @@ fn clock_len(b: &[u8]) -> Option<usize> {
 }
 
 /// RFC 5424's `<PRI>1 STAMP HOST APP PROCID MSGID SD MSG`, `<PRI>` optional: its stamp and
-/// its message (empty when it has none). Structured data (`-` or `[id k="v" ...]...`) is
-/// read past. A line whose stamp is `-` (none) is not read as one: it has no time.
-pub(crate) fn rfc5424(line: &[u8]) -> Option<(&[u8], &[u8])> {
+/// its header, the message empty when it has none, the process `HOST APP PROCID` unless
+/// PROCID is `-`. Structured data (`-` or `[id k="v" ...]...`) is read past. A line whose
+/// stamp is `-` (none) is not read as one: it has no time.
+pub(crate) fn rfc5424(line: &[u8]) -> Option<(&[u8], Header<'_>)> {
     let line = match line.strip_prefix(b"<") {
         Some(pri) => {
             let close = pri.iter().take(4).position(|&b| b == b'>')?;
@@ -155,8 +170,9 @@ pub(crate) fn rfc5424(line: &[u8]) -> Option<(&[u8], &[u8])> {
         .next()
         .filter(|s| s.first().is_some_and(u8::is_ascii_digit))?;
     // HOST, APP-NAME, PROCID, MSGID: a word each (`-` for none).
-    for _ in 0..4 {
-        words
+    let mut header = [&[][..]; 4];
+    for word in &mut header {
+        *word = words
             .next()
             .filter(|w| !w.is_empty() && w.iter().all(u8::is_ascii_graphic))?;
     }
@@ -164,7 +180,11 @@ pub(crate) fn rfc5424(line: &[u8]) -> Option<(&[u8], &[u8])> {
     let msg = after_structured_data(sd_and_msg)?;
     // A message may open with a byte-order mark (RFC 5424 §6.4).
     let msg = msg.strip_prefix("\u{feff}".as_bytes()).unwrap_or(msg);
-    Some((stamp, msg))
+    // The words lie one after another in `rest`, a blank between each.
+    let host_at = stamp.len() + 1;
+    let procid_end = host_at + header[0].len() + header[1].len() + header[2].len() + 2;
+    let process = (header[2] != b"-").then(|| &rest[host_at..procid_end]);
+    Some((stamp, Header { process, msg }))
 }
 
 /// The message after RFC 5424's structured data: `-`, or elements `[ID PARAM="VALUE" ...]`

@@ -50,14 +50,17 @@ pub fn parse_input(
     let mut p = TextParser::new(input, opts, rereadable);
     let mut notes = LineNotes::default();
     let lines = for_each_line_ahead(reader, &mut notes, |n, span, line, ahead| {
+        p.entry_process(n);
         p.line(n, span, line, ahead)
     })?;
     if p.idle.is_active() {
         // Still open at the end: the filter keeps it, as later inputs may go on.
         p.replay_idle();
     }
-    p.settle_pool();
-    p.settle_dramatiq();
+    p.in_every_process(|p| {
+        p.settle_pool();
+        p.settle_dramatiq();
+    });
     p.out.stats.lines = lines as u64;
     notes.add_to(&mut p.out.stats);
     p.out.stats.notes.extend(p.dates.folds.take_notes());
@@ -100,21 +103,16 @@ struct TextParser {
     prev_tod: Option<i64>,
     /// Where a new section restarts the rollover reckoning: the file's first time of day.
     first_tod: Option<i64>,
-    current_call: Option<CallRef>,
-    /// The tool of the latest call dispatched through a tool call line, for the program's
-    /// words that name it (`issue_refund failed: ReadTimeout: ...`).
-    call_tool: Option<(CallRef, Text)>,
-    /// Calls made of requests logged with no tool call above them ([`anonymous`]).
-    anonymous: anonymous::Anonymous,
-    /// The latest 2xx answer, which a line naming its effect may tell ([`told_effect`]).
-    last_answer: Option<told_effect::LastAnswer>,
+    /// The reading state of the process whose line is being read: a syslog file's or a
+    /// journal's lines of several processes are each read in their own ([`processes`]).
+    process: processes::ProcessState,
+    /// The other processes' states, and which process `process` is.
+    processes: processes::Processes,
     last_attempt: FxHashMap<CallRef, u32>,
     /// The time of the line being read.
     line_at: Timestamp,
     /// Attempts' URLs: a service's few endpoints, one copy each.
     urls: SharedTexts,
-    /// The current dispatch's requests as its HTTP client logged them ([`client`]).
-    client: client::ClientLog,
     idle: idle::IdleCall,
     /// Lines after the current line that were read with it ([`TextParser::line`]).
     read_ahead: usize,
@@ -123,27 +121,13 @@ struct TextParser {
     place: Option<Range<u64>>,
     rereadable: bool,
     dates: DateCache,
-    /// Where the lines after a stamped one stand ([`tail`]).
-    tail: tail::Tail,
-    /// The time of the java.util.logging header just read, for its message line ([`jul`]).
-    jul_time: Option<String>,
     /// The AWS Lambda invocation the lines above were written in ([`lambda`]).
     invocation: lambda::Invocation,
-    /// The Celery task whose client lines the log's are now ([`celery`]).
-    celery_running: Option<CallRef>,
-    /// A Celery worker's processes and their tasks ([`celery::Pool`]).
-    pool: celery::Pool,
-    /// A Dramatiq worker's threads and their messages ([`dramatiq::Workers`]).
-    dramatiq: dramatiq::Workers,
-    /// A line in Huey's layout was read ([`huey`]).
-    huey_seen: bool,
     /// The line being read has a BSD syslog stamp, its year chosen ([`syslog_lines`]).
     year_inferred: bool,
     years: syslog_lines::Years,
     /// When the file was last written: the year of BSD syslog stamps, undated.
     file_written: Option<chrono::NaiveDate>,
-    /// The reader of the JSON objects among the lines, once one is met ([`json_messages`]).
-    objects: Option<Box<crate::ingest::jsonl::ObjectLines>>,
     opts: ParseOptions,
     out: Parsed,
 }
@@ -162,30 +146,20 @@ impl TextParser {
             day_offset: 0,
             prev_tod: None,
             first_tod: None,
-            current_call: None,
-            call_tool: None,
-            anonymous: anonymous::Anonymous::default(),
-            last_answer: None,
+            process: processes::ProcessState::default(),
+            processes: processes::Processes::new(opts.line_processes.clone()),
             last_attempt: FxHashMap::default(),
             line_at: Timestamp::default(),
             urls: SharedTexts::default(),
-            client: client::ClientLog::default(),
             idle: idle::IdleCall::default(),
             read_ahead: 0,
             place: None,
             rereadable,
             dates: DateCache::default(),
-            tail: tail::Tail::default(),
-            jul_time: None,
             invocation: lambda::Invocation::default(),
-            celery_running: None,
-            pool: celery::Pool::default(),
-            dramatiq: dramatiq::Workers::default(),
-            huey_seen: false,
             year_inferred: false,
             years: syslog_lines::Years::default(),
             file_written: opts.file_written,
-            objects: None,
             opts: opts.clone(),
             out: Parsed::new(opts),
         }
@@ -252,8 +226,8 @@ impl TextParser {
         match verdict {
             Verdict::Event(at, kind) => {
                 self.out.stats.events += 1;
-                self.anonymous.effects_seen |= matches!(kind, EventKind::Effect(_));
-                told_effect::LastAnswer::after(&mut self.last_answer, at, &kind);
+                self.process.anonymous.effects_seen |= matches!(kind, EventKind::Effect(_));
+                told_effect::LastAnswer::after(&mut self.process.last_answer, at, &kind);
                 let event = Event {
                     at,
                     loc: Loc {
@@ -271,7 +245,7 @@ impl TextParser {
                     line: n,
                 };
                 for (at, kind) in events {
-                    told_effect::LastAnswer::after(&mut self.last_answer, at, &kind);
+                    told_effect::LastAnswer::after(&mut self.process.last_answer, at, &kind);
                     let event = Event { at, loc, kind };
                     self.out.push_placed(event, self.place.clone());
                 }
@@ -320,13 +294,13 @@ impl TextParser {
         }
         let message_follows = rest.first().is_none_or(u8::is_ascii_whitespace)
             // Huey's header ends in a colon, its message right after it.
-            || (self.huey_seen && line[used - 1] == b':');
+            || (self.process.huey_seen && line[used - 1] == b':');
         if !message_follows {
             return Verdict::Skipped(NO_STAMP.into());
         }
-        self.tail = tail::Tail::AfterRecord { failed: false };
+        self.process.tail = tail::Tail::AfterRecord { failed: false };
         let at = self.place(stamp);
-        self.anonymous.previous_line = self.anonymous.this_line.replace(at);
+        self.process.anonymous.previous_line = self.process.anonymous.this_line.replace(at);
         self.line_at = at;
         // The offset of the line's local time from UTC, for dating a time-only settlement.
         let shift = match stamp {
@@ -342,7 +316,7 @@ impl TextParser {
             }
         };
         let msg = level::without_level(message_of(rest));
-        if self.pool.seen && line[0] == b'[' {
+        if self.process.pool.seen && line[0] == b'[' {
             // A held call is settled before the pool's line moves on whose lines follow:
             // replayed after it, its tool call would take back the lines the pool's
             // process now owns (found by `cargo fuzz run parse_text`).
@@ -351,7 +325,7 @@ impl TextParser {
             }
             self.pool_line(line, msg, at);
         }
-        if self.dramatiq.seen && line[0] == b'[' {
+        if self.process.dramatiq.seen && line[0] == b'[' {
             self.dramatiq_line(line, used, at);
         }
         // A JSON object as the message (`%(asctime)s %(message)s` of `json.dumps(...)`, a
@@ -492,7 +466,7 @@ impl TextParser {
         }
         // A Huey consumer's line (`Executing huey_tasks.issue_refund: ID`), before its task's
         // name (`huey_tasks.issue_refund: ID ... executed in 0.006s`) is read as a prefix.
-        if self.huey_seen
+        if self.process.huey_seen
             && let Some(verdict) = self.huey_line(at, msg)
         {
             return verdict;
@@ -644,6 +618,7 @@ mod own_words;
 mod payload;
 mod pino_pretty;
 mod plain;
+mod processes;
 pub(crate) mod prose;
 #[cfg(test)]
 mod python_stack_tests;

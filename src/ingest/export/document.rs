@@ -4,13 +4,13 @@
 //! of an array are read one by one, so that an export cut short gives those before the cut.
 
 use super::entry::{self, Entry};
-use super::{Kind, Skips, emit};
-use crate::ingest::container::Continuation;
+use super::{Kind, Skips, Writers, emit};
 use serde_json::value::RawValue;
 
 /// The lines of the export `all` of `kind`: as many as it has (more when several entries
 /// share a line, each then given on a line of its own after it), each message on its own.
-pub(super) fn unwrap(kind: Kind, all: &[u8], skips: &Skips) -> Vec<u8> {
+/// The process of each entry's line is told to `writers`.
+pub(super) fn unwrap(kind: Kind, all: &[u8], skips: &Skips, writers: &mut Writers) -> Vec<u8> {
     let lossy;
     let all = match std::str::from_utf8(all) {
         Ok(_) => all,
@@ -26,7 +26,7 @@ pub(super) fn unwrap(kind: Kind, all: &[u8], skips: &Skips) -> Vec<u8> {
         line: 1,
         out: Vec::with_capacity(all.len() / 4),
         given: 0,
-        continuation: Continuation::default(),
+        writers,
     };
     let mut walk = Walk { all, at: 0 };
     let read = loop {
@@ -182,7 +182,7 @@ const NO_PAGE: &str = "a JSON document that is no CloudWatch Logs page (no event
 
 /// Gives lines in order, each entry on its line in the export or, when an entry before it
 /// took that line, on the next one free.
-struct Placer<'a> {
+struct Placer<'a, 'w> {
     all: &'a [u8],
     /// Newlines are counted up to this byte, which lies on `line`.
     counted_to: usize,
@@ -190,10 +190,10 @@ struct Placer<'a> {
     out: Vec<u8>,
     /// Lines given so far.
     given: u32,
-    continuation: Continuation,
+    writers: &'w mut Writers,
 }
 
-impl Placer<'_> {
+impl Placer<'_, '_> {
     /// The line of the byte at `at` (at or after the last asked).
     fn line_of(&mut self, at: usize) -> u32 {
         let at = at.clamp(self.counted_to, self.all.len());
@@ -215,15 +215,16 @@ impl Placer<'_> {
     /// An entry: its message on its line, or nothing, or its line skipped with why.
     fn entry(&mut self, kind: Kind, raw: &RawValue, skips: &Skips) {
         match entry::read(kind, raw, self.all) {
-            Ok(Entry::Line { time, message, at }) => {
+            Ok(Entry::Line {
+                time,
+                message,
+                at,
+                writer,
+            }) => {
                 let line = self.line_of(at);
-                self.place(line);
-                emit(
-                    &mut self.out,
-                    &mut self.continuation,
-                    time.as_bytes(),
-                    message,
-                );
+                let line = self.place(line);
+                let traceback = self.writers.of_line(line, writer);
+                emit(&mut self.out, traceback, time.as_bytes(), message);
                 self.out.push(b'\n');
             }
             Ok(Entry::Nothing) => {}

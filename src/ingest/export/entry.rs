@@ -13,6 +13,8 @@ pub(super) enum Entry {
         time: String,
         message: Vec<u8>,
         at: usize,
+        /// The process that wrote it, when the entry names one ([`Journal::writer`]).
+        writer: Option<Vec<u8>>,
     },
     Nothing,
 }
@@ -49,6 +51,37 @@ struct Journal<'a> {
     realtime: Option<&'a RawValue>,
     #[serde(rename = "MESSAGE", borrow, default, deserialize_with = "present")]
     message: Option<&'a RawValue>,
+    #[serde(rename = "_PID", borrow, default, deserialize_with = "present")]
+    pid: Option<&'a RawValue>,
+    #[serde(rename = "SYSLOG_PID", borrow, default, deserialize_with = "present")]
+    syslog_pid: Option<&'a RawValue>,
+    #[serde(rename = "SYSLOG_IDENTIFIER", borrow, default, deserialize_with = "present")]
+    identifier: Option<&'a RawValue>,
+    #[serde(rename = "_COMM", borrow, default, deserialize_with = "present")]
+    comm: Option<&'a RawValue>,
+    #[serde(rename = "_SYSTEMD_UNIT", borrow, default, deserialize_with = "present")]
+    unit: Option<&'a RawValue>,
+    #[serde(rename = "_HOSTNAME", borrow, default, deserialize_with = "present")]
+    host: Option<&'a RawValue>,
+    #[serde(rename = "_BOOT_ID", borrow, default, deserialize_with = "present")]
+    boot: Option<&'a RawValue>,
+}
+
+impl Journal<'_> {
+    /// The process that wrote the entry: its `_PID` (else the `SYSLOG_PID` it said), with
+    /// its `SYSLOG_IDENTIFIER` (else `_COMM`), `_SYSTEMD_UNIT`, `_HOSTNAME` and `_BOOT_ID`
+    /// (a pid is another process on another host or after a reboot), as the export writes
+    /// them; none without a pid (the kernel's lines, an entry made by hand).
+    fn writer(&self) -> Option<Vec<u8>> {
+        let pid = self.pid.or(self.syslog_pid)?;
+        let parts = [Some(pid), self.identifier.or(self.comm), self.unit, self.host, self.boot];
+        let mut writer = Vec::with_capacity(64);
+        for part in parts {
+            writer.extend_from_slice(part.map_or("", RawValue::get).as_bytes());
+            writer.push(b'\n');
+        }
+        Some(writer)
+    }
 }
 
 /// journalctl's `-o json` (and `json-pretty`): `__REALTIME_TIMESTAMP`, microseconds since
@@ -91,6 +124,7 @@ fn journal(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
         time,
         message,
         at: offset(entry.message.unwrap_or(raw), base),
+        writer: entry.writer(),
     })
 }
 
@@ -126,6 +160,7 @@ fn cloudwatch(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
         time,
         message: text.into_bytes(),
         at: offset(message, base),
+        writer: None,
     })
 }
 
@@ -193,6 +228,7 @@ fn gcp(raw: &RawValue, base: &[u8]) -> Result<Entry, String> {
         time,
         message: message.into_bytes(),
         at: offset(payload, base),
+        writer: None,
     })
 }
 

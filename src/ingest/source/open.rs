@@ -8,6 +8,7 @@ use crate::ingest::compressed::{compressed_unread, decompressing};
 use crate::ingest::{self, Format, ParseOptions};
 use std::fs::File;
 use std::io::{self, Cursor, Read};
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -28,6 +29,22 @@ pub(in crate::ingest) struct Opened<'a> {
     pub container: Option<ingest::container::Unended>,
     /// A log platform's export, unwrapped: the entries it skipped.
     pub export: Option<ingest::export::Skips>,
+    /// The process of each of its lines that names one (journald's entries).
+    pub processes: Option<ingest::export::LineProcesses>,
+}
+
+impl Opened<'_> {
+    /// The options to parse the input with: `opts`, told the processes of its lines if
+    /// they are known.
+    pub(in crate::ingest) fn options<'o>(&self, opts: &'o ParseOptions) -> Cow<'o, ParseOptions> {
+        match &self.processes {
+            Some(processes) => Cow::Owned(ParseOptions {
+                line_processes: Some(processes.clone()),
+                ..opts.clone()
+            }),
+            None => Cow::Borrowed(opts),
+        }
+    }
 }
 
 impl Opened<'_> {
@@ -122,6 +139,7 @@ pub(in crate::ingest) fn open<'a>(
     // A log platform's export (journald's JSON, CloudWatch Logs' pages, Cloud Logging's
     // entries): the same, each entry's message what is detected and parsed.
     let mut export = None;
+    let mut processes = None;
     if let Some(kind) = container
         .is_none()
         .then(|| ingest::export::kind_of(&head))
@@ -129,8 +147,15 @@ pub(in crate::ingest) fn open<'a>(
     {
         let wrapped = Cursor::new(std::mem::take(&mut head)).chain(reader);
         let skips = ingest::export::Skips::default();
-        reader = Box::new(ingest::export::Unwrapped::new(wrapped, kind, skips.clone()));
+        let by_line = ingest::export::LineProcesses::default();
+        reader = Box::new(ingest::export::Unwrapped::new(
+            wrapped,
+            kind,
+            skips.clone(),
+            by_line.clone(),
+        ));
         export = Some(skips);
+        processes = Some(by_line);
         rereadable = false;
         (&mut reader)
             .take(SNIFF_BYTES as u64)
@@ -167,6 +192,7 @@ pub(in crate::ingest) fn open<'a>(
         failure,
         container,
         export,
+        processes,
     })
 }
 

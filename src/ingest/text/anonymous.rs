@@ -40,35 +40,35 @@ impl TextParser {
         if self.anonymous_expired(at) {
             self.end_anonymous();
         }
-        if let Some(call) = &self.current_call {
-            if self.anonymous.open.is_some() {
-                self.anonymous.open = Some(at);
+        if let Some(call) = &self.process.current_call {
+            if self.process.anonymous.open.is_some() {
+                self.process.anonymous.open = Some(at);
             }
             return Some(call.clone());
         }
-        if self.anonymous.effects_seen {
+        if self.process.anonymous.effects_seen {
             return None;
         }
         let call = self.new_anonymous(at);
-        self.current_call = Some(call.clone());
+        self.process.current_call = Some(call.clone());
         // Its first request was sent after the file's previous line, at the earliest.
-        let since = (self.anonymous.previous_line)
+        let since = (self.process.anonymous.previous_line)
             .filter(|p| *p <= at && at.0.saturating_sub(p.0) <= SENT_AFTER_WITHIN.0)
             .unwrap_or(at);
-        self.client.new_dispatch(since);
+        self.process.client.new_dispatch(since);
         Some(call)
     }
 
     /// The current call is an anonymous one that has waited past its time at `at`: a line
     /// then is none of its.
     pub(super) fn anonymous_expired(&self, at: Timestamp) -> bool {
-        self.anonymous
+        self.process.anonymous
             .open
             .is_some_and(|since| at.0.saturating_sub(since.0) > OPEN_FOR.0)
     }
 
     fn new_anonymous(&mut self, at: Timestamp) -> CallRef {
-        self.anonymous.open = Some(at);
+        self.process.anonymous.open = Some(at);
         CallRef {
             run: format!("?{at}").as_str().into(),
             step: 1,
@@ -82,7 +82,7 @@ impl TextParser {
     pub(super) fn framework_tool_call(&mut self, at: Timestamp, first: &[u8]) -> Option<CallRef> {
         let Some((_, args)) = invoked_tool(first) else {
             // Its tool data hidden: a new call began, whose requests are no earlier one's.
-            if (self.current_call.as_ref()).is_some_and(|c| c.run.starts_with('?')) {
+            if (self.process.current_call.as_ref()).is_some_and(|c| c.run.starts_with('?')) {
                 self.end_anonymous();
             }
             return None;
@@ -96,22 +96,22 @@ impl TextParser {
     pub(super) fn answered(&mut self, status: u16) {
         let retryable = matches!(status, 408 | 409 | 425 | 429) || status >= 500;
         let last = (200..500).contains(&status) && !retryable;
-        if self.anonymous.open.is_some() && last {
+        if self.process.anonymous.open.is_some() && last {
             self.end_anonymous();
         }
-        if self.dramatiq.seen && last {
+        if self.process.dramatiq.seen && last {
             self.dramatiq_answered();
         }
     }
 
     /// A tool call was read: the calls after it are its own.
     pub(super) fn named_call(&mut self) {
-        self.anonymous.open = None;
+        self.process.anonymous.open = None;
     }
 
     fn end_anonymous(&mut self) {
-        self.anonymous.open = None;
-        self.current_call = None;
+        self.process.anonymous.open = None;
+        self.process.current_call = None;
     }
 }
 

@@ -47,9 +47,9 @@ impl TextParser {
     pub(super) fn step_end(&mut self, call: CallRef, ok: bool, error: Option<Text>) -> EventKind {
         // The step is over: a month of calls must not pile up here.
         self.last_attempt.remove(&call);
-        if self.current_call.as_ref() == Some(&call) {
+        if self.process.current_call.as_ref() == Some(&call) {
             // Its HTTP client's later lines are not its requests.
-            self.client.end_dispatch();
+            self.process.client.end_dispatch();
         }
         EventKind::StepEnd(Box::new(StepEnd { call, ok, error }))
     }
@@ -83,7 +83,7 @@ impl TextParser {
         }
         self.begin_call(&call, at);
         let tool = small(tool);
-        self.call_tool = Some((call.clone(), tool.clone()));
+        self.process.call_tool = Some((call.clone(), tool.clone()));
         Ok(EventKind::ToolCall(Box::new(ToolCall {
             call,
             tool,
@@ -96,7 +96,7 @@ impl TextParser {
     /// failed`, `issue_refund call failed`): a failure so told is the call's, though no word
     /// says a request. The tool must be the words' subject, whole.
     pub(super) fn names_current_tool(&self, words: &[u8]) -> bool {
-        let (Some((call, tool)), Some(current)) = (&self.call_tool, &self.current_call) else {
+        let (Some((call, tool)), Some(current)) = (&self.process.call_tool, &self.process.current_call) else {
             return false;
         };
         let Some(rest) = words.trim_ascii().strip_prefix(tool.as_bytes()) else {
@@ -122,10 +122,10 @@ impl TextParser {
 
     /// `call` was dispatched at `at`: the client lines after it that name no call are its.
     pub(super) fn begin_call(&mut self, call: &CallRef, at: Timestamp) {
-        self.current_call = Some(call.clone());
+        self.process.current_call = Some(call.clone());
         self.named_call();
         self.last_attempt.remove(call);
-        self.client.new_dispatch(at);
+        self.process.client.new_dispatch(at);
     }
 
     /// The call a client line belongs to: `run=`/`step=` tokens, else the latest tool call.
@@ -136,7 +136,7 @@ impl TextParser {
             None => None,
         };
         let current =
-            (self.current_call.as_ref()).filter(|_| !self.anonymous_expired(self.line_at));
+            (self.process.current_call.as_ref()).filter(|_| !self.anonymous_expired(self.line_at));
         Ok(match (run, step) {
             (Some(run), Some(step)) => Some(CallRef { run, step, part: 0 }),
             (Some(run), None) => current.filter(|c| c.run == run).cloned(),
@@ -167,7 +167,7 @@ impl TextParser {
             })
             .or_else(|| f.token(b"attempt"));
         let Some(number) = number else {
-            let open = (self.current_call.clone()).filter(|_| !self.client.over);
+            let open = (self.process.current_call.clone()).filter(|_| !self.process.client.over);
             let call = self.call_of(f)?;
             return match open.filter(|c| call.as_ref().is_none_or(|named| named == c)) {
                 Some(c) => Ok(self.unnumbered_request(&c, method, url, f.idempotency_key())),
@@ -298,7 +298,7 @@ impl TextParser {
         }
         let attempt = self.current_attempt(&call);
         self.note_outcome(&call, attempt, None);
-        self.tail.record_failed();
+        self.process.tail.record_failed();
         Ok(EventKind::Failure(Box::new(Failure {
             attempt,
             call,

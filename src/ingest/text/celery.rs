@@ -193,18 +193,18 @@ impl TextParser {
         let Some(process) = header_process(line) else {
             return;
         };
-        let i = self.pool.index_of(process);
-        if self.pool.current != Some(i) {
+        let i = self.process.pool.index_of(process);
+        if self.process.pool.current != Some(i) {
             // The live state goes to its process's slot; `i`'s comes out of its own.
-            if let Some(c) = self.pool.current {
-                std::mem::swap(&mut self.client, &mut self.pool.processes[c].client);
+            if let Some(c) = self.process.pool.current {
+                std::mem::swap(&mut self.process.client, &mut self.process.pool.processes[c].client);
             }
-            std::mem::swap(&mut self.client, &mut self.pool.processes[i].client);
-            self.pool.current = Some(i);
+            std::mem::swap(&mut self.process.client, &mut self.process.pool.processes[i].client);
+            self.process.pool.current = Some(i);
         }
         if process == MAIN_PROCESS {
             // Its client lines (and those of its libraries) are no task's.
-            self.current_call = None;
+            self.process.current_call = None;
             return;
         }
         let named = task_named(msg).map(|id| CallRef {
@@ -214,24 +214,24 @@ impl TextParser {
         });
         match named {
             // The task its lines so far stood for: renamed at the input's end.
-            Some(task) if self.pool.processes[i].stand_in.is_some() => {
-                let k = self.pool.processes[i].stand_in.take().expect("checked");
-                let (stand_in, _) = self.pool.processes[i].task.take().expect("a stand-in");
-                self.pool.stand_ins[k].2 = Some(task.clone());
-                self.pool.place_named(i, task.clone(), at);
+            Some(task) if self.process.pool.processes[i].stand_in.is_some() => {
+                let k = self.process.pool.processes[i].stand_in.take().expect("checked");
+                let (stand_in, _) = self.process.pool.processes[i].task.take().expect("a stand-in");
+                self.process.pool.stand_ins[k].2 = Some(task.clone());
+                self.process.pool.place_named(i, task.clone(), at);
                 if let Some(n) = self.last_attempt.remove(&stand_in) {
                     self.last_attempt.insert(task.clone(), n);
                 }
-                self.current_call = Some(task);
+                self.process.current_call = Some(task);
             }
-            Some(task) => match self.pool.place_named(i, task.clone(), at) {
+            Some(task) => match self.process.pool.place_named(i, task.clone(), at) {
                 Some(received) => self.begin_call(&task, received),
-                None => self.current_call = Some(task),
+                None => self.process.current_call = Some(task),
             },
-            None => match &self.pool.processes[i].task {
-                Some((task, _)) => self.current_call = Some(task.clone()),
+            None => match &self.process.pool.processes[i].task {
+                Some((task, _)) => self.process.current_call = Some(task.clone()),
                 None => {
-                    let k = self.pool.stand_ins.len();
+                    let k = self.process.pool.stand_ins.len();
                     let name = String::from_utf8_lossy(process);
                     let stand_in = CallRef {
                         run: format!("?celery:{name}:{k}").as_str().into(),
@@ -240,13 +240,13 @@ impl TextParser {
                     };
                     // Sent after the task it runs was received: at the latest, the last
                     // task received by now (an older one never run must not date it).
-                    let since = (self.pool.waiting.iter().rev())
+                    let since = (self.process.pool.waiting.iter().rev())
                         .map(|(_, r)| *r)
                         .find(|r| *r <= at)
                         .unwrap_or(at);
-                    self.pool.stand_ins.push((stand_in.clone(), at, None));
-                    self.pool.processes[i].task = Some((stand_in.clone(), since));
-                    self.pool.processes[i].stand_in = Some(k);
+                    self.process.pool.stand_ins.push((stand_in.clone(), at, None));
+                    self.process.pool.processes[i].task = Some((stand_in.clone(), since));
+                    self.process.pool.processes[i].stand_in = Some(k);
                     self.begin_call(&stand_in, since);
                 }
             },
@@ -256,13 +256,13 @@ impl TextParser {
     /// The input's end: each stand-in's events renamed to its task, or, never named, to the
     /// tasks received before its first line and never seen running, in turn.
     pub(super) fn settle_pool(&mut self) {
-        if self.pool.stand_ins.is_empty() {
+        if self.process.pool.stand_ins.is_empty() {
             return;
         }
         let mut unclaimed: Vec<Option<&(CallRef, Timestamp)>> =
-            self.pool.waiting.iter().map(Some).collect();
+            self.process.pool.waiting.iter().map(Some).collect();
         let mut renamed: rustc_hash::FxHashMap<CallRef, CallRef> = Default::default();
-        for (stand_in, first, named) in &self.pool.stand_ins {
+        for (stand_in, first, named) in &self.process.pool.stand_ins {
             let task = named.clone().or_else(|| {
                 let slot = (unclaimed.iter_mut()).find(|w| w.is_some_and(|(_, r)| r <= first))?;
                 slot.take().map(|(t, _)| t.clone())
@@ -286,19 +286,19 @@ impl TextParser {
         // Each process's task is known from its lines ([`Pool`]), once a pool process has
         // written one: the tasks received before that wait for one too.
         match said {
-            Said::Received => self.pool.received(call.clone(), at),
-            _ => self.pool.task_over(&call),
+            Said::Received => self.process.pool.received(call.clone(), at),
+            _ => self.process.pool.task_over(&call),
         }
         // Another task received while one runs waits for the pool: the client lines
         // that follow are the running one's (where the lines do not say their process).
-        let running = self.celery_running.clone().filter(|_| !self.pool.seen);
+        let running = self.process.celery_running.clone().filter(|_| !self.process.pool.seen);
         if !matches!(said, Said::Received) && running.as_ref() == Some(&call) {
-            self.celery_running = None;
+            self.process.celery_running = None;
         }
         let kind = match said {
             Said::Received => {
-                if !self.pool.seen && running.is_none_or(|r| r == call) {
-                    self.celery_running = Some(call.clone());
+                if !self.process.pool.seen && running.is_none_or(|r| r == call) {
+                    self.process.celery_running = Some(call.clone());
                     self.begin_call(&call, at);
                 }
                 EventKind::ToolCall(Box::new(ToolCall {

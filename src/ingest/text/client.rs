@@ -249,21 +249,21 @@ impl TextParser {
                 ..
             } => self.read_header_block(ahead, b"request"),
             ClientLine::Answer { url: None, .. } => {
-                self.client.logs_every_try = true;
+                self.process.client.logs_every_try = true;
                 self.read_header_block(ahead, b"response")
             }
             _ => KeyBelow::Unseen,
         };
         match line {
             ClientLine::Headers => {
-                self.tail = super::tail::Tail::Headers;
+                self.process.tail = super::tail::Tail::Headers;
                 return Some(Verdict::Ignored);
             }
             ClientLine::Diagnostic => return Some(Verdict::Ignored),
             _ => {}
         }
-        let call = match &self.current_call {
-            Some(call) if !self.client.over => call.clone(),
+        let call = match &self.process.current_call {
+            Some(call) if !self.process.client.over => call.clone(),
             Some(_) => return Some(Verdict::Ignored),
             // Only a request that may have an effect, or a retry, opens a call of its own: a
             // connection is no request, a GET changes nothing.
@@ -287,10 +287,10 @@ impl TextParser {
         // The agent numbered this dispatch's attempts itself (`(attempt N)` lines): these
         // lines repeat them.
         let last = self.last_attempt.get(&call).copied();
-        if last.is_some() && last != self.client.last_number {
+        if last.is_some() && last != self.process.client.last_number {
             return Some(Verdict::Ignored);
         }
-        let since = self.client.since.min(at);
+        let since = self.process.client.since.min(at);
         let dispatch = InDispatch { call, since, at };
         match line {
             ClientLine::Headers | ClientLine::Diagnostic => Some(Verdict::Ignored),
@@ -337,7 +337,7 @@ impl TextParser {
     /// ([`ClientLog::since`]). The lines that return early (none of its requests, or one
     /// already read) leave that where it was.
     fn read_as_latest(&mut self, at: Timestamp, verdict: Verdict) -> Option<Verdict> {
-        self.client.since = at;
+        self.process.client.since = at;
         Some(verdict)
     }
 
@@ -350,11 +350,11 @@ impl TextParser {
         number: u32,
         url: &[u8],
     ) -> bool {
-        self.client.last_number == Some(number)
-            && !self.client.over
+        self.process.client.last_number == Some(number)
+            && !self.process.client.over
             && call.is_some()
-            && *call == self.current_call
-            && (self.client.sent.last())
+            && *call == self.process.current_call
+            && (self.process.client.sent.last())
                 .is_some_and(|s| !s.answered && as_text(url).is_some_and(|u| same_url(&s.url, u)))
     }
 
@@ -363,10 +363,10 @@ impl TextParser {
     fn read_header_block<'a>(&mut self, ahead: &Ahead<'a>, side: &[u8]) -> KeyBelow<'a> {
         match faraday::header_block(ahead, side) {
             Some(block) => {
-                self.client.logs_every_try = true;
+                self.process.client.logs_every_try = true;
                 if block.cut {
                     // Its lines past the buffer continue the record.
-                    self.tail = super::tail::Tail::Headers;
+                    self.process.tail = super::tail::Tail::Headers;
                 }
                 self.read_ahead += block.lines;
                 self.out.stats.ignored += block.lines as u64;
@@ -396,14 +396,14 @@ impl TextParser {
     /// dispatch).
     fn next_attempt(&self, call: &CallRef) -> u32 {
         let last = self.last_attempt.get(call).copied().unwrap_or(0);
-        last.max(self.client.implied).saturating_add(1)
+        last.max(self.process.client.implied).saturating_add(1)
     }
 
     /// The attempt event of a request read from a client's line; it is the dispatch's
     /// latest.
     fn client_attempt(&mut self, call: &CallRef, sent: &Sent) -> EventKind {
         self.last_attempt.insert(call.clone(), sent.number);
-        self.client.last_number = Some(sent.number);
+        self.process.client.last_number = Some(sent.number);
         EventKind::Attempt(Box::new(Attempt {
             call: Some(call.clone()),
             number: sent.number,
@@ -438,13 +438,13 @@ impl TextParser {
         attempt: Option<u32>,
         status: Option<u16>,
     ) {
-        if !self.client.over && call.is_some() && *call == self.current_call {
+        if !self.process.client.over && call.is_some() && *call == self.process.current_call {
             // Retries that named no request are left unread: the call's outcome came first.
-            self.client.unnamed.clear();
-            self.client.implied += u32::from(attempt.is_none());
-            self.client.implied_failure_last = attempt.is_none() && status.is_none();
-            self.client.since = self.client.since.max(self.line_at);
-            let told = (self.client.sent.iter_mut()).rfind(|s| Some(s.number) == attempt);
+            self.process.client.unnamed.clear();
+            self.process.client.implied += u32::from(attempt.is_none());
+            self.process.client.implied_failure_last = attempt.is_none() && status.is_none();
+            self.process.client.since = self.process.client.since.max(self.line_at);
+            let told = (self.process.client.sent.iter_mut()).rfind(|s| Some(s.number) == attempt);
             if let Some(s) = told {
                 match status {
                     Some(status) => _ = s.status.get_or_insert(status),

@@ -185,8 +185,8 @@ fn dispatch(message: &Message, call: CallRef) -> EventKind {
 impl TextParser {
     /// The input's end: each stand-in's events given the message its Retries line named.
     pub(super) fn settle_dramatiq(&mut self) {
-        if !self.dramatiq.named.is_empty() {
-            let named = std::mem::take(&mut self.dramatiq.named);
+        if !self.process.dramatiq.named.is_empty() {
+            let named = std::mem::take(&mut self.process.dramatiq.named);
             self.rename_calls(&named);
         }
     }
@@ -195,7 +195,7 @@ impl TextParser {
     /// thread, and makes the call whose lines the thread's are now current.
     #[cold]
     pub(super) fn dramatiq_line(&mut self, line: &[u8], used: usize, at: Timestamp) {
-        self.dramatiq.own_line = None;
+        self.process.dramatiq.own_line = None;
         let Some(close) = memchr::memchr(b']', line) else {
             return;
         };
@@ -203,12 +203,12 @@ impl TextParser {
             return;
         };
         let key: Box<[u8]> = [h.pid, b"/", h.thread].concat().into();
-        self.dramatiq.line_thread = None;
+        self.process.dramatiq.line_thread = None;
         if h.logger.starts_with(b"dramatiq") {
-            self.dramatiq.own_line = Some(key);
+            self.process.dramatiq.own_line = Some(key);
             return;
         }
-        let workers = &mut self.dramatiq;
+        let workers = &mut self.process.dramatiq;
         let thread = workers.threads.entry(key.clone()).or_default();
         thread.latest = Some(at);
         workers.line_thread = Some(key);
@@ -231,7 +231,7 @@ impl TextParser {
             });
         }
         let named = thread.message.as_ref().filter(|m| m.named);
-        self.current_call = named.map(|m| m.call.clone());
+        self.process.current_call = named.map(|m| m.call.clone());
         if let Some(call) = taken {
             self.begin_call(&call, at);
         }
@@ -241,7 +241,7 @@ impl TextParser {
     /// message its thread took by turn is over, its success unlogged, and the thread's next
     /// lines are another message's.
     pub(super) fn dramatiq_answered(&mut self) {
-        let workers = &mut self.dramatiq;
+        let workers = &mut self.process.dramatiq;
         let Some(thread) = (workers.line_thread.as_ref()).and_then(|k| workers.threads.get_mut(k))
         else {
             return;
@@ -254,17 +254,17 @@ impl TextParser {
     /// One of Dramatiq's own lines at `at` (see the module's doc); `None` for any other.
     #[cold]
     pub(super) fn dramatiq_message(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
-        let key = self.dramatiq.own_line.clone()?;
+        let key = self.process.dramatiq.own_line.clone()?;
         let said = said(msg)?;
         // Not read again alone: what it says rests on the lines before it.
         self.place = None;
-        let thread = self.dramatiq.threads.entry(key.clone()).or_default();
+        let thread = self.process.dramatiq.threads.entry(key.clone()).or_default();
         match said {
             Said::Received { repr, id } => {
                 let (actor, args) = python_call(repr)?;
                 let call = message_call(id);
-                self.dramatiq.waiting.retain(|(m, _)| m.call != call);
-                let thread = self.dramatiq.threads.entry(key.clone()).or_default();
+                self.process.dramatiq.waiting.retain(|(m, _)| m.call != call);
+                let thread = self.process.dramatiq.threads.entry(key.clone()).or_default();
                 let message = Message {
                     call,
                     named: true,
@@ -282,15 +282,15 @@ impl TextParser {
                 let since = thread.latest.take().unwrap_or(at);
                 if let Some(m) = thread.message.as_ref().filter(|m| m.named) {
                     // Its traceback below is the failure of the message its thread runs.
-                    self.current_call = Some(m.call.clone());
+                    self.process.current_call = Some(m.call.clone());
                     return Some(Verdict::Ignored);
                 }
                 let name = format!(
                     "?dramatiq:{}:{}",
                     String::from_utf8_lossy(&key),
-                    self.dramatiq.stand_ins
+                    self.process.dramatiq.stand_ins
                 );
-                self.dramatiq.stand_ins += 1;
+                self.process.dramatiq.stand_ins += 1;
                 let message = Message {
                     call: message_call(name.as_bytes()),
                     named: false,
@@ -310,13 +310,13 @@ impl TextParser {
                 thread.latest = None;
                 let call = message_call(id);
                 if !failed.named {
-                    self.dramatiq
+                    self.process.dramatiq
                         .named
                         .insert(failed.call.clone(), call.clone());
                 }
-                self.current_call = None;
+                self.process.current_call = None;
                 let due = at.plus(after);
-                let workers = &mut self.dramatiq;
+                let workers = &mut self.process.dramatiq;
                 if workers.waiting.len() == WAITING_KEPT {
                     workers.waiting.pop_front();
                 }
@@ -333,12 +333,12 @@ impl TextParser {
                 let failed = thread.message.take();
                 thread.latest = None;
                 let call = message_call(id);
-                self.dramatiq.waiting.retain(|(m, _)| m.call != call);
+                self.process.dramatiq.waiting.retain(|(m, _)| m.call != call);
                 if let Some(failed) = failed.filter(|m| !m.named) {
-                    self.dramatiq.named.insert(failed.call, call.clone());
+                    self.process.dramatiq.named.insert(failed.call, call.clone());
                 }
                 let end = self.step_end(call, false, Some(Text::from_static_str(why)));
-                self.current_call = None;
+                self.process.current_call = None;
                 Some(Verdict::Event(at, end))
             }
         }

@@ -82,7 +82,7 @@ impl EmbeddedMessages {
     /// The reader's state for a line written at `at`, a record of its own.
     fn begin_line(&mut self, at: Timestamp) {
         let p = &mut self.0;
-        p.tail = tail::Tail::AfterRecord { failed: false };
+        p.process.tail = tail::Tail::AfterRecord { failed: false };
         p.line_at = at;
     }
 

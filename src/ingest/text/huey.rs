@@ -86,7 +86,7 @@ impl TextParser {
     pub(super) fn huey_line(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
         if msg == b"The following commands are available:" {
             // Its `+ NAME` lines follow, without a stamp.
-            self.tail = super::tail::Tail::Listing;
+            self.process.tail = super::tail::Tail::Listing;
             return Some(Verdict::Ignored);
         }
         let said = said(msg)?;
@@ -108,7 +108,7 @@ impl TextParser {
             }
             Said::Raised { id } => {
                 // Its traceback below is the failure of the task's latest dispatch.
-                self.current_call = Some(task_call(id));
+                self.process.current_call = Some(task_call(id));
                 return Some(Verdict::Ignored);
             }
             Said::Done { id } => self.step_end(task_call(id), true, None),

@@ -12,11 +12,11 @@ impl TextParser {
     #[cold]
     pub(super) fn worker_header(&mut self, rest: &[u8]) -> usize {
         if let Some(header) = super::dramatiq::header(rest) {
-            self.dramatiq.seen = true;
+            self.process.dramatiq.seen = true;
             return header.len;
         }
         if let Some(len) = super::huey::header_len(rest) {
-            self.huey_seen = true;
+            self.process.huey_seen = true;
             return len;
         }
         0
@@ -26,7 +26,7 @@ impl TextParser {
     /// worker's (`Worker NAME: QUEUE: FUNCTION(...) (ID)`) at `at`; `None` for any other.
     #[inline]
     pub(super) fn job_queue_line(&mut self, at: Timestamp, msg: &[u8]) -> Option<Verdict> {
-        if self.dramatiq.seen
+        if self.process.dramatiq.seen
             && let Some(verdict) = self.dramatiq_message(at, msg)
         {
             return Some(verdict);

@@ -34,7 +34,7 @@ impl TextParser {
         // follows calls of its own that a reading of the line alone would not know.
         self.place = None;
         let (input, opts) = (self.input, &self.opts);
-        let objects = (self.objects).get_or_insert_with(|| Box::new(ObjectLines::new(input, opts)));
+        let objects = (self.process.objects).get_or_insert_with(|| Box::new(ObjectLines::new(input, opts)));
         let verdict = match objects.message_events(n, json.trim_ascii(), given) {
             Ok(Some((mut events, attrs))) => {
                 if !attrs.is_empty() {
@@ -56,7 +56,7 @@ impl TextParser {
             Err(why) => return Verdict::Skipped(why),
         };
         // A record of its own: the unstamped lines below it are not the text record's.
-        self.tail = tail::Tail::AfterRecord { failed: false };
+        self.process.tail = tail::Tail::AfterRecord { failed: false };
         verdict
     }
 

@@ -22,7 +22,7 @@ impl TextParser {
         // A call's own run and step, or a tool call whose step is still open: never an
         // anonymous call made of such lines (a service's own deliveries have attempts too).
         let named = run.is_some() && f.token(b"step").is_some();
-        let open_step = self.current_call.is_some() && !self.client.over;
+        let open_step = self.process.current_call.is_some() && !self.process.client.over;
         if !named && !open_step {
             return Ok(None);
         }

@@ -1,7 +1,7 @@
 //! The text parser's side of rotated logs ([`crate::ingest::rotated`]): one parser goes on
 //! from one file to the next.
 
-use super::{TextParser, client, tail};
+use super::TextParser;
 use crate::ingest::lines::for_each_line_ahead;
 use crate::ingest::{InputStats, ParseOptions, Parsed};
 use crate::time::{DateCache, Folds, NANOS_PER_SEC, Stamp, Timestamp, Zone};
@@ -42,14 +42,14 @@ impl Rotated {
     ) -> io::Result<InputStats> {
         let p = &mut self.p;
         if self.read_one && !starts_after(head, p.line_at, opts.tz, p.dates.folds) {
-            p.current_call = None;
+            p.process.forget_calls();
+            p.processes.forget_calls();
             p.last_attempt.clear();
-            p.client = client::ClientLog::default();
-            p.tail = tail::Tail::default();
         }
         self.read_one = true;
         p.input = input;
         p.zone = opts.tz;
+        p.processes.by_line = opts.line_processes.clone();
         let mut notes = crate::ingest::lines::LineNotes::default();
         let first_line_read = std::mem::take(&mut self.first_line_read);
         let lines = for_each_line_ahead(reader, &mut notes, |n, span, line, ahead| {
@@ -57,6 +57,7 @@ impl Rotated {
                 p.out.stats.ignored += 1;
                 return 0;
             }
+            p.entry_process(n);
             p.line(n, span, line, ahead)
         });
         // A held call is settled here, so that its lines count for this file; the filter
@@ -73,7 +74,7 @@ impl Rotated {
 
     /// Every event read, with no file's accounts (the caller has them from [`Self::read`]).
     pub fn finish(mut self) -> Parsed {
-        self.p.settle_pool();
+        self.p.in_every_process(TextParser::settle_pool);
         self.p.out.finish()
     }
 }

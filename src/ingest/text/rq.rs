@@ -102,8 +102,8 @@ impl TextParser {
             Said::Raised { id } => {
                 // Its traceback below is the failure of the job's latest dispatch.
                 let job = job_call(id);
-                if self.current_call.as_ref() != Some(&job) {
-                    self.current_call = Some(job);
+                if self.process.current_call.as_ref() != Some(&job) {
+                    self.process.current_call = Some(job);
                 }
                 return Some(Verdict::Ignored);
             }

@@ -24,7 +24,7 @@ impl TextParser {
                 // Only a pool process makes the lines' processes worth reading: a worker
                 // whose every line is MainProcess's (a solo or threads pool) keeps the
                 // older rule ([`celery`]).
-                self.pool.seen |= celery && process != b"MainProcess";
+                self.process.pool.seen |= celery && process != b"MainProcess";
                 celery.then_some((stamp, close + 2))
             }
             Some(b' ') => match written_offset_after(&inner[used..]) {
@@ -55,7 +55,7 @@ impl TextParser {
         // Faraday's logger middleware names its lines `request` and `response`.
         let program = &line[end..message];
         if program.ends_with(b"-- request:") || program.ends_with(b"-- response:") {
-            self.client.logs_every_try = true;
+            self.process.client.logs_every_try = true;
         }
         Some((stamp, message))
     }

@@ -37,19 +37,26 @@ impl Years {
 impl TextParser {
     /// The message after a syslog header's host and tag, `rest` being the line after its
     /// stamp (rsyslog's `RSYSLOG_FileFormat`, `journalctl -o short-iso`): not when the
-    /// "host" is a level (`STAMP INFO agent: ...` is a logger's line).
+    /// "host" is a level (`STAMP INFO agent: ...` is a logger's line). The line is read in
+    /// the state of the process the header names ([`super::processes`]).
     #[inline]
     pub(super) fn behind_header_after_stamp<'a>(
-        &self,
+        &mut self,
         stamp: &[u8],
         rest: &'a [u8],
     ) -> Option<&'a [u8]> {
         if !syslog::is_rfc3339(stamp) {
             return None;
         }
-        let msg = syslog::after_host_and_tag(rest)?;
+        let header = syslog::after_host_and_tag(rest)?;
         let words = &rest[1..];
-        (level::without_level(words).len() == words.len()).then_some(msg)
+        if level::without_level(words).len() != words.len() {
+            return None;
+        }
+        if let Some(process) = header.process {
+            self.switch_process(process);
+        }
+        Some(header.msg)
     }
 
     /// A message behind a header that opens with a stamp of its own, read as the line it
@@ -96,10 +103,17 @@ impl TextParser {
         line: &[u8],
         ahead: Ahead,
     ) -> Option<Verdict> {
-        if let Some((stamp, msg)) = syslog::rfc5424(line) {
-            return Some(self.syslog_message(n, span, stamp, msg, ahead));
+        if let Some((stamp, header)) = syslog::rfc5424(line) {
+            if let Some(process) = header.process {
+                self.switch_process(process);
+            }
+            return Some(self.syslog_message(n, span, stamp, header.msg, ahead));
         }
-        let (bsd, msg) = syslog::bsd(line)?;
+        let (bsd, header) = syslog::bsd(line)?;
+        if let Some(process) = header.process {
+            self.switch_process(process);
+        }
+        let msg = header.msg;
         let (from, said) = self.year_from();
         let Some(year) = syslog::year_of(bsd.month, bsd.day, from) else {
             return Some(Verdict::Skipped(format!(

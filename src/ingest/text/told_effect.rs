@@ -53,9 +53,9 @@ impl TextParser {
     /// `effect` read from it that names no order, amount or key), if the line comes within
     /// [`TOLD_WITHIN`] of the file's latest 2xx answer.
     pub(super) fn effect_told(&self, effect: Option<&Effect>, first: &[u8]) -> Option<EventKind> {
-        let last = self.last_answer.as_ref()?;
+        let last = self.process.last_answer.as_ref()?;
         let soon = (0..=TOLD_WITHIN).contains(&self.line_at.0.saturating_sub(last.at.0));
-        if !soon || self.anonymous.effects_seen {
+        if !soon || self.process.anonymous.effects_seen {
             return None;
         }
         let id = match effect {

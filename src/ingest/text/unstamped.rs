@@ -30,13 +30,13 @@ impl TextParser {
             return verdict;
         }
         if let Some(time) = jul::header_time(line) {
-            self.jul_time = Some(time);
+            self.process.jul_time = Some(time);
             return Verdict::Ignored;
         }
         // A web server's access line: its stamp in brackets after the client's address;
         // a gateway's may show a request it sent again ([`super::gateway`]).
         if let Some(at) = crate::ingest::access_log::stamp(line, self.zone) {
-            self.tail = tail::Tail::AfterRecord { failed: false };
+            self.process.tail = tail::Tail::AfterRecord { failed: false };
             return match crate::ingest::gateway::of_access_line(line) {
                 Some(kind) => Verdict::Event(at, kind),
                 None => Verdict::Ignored,
@@ -47,22 +47,22 @@ impl TextParser {
         // no failure of the line before.
         if crate::ingest::banner::is_framework_line(line) {
             self.invocation.platform_line(line);
-            self.tail = tail::Tail::AfterRecord { failed: true };
+            self.process.tail = tail::Tail::AfterRecord { failed: true };
             return Verdict::Ignored;
         }
-        if let Some(time) = self.jul_time.take() {
+        if let Some(time) = self.process.jul_time.take() {
             if let Some((_, message)) = jul::message_line(line) {
                 let stamped = [time.as_bytes(), b"  ", message].concat();
                 return self.message_line(n, span, &stamped, ahead);
             }
-            self.jul_time = Some(time);
+            self.process.jul_time = Some(time);
         }
         // AWS Lambda's Python runtime's report of the error the handler raised: the
         // invocation's failure ([`lambda`]), its traceback after it part of it.
         if let Some(error) = lambda::unhandled_error(line)
             && self.invocation.is_open()
         {
-            self.tail = tail::Tail::InTrace { told: true };
+            self.process.tail = tail::Tail::InTrace { told: true };
             return self.failure_of_record(error, &ahead);
         }
         self.record_tail(raw, line, why, ahead)
@@ -78,7 +78,7 @@ impl TextParser {
         why: String,
         ahead: Ahead,
     ) -> Verdict {
-        match self.tail.continues(raw, line) {
+        match self.process.tail.continues(raw, line) {
             tail::Continued::No if level::python_default_layout(line) => Verdict::Skipped(
                 "no timestamp: Python logging's default format (`LEVEL:name:message`) writes none; add `%(asctime)s` to the handler's format".into(),
             ),

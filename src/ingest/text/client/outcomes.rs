@@ -20,13 +20,13 @@ impl TextParser {
         reason: &[u8],
     ) -> Option<Verdict> {
         if agents_own(url.as_bytes()) {
-            self.client.unnamed.clear();
+            self.process.client.unnamed.clear();
             return Some(Verdict::Ignored);
         }
         let mut events = Vec::with_capacity(2);
         self.unnamed_retries(&call, method, url.as_bytes(), &mut events);
         // The answer to a request urllib3 said it was sending again.
-        let resent = (self.client.latest_to(url.as_bytes()))
+        let resent = (self.process.client.latest_to(url.as_bytes()))
             .filter(|s| !s.answered && s.method.as_deref().is_none_or(|m| m.as_bytes() == method));
         // An answer logged in the same whole second as the resend it answers, placed after
         // its wait, is not earlier than it.
@@ -49,7 +49,7 @@ impl TextParser {
                     ..Sent::new(number, url, since)
                 };
                 events.push((since, self.placed_attempt(&call, &sent)));
-                self.client.record(sent);
+                self.process.client.record(sent);
                 number
             }
         };
@@ -72,7 +72,7 @@ impl TextParser {
         let number = match url {
             Some(url) if agents_own(url) => return Some(Verdict::Ignored),
             // The request sent last: none open, the failure is no request's here.
-            None => match self.client.open_last() {
+            None => match self.process.client.open_last() {
                 Some(s) => {
                     s.answered = true;
                     s.failure_read = true;
@@ -80,7 +80,7 @@ impl TextParser {
                 }
                 None => return Some(Verdict::Ignored),
             },
-            Some(url) => match self.client.latest_to(url) {
+            Some(url) => match self.process.client.latest_to(url) {
                 Some(s) if !s.answered => {
                     s.answered = true;
                     s.failure_read = true;
@@ -93,7 +93,7 @@ impl TextParser {
                     sent.failure_read = true;
                     let number = sent.number;
                     events.push((since, self.placed_attempt(&call, &sent)));
-                    self.client.record(sent);
+                    self.process.client.record(sent);
                     number
                 }
             },
@@ -122,7 +122,7 @@ impl TextParser {
     ) -> Option<Verdict> {
         let named =
             |s: &&mut Sent| url.is_none_or(|url| as_text(url).is_some_and(|u| same_url(&s.url, u)));
-        let Some(s) = self.client.open_last().filter(named) else {
+        let Some(s) = self.process.client.open_last().filter(named) else {
             return Some(Verdict::Ignored);
         };
         s.answered = true;

@@ -25,10 +25,10 @@ impl TextParser {
     ) -> Option<Verdict> {
         if agents_own(url) || is_safe_method(method) {
             // An answer naming no request after it is this one's.
-            self.client.read_in_flight = true;
+            self.process.client.read_in_flight = true;
             return Some(Verdict::Ignored);
         }
-        self.client.read_in_flight = false;
+        self.process.client.read_in_flight = false;
         let mut events = Vec::new();
         self.unnamed_retries(&call, method, url, &mut events);
         if self.announced_again(url) {
@@ -39,8 +39,8 @@ impl TextParser {
         }
         // The same request logged again with no outcome of the last between: its client
         // (Faraday's retry middleware) sent it again after a failure no line gave.
-        let every_try = self.client.logs_every_try;
-        let failed = self.client.sent.last_mut().filter(|s| {
+        let every_try = self.process.client.logs_every_try;
+        let failed = self.process.client.sent.last_mut().filter(|s| {
             let again = every_try && !s.answered && !s.failure_read && s.status.is_none();
             again
                 && s.method.as_deref().is_none_or(|m| m.as_bytes() == method)
@@ -61,7 +61,7 @@ impl TextParser {
             KeyBelow::Unseen => {}
         }
         let attempt = self.client_attempt(&call, &sent);
-        self.client.record(sent);
+        self.process.client.record(sent);
         events.extend(failure.map(|f| (at, f)));
         events.push((at, attempt));
         let verdict = match events.len() {
@@ -74,7 +74,7 @@ impl TextParser {
     /// A request to `url` logged now is the one a retry line already said was sent again
     /// (the SDK's own line of it, a line logged below a retry middleware): no other.
     fn announced_again(&mut self, url: &[u8]) -> bool {
-        let announced = self.client.sent.last_mut().filter(|s| {
+        let announced = self.process.client.sent.last_mut().filter(|s| {
             let path = |u: &str| url_parts(u).1.ends_with(url_parts(&s.url).1);
             s.announced && !s.answered && as_text(url).is_some_and(path)
         });
@@ -97,18 +97,18 @@ impl TextParser {
     ) -> Option<EventKind> {
         let at = self.line_at;
         if agents_own(url) || is_safe_method(method) {
-            self.client.read_in_flight = true;
+            self.process.client.read_in_flight = true;
             return None;
         }
-        self.client.read_in_flight = false;
+        self.process.client.read_in_flight = false;
         if self.announced_again(url) {
             return None;
         }
         let mut sent = self.unanswered(call, method, url, at)?;
         sent.key = key.map(small);
         let attempt = self.client_attempt(call, &sent);
-        self.client.record(sent);
-        self.client.since = at;
+        self.process.client.record(sent);
+        self.process.client.since = at;
         Some(attempt)
     }
 
@@ -126,9 +126,9 @@ impl TextParser {
         at: crate::time::Timestamp,
         after: Duration,
     ) {
-        let open = !self.client.over && self.current_call.as_ref() == Some(call);
+        let open = !self.process.client.over && self.process.current_call.as_ref() == Some(call);
         let Some(failed) =
-            (self.client.sent.last_mut()).filter(|s| open && s.number == number && !s.answered)
+            (self.process.client.sent.last_mut()).filter(|s| open && s.number == number && !s.answered)
         else {
             return;
         };
@@ -141,7 +141,7 @@ impl TextParser {
                 .again(number.saturating_add(1), at.plus(after))
         };
         self.last_attempt.insert(call.clone(), again.number);
-        self.client.record(again);
+        self.process.client.record(again);
     }
 
     /// [`ClientLine::Resending`](super::ClientLine::Resending): `method url` is sent again
@@ -155,13 +155,13 @@ impl TextParser {
         after: Duration,
     ) -> Option<Verdict> {
         if agents_own(url) || is_safe_method(method) {
-            self.client.read_in_flight = is_safe_method(method);
+            self.process.client.read_in_flight = is_safe_method(method);
             return Some(Verdict::Ignored);
         }
-        self.client.read_in_flight = false;
+        self.process.client.read_in_flight = false;
         let mut events = Vec::with_capacity(2);
         if let Some(status) = status
-            && let Some(s) = self.client.latest_to(url).filter(|s| !s.answered)
+            && let Some(s) = self.process.client.latest_to(url).filter(|s| !s.answered)
         {
             s.answered = true;
             s.status = Some(status);
@@ -171,7 +171,7 @@ impl TextParser {
         // Sent once the wait is over: an effect made during it is the last try's.
         let sent = self.unanswered(&call, method, url, at.plus(after))?;
         events.push((sent.at, self.client_attempt(&call, &sent)));
-        self.client.record(sent);
+        self.process.client.record(sent);
         self.read_as_latest(at, Verdict::Events(events))
     }
 }

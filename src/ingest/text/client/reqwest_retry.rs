@@ -42,11 +42,11 @@ impl TextParser {
         InDispatch { call, since, at }: InDispatch,
         after: Duration,
     ) -> Option<Verdict> {
-        if std::mem::take(&mut self.client.read_in_flight) {
+        if std::mem::take(&mut self.process.client.read_in_flight) {
             // A read was sent last: its retry changes nothing.
             return Some(Verdict::Ignored);
         }
-        if self.client.last_retryable().is_some() {
+        if self.process.client.last_retryable().is_some() {
             let events = self.sdk_retry(&call, None, after, at, since)?;
             return self.read_as_latest(at, Verdict::Events(events));
         }

@@ -73,10 +73,10 @@ impl TextParser {
     ) -> Option<Vec<Placed>> {
         let mut events = Vec::with_capacity(3);
         let Some(failed) = self.retried(call, path, since, &mut events) else {
-            if path.is_none() && !self.client.overlapping {
+            if path.is_none() && !self.process.client.overlapping {
                 // At INFO the newer template's request that timed out is in no line: the
                 // next request the client logs says which it was.
-                self.client.unnamed.push(Unnamed { since, at, after });
+                self.process.client.unnamed.push(Unnamed { since, at, after });
                 return Some(events);
             }
             return None;
@@ -91,7 +91,7 @@ impl TextParser {
             ..failed.again(self.next_attempt(call), at.plus(after))
         };
         events.push((again.at, self.client_attempt(call, &again)));
-        self.client.record(again);
+        self.process.client.record(again);
         Some(events)
     }
 
@@ -109,11 +109,11 @@ impl TextParser {
         let latest = match path {
             Some(p) => {
                 let p = std::str::from_utf8(p).ok()?;
-                (self.client.sent.iter_mut())
+                (self.process.client.sent.iter_mut())
                     .rfind(|s| url_parts(&s.url).1.ends_with(p))
                     .filter(|s| s.may_be_retried())
             }
-            None => self.client.last_retryable(),
+            None => self.process.client.last_retryable(),
         };
         if let Some(s) = latest {
             s.answered = true;
@@ -122,7 +122,7 @@ impl TextParser {
         let path = path.filter(|p| !agents_own(p) && !models_path(p))?;
         let mut sent = self.unanswered(call, b"", path, since)?;
         sent.answered = true;
-        if std::mem::take(&mut self.client.implied_failure_last) {
+        if std::mem::take(&mut self.process.client.implied_failure_last) {
             // The failure read last (a traceback at DEBUG) was of this request, whose
             // attempt correlation implies.
             sent.failure_read = true;
@@ -144,10 +144,10 @@ impl TextParser {
         events: &mut Vec<Placed>,
     ) {
         // A read is no payment's retry; the model's own call was the one retried.
-        if self.client.unnamed.is_empty() || super::is_safe_method(method) {
+        if self.process.client.unnamed.is_empty() || super::is_safe_method(method) {
             return;
         }
-        let unnamed = std::mem::take(&mut self.client.unnamed);
+        let unnamed = std::mem::take(&mut self.process.client.unnamed);
         if agents_own(url) {
             return;
         }
@@ -163,7 +163,7 @@ impl TextParser {
             tried = again;
         }
         tried.announced = true;
-        self.client.record(tried);
+        self.process.client.record(tried);
     }
 }
 

@@ -15,8 +15,8 @@ impl TextParser {
     /// request not yet logged can have been sent.
     pub(super) fn urllib3_connection(&mut self, origin: String, at: Timestamp) -> Option<Verdict> {
         if !agents_own(origin.as_bytes()) {
-            self.client.origin = origin;
-            self.client.since = at;
+            self.process.client.origin = origin;
+            self.process.client.since = at;
         }
         Some(Verdict::Ignored)
     }
@@ -32,7 +32,7 @@ impl TextParser {
         origin: Option<String>,
     ) -> Option<Verdict> {
         let origin = origin.or_else(|| {
-            let known = &self.client.origin;
+            let known = &self.process.client.origin;
             (!known.is_empty()).then(|| known.clone())
         });
         let url = match &origin {
@@ -43,7 +43,7 @@ impl TextParser {
             return Some(Verdict::Ignored);
         }
         let mut events = Vec::with_capacity(3);
-        let failed = match self.client.latest_to(url.as_bytes()) {
+        let failed = match self.process.client.latest_to(url.as_bytes()) {
             Some(s) if !s.answered => {
                 s.answered = true;
                 Sent {
@@ -81,7 +81,7 @@ impl TextParser {
         // Sent again as it was: the same method, URL and headers (no key stays none).
         let again = failed.again(self.next_attempt(&call), at);
         events.push((at, self.client_attempt(&call, &again)));
-        self.client.record(again);
+        self.process.client.record(again);
         self.read_as_latest(at, Verdict::Events(events))
     }
 }

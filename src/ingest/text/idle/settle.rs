@@ -79,10 +79,10 @@ impl TextParser {
     /// The ordinary path makes a tool call the current call; so does a held one, settled
     /// when its step ended.
     fn set_current_call(&mut self) {
-        self.client.end_dispatch();
+        self.process.client.end_dispatch();
         self.named_call();
         let idle = &self.idle;
-        match &mut self.current_call {
+        match &mut self.process.current_call {
             Some(c) => {
                 if !same_bytes(c.run.as_bytes(), idle.run.as_bytes()) {
                     c.run = idle.run.as_str().into();
@@ -90,7 +90,7 @@ impl TextParser {
                 c.step = idle.step;
             }
             None => {
-                self.current_call = Some(CallRef {
+                self.process.current_call = Some(CallRef {
                     run: idle.run.as_str().into(),
                     step: idle.step,
                     part: 0,
@@ -102,7 +102,7 @@ impl TextParser {
         // `start_idle` holds only calls the filter does not know of (a step's end, which
         // lets the filter forget a call, forgets its attempt too).
         debug_assert!(
-            (self.current_call.as_ref()).is_none_or(|c| !self.last_attempt.contains_key(c)),
+            (self.process.current_call.as_ref()).is_none_or(|c| !self.last_attempt.contains_key(c)),
             "an idle call with an attempt counted"
         );
     }
