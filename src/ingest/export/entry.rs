@@ -55,11 +55,21 @@ struct Journal<'a> {
     pid: Option<&'a RawValue>,
     #[serde(rename = "SYSLOG_PID", borrow, default, deserialize_with = "present")]
     syslog_pid: Option<&'a RawValue>,
-    #[serde(rename = "SYSLOG_IDENTIFIER", borrow, default, deserialize_with = "present")]
+    #[serde(
+        rename = "SYSLOG_IDENTIFIER",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     identifier: Option<&'a RawValue>,
     #[serde(rename = "_COMM", borrow, default, deserialize_with = "present")]
     comm: Option<&'a RawValue>,
-    #[serde(rename = "_SYSTEMD_UNIT", borrow, default, deserialize_with = "present")]
+    #[serde(
+        rename = "_SYSTEMD_UNIT",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     unit: Option<&'a RawValue>,
     #[serde(rename = "_HOSTNAME", borrow, default, deserialize_with = "present")]
     host: Option<&'a RawValue>,
@@ -74,7 +84,13 @@ impl Journal<'_> {
     /// them; none without a pid (the kernel's lines, an entry made by hand).
     fn writer(&self) -> Option<Vec<u8>> {
         let pid = self.pid.or(self.syslog_pid)?;
-        let parts = [Some(pid), self.identifier.or(self.comm), self.unit, self.host, self.boot];
+        let parts = [
+            Some(pid),
+            self.identifier.or(self.comm),
+            self.unit,
+            self.host,
+            self.boot,
+        ];
         let mut writer = Vec::with_capacity(64);
         for part in parts {
             writer.extend_from_slice(part.map_or("", RawValue::get).as_bytes());

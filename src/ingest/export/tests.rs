@@ -6,9 +6,14 @@ use crate::ingest::{Format, ParseOptions};
 fn unwrap(kind: Kind, text: &str) -> (Vec<String>, Vec<(u32, String)>) {
     let skips = Skips::default();
     let mut out = String::new();
-    Unwrapped::new(text.as_bytes(), kind, skips.clone())
-        .read_to_string(&mut out)
-        .unwrap();
+    Unwrapped::new(
+        text.as_bytes(),
+        kind,
+        skips.clone(),
+        LineProcesses::default(),
+    )
+    .read_to_string(&mut out)
+    .unwrap();
     let skipped = skips.0.lock().unwrap().1.clone();
     let lines = out.lines().map(str::to_string).collect();
     (
@@ -67,9 +72,14 @@ fn a_journal_entry_gives_its_message_with_its_time_to_the_microsecond() {
     );
     let skips = Skips::default();
     let mut out = Vec::new();
-    Unwrapped::new(text.as_bytes(), Kind::JournalLines, skips.clone())
-        .read_to_end(&mut out)
-        .unwrap();
+    Unwrapped::new(
+        text.as_bytes(),
+        Kind::JournalLines,
+        skips.clone(),
+        LineProcesses::default(),
+    )
+    .read_to_end(&mut out)
+    .unwrap();
     let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
     assert_eq!(
         &lines[..6],
@@ -440,4 +450,54 @@ fn journal_entries(messages: &[&str]) -> String {
     (messages.iter())
         .map(|m| format!("{{\"__REALTIME_TIMESTAMP\":\"1796544419265123\",\"MESSAGE\":\"{m}\"}}\n"))
         .collect()
+}
+
+/// Each entry's line is told the process that wrote it (`_PID`, with its identifier, unit,
+/// host and boot), in `-o json` and in `-o json-pretty`, where the line is its MESSAGE's;
+/// an entry without a pid names none.
+#[test]
+fn each_entrys_line_is_told_its_process() {
+    let entry = |pid: Option<&str>, ident: &str, msg: &str| {
+        let mut e = serde_json::json!({
+            "__REALTIME_TIMESTAMP": "1796544420000000",
+            "SYSLOG_IDENTIFIER": ident,
+            "_HOSTNAME": "vm",
+            "MESSAGE": msg,
+        });
+        if let Some(pid) = pid {
+            e["_PID"] = pid.into();
+        }
+        e
+    };
+    let entries = [
+        entry(Some("811"), "agent", "a"),
+        entry(None, "kernel", "k"),
+        entry(Some("812"), "agent", "b"),
+        entry(Some("811"), "agent", "c"),
+        entry(Some("811"), "payments", "d"),
+    ];
+    let processes_of = |kind: Kind, text: String, lines: &[u32]| {
+        let processes = LineProcesses::default();
+        let mut out = Vec::new();
+        Unwrapped::new(text.as_bytes(), kind, Skips::default(), processes.clone())
+            .read_to_end(&mut out)
+            .unwrap();
+        lines
+            .iter()
+            .map(|&n| processes.of_line(n))
+            .collect::<Vec<_>>()
+    };
+    let text: String = entries.iter().map(|e| format!("{e}\n")).collect();
+    let told = processes_of(Kind::JournalLines, text, &[1, 2, 3, 4, 5]);
+    assert_eq!(told, [Some(0), None, Some(1), Some(0), Some(2)]);
+    let pretty: String = entries
+        .iter()
+        .map(|e| serde_json::to_string_pretty(e).unwrap() + "\n")
+        .collect();
+    let message_lines: Vec<u32> = (pretty.lines().enumerate())
+        .filter(|(_, l)| l.contains("\"MESSAGE\""))
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    let told = processes_of(Kind::JournalPretty, pretty, &message_lines);
+    assert_eq!(told, [Some(0), None, Some(1), Some(0), Some(2)]);
 }

@@ -108,8 +108,20 @@ mod tests {
         let mut writers = Writers::new(LineProcesses::default());
         let a = || Some(b"812".to_vec());
         let b = || Some(b"813".to_vec());
-        assert!(writers.of_line(1, a()).goes_on(b"Continuation (most recent call last):"));
-        assert!(!writers.of_line(2, b()).goes_on(b"INFO payments refund created"));
-        assert!(writers.of_line(3, a()).goes_on(b"  File \"agent.py\", line 3, in <module>"));
+        assert!(
+            writers
+                .of_line(1, a())
+                .goes_on(b"Traceback (most recent call last):")
+        );
+        assert!(
+            !writers
+                .of_line(2, b())
+                .goes_on(b"INFO payments refund created")
+        );
+        assert!(
+            writers
+                .of_line(3, a())
+                .goes_on(b"  File \"agent.py\", line 3, in <module>")
+        );
     }
 }

@@ -7,7 +7,7 @@ fn date(y: i32, m: u32, d: u32) -> NaiveDate {
 #[test]
 fn host_and_tag_after_a_stamp_give_the_message() {
     let msg = |rest: &str| {
-        after_host_and_tag(rest.as_bytes()).map(|m| String::from_utf8_lossy(m).into_owned())
+        after_host_and_tag(rest.as_bytes()).map(|h| String::from_utf8_lossy(h.msg).into_owned())
     };
     assert_eq!(
         msg(" api-1 payments[811]: refund created refund_id=re_0002").as_deref(),
@@ -40,7 +40,8 @@ fn bsd_stamps_as_rsyslog_and_journalctl_write_them() {
         (stamp.month, stamp.day, stamp.time),
         (12, 6, &b"08:07:00"[..])
     );
-    assert_eq!(msg, b"refund created");
+    assert_eq!(msg.msg, b"refund created");
+    assert_eq!(msg.process, Some(&b"api-1 payments[811]"[..]));
     // journalctl -o short pads the day with a zero; -o short-precise adds microseconds.
     let (stamp, _) = bsd(b"Dec 06 08:07:00 api-1 payments[811]: x").unwrap();
     assert_eq!((stamp.month, stamp.day), (12, 6));
@@ -49,7 +50,7 @@ fn bsd_stamps_as_rsyslog_and_journalctl_write_them() {
         (stamp.month, stamp.day, stamp.time),
         (1, 16, &b"23:59:59.266001"[..])
     );
-    assert_eq!(msg, b"y");
+    assert_eq!(msg.msg, b"y");
 }
 
 #[test]
@@ -70,7 +71,7 @@ fn words_that_only_look_like_a_bsd_stamp_are_none() {
 
 #[test]
 fn rfc_5424_with_and_without_pri_and_structured_data() {
-    let read = |l: &str| rfc5424(l.as_bytes()).map(|(s, m)| (s.to_vec(), m.to_vec()));
+    let read = |l: &str| rfc5424(l.as_bytes()).map(|(s, h)| (s.to_vec(), h.msg.to_vec()));
     let (stamp, msg) =
         read("<165>1 2026-12-06T08:07:00.266Z api-1 payments 811 ID47 - refund created").unwrap();
     assert_eq!(
@@ -156,4 +157,39 @@ fn only_rfc_3339_stamps_are_a_daemons() {
     ] {
         assert!(!is_rfc3339(stamp.as_bytes()), "{stamp}");
     }
+}
+
+/// The process a header names: `HOST TAG[PID]`, RFC 5424's `HOST APP-NAME PROCID`; none
+/// without a pid.
+#[test]
+fn a_header_names_its_process_when_it_has_a_pid() {
+    fn after_stamp(rest: &str) -> Option<&[u8]> {
+        after_host_and_tag(rest.as_bytes()).unwrap().process
+    }
+    assert_eq!(
+        after_stamp(" api-1 payments[811]: refund created"),
+        Some(&b"api-1 payments[811]"[..])
+    );
+    assert_eq!(
+        after_stamp(" api-1 payments[811]:"),
+        Some(&b"api-1 payments[811]"[..])
+    );
+    assert_eq!(after_stamp(" api-1 kernel: oom"), None);
+    fn of_5424(line: &str) -> Option<&[u8]> {
+        rfc5424(line.as_bytes()).unwrap().1.process
+    }
+    assert_eq!(
+        of_5424("<14>1 2026-12-06T08:07:00Z api-1 payments 811 ID47 - refund created"),
+        Some(&b"api-1 payments 811"[..])
+    );
+    assert_eq!(
+        of_5424(r#"1 2026-12-06T08:07:00.266000+00:00 h p 9 - [a b="]"] x"#),
+        Some(&b"h p 9"[..])
+    );
+    assert_eq!(
+        of_5424("<14>1 2026-12-06T08:07:00Z api-1 payments - - - x"),
+        None
+    );
+    let (_, header) = bsd(b"Dec  6 08:07:00 api-1 kernel: oom").unwrap();
+    assert_eq!(header.process, None);
 }

@@ -62,7 +62,8 @@ impl TextParser {
     /// The current call is an anonymous one that has waited past its time at `at`: a line
     /// then is none of its.
     pub(super) fn anonymous_expired(&self, at: Timestamp) -> bool {
-        self.process.anonymous
+        self.process
+            .anonymous
             .open
             .is_some_and(|since| at.0.saturating_sub(since.0) > OPEN_FOR.0)
     }

@@ -96,7 +96,9 @@ impl TextParser {
     /// failed`, `issue_refund call failed`): a failure so told is the call's, though no word
     /// says a request. The tool must be the words' subject, whole.
     pub(super) fn names_current_tool(&self, words: &[u8]) -> bool {
-        let (Some((call, tool)), Some(current)) = (&self.process.call_tool, &self.process.current_call) else {
+        let (Some((call, tool)), Some(current)) =
+            (&self.process.call_tool, &self.process.current_call)
+        else {
             return false;
         };
         let Some(rest) = words.trim_ascii().strip_prefix(tool.as_bytes()) else {

@@ -197,9 +197,15 @@ impl TextParser {
         if self.process.pool.current != Some(i) {
             // The live state goes to its process's slot; `i`'s comes out of its own.
             if let Some(c) = self.process.pool.current {
-                std::mem::swap(&mut self.process.client, &mut self.process.pool.processes[c].client);
+                std::mem::swap(
+                    &mut self.process.client,
+                    &mut self.process.pool.processes[c].client,
+                );
             }
-            std::mem::swap(&mut self.process.client, &mut self.process.pool.processes[i].client);
+            std::mem::swap(
+                &mut self.process.client,
+                &mut self.process.pool.processes[i].client,
+            );
             self.process.pool.current = Some(i);
         }
         if process == MAIN_PROCESS {
@@ -215,8 +221,14 @@ impl TextParser {
         match named {
             // The task its lines so far stood for: renamed at the input's end.
             Some(task) if self.process.pool.processes[i].stand_in.is_some() => {
-                let k = self.process.pool.processes[i].stand_in.take().expect("checked");
-                let (stand_in, _) = self.process.pool.processes[i].task.take().expect("a stand-in");
+                let k = self.process.pool.processes[i]
+                    .stand_in
+                    .take()
+                    .expect("checked");
+                let (stand_in, _) = self.process.pool.processes[i]
+                    .task
+                    .take()
+                    .expect("a stand-in");
                 self.process.pool.stand_ins[k].2 = Some(task.clone());
                 self.process.pool.place_named(i, task.clone(), at);
                 if let Some(n) = self.last_attempt.remove(&stand_in) {
@@ -244,7 +256,10 @@ impl TextParser {
                         .map(|(_, r)| *r)
                         .find(|r| *r <= at)
                         .unwrap_or(at);
-                    self.process.pool.stand_ins.push((stand_in.clone(), at, None));
+                    self.process
+                        .pool
+                        .stand_ins
+                        .push((stand_in.clone(), at, None));
                     self.process.pool.processes[i].task = Some((stand_in.clone(), since));
                     self.process.pool.processes[i].stand_in = Some(k);
                     self.begin_call(&stand_in, since);
@@ -291,7 +306,11 @@ impl TextParser {
         }
         // Another task received while one runs waits for the pool: the client lines
         // that follow are the running one's (where the lines do not say their process).
-        let running = self.process.celery_running.clone().filter(|_| !self.process.pool.seen);
+        let running = self
+            .process
+            .celery_running
+            .clone()
+            .filter(|_| !self.process.pool.seen);
         if !matches!(said, Said::Received) && running.as_ref() == Some(&call) {
             self.process.celery_running = None;
         }

@@ -258,13 +258,26 @@ impl TextParser {
         let said = said(msg)?;
         // Not read again alone: what it says rests on the lines before it.
         self.place = None;
-        let thread = self.process.dramatiq.threads.entry(key.clone()).or_default();
+        let thread = self
+            .process
+            .dramatiq
+            .threads
+            .entry(key.clone())
+            .or_default();
         match said {
             Said::Received { repr, id } => {
                 let (actor, args) = python_call(repr)?;
                 let call = message_call(id);
-                self.process.dramatiq.waiting.retain(|(m, _)| m.call != call);
-                let thread = self.process.dramatiq.threads.entry(key.clone()).or_default();
+                self.process
+                    .dramatiq
+                    .waiting
+                    .retain(|(m, _)| m.call != call);
+                let thread = self
+                    .process
+                    .dramatiq
+                    .threads
+                    .entry(key.clone())
+                    .or_default();
                 let message = Message {
                     call,
                     named: true,
@@ -310,7 +323,8 @@ impl TextParser {
                 thread.latest = None;
                 let call = message_call(id);
                 if !failed.named {
-                    self.process.dramatiq
+                    self.process
+                        .dramatiq
                         .named
                         .insert(failed.call.clone(), call.clone());
                 }
@@ -333,9 +347,15 @@ impl TextParser {
                 let failed = thread.message.take();
                 thread.latest = None;
                 let call = message_call(id);
-                self.process.dramatiq.waiting.retain(|(m, _)| m.call != call);
+                self.process
+                    .dramatiq
+                    .waiting
+                    .retain(|(m, _)| m.call != call);
                 if let Some(failed) = failed.filter(|m| !m.named) {
-                    self.process.dramatiq.named.insert(failed.call, call.clone());
+                    self.process
+                        .dramatiq
+                        .named
+                        .insert(failed.call, call.clone());
                 }
                 let end = self.step_end(call, false, Some(Text::from_static_str(why)));
                 self.process.current_call = None;

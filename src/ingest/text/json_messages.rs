@@ -34,7 +34,8 @@ impl TextParser {
         // follows calls of its own that a reading of the line alone would not know.
         self.place = None;
         let (input, opts) = (self.input, &self.opts);
-        let objects = (self.process.objects).get_or_insert_with(|| Box::new(ObjectLines::new(input, opts)));
+        let objects =
+            (self.process.objects).get_or_insert_with(|| Box::new(ObjectLines::new(input, opts)));
         let verdict = match objects.message_events(n, json.trim_ascii(), given) {
             Ok(Some((mut events, attrs))) => {
                 if !attrs.is_empty() {

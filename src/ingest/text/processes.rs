@@ -79,7 +79,9 @@ impl Processes {
 
     /// The states parked, each with the calls open forgotten.
     pub(super) fn forget_calls(&mut self) {
-        self.parked.values_mut().for_each(ProcessState::forget_calls);
+        self.parked
+            .values_mut()
+            .for_each(ProcessState::forget_calls);
     }
 }
 
@@ -135,7 +137,9 @@ impl TextParser {
             let was = std::mem::replace(&mut self.process, state);
             let was_named = std::mem::replace(&mut self.processes.current, process.into_vec());
             settle(self);
-            self.processes.parked.insert(was_named.into_boxed_slice(), was);
+            self.processes
+                .parked
+                .insert(was_named.into_boxed_slice(), was);
         }
     }
 }

@@ -127,8 +127,8 @@ impl TextParser {
         after: Duration,
     ) {
         let open = !self.process.client.over && self.process.current_call.as_ref() == Some(call);
-        let Some(failed) =
-            (self.process.client.sent.last_mut()).filter(|s| open && s.number == number && !s.answered)
+        let Some(failed) = (self.process.client.sent.last_mut())
+            .filter(|s| open && s.number == number && !s.answered)
         else {
             return;
         };

@@ -76,7 +76,10 @@ impl TextParser {
             if path.is_none() && !self.process.client.overlapping {
                 // At INFO the newer template's request that timed out is in no line: the
                 // next request the client logs says which it was.
-                self.process.client.unnamed.push(Unnamed { since, at, after });
+                self.process
+                    .client
+                    .unnamed
+                    .push(Unnamed { since, at, after });
                 return Some(events);
             }
             return None;
