@@ -19,6 +19,9 @@ const TWO_WORKERS: &str = r#"{1} INFO agent tool call run_id=worker1 step=1 tool
 {1} INFO agent tool result run_id=worker1 step=1 tool=issue_refund status=ok
 "#;
 
+/// A worker's header (1 or 2) for line `i` (0-based), a second after the line before.
+type Header = fn(u32, usize) -> String;
+
 /// The lines with worker 1's and worker 2's headers put in, a second apart.
 fn two_workers(header: impl Fn(u32, usize) -> String) -> String {
     (TWO_WORKERS.lines().enumerate())
@@ -61,7 +64,7 @@ fn retried_by_worker1(p: &Parsed) -> bool {
 /// Each header shape that names a process: worker 1's retry is its own.
 #[test]
 fn two_processes_in_one_syslog_file_are_read_apart() {
-    let shapes: [(&str, fn(u32, usize) -> String); 4] = [
+    let shapes: [(&str, Header); 4] = [
         ("RSYSLOG_FileFormat", |w, i| {
             format!(
                 "2026-12-07T19:14:{:02}.000000+00:00 vm agent[{}]:",
@@ -95,7 +98,7 @@ fn two_processes_in_one_syslog_file_are_read_apart() {
 /// 2's (whose step has ended: they are no attempts of any call).
 #[test]
 fn lines_of_one_process_or_of_none_share_one_state() {
-    let shapes: [(&str, fn(u32, usize) -> String); 3] = [
+    let shapes: [(&str, Header); 3] = [
         ("one pid", |_, i| {
             format!("2026-12-07T19:14:{:02}.000000+00:00 vm agent[17801]:", i)
         }),
