@@ -71,6 +71,8 @@ struct Journal<'a> {
         deserialize_with = "present"
     )]
     unit: Option<&'a RawValue>,
+    #[serde(rename = "CONTAINER_ID", borrow, default, deserialize_with = "present")]
+    container: Option<&'a RawValue>,
     #[serde(rename = "_HOSTNAME", borrow, default, deserialize_with = "present")]
     host: Option<&'a RawValue>,
     #[serde(rename = "_BOOT_ID", borrow, default, deserialize_with = "present")]
@@ -79,15 +81,20 @@ struct Journal<'a> {
 
 impl Journal<'_> {
     /// The process that wrote the entry: its `_PID` (else the `SYSLOG_PID` it said), with
-    /// its `SYSLOG_IDENTIFIER` (else `_COMM`), `_SYSTEMD_UNIT`, `_HOSTNAME` and `_BOOT_ID`
-    /// (a pid is another process on another host or after a reboot), as the export writes
-    /// them; none without a pid (the kernel's lines, an entry made by hand).
+    /// its `_COMM` (else `SYSLOG_IDENTIFIER`), `_SYSTEMD_UNIT`, `CONTAINER_ID`, `_HOSTNAME`
+    /// and `_BOOT_ID`, as the export writes them; none without a pid (the kernel's lines, an
+    /// entry made by hand). The pid reused by another program, on another host or after a
+    /// reboot is another process; so is each container Docker's journald driver logs for
+    /// (every entry with dockerd's pid). `_COMM`, which journald takes from the kernel, comes
+    /// before the identifier the program chose: one process logging its standard error
+    /// (`python3`) and through syslog under a name of its own (`agent`) is one process.
     fn writer(&self) -> Option<Vec<u8>> {
         let pid = self.pid.or(self.syslog_pid)?;
         let parts = [
             Some(pid),
-            self.identifier.or(self.comm),
+            self.comm.or(self.identifier),
             self.unit,
+            self.container,
             self.host,
             self.boot,
         ];

@@ -452,9 +452,9 @@ fn journal_entries(messages: &[&str]) -> String {
         .collect()
 }
 
-/// Each entry's line is told the process that wrote it (`_PID`, with its identifier, unit,
-/// host and boot), in `-o json` and in `-o json-pretty`, where the line is its MESSAGE's;
-/// an entry without a pid names none.
+/// Each entry's line is told the process that wrote it (`_PID`, with its command or
+/// identifier, unit, container, host and boot), in `-o json` and in `-o json-pretty`, where
+/// the line is its MESSAGE's; an entry without a pid names none.
 #[test]
 fn each_entrys_line_is_told_its_process() {
     let entry = |pid: Option<&str>, ident: &str, msg: &str| {
@@ -469,12 +469,41 @@ fn each_entrys_line_is_told_its_process() {
         }
         e
     };
+    let with = |mut e: serde_json::Value, field: &str, value: &str| {
+        e[field] = value.into();
+        e
+    };
+    let python = |ident: &str, msg: &str| with(entry(Some("900"), ident, msg), "_COMM", "python3");
+    let docker = |id: &str, msg: &str| {
+        with(
+            with(entry(Some("700"), id, msg), "_COMM", "dockerd"),
+            "CONTAINER_ID",
+            id,
+        )
+    };
     let entries = [
         entry(Some("811"), "agent", "a"),
         entry(None, "kernel", "k"),
         entry(Some("812"), "agent", "b"),
         entry(Some("811"), "agent", "c"),
         entry(Some("811"), "payments", "d"),
+        // One process's standard error and its syslog ident: one process.
+        python("python3", "e"),
+        python("agent", "f"),
+        // Docker's journald driver: dockerd's pid, a container each.
+        docker("4f1c2d9e8b7a", "g"),
+        docker("0a1b2c3d4e5f", "h"),
+    ];
+    let told_as = [
+        Some(0),
+        None,
+        Some(1),
+        Some(0),
+        Some(2),
+        Some(3),
+        Some(3),
+        Some(4),
+        Some(5),
     ];
     let processes_of = |kind: Kind, text: String, lines: &[u32]| {
         let processes = LineProcesses::default();
@@ -488,8 +517,8 @@ fn each_entrys_line_is_told_its_process() {
             .collect::<Vec<_>>()
     };
     let text: String = entries.iter().map(|e| format!("{e}\n")).collect();
-    let told = processes_of(Kind::JournalLines, text, &[1, 2, 3, 4, 5]);
-    assert_eq!(told, [Some(0), None, Some(1), Some(0), Some(2)]);
+    let told = processes_of(Kind::JournalLines, text, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(told, told_as);
     let pretty: String = entries
         .iter()
         .map(|e| serde_json::to_string_pretty(e).unwrap() + "\n")
@@ -499,5 +528,5 @@ fn each_entrys_line_is_told_its_process() {
         .map(|(i, _)| i as u32 + 1)
         .collect();
     let told = processes_of(Kind::JournalPretty, pretty, &message_lines);
-    assert_eq!(told, [Some(0), None, Some(1), Some(0), Some(2)]);
+    assert_eq!(told, told_as);
 }
