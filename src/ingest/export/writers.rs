@@ -49,7 +49,7 @@ impl LineProcesses {
 pub(super) struct Writers {
     numbers: FxHashMap<Vec<u8>, u32>,
     /// By process number.
-    tracebacks: Vec<Continuation>,
+    continuations: Vec<Continuation>,
     /// Of the entries that name no process.
     unnamed: Continuation,
     lines: LineProcesses,
@@ -59,7 +59,7 @@ impl Writers {
     pub(super) fn new(lines: LineProcesses) -> Self {
         Writers {
             numbers: FxHashMap::default(),
-            tracebacks: Vec::new(),
+            continuations: Vec::new(),
             unnamed: Continuation::default(),
             lines,
         }
@@ -71,13 +71,13 @@ impl Writers {
         let Some(writer) = writer else {
             return &mut self.unnamed;
         };
-        let next = self.tracebacks.len() as u32;
+        let next = self.continuations.len() as u32;
         let number = *self.numbers.entry(writer).or_insert(next);
         if number == next {
-            self.tracebacks.push(Continuation::default());
+            self.continuations.push(Continuation::default());
         }
         self.lines.give(line, number);
-        &mut self.tracebacks[number as usize]
+        &mut self.continuations[number as usize]
     }
 }
 
