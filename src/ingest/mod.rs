@@ -545,11 +545,19 @@ pub(crate) fn is_key_value(v: &[u8]) -> bool {
         b"hidden",
         b"masked",
     ];
-    let wrapper = |b: &u8| b"[]<>(){}*".contains(b);
+    let wrapper = |b: &u8| {
+        matches!(
+            b,
+            b'[' | b']' | b'<' | b'>' | b'(' | b')' | b'{' | b'}' | b'*'
+        )
+    };
     let start = v.iter().position(|b| !wrapper(b)).unwrap_or(v.len());
     let end = v.iter().rposition(|b| !wrapper(b)).map_or(start, |e| e + 1);
     let bare = &v[start..end];
+    // A control byte or a space anywhere: every byte looked at, without a branch each (a
+    // key is read for every keyed request and effect).
+    let blank = |b: u8| b <= b' ' || b == 0x7f;
     !bare.is_empty()
         && !NONE.iter().any(|n| bare.eq_ignore_ascii_case(n))
-        && !v.iter().any(|b| b.is_ascii_control() || *b == b' ')
+        && !v.iter().fold(false, |seen, &b| seen | blank(b))
 }

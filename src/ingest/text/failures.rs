@@ -15,6 +15,15 @@ pub(super) fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
         Some(c) => (&field[..c], field[c + 1..].trim_ascii()),
         None => (field, &b""[..]),
     };
+    // A byte no name has (a blank, other punctuation, a byte above 127) stays in the
+    // path as written below: no name, told before the path is made.
+    let name_byte = |&b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$');
+    if !class
+        .iter()
+        .all(|b| name_byte(b) || matches!(*b, b':' | b'\\'))
+    {
+        return None;
+    }
     // A path of segments joined by `.` or `::`, none empty (`a.`, `.b`, `a..b` are no
     // names). `class_end` left only `::` pairs in it.
     let mut path = String::from_utf8_lossy(class);
@@ -26,9 +35,7 @@ pub(super) fn exception_line(field: &[u8]) -> Option<(&[u8], &[u8])> {
         path = path.replace('\\', ".").into();
     }
     let is_ident = !path.is_empty()
-        && path
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$')
+        && path.bytes().all(|b| name_byte(&b))
         && path.split('.').all(|seg| !seg.is_empty());
     if !is_ident {
         return None;

@@ -124,6 +124,10 @@ pub(super) struct RequestLine<'a> {
 /// no whitespace in `URL` or `K`: the request a refund call's line usually is, which the
 /// fields would read the same (a test holds it to them).
 pub(super) fn plain_request_line(msg: &[u8]) -> Option<RequestLine<'_>> {
+    // Every method is upper case: an effect's or an agent's line fails at its first byte.
+    if !msg.first()?.is_ascii_uppercase() {
+        return None;
+    }
     let space = msg.iter().position(|&b| b == b' ')?;
     let (method, rest) = (&msg[..space], &msg[space + 1..]);
     if !HTTP_METHODS.contains(&method) {
@@ -208,26 +212,63 @@ pub(super) fn plain_answer_line(msg: &[u8]) -> Option<AnswerLine<'_>> {
     })
 }
 
-/// The bytes of an id, an order or a key in [`plain_effect_line`]: letters, digits and
-/// `_-.:`. Looked up rather than tested byte by byte: a month of payments logs has
-/// millions of these bytes.
-static ID_CHARS: [bool; 256] = alphanumeric_and(b"_-.:");
-/// The bytes of the time an effect reached its state: letters, digits and `:.+-`.
-static TIME_CHARS: [bool; 256] = alphanumeric_and(b":.+-");
+/// The classes of bytes the fields of [`plain_effect_line`] are made of, one bit each in
+/// [`EFFECT_CHARS`]. Looked up rather than tested byte by byte: a month of payments logs
+/// has millions of these bytes.
+/// A kind: lower-case letters.
+const KIND: u8 = 1;
+/// An id, an order or a key: letters, digits and `_-.:`.
+const ID: u8 = 2;
+/// An amount: digits.
+const DIGIT: u8 = 4;
+/// A state: letters and `_`.
+const STATE: u8 = 8;
+/// The time an effect reached its state: letters, digits and `:.+-`.
+const TIME: u8 = 16;
+static EFFECT_CHARS: [u8; 256] = effect_chars();
 
-const fn alphanumeric_and(extra: &[u8]) -> [bool; 256] {
-    let mut table = [false; 256];
+const fn effect_chars() -> [u8; 256] {
+    let mut table = [0u8; 256];
     let mut c = 0;
     while c < 256 {
-        table[c] = (c as u8).is_ascii_alphanumeric();
+        let b = c as u8;
+        let mut classes = 0;
+        if b.is_ascii_lowercase() {
+            classes |= KIND;
+        }
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':') {
+            classes |= ID;
+        }
+        if b.is_ascii_digit() {
+            classes |= DIGIT;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' {
+            classes |= STATE;
+        }
+        if b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'+' | b'-') {
+            classes |= TIME;
+        }
+        table[c] = classes;
         c += 1;
     }
-    let mut i = 0;
-    while i < extra.len() {
-        table[extra[i] as usize] = true;
-        i += 1;
-    }
     table
+}
+
+/// The longest run at the start of `b` of bytes in `class` (at least one), and what
+/// follows. Four bytes a step while they all are: the fields are a dozen bytes or two.
+fn take(b: &[u8], class: u8) -> Option<(&[u8], &[u8])> {
+    let of = |c: u8| EFFECT_CHARS[usize::from(c)];
+    let mut n = 0;
+    while let Some(&[a, b1, c, d]) = b.get(n..n + 4) {
+        if of(a) & of(b1) & of(c) & of(d) & class == 0 {
+            break;
+        }
+        n += 4;
+    }
+    while n < b.len() && of(b[n]) & class != 0 {
+        n += 1;
+    }
+    (n > 0).then(|| b.split_at(n))
 }
 
 /// The parts of a service's effect line.
@@ -250,28 +291,21 @@ pub(super) struct EffectLine<'a> {
 /// effect, which the fields would read the same (a test holds it to them).
 #[inline]
 pub(super) fn plain_effect_line(msg: &[u8]) -> Option<EffectLine<'_>> {
-    let id_char = |b: &u8| ID_CHARS[usize::from(*b)];
-    // The longest run of `ok` bytes at the start of `b` (at least one), and what follows.
-    fn take(b: &[u8], ok: impl Fn(&u8) -> bool) -> Option<(&[u8], &[u8])> {
-        let n = b.iter().position(|c| !ok(c)).unwrap_or(b.len());
-        (n > 0).then(|| b.split_at(n))
-    }
-    let (kind, rest) = take(msg, u8::is_ascii_lowercase)?;
-    let (id, rest) = take(rest.strip_prefix(b" ")?, id_char)?;
+    let (kind, rest) = take(msg, KIND)?;
+    let (id, rest) = take(rest.strip_prefix(b" ")?, ID)?;
     if (kind, id) == (&b"agent"[..], &b"run"[..]) || crate::event::is_event_word(id) {
         // `agent run` without a run id: an agent's line in error, not an effect. `refund
         // created`: the id is elsewhere on the line, or missing.
         return None;
     }
-    let (order, rest) = take(rest.strip_prefix(b"  order ")?, id_char)?;
-    let (digits, rest) = take(rest.strip_prefix(b"  ")?, u8::is_ascii_digit)?;
+    let (order, rest) = take(rest.strip_prefix(b"  order ")?, ID)?;
+    let (digits, rest) = take(rest.strip_prefix(b"  ")?, DIGIT)?;
     let rest = rest.strip_prefix(b"p  ")?;
-    let (state, rest) = take(rest, |b| b.is_ascii_alphabetic() || *b == b'_')?;
-    let time_char = |b: &u8| TIME_CHARS[usize::from(*b)];
-    let (state_time, rest) = take(rest.strip_prefix(b" ")?, time_char)?;
+    let (state, rest) = take(rest, STATE)?;
+    let (state_time, rest) = take(rest.strip_prefix(b" ")?, TIME)?;
     let key = match rest {
         [] => None,
-        tail => match take(tail.strip_prefix(b"  key=")?, id_char)? {
+        tail => match take(tail.strip_prefix(b"  key=")?, ID)? {
             (key, []) if crate::ingest::is_key_value(key) => Some(key),
             _ => return None,
         },

@@ -7,7 +7,7 @@
 //! a word saying what happened (`created`, `failed`...) and an order: a sentence about a
 //! refund (`Refund requested for order A-1`, `refund received ...`) stays no effect.
 
-use crate::event::{is_effect_kind, is_event_word};
+use crate::event::is_event_word;
 
 /// Words a sentence puts between an effect's parts; passed over.
 const FILLER: [&[u8]; 7] = [
@@ -80,15 +80,17 @@ pub(crate) fn read_sentence(sentence: &[u8]) -> Option<Sentence<'_>> {
 /// [`read_sentence`] without its order: a sentence a client may write of the effect its
 /// answer named (`refund re_1 created`: [`super::told_effect`]).
 pub(super) fn read_words(sentence: &[u8]) -> Option<Sentence<'_>> {
-    let words: Vec<&[u8]> = sentence
-        .split(|c| c.is_ascii_whitespace())
-        .map(bare)
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = || {
+        sentence
+            .split(|c| c.is_ascii_whitespace())
+            .map(bare)
+            .filter(|w| !w.is_empty())
+    };
+    // The kind: the first word, or the second after a verb (`Created refund ...`). Looked
+    // for before the words are collected: nearly every line that gets here names none.
+    let at = words().take(2).position(is_kind_word)?;
+    let words: Vec<&[u8]> = words().collect();
     let lower = |w: &[u8]| w.to_ascii_lowercase();
-    // The kind: the first word, or the second after a verb (`Created refund ...`).
-    let at = (0..words.len().min(2))
-        .find(|&i| is_effect_kind(&String::from_utf8_lossy(&lower(words[i]))))?;
     let kind = lower(words[at]);
     let mut event: Option<Vec<u8>> = (at == 1)
         .then(|| lower(words[0]))
@@ -141,6 +143,14 @@ pub(super) fn read_words(sentence: &[u8]) -> Option<Sentence<'_>> {
         key,
         tokens,
     })
+}
+
+/// Whether `w`, in lower case, is an effect kind ([`crate::event::is_effect_kind`]; the
+/// kinds are ASCII, so a word of other bytes is none).
+fn is_kind_word(w: &[u8]) -> bool {
+    crate::event::EFFECT_KINDS
+        .iter()
+        .any(|k| w.eq_ignore_ascii_case(k.as_bytes()))
 }
 
 /// A word without the punctuation a sentence puts around it (`A-88214:`, `(45.00`, `GBP)`).

@@ -108,14 +108,42 @@ fn an_effect_read_plainly_is_the_effect_its_fields_give() {
     assert!(plain_effect_line(b"agent run  order A-1  4500p  settled 14:02:22.884").is_none());
 }
 
-/// The tables hold exactly the bytes the SPEC's spelling allows, over every byte.
+/// The table holds exactly the bytes the SPEC's spelling allows, over every byte.
 #[test]
-fn the_byte_tables_are_the_classes_they_name() {
+fn the_byte_table_is_the_classes_it_names() {
     for b in 0..=255u8 {
-        let id = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':');
-        let time = b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'+' | b'-');
-        assert_eq!(ID_CHARS[usize::from(b)], id, "{b}");
-        assert_eq!(TIME_CHARS[usize::from(b)], time, "{b}");
+        let classes = [
+            (KIND, b.is_ascii_lowercase()),
+            (
+                ID,
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'),
+            ),
+            (DIGIT, b.is_ascii_digit()),
+            (STATE, b.is_ascii_alphabetic() || b == b'_'),
+            (
+                TIME,
+                b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'+' | b'-'),
+            ),
+        ];
+        for (class, is) in classes {
+            assert_eq!(EFFECT_CHARS[usize::from(b)] & class != 0, is, "{b} {class}");
+        }
+    }
+}
+
+/// `take` stops at the first byte outside its class wherever it lies (in a step of four
+/// or after), and takes none when the first byte is outside.
+#[test]
+fn take_stops_at_the_first_byte_outside_its_class() {
+    for len in 0..12 {
+        for stop in 0..=len {
+            let mut b = vec![b'a'; len];
+            if stop < len {
+                b[stop] = b' ';
+            }
+            let taken = take(&b, KIND).map(|(t, _)| t.len());
+            assert_eq!(taken, (stop > 0).then_some(stop), "{len} {stop}");
+        }
     }
 }
 
