@@ -47,7 +47,13 @@ pub(crate) fn of_access_line(line: &[u8]) -> Option<EventKind> {
 /// gateway's access line behind a syslog header is read in `text::syslog_lines`.)
 #[cold]
 pub(crate) fn of_error_line(line: &[u8]) -> Option<EventKind> {
-    let at = memchr::memmem::find(line, NGINX_GAVE_UP)?;
+    // Asked of every line that read as nothing: the phrase's searcher is made once.
+    static GAVE_UP: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(NGINX_GAVE_UP));
+    if line.len() < NGINX_GAVE_UP.len() {
+        return None;
+    }
+    let at = GAVE_UP.find(line)?;
     nginx_gave_up(&line[..at], &line[at..])
 }
 

@@ -6,7 +6,7 @@
 //! physical line; trimming keeps that line readable. A line that is no UTF-8 is given read
 //! as Windows-1252 ([`super::not_utf8`]), and counted, read ahead or not ([`recoded`]): the
 //! check runs only on reads that hold a byte above 127, so a log of ASCII pays one look at
-//! each read. A line longer than
+//! each read ([`crate::scan::is_ascii`]). A line longer than
 //! [`MAX_LINE`] is not held: it is dropped as it streams past, and counted
 //! ([`super::long_lines`]).
 
@@ -197,7 +197,7 @@ fn read_lines<R: Read + ?Sized>(
         };
         let scan_from = end;
         end += n;
-        check = (check && start < scan_from) || !buf[scan_from..end].is_ascii();
+        check = (check && start < scan_from) || !crate::scan::is_ascii(&buf[scan_from..end]);
         // A coloured log is coloured from its first lines (a logger writes every line alike):
         // only the first MiB is looked at, so a month of plain logs pays nothing.
         if !coloured && base + (scan_from as u64) < COLOUR_SNIFF {

@@ -28,6 +28,12 @@ pub(crate) struct Header<'a> {
 
 /// A line with an RFC 3339 stamp then `HOST TAG[PID]: `: the stamp and the message.
 pub(crate) fn after_stamp_header(line: &[u8], zone: Zone) -> Option<(&[u8], &[u8])> {
+    // An RFC 3339 stamp has no blank, so the header's single blank after it is the line's
+    // first: two there (a text trace's fields) are no header, told before the stamp is read.
+    let blank = memchr::memchr(b' ', line)?;
+    if line.get(blank + 1) == Some(&b' ') {
+        return None;
+    }
     let (_, used) = crate::time::parse_stamp(line, zone)?;
     let stamp = &line[..used];
     is_rfc3339(stamp).then_some(())?;

@@ -98,10 +98,14 @@ impl TextParser {
         };
         let either = |a: &[u8], b: &[u8]| find(a).or_else(|| find(b));
         let run = || super::fields::RUN_NAMES.iter().find_map(|name| find(name));
-        // Most lines name no tool: one search of each field says so.
+        // Most lines name no tool: one search of each field says so. A field of a few dozen
+        // bytes is looked at four bytes a place: a searcher's set-up costs more there.
         static TOOL: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
             std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"tool"));
-        let names_tool = |field: &&[u8]| TOOL.find(field).is_some();
+        let names_tool = |field: &&[u8]| match field.len() {
+            0..64 => field.windows(4).any(|w| w == b"tool"),
+            _ => TOOL.find(field).is_some(),
+        };
         if !f.plain.iter().any(names_tool) && !f.tokens.iter().any(|(n, _)| names_tool(n)) {
             return Ok(None);
         }

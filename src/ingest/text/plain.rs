@@ -90,7 +90,11 @@ pub(super) fn plain_tool_call(msg: &[u8]) -> Option<ToolCallLine<'_>> {
     let end = first_blank(rest)?;
     let (tool, rest) = rest.split_at(end);
     let args = rest.strip_prefix(b"  args=")?;
-    let trimmed = |b: &[u8]| b.trim_ascii().len() == b.len();
+    // No blank at either end (as the fields' trim would find), told by those two bytes.
+    let trimmed = |b: &[u8]| {
+        !(b.first().is_some_and(u8::is_ascii_whitespace)
+            || b.last().is_some_and(u8::is_ascii_whitespace))
+    };
     if run.is_empty() || first_blank(args).is_some() || !trimmed(run) || !trimmed(tool) {
         return None;
     }
