@@ -29,54 +29,14 @@ impl TextParser {
         if ahead.recoded() {
             return 0;
         }
-        let mut read = 0;
-        // The call's earliest and latest time: all that is kept of its lines.
-        let (mut earliest, mut latest) = (tool.at.at, tool.at.at);
-        let mut safe = true;
         let second_passes = self.dates.folds.second_passes();
-        for i in 0..LINES {
-            // The usual spelling only: a timestamp at the very start and a space after it;
-            // a line the reader would trim at its start (blanks, NULs) is read one by one.
-            // Its end is trimmed with the message (a carriage return is a blank); NULs the
-            // reader would trim there fit none of the shapes below but an answer's, which
-            // reads the same with them. A timestamp's bytes are never a newline, and its
-            // reading stops at one: the line's end, the next newline, is after it.
-            let from = &ahead.bytes()[read..];
-            let Some((Stamp::Instant(at), used)) = self.dates.parse_stamp(from, self.zone) else {
-                return 0;
-            };
-            if from.get(used) != Some(&b' ') {
-                return 0;
-            }
-            let Some(len) = ahead
-                .line_end(i)
-                .map(|nl| nl - read)
-                .filter(|&len| len > used)
-            else {
-                return 0;
-            };
-            let msg = message_of(&from[used..len]);
-            let idle = &mut self.idle;
-            // The order `continue_idle_plainly` takes them in; none of the three shapes
-            // can be taken for another.
-            let plain = match i {
-                0 => {
-                    let msg = idle.without_own_names(msg);
-                    (idle.requests)
-                        .get(msg, || plain_request(msg, &mut idle.url_kind))
-                        .map(|request_safe| safe = request_safe)
-                        .is_some()
-                }
-                1 => plain_answer(idle.without_own_names(msg))
-                    .is_some_and(|status| (200..300).contains(&status)),
-                _ => idle.is_end_line(msg),
-            };
-            if !plain {
-                return 0;
-            }
-            (earliest, latest) = (earliest.min(at), latest.max(at));
-            read += len + 1;
-        }
+        let Some(Plain { read, times, safe }) = self.plain_lines_ahead(&ahead) else {
+            return 0;
+        };
+        // The call's earliest and latest time: all that is kept of its lines.
+        let (earliest, latest) = times.iter().fold((tool.at.at, tool.at.at), |(e, l), t| {
+            (Timestamp(e.0.min(t.0)), Timestamp(l.0.max(t.0)))
+        });
         let idle = &mut self.idle;
         let end = tool.span.end + read as u64;
         // Settling may set the call aside as its place in the file; one that cannot be is
@@ -106,4 +66,64 @@ impl TextParser {
         self.retire_idle_span(end, held);
         LINES
     }
+
+    /// The three lines after an idle call's tool call, each in its usual spelling: a plain
+    /// first request, a 2xx answer and the step's plain end ([`Plain`]), in the order
+    /// `continue_idle_plainly` takes them (none of the three shapes can be taken for
+    /// another). Written out line by line rather than as a loop over the three: it runs
+    /// for every idle call of a month.
+    #[inline(always)]
+    fn plain_lines_ahead(&mut self, ahead: &Ahead) -> Option<Plain> {
+        let (request_at, request, read) = self.line_ahead(ahead, 0, 0)?;
+        let idle = &mut self.idle;
+        let request = idle.without_own_names(request);
+        let safe = (idle.requests).get(request, || plain_request(request, &mut idle.url_kind))?;
+        let (answer_at, answer, read) = self.line_ahead(ahead, 1, read)?;
+        let status = plain_answer(self.idle.without_own_names(answer))?;
+        if !(200..300).contains(&status) {
+            return None;
+        }
+        let (end_at, end, read) = self.line_ahead(ahead, 2, read)?;
+        if !self.idle.is_end_line(end) {
+            return None;
+        }
+        let times = [request_at, answer_at, end_at];
+        Some(Plain { read, times, safe })
+    }
+
+    /// The `i`th line ahead, starting at `from` in the bytes ahead, in the usual spelling:
+    /// its time, its message, and where the line after it starts. A timestamp at the very
+    /// start and a space after it; a line the reader would trim at its start (blanks,
+    /// NULs) is read one by one. Its end is trimmed with the message (a carriage return
+    /// is a blank); NULs the reader would trim there fit none of the shapes read ahead but
+    /// an answer's, which reads the same with them. A timestamp's bytes are never a
+    /// newline, and its reading stops at one: the line's end, the next newline, is after it.
+    #[inline(always)]
+    fn line_ahead<'a>(
+        &mut self,
+        ahead: &Ahead<'a>,
+        i: usize,
+        from: usize,
+    ) -> Option<(Timestamp, &'a [u8], usize)> {
+        let bytes = &ahead.bytes()[from..];
+        let (Stamp::Instant(at), used) = self.dates.parse_stamp(bytes, self.zone)? else {
+            return None;
+        };
+        if bytes.get(used) != Some(&b' ') {
+            return None;
+        }
+        let len = ahead.line_end(i)? - from;
+        if len <= used {
+            return None;
+        }
+        Some((at, message_of(&bytes[used..len]), from + len + 1))
+    }
+}
+
+/// What the three lines read ahead come to: the bytes they take (newlines included), their
+/// times, and whether the request's method is safe.
+struct Plain {
+    read: usize,
+    times: [Timestamp; 3],
+    safe: bool,
 }
