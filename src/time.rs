@@ -414,9 +414,12 @@ impl DateCache {
         // `:SS.fffZ` read as one word: the minute's bytes were checked when it was cached.
         let word = u64::from_le_bytes(t[16..24].try_into().expect("8 bytes"));
         let x = ascii_digits(word, 0xff00_0000_ff00_00ff, 0x5a00_0000_2e00_003a)?;
-        let lane = |i: u32| ((x >> (8 * i)) & 0xff) as i64;
-        let sec = lane(1) * 10 + lane(2);
-        let ms = lane(4) * 100 + lane(5) * 10 + lane(6);
+        // Each lane times ten plus the next lane (as `same_day_millis_utc` reads its pairs):
+        // the seconds in lane 1, the first two digits of the milliseconds in lane 4.
+        let pairs = x * 10 + (x >> 8);
+        let lane = |w: u64, i: u32| ((w >> (8 * i)) & 0xff) as i64;
+        let sec = lane(pairs, 1);
+        let ms = lane(pairs, 4) * 10 + lane(x, 6);
         if sec > 60 {
             return None;
         }

@@ -63,6 +63,28 @@ fn the_cached_day_reads_every_stamp_as_the_general_reading_does() {
         );
     }
     assert!(checked > 100);
+    // Every second of the cached minute, with milliseconds of every digit in each place.
+    let minute = b"2026-11-01T23:59:00.000Z";
+    assert!(
+        cache.same_day_millis_utc(minute).is_some(),
+        "the minute cached"
+    );
+    for sec in 0..=61 {
+        for ms in [0, 1, 9, 10, 99, 100, 101, 470, 909, 990, 999] {
+            let line = format!("2026-11-01T23:59:{sec:02}.{ms:03}Z");
+            let general = parse_stamp(line.as_bytes(), Zone::Fixed(0)).map(|(stamp, _)| stamp);
+            let general = general.map(|stamp| match stamp {
+                Stamp::Instant(t) => t,
+                Stamp::TimeOfDay(_) => unreachable!("a dated stamp"),
+            });
+            assert_eq!(
+                cache.same_minute_millis_utc(line.as_bytes()),
+                general,
+                "{line}"
+            );
+            assert_eq!(general.is_some(), sec <= 60, "{line}");
+        }
+    }
 }
 
 #[test]
