@@ -59,6 +59,30 @@ fn is_ascii_avx2(bytes: &[u8]) -> bool {
     bytes.iter().fold(0u8, |all, &b| all | b) < 0x80
 }
 
+/// Whether `byte` is in `bytes`, a short text (a status line's few words): up to sixteen
+/// bytes are read as two overlapping words, each tested for the byte at once, where a
+/// loop or `memchr`'s set-up costs several times as much.
+#[inline(always)]
+pub(crate) fn contains_byte(bytes: &[u8], byte: u8) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` is zero: `x - ONES` borrows into that byte's high bit, which `x` lacks
+    // (whether a byte is zero is exact; only which one is not).
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
+    let at = |i: usize, width: usize| {
+        // The lanes past `width` hold a byte other than `byte`.
+        let mut word = [!byte; 8];
+        word[..width].copy_from_slice(&bytes[i..i + width]);
+        has_zero(u64::from_le_bytes(word) ^ (ONES * u64::from(byte)))
+    };
+    match bytes.len() {
+        0..4 => bytes.contains(&byte),
+        len @ 4..8 => at(0, 4) || at(len - 4, 4),
+        len @ 8..=16 => at(0, 8) || at(len - 8, 8),
+        _ => memchr::memchr(byte, bytes).is_some(),
+    }
+}
+
 /// Where the first space or tab of `bytes` is.
 pub(crate) fn first_blank(bytes: &[u8]) -> Option<usize> {
     first_either(bytes, b' ', b'\t')
@@ -254,6 +278,24 @@ mod tests {
                 let mut bytes = ascii.clone();
                 bytes[at] |= 0x80;
                 assert!(!is_ascii(&bytes), "len {len}, at {at}");
+            }
+        }
+    }
+
+    /// Found wherever it lies, in texts of every length up to a few words, and not found
+    /// where it is not, whatever the other bytes (a byte one above or below it included).
+    #[test]
+    fn contains_byte_is_a_plain_search() {
+        for byte in [b'=', 0, 0xff, 0x80] {
+            for len in 0..40usize {
+                let other = [byte.wrapping_add(1), byte.wrapping_sub(1), b'a', 0x7f];
+                let text: Vec<u8> = (0..len).map(|i| other[i % other.len()]).collect();
+                assert!(!contains_byte(&text, byte), "{byte} {len}");
+                for at in 0..len {
+                    let mut with = text.clone();
+                    with[at] = byte;
+                    assert!(contains_byte(&with, byte), "{byte} {len} {at}");
+                }
             }
         }
     }

@@ -217,7 +217,12 @@ impl TextParser {
             true => self.read_to_cut(n, raw, verdict),
             false => verdict,
         };
-        self.count(n, verdict);
+        match verdict {
+            // Counted with its call (most lines of a month are held, or read ahead with
+            // one that is): nothing to count, nor to drop, now.
+            Verdict::Held => {}
+            verdict => self.count(n, verdict),
+        }
         self.place = None;
         std::mem::take(&mut self.read_ahead)
     }

@@ -9,7 +9,7 @@ use super::fields::Fields;
 use super::http_request;
 use super::{EFFECT_ID_TOKENS, as_text, parse_u32, status_line};
 use crate::event::HTTP_METHODS;
-use crate::scan::first_blank;
+use crate::scan::{contains_byte, first_blank};
 
 /// `agent run R  step N  ok` spelt exactly so: `R` without whitespace, `N` in decimal
 /// without leading zeros. The run and step, which the fields would give too (a test holds
@@ -33,9 +33,8 @@ pub(super) fn plain_step_ok(msg: &[u8]) -> Option<(&[u8], u32)> {
 /// this one costs a third as much.
 pub(super) fn plain_answer(msg: &[u8]) -> Option<u16> {
     // The shape first: a request line fails it at its fourth byte, before a search. The
-    // search is a plain loop: the line is a few bytes (`200 OK`), too short for `memchr`'s
-    // set-up to pay.
-    if (msg.len() > 3 && msg[3] != b' ') || msg.contains(&b'=') {
+    // line is a few bytes (`200 OK`): searched a word at a time ([`contains_byte`]).
+    if (msg.len() > 3 && msg[3] != b' ') || contains_byte(msg, b'=') {
         return None;
     }
     // Three digits of a final answer (`1xx` are interim: the general reading ignores them).
