@@ -193,3 +193,27 @@ fn a_header_names_its_process_when_it_has_a_pid() {
     let (_, header) = bsd(b"Dec  6 08:07:00 api-1 kernel: oom").unwrap();
     assert_eq!(header.process, None);
 }
+
+/// A header behind a stamp is found after its single blank whatever the stamp's spelling;
+/// two blanks there (a text trace's fields), a stamp with a blank inside, or no blank at
+/// all are none, told before the stamp is read.
+#[test]
+fn a_header_follows_its_stamp_after_one_blank() {
+    for (line, msg) in [
+        ("2026-12-07T16:11:35.001Z gw haproxy[16851]: 127.0.0.1:41234", "127.0.0.1:41234"),
+        ("2026-12-07T16:11:35+01:00 api-1 payments: refund created", "refund created"),
+        ("2026-12-07T16:11:35.123456-0500 api-1 kernel: oom", "oom"),
+    ] {
+        let read = after_stamp_header(line.as_bytes(), Zone::Fixed(0));
+        assert_eq!(read.map(|(_, m)| m), Some(msg.as_bytes()), "{line}");
+    }
+    for line in [
+        "2026-12-07T16:11:35.001Z  gw haproxy[16851]: 127.0.0.1:41234",
+        "2026-12-07T16:11:35.001Z  healthcheck ok  latency_ms=7",
+        "2026-12-07 16:11:35.001Z gw haproxy[16851]: x",
+        "2026-12-07T16:11:35.001Z",
+        "2026-12-07T16:11:35.001Zgw haproxy[1]: x",
+    ] {
+        assert_eq!(after_stamp_header(line.as_bytes(), Zone::Fixed(0)), None, "{line}");
+    }
+}
