@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn a_byte_above_127_is_told_wherever_it_lies() {
         for len in [0, 1, 31, 32, 63, 64, 127, 128, 129, 300] {
-            let ascii: Vec<u8> = (0..len).map(|i| b"ab\ncd ef\t"[i % 10]).collect();
+            let ascii: Vec<u8> = (0..len).map(|i| b"ab\ncd ef\t"[i % 9]).collect();
             assert!(is_ascii(&ascii), "{len}");
             for at in 0..len {
                 let mut bytes = ascii.clone();
