@@ -200,8 +200,14 @@ fn a_header_names_its_process_when_it_has_a_pid() {
 #[test]
 fn a_header_follows_its_stamp_after_one_blank() {
     for (line, msg) in [
-        ("2026-12-07T16:11:35.001Z gw haproxy[16851]: 127.0.0.1:41234", "127.0.0.1:41234"),
-        ("2026-12-07T16:11:35+01:00 api-1 payments: refund created", "refund created"),
+        (
+            "2026-12-07T16:11:35.001Z gw haproxy[16851]: 127.0.0.1:41234",
+            "127.0.0.1:41234",
+        ),
+        (
+            "2026-12-07T16:11:35+01:00 api-1 payments: refund created",
+            "refund created",
+        ),
         ("2026-12-07T16:11:35.123456-0500 api-1 kernel: oom", "oom"),
     ] {
         let read = after_stamp_header(line.as_bytes(), Zone::Fixed(0));
@@ -214,6 +220,10 @@ fn a_header_follows_its_stamp_after_one_blank() {
         "2026-12-07T16:11:35.001Z",
         "2026-12-07T16:11:35.001Zgw haproxy[1]: x",
     ] {
-        assert_eq!(after_stamp_header(line.as_bytes(), Zone::Fixed(0)), None, "{line}");
+        assert_eq!(
+            after_stamp_header(line.as_bytes(), Zone::Fixed(0)),
+            None,
+            "{line}"
+        );
     }
 }
