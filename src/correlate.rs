@@ -99,6 +99,8 @@ pub struct Model {
     /// The inputs in which some request's line shows its key: such a client log shows
     /// keys, so a request of it without one sent none.
     pub inputs_showing_keys: BTreeSet<u32>,
+    /// The number of each keyed attempt's key ([`Model::attempts_with_keys`]).
+    pub keys: KeyNumbers,
 }
 
 impl Model {
@@ -173,11 +175,12 @@ mod call_args;
 mod client_side;
 mod copies;
 pub mod disputes;
-pub(crate) mod flat_table;
 mod generations;
+mod key_numbers;
 mod kinds;
 mod matching;
 mod merge;
+pub(crate) use merge::prefetch;
 mod nearly_sorted;
 mod ready;
 mod replays;
@@ -192,6 +195,7 @@ pub use client_side::{
 };
 pub use copies::DELIVERY_SLACK;
 pub use generations::same_request;
+pub use key_numbers::KeyNumbers;
 pub use kinds::{effect_kind_of, order_and_amount};
 pub use merge::{correlate, correlate_parts, correlate_parts_adding};
 pub(crate) use service_side::WrittenAmount;

@@ -18,6 +18,7 @@ pub mod correlate;
 pub mod event;
 pub mod finding;
 pub mod flat_json;
+pub(crate) mod flat_table;
 pub mod hash_bits;
 pub mod ingest;
 pub mod metrics;

@@ -15,10 +15,7 @@ use crate::report::Metrics;
 use crate::rules::rejects_key;
 use crate::rules::support::has_args;
 use crate::time::{Duration, Timestamp};
-use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
-use std::hash::BuildHasher;
 
 /// The floor of the spike threshold: a window's replay rate must exceed max(5%, 10 × median).
 pub const SPIKE_FLOOR: f64 = 0.05;
@@ -81,19 +78,19 @@ fn service_side(model: &Model) -> Vec<Keyed> {
 
 /// Every keyed attempt of the client traces, classified.
 fn client_side(model: &Model) -> Vec<Keyed> {
-    let mut keyed: Vec<(Timestamp, Loc, AttemptId)> = model
-        .attempts()
-        .filter(|(_, a)| a.key.is_some())
-        .map(|(id, a)| (a.at, a.loc, id))
+    let mut keyed: Vec<(Timestamp, Loc, AttemptId, u32)> = model
+        .attempts_with_keys()
+        .filter_map(|(id, a, key)| Some((a.at, a.loc, id, key?)))
         .collect();
     // Attempt ids are unique, so no two entries compare equal: an unstable sort is exact.
     keyed.sort_unstable();
-    let mut keys = KeyTable::with_room(keyed.len());
+    // By the key's number: a table of the keys' texts cost a cache miss or two an attempt.
+    let mut keys = vec![KeyState::default(); model.key_count()];
     let mut out = Vec::with_capacity(keyed.len());
-    for (at, _, id) in keyed {
+    for (at, _, id, key) in keyed {
         let a = model.attempt(id);
         let d = &model.dispatches[id.dispatch()];
-        let state = keys.state(model, id);
+        let state = &mut keys[key as usize];
         let status = a.outcome.as_ref().and_then(|o| o.status());
         let replay = a.outcome.as_ref().is_some_and(|o| o.is_replay())
             || (status == Some(200) && state.completed);
@@ -127,56 +124,12 @@ fn payload(model: &Model, d: usize) -> (&str, &str) {
 }
 
 /// What [`classify`] knows of each key so far.
+#[derive(Clone, Copy, Default)]
 struct KeyState {
-    /// An attempt sent with the key, which names it: the table holds no copy of it.
-    named_by: AttemptId,
     /// The dispatch of the first request with arguments that carried the key.
     payload: Option<u32>,
     /// An attempt with the key got a 2xx.
     completed: bool,
-}
-
-/// Key → [`KeyState`], as positions hashed by the key's text. Two maps keyed by copies of
-/// the keys, sized for every keyed attempt, were about 35 MB at 1 GB.
-struct KeyTable {
-    index: HashTable<u32>,
-    states: Vec<KeyState>,
-}
-
-impl KeyTable {
-    fn with_room(n: usize) -> Self {
-        KeyTable {
-            index: HashTable::with_capacity(n),
-            states: Vec::new(),
-        }
-    }
-
-    /// The state of the key `id` was sent with (made on first sight).
-    fn state(&mut self, model: &Model, id: AttemptId) -> &mut KeyState {
-        let key_of = |s: &KeyState| model.attempt(s.named_by).key.as_deref().unwrap_or_default();
-        let key = model.attempt(id).key.as_deref().unwrap_or_default();
-        let states = &mut self.states;
-        let hash = FxBuildHasher.hash_one(key);
-        let found = self
-            .index
-            .find(hash, |&i| key_of(&states[i as usize]) == key)
-            .copied();
-        let i = match found {
-            Some(i) => i as usize,
-            None => {
-                states.push(KeyState {
-                    named_by: id,
-                    payload: None,
-                    completed: false,
-                });
-                let i = states.len() - 1;
-                let rehash = |&j: &u32| FxBuildHasher.hash_one(key_of(&states[j as usize]));
-                self.index.insert_unique(hash, i as u32, rehash);
-                i
-            }
-        };
-        &mut states[i]
-    }
 }
 
 /// Whole-input figures.

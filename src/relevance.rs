@@ -22,7 +22,7 @@ use crate::event::{CallRef, Event, EventKind, Lifecycle, Loc, RunEvent, Text};
 use crate::hash_bits::HashBits;
 use crate::scan::first_either;
 use crate::time::Timestamp;
-use hashbrown::{Equivalent, HashMap, HashSet};
+use hashbrown::{Equivalent, HashMap};
 use rustc_hash::{FxBuildHasher, FxHashSet};
 use std::hash::{BuildHasher, Hash};
 use std::ops::Range;
@@ -86,7 +86,7 @@ pub struct Filter {
     relevance: Relevance,
     pending: HashMap<CallRef, Pending, FxBuildHasher>,
     /// Calls found relevant: the rest of their events pass straight on.
-    kept: HashSet<CallRef, FxBuildHasher>,
+    kept: KeptCalls,
     /// Whether a tool names an effect kind, for [`Filter::idle_tool`].
     tools_naming: ShapeCache,
     /// Whether a request's URL does: a month of requests goes to a few dozen URLs, and
@@ -107,7 +107,7 @@ impl Filter {
         Filter {
             relevance,
             pending: HashMap::default(),
-            kept: HashSet::default(),
+            kept: KeptCalls::default(),
             tools_naming: ShapeCache::default(),
             urls_naming: ShapeCache::default(),
             deferred: Vec::new(),
@@ -133,7 +133,7 @@ impl Filter {
             }
             return out.push(ev);
         };
-        if self.kept.contains(call) {
+        if self.kept.contains(&call.run, call.step) {
             return out.push(ev);
         }
         // Looked up by reference: a call's run is cloned once, not once per line.
@@ -191,6 +191,7 @@ impl Filter {
     /// A run's `started` event, set aside (see [`Filter::started`]); a parser may hand it
     /// over this way rather than as an event.
     pub fn hold_start(&mut self, run: Text, at: Timestamp, loc: Loc) {
+        self.kept.prefetch_run(&run);
         self.dropped.widen(at);
         self.started.push(HeldStart { run, at, loc });
     }
@@ -198,8 +199,7 @@ impl Filter {
     /// Whether the filter holds or keeps events of the call: a parser that judges idle
     /// calls itself ([`crate::ingest::text`]) must leave those to [`Filter::push`].
     pub fn knows(&self, run: &str, step: u32) -> bool {
-        let key = CallKey { run, step };
-        self.kept.contains(&key) || self.pending.contains_key(&key)
+        self.kept.contains(run, step) || self.pending.contains_key(&CallKey { run, step })
     }
 
     /// An idle call a parser judged and dropped itself: only its count and times are kept.
@@ -497,6 +497,8 @@ pub fn args_name_money(args_raw: &str) -> bool {
 
 mod deferred;
 pub use deferred::{Deferred, DeferredLines};
+mod kept;
+use kept::KeptCalls;
 
 #[cfg(test)]
 mod tests;

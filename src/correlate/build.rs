@@ -2,10 +2,10 @@
 //! merged by (kind, id) from the service's. Matching comes after, in [`super::matching`].
 
 use super::call_args::CallArgs;
-use super::flat_table::FlatTable;
 use super::ready::Ready;
 use super::*;
 use crate::event::{Event, EventKind, Lifecycle};
+use crate::flat_table::FlatTable;
 pub(super) use dispatches::hash_call;
 use dispatches::{RecentDispatches, StepLink, orphan_call};
 pub(super) use effects::hash_effect;

@@ -16,6 +16,9 @@ pub struct AttemptId {
     index: u32,
 }
 
+// SAFETY: two u32s.
+unsafe impl crate::flat_table::ZeroValid for AttemptId {}
+
 impl AttemptId {
     pub fn new(dispatch: usize, index: usize) -> Self {
         // A model of four billion dispatches would not fit in memory.

@@ -2,9 +2,10 @@
 //! under another step number after a resume joined to the call they repeat.
 
 use super::by_time::{Rivals, UnsettledEffect};
-use super::flat_table::FlatTable;
+use super::key_numbers::KeyTexts;
 use super::*;
 use crate::classify::FailureClass;
+use crate::flat_table::FlatTable;
 use crate::time::{Duration, Timestamp};
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use std::hash::BuildHasher;
@@ -12,11 +13,15 @@ use std::hash::BuildHasher;
 /// Matches each effect to at most one attempt (SPEC §4.2). The three indexes are built
 /// side by side and effects matched in parallel: each reads the model only, and results
 /// are kept in effect order, so the thread count changes nothing.
-pub(super) fn match_effects(model: &mut Model, replays: &super::replays::ReplayIndex) {
+pub(super) fn match_effects(
+    model: &mut Model,
+    replays: &super::replays::ReplayIndex,
+    keys: KeyTexts,
+) {
     use rayon::prelude::*;
     let m = &*model;
     let ((by_effect_id, by_key), (by_order, by_time)) = rayon::join(
-        || rayon::join(|| EffectIdIndex::new(m), || KeyIndex::new(m)),
+        || rayon::join(|| EffectIdIndex::new(m), || KeyIndex::new(m, keys)),
         || (OrderIndex::new(m), super::by_time::TimeIndex::new(m)),
     );
     let skew = model.max_skew;
@@ -178,35 +183,29 @@ impl EffectIdIndex {
     }
 }
 
-/// The earliest attempt sent with each idempotency key.
-struct KeyIndex(FlatTable<AttemptId>);
+/// The earliest attempt sent with each idempotency key, by the key's number.
+struct KeyIndex {
+    texts: KeyTexts,
+    earliest: Vec<AttemptId>,
+}
 
 impl KeyIndex {
-    fn key(model: &Model, id: AttemptId) -> &str {
-        model.attempt(id).key.as_deref().unwrap_or("")
-    }
-
-    fn new(model: &Model) -> Self {
-        let keyed = model.attempts().filter(|(_, a)| a.key.is_some()).count();
-        let mut table = FlatTable::with_capacity(keyed);
+    fn new(model: &Model, texts: KeyTexts) -> Self {
         let sent = |p: AttemptId| (model.attempt(p).at, p);
-        for (id, a) in model.attempts() {
-            let Some(key) = a.key.as_deref() else {
-                continue;
-            };
-            let same = |p: AttemptId| Self::key(model, p) == key;
-            let rehash = |p: AttemptId| hash_str(Self::key(model, p));
-            if let Some(held) = table.find_or_insert(hash_str(key), id, same, rehash)
+        let mut earliest = texts.named_by().to_vec();
+        for (id, _, n) in model.attempts_with_keys() {
+            if let Some(held) = n.map(|n| &mut earliest[n as usize])
                 && sent(id) < sent(*held)
             {
                 *held = id;
             }
         }
-        KeyIndex(table)
+        KeyIndex { texts, earliest }
     }
 
     fn get(&self, model: &Model, key: &str) -> Option<AttemptId> {
-        self.0.find(hash_str(key), |p| Self::key(model, p) == key)
+        let n = self.texts.number(model, key)?;
+        Some(self.earliest[n as usize])
     }
 }
 

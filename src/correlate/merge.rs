@@ -141,7 +141,7 @@ const PREFETCH_AHEAD: usize = 8;
 
 /// A hint that `p` will be read soon: nothing is read, and nothing happens where there is
 /// no such instruction.
-pub(super) fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

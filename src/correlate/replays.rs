@@ -51,9 +51,9 @@ impl ReplayIndex {
         let first_sent = first_sent_by_key(model);
         // The answers each replay may have been: naming its effect, or sent with its key.
         let (mut naming, mut keyed): (Answers, Answers) = Default::default();
-        for (id, a) in model.attempts() {
-            let repeated_key = match a.key.as_deref() {
-                Some(key) => first_sent.get(key).is_some_and(|&first| first < a.at),
+        for (id, a, key) in model.attempts_with_keys() {
+            let repeated_key = match key {
+                Some(n) => first_sent[n as usize] < a.at,
                 None => a.key_unseen,
             };
             if !repeated_key {
@@ -101,13 +101,12 @@ fn answered(a: &AttemptRec) -> Timestamp {
     a.outcome.as_ref().map_or(a.at, |o| o.at)
 }
 
-/// When each key was first sent.
-fn first_sent_by_key(model: &Model) -> FxHashMap<&str, Timestamp> {
-    let mut first: FxHashMap<&str, Timestamp> = FxHashMap::default();
-    for (_, a) in model.attempts() {
-        if let Some(key) = a.key.as_deref() {
-            let at = first.entry(key).or_insert(a.at);
-            *at = (*at).min(a.at);
+/// When each key was first sent, by its number.
+fn first_sent_by_key(model: &Model) -> Vec<Timestamp> {
+    let mut first = vec![Timestamp(i64::MAX); model.key_count()];
+    for (_, a, key) in model.attempts_with_keys() {
+        if let Some(n) = key {
+            first[n as usize] = first[n as usize].min(a.at);
         }
     }
     first

@@ -5,11 +5,9 @@ use super::support::{
     RecordIndex, and_list, attempt_evidence, call_finding, has_args, record_strings,
 };
 use super::{Rule, Settings, Shared};
-use crate::correlate::flat_table::FlatTable;
 use crate::correlate::{AttemptId, Model, Outcome, OutcomeKind};
 use crate::finding::{Finding, Severity};
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
-use std::hash::BuildHasher;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub static RULE: Rule = Rule {
     id: "key-payload-mismatch",
@@ -54,14 +52,16 @@ The key is derived from the order alone, so the second refund collides with the 
 };
 
 fn check(model: &Model, _settings: &Settings, _shared: &Shared, out: &mut Vec<Finding>) {
-    let mut keyed: Vec<(&str, AttemptId)> = model
-        .attempts()
-        .filter_map(|(id, a)| a.key.as_deref().map(|k| (k, id)))
+    let numbered: Vec<(u32, AttemptId)> = model
+        .attempts_with_keys()
+        .filter_map(|(id, _, key)| Some((key?, id)))
         .collect();
-    let worth_a_look = keys_worth_a_look(model, &keyed);
+    let worth_a_look = keys_worth_a_look(model, &numbered);
     // One flat list sorted by key, not a map of vectors: one allocation for all attempts.
-    let mut worth = worth_a_look.into_iter();
-    keyed.retain(|_| worth.next().unwrap_or(false));
+    let mut keyed: Vec<(&str, AttemptId)> = (numbered.iter().zip(worth_a_look))
+        .filter(|(_, worth)| *worth)
+        .map(|(&(_, id), _)| (model.attempt(id).key.as_deref().unwrap_or_default(), id))
+        .collect();
     keyed.sort_unstable();
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
         let key = run[0].0;
@@ -231,26 +231,23 @@ fn check_records(model: &Model, out: &mut Vec<Finding>) {
     out.extend(found);
 }
 
-/// Whether the key of each of `keyed` (every keyed attempt, in attempt order) is worth a
-/// look: it has attempts from two dispatches, or an answer refusing it; the others cannot
-/// collide. Found in one hashed pass, so that only their attempts are sorted by key
-/// (sorting every keyed attempt by its string was most of this rule's time); each key's
-/// first attempt is found in a flat table (one cache miss a lookup, where a map of the
-/// keys' texts took two and a slot four times the size).
-fn keys_worth_a_look(model: &Model, keyed: &[(&str, AttemptId)]) -> Vec<bool> {
-    let hash = |key: &str| FxBuildHasher.hash_one(key);
-    // Per key, by the position of its first attempt: whether it is worth a look.
-    let mut firsts: FlatTable<u32> = FlatTable::with_capacity(keyed.len());
+/// Whether the key of each of `keyed` (every keyed attempt with its key's number, in
+/// attempt order) is worth a look: it has attempts from two dispatches, or an answer
+/// refusing it; the others cannot collide. Found in one pass by the keys' numbers, so that
+/// only their attempts are sorted by key (sorting every keyed attempt by its string was
+/// most of this rule's time).
+fn keys_worth_a_look(model: &Model, keyed: &[(u32, AttemptId)]) -> Vec<bool> {
+    // Per key number: its first attempt's position in `keyed`.
+    let mut firsts = vec![u32::MAX; model.key_count()];
     let mut worth = vec![false; keyed.len()];
     let mut first_of = Vec::with_capacity(keyed.len());
     for (n, &(key, id)) in keyed.iter().enumerate() {
         let refused = model.attempt(id).outcome.as_ref().is_some_and(rejects_key);
-        let same = |i: u32| keyed[i as usize].0 == key;
-        let rehash = |i: u32| hash(keyed[i as usize].0);
-        let first = match firsts.find_or_insert(hash(key), n as u32, same, rehash) {
-            Some(&mut i) => i as usize,
-            None => n,
-        };
+        let held = &mut firsts[key as usize];
+        if *held == u32::MAX {
+            *held = n as u32;
+        }
+        let first = *held as usize;
         worth[first] |= refused || keyed[first].1.dispatch() != id.dispatch();
         first_of.push(first);
     }

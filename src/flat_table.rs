@@ -3,9 +3,11 @@
 //! value), probed linearly. A lookup is one cache miss where a `hashbrown` table's was two
 //! (its control bytes, then its slot), and a slot's place can be asked of memory ahead of
 //! the lookup ([`FlatTable::prefetch`]): the builder's `latest` and effect tables, the
-//! matching indexes and `key-payload-mismatch`'s keys, each a slot per dispatch, effect,
-//! answer or keyed attempt of a month, spent most of their time in those misses. The keys stay in the model: a slot whose part of the hash
-//! is the key's is checked against it there (`same`).
+//! matching indexes, `key-payload-mismatch`'s keys and the relevance filter's kept calls,
+//! each a slot per dispatch, effect, answer, keyed attempt or kept call of a month, spent
+//! most of their time in those misses. The keys stay where they were (the model, a list
+//! beside the table): a slot whose part of the hash is the key's is checked against it
+//! there (`same`).
 
 #[derive(Clone, Copy)]
 struct Slot<V> {
@@ -31,9 +33,6 @@ pub(crate) unsafe trait ZeroValid: Copy {}
 
 // SAFETY: an integer of zero bytes is 0.
 unsafe impl ZeroValid for u32 {}
-
-// SAFETY: two u32s.
-unsafe impl ZeroValid for super::AttemptId {}
 
 impl<V: ZeroValid> FlatTable<V> {
     /// Room for `n` values without growing.
@@ -80,7 +79,7 @@ impl<V: ZeroValid> FlatTable<V> {
     /// lookup can be asked for a few items before it is made.
     pub(crate) fn prefetch(&self, hash: u64) {
         let slot: *const Slot<V> = &self.slots[self.start(hash)];
-        super::merge::prefetch(slot.cast());
+        crate::correlate::prefetch(slot.cast());
     }
 
     /// The value held for `hash` that is `same` as the one sought.
