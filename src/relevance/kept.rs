@@ -1,9 +1,10 @@
 //! The calls a [`super::Filter`] found relevant: every later event of theirs passes
 //! straight on. Asked by every event of a call and, through [`super::Filter::knows`], by
-//! every idle tool call a parser judges itself, which almost never is one: a flat table
-//! ([`FlatTable`]) answers that in one cache miss, where a `hashbrown` set of the calls
-//! took two (its control bytes, then a 24-byte slot) and was the largest function outside
-//! the parsers at 1 GB.
+//! every idle tool call a parser judges itself, which almost never is one: at 1 GB the
+//! `hashbrown` set of the calls this replaces was the largest function outside the
+//! parsers, a cache miss on its control bytes and often another on a 24-byte slot. A flat
+//! table ([`FlatTable`]) placed by run, its slot asked for when the run starts, makes most
+//! of those lookups find their slot in the cache ([`hash`]).
 
 use crate::event::CallRef;
 use crate::flat_table::FlatTable;
@@ -34,11 +35,11 @@ impl std::fmt::Debug for KeptCalls {
 
 /// Hashes a call as [`CallRef`]'s equality sees it, by its run and step, but places it by
 /// its run alone: the lower half (the slot a lookup starts at) is the run's, the upper (the
-/// tag) mixes in the step. A run's kept steps then lie side by side, and the calls asked of
-/// are those of the runs being read, whose slots were just read for their earlier steps:
-/// most lookups stay in the cache. Hashed by (run, step), every lookup was a random slot of
-/// a table of megabytes (71 k kept calls an input at 1 GB), and lost to `hashbrown`'s
-/// set, whose control bytes (one a slot) stay in the cache for the misses.
+/// tag) mixes in the step. A run's kept steps then lie side by side, the slot is asked for
+/// when the run's start is read ([`KeptCalls::prefetch_run`]), and the run's later calls
+/// find it in the cache. Hashed by (run, step), every lookup was a random slot of a table
+/// of a megabyte (71 k kept calls an input at 1 GB) and lost to the `hashbrown` set, whose
+/// control bytes (one a slot) stay in the cache for the misses.
 fn hash(run: &str, step: u32) -> u64 {
     let of_run = FxBuildHasher.hash_one(run);
     let step_mixed = (of_run >> 32) as u32 ^ step.wrapping_mul(0x9E37_79B9);
