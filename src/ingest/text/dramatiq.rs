@@ -272,12 +272,6 @@ impl TextParser {
                     .dramatiq
                     .waiting
                     .retain(|(m, _)| m.call != call);
-                let thread = self
-                    .process
-                    .dramatiq
-                    .threads
-                    .entry(key.clone())
-                    .or_default();
                 let message = Message {
                     call,
                     named: true,
